@@ -1,0 +1,33 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// One settings array for every target, as hummingbird's Package.swift does.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "SortKit",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    products: [
+        .library(name: "SortKit", targets: ["SortKit"]),
+        .executable(name: "sortkit", targets: ["sortkit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .target(name: "SortKit", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "sortkit",
+            dependencies: [
+                "SortKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "SortKitTests", dependencies: ["SortKit"], swiftSettings: swiftSettings),
+        .testTarget(name: "sortkitTests", dependencies: ["sortkit"], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,70 @@
+import Foundation
+
+extension Collation {
+    /// The bytes whose plain byte order is this collation's order.
+    ///
+    /// Compare two keys with `memcmp` and a shorter key first on a common prefix — the way
+    /// `Array<UInt8>.lexicographicallyPrecedes`, SQLite's BLOB and PostgreSQL's `bytea`
+    /// compare — and the result is ``compare(_:_:)``'s, tie-break included:
+    ///
+    ///     let a = Collation.natural.sortKey(for: "file2")
+    ///     let b = Collation.natural.sortKey(for: "file10")
+    ///     a.lexicographicallyPrecedes(b)   // true
+    ///
+    /// Layout: ``binary`` is the NFC form's UTF-8. The folding collations are the folded form
+    /// with every byte raised by one (UTF-8 never uses 0xFF, so 0x00 is free), a 0x00
+    /// terminator, then the binary key as the tie-break. Under ``natural`` a digit run is
+    /// 0x31 (where "0" sorts), its count of significant digits (one byte below 246, else a
+    /// length byte 0xF6 + k and k big-endian bytes), then one byte per digit.
+    ///
+    /// - Complexity: O(*m*), where *m* is the length of the string.
+    public func sortKey(for string: String) -> [UInt8] {
+        var key: [UInt8] = []
+        appendSortKey(for: string, to: &key)
+        return key
+    }
+
+    /// Appends ``sortKey(for:)`` to `key`, to build composite keys without copies.
+    public func appendSortKey(for string: String, to key: inout [UInt8]) {
+        let nfc = _nfc(string)
+        switch self {
+        case .binary:
+            key.append(contentsOf: nfc.utf8)
+            return
+        case .caseInsensitive:
+            for byte in _caseFold(nfc).utf8 { key.append(byte &+ 1) }
+        case .folded:
+            for byte in _diacriticFold(nfc).utf8 { key.append(byte &+ 1) }
+        case .natural:
+            Self._appendNaturalPrimary(_diacriticFold(nfc), to: &key)
+        }
+        key.append(0)
+        key.append(contentsOf: nfc.utf8)
+    }
+
+    private static func _appendNaturalPrimary(_ folded: String, to key: inout [UInt8]) {
+        for token in _NaturalToken.tokens(folded) {
+            switch token {
+            case .scalar(let scalar):
+                for byte in String(scalar).utf8 { key.append(byte &+ 1) }
+            case .number(let digits):
+                key.append(0x31)
+                _appendLength(digits.count, to: &key)
+                for digit in digits { key.append(digit &+ 1) }
+            }
+        }
+    }
+
+    /// An order-preserving, prefix-free encoding of a digit count.
+    private static func _appendLength(_ count: Int, to key: inout [UInt8]) {
+        if count < 246 {
+            key.append(UInt8(count + 1))
+            return
+        }
+        let byteCount = (Int.bitWidth - count.leadingZeroBitCount + 7) / 8
+        key.append(UInt8(0xF6 + byteCount))
+        for shift in stride(from: (byteCount - 1) * 8, through: 0, by: -8) {
+            key.append(UInt8(truncatingIfNeeded: count >> shift))
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+extension SortKey {
+    /// Sorts by a property whose type converts to a ``SortValue``: `String`, `Int`, `Double`,
+    /// `Date`, `Bool`, optionals of them, or your own ``SortValueConvertible`` type.
+    ///
+    ///     people.sorted(by: [SortKey(\.lastName), SortKey(\.age, .descending)])
+    ///     tasks.sorted(by: [SortKey(\.dueDate, nulls: .first)])   // dueDate: Date?
+    ///
+    /// - Parameters:
+    ///   - keyPath: The property.
+    ///   - direction: Ascending (default) or descending.
+    ///   - collation: How strings compare; ``Collation/natural`` by default.
+    ///   - nulls: Where nulls go; ``NullPlacement/last`` by default.
+    public init<Value: SortValueConvertible & SendableMetatype>(
+        _ keyPath: any KeyPath<Row, Value> & Sendable, _ direction: SortDirection = .ascending,
+        collation: Collation = .default, nulls: NullPlacement = .last
+    ) {
+        self.init(_source: .value { $0[keyPath: keyPath].sortValue }, direction: direction, collation: collation, nulls: nulls)
+    }
+
+    /// Sorts by a `Comparable` property of a type that has no sort value, compared with `<`.
+    ///
+    ///     releases.sorted(by: [SortKey(comparable: \.version)])   // SemanticVersion: Comparable
+    ///
+    /// Prefer a ``SortValueConvertible`` property where there is one: such keys are encoded once
+    /// per row, where this one calls `<` for every comparison.
+    public init<Value: Comparable & SendableMetatype>(
+        comparable keyPath: any KeyPath<Row, Value> & Sendable, _ direction: SortDirection = .ascending
+    ) {
+        self.init(
+            _source: .comparator(isNull: nil) { _compare($0[keyPath: keyPath], $1[keyPath: keyPath]) },
+            direction: direction, collation: .default, nulls: .last)
+    }
+
+    /// Sorts by an optional `Comparable` property of a type that has no sort value; `nil` is
+    /// null.
+    public init<Value: Comparable & SendableMetatype>(
+        comparable keyPath: any KeyPath<Row, Value?> & Sendable, _ direction: SortDirection = .ascending,
+        nulls: NullPlacement = .last
+    ) {
+        self.init(
+            _source: .comparator(isNull: { $0[keyPath: keyPath] == nil }) {
+                _compare($0[keyPath: keyPath]!, $1[keyPath: keyPath]!)
+            },
+            direction: direction, collation: .default, nulls: nulls)
+    }
+
+    /// Sorts by a computed value.
+    ///
+    ///     orders.sorted(by: [SortKey(.descending) { $0.price * Double($0.quantity) }])
+    public init<Value: SortValueConvertible & SendableMetatype>(
+        _ direction: SortDirection = .ascending, collation: Collation = .default,
+        nulls: NullPlacement = .last, by value: @escaping @Sendable (Row) -> Value
+    ) {
+        self.init(_source: .value { value($0).sortValue }, direction: direction, collation: collation, nulls: nulls)
+    }
+
+    /// Sorts with a full comparator, for orders no single value expresses.
+    ///
+    ///     SortKey<Release>(comparing: { a, b in a.version.compare(b.version, options: .numeric) })
+    ///
+    /// The comparator's result is reversed for ``SortDirection/descending``. The fast engine
+    /// calls it only to order rows that tie on the keys before it.
+    public init(
+        _ direction: SortDirection = .ascending,
+        comparing compare: @escaping @Sendable (Row, Row) -> ComparisonResult
+    ) {
+        self.init(_source: .comparator(isNull: nil, compare: compare), direction: direction, collation: .default, nulls: .last)
+    }
+
+    /// Sorts an enum property in the order its cases are declared — not alphabetically, and
+    /// with no `Comparable` conformance or raw value needed.
+    ///
+    ///     enum Status: CaseIterable { case todo, reading, done }
+    ///     books.sorted(by: [SortKey(declaredOrderOf: \.status)])   // todo, reading, done
+    public init<Value: CaseIterable & Equatable & SendableMetatype>(
+        declaredOrderOf keyPath: any KeyPath<Row, Value> & Sendable, _ direction: SortDirection = .ascending
+    ) where Value.AllCases: Sendable {
+        self.init(keyPath, order: Array(Value.allCases), direction)
+    }
+
+    /// Sorts an optional enum property in declared case order; `nil` is null.
+    public init<Value: CaseIterable & Equatable & SendableMetatype>(
+        declaredOrderOf keyPath: any KeyPath<Row, Value?> & Sendable, _ direction: SortDirection = .ascending,
+        nulls: NullPlacement = .last
+    ) where Value.AllCases: Sendable {
+        self.init(keyPath, order: Array(Value.allCases), direction, nulls: nulls)
+    }
+
+    /// Sorts a property in an explicit order of values; values not in the list come after them.
+    ///
+    ///     SortKey(\.priority, order: ["high", "medium", "low"])
+    ///
+    /// - Complexity: O(*k*) per row to find the rank, where *k* is the length of `order`.
+    public init<Value: Equatable & SendableMetatype>(
+        _ keyPath: any KeyPath<Row, Value> & Sendable, order: [Value], _ direction: SortDirection = .ascending
+    ) {
+        let ranks = _Ranks(order)
+        self.init(_source: .value { ranks.rank(of: $0[keyPath: keyPath]) }, direction: direction, collation: .binary, nulls: .last)
+    }
+
+    /// Sorts an optional property in an explicit order of values; `nil` is null and values not
+    /// in the list come after the listed ones.
+    public init<Value: Equatable & SendableMetatype>(
+        _ keyPath: any KeyPath<Row, Value?> & Sendable, order: [Value], _ direction: SortDirection = .ascending,
+        nulls: NullPlacement = .last
+    ) {
+        let ranks = _Ranks(order)
+        self.init(
+            _source: .value { row in row[keyPath: keyPath].map { ranks.rank(of: $0) } ?? .null },
+            direction: direction, collation: .binary, nulls: nulls)
+    }
+}
+
+/// An explicit order of values, kept as a box so the key's closure is `Sendable` without
+/// requiring `Value: Sendable`: the array is never mutated after creation.
+private final class _Ranks<Value: Equatable>: @unchecked Sendable {
+    let order: [Value]
+    init(_ order: [Value]) { self.order = order }
+    func rank(of value: Value) -> SortValue {
+        .integer(Int64(order.firstIndex(of: value) ?? order.count))
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+
+/// One key of a multi-key sort of `Row` values: what to sort by, in which direction, with which
+/// string collation and where nulls go.
+///
+/// Combine keys into an array; the first key decides, later keys break its ties, and rows that
+/// tie on every key keep their input order (every SortKit sort is stable):
+///
+///     struct Book { var title: String; var author: String; var price: Double?; var status: Status }
+///     enum Status: CaseIterable { case todo, reading, done }
+///
+///     books.sorted(by: [
+///         SortKey(declaredOrderOf: \.status),        // todo < reading < done
+///         SortKey(\.author),                         // natural collation: "Ng" < "ng 2" < "Ng 10"
+///         SortKey(\.price, .descending),             // nulls last in both directions
+///     ])
+///
+/// A key sorts by one of three things:
+/// - a value (a key path to a ``SortValueConvertible`` property, an extractor closure, or an
+///   enum's rank in a declared or explicit order) — such keys are encoded once per row, so a
+///   sort compares precomputed values instead of calling closures;
+/// - a `Comparable` property of any other type, compared with `<`;
+/// - a full comparator closure, for orders no value expresses (semantic versions, say).
+public struct SortKey<Row>: Sendable {
+    @usableFromInline
+    internal enum _Source: Sendable {
+        /// A value per row; encodable.
+        case value(@Sendable (Row) -> SortValue)
+        /// A comparison of two rows, with an optional null test so the null policy applies.
+        case comparator(isNull: (@Sendable (Row) -> Bool)?, compare: @Sendable (Row, Row) -> ComparisonResult)
+    }
+
+    @usableFromInline
+    internal var _source: _Source
+
+    /// The key's direction.
+    public var direction: SortDirection
+    /// How string values compare.
+    public var collation: Collation
+    /// Where null values go.
+    public var nulls: NullPlacement
+
+    @usableFromInline
+    internal init(_source: _Source, direction: SortDirection, collation: Collation, nulls: NullPlacement) {
+        self._source = _source
+        self.direction = direction
+        self.collation = collation
+        self.nulls = nulls
+    }
+
+    /// Whether this key sorts by a precomputable value (as opposed to a comparator).
+    public var isValueKey: Bool {
+        if case .value = _source { return true }
+        return false
+    }
+
+    /// The key's sort value for `row`, or `nil` for a comparator key.
+    ///
+    ///     SortKey(\Book.price).value(for: book)   // .double(12.5)
+    public func value(for row: Row) -> SortValue? {
+        if case .value(let extract) = _source { return extract(row) }
+        return nil
+    }
+
+    /// This key in the other direction.
+    public var reversed: SortKey {
+        var key = self
+        key.direction = direction.reversed
+        return key
+    }
+
+    /// Compares two rows by this key, direction and null placement applied.
+    ///
+    ///     SortKey(\Book.price, .descending).compare(cheap, dear)   // .orderedDescending
+    public func compare(_ lhs: Row, _ rhs: Row) -> ComparisonResult {
+        switch _source {
+        case .value(let extract):
+            return compareValues(extract(lhs), extract(rhs))
+        case .comparator(let isNull, let compare):
+            if let isNull {
+                let (a, b) = (isNull(lhs), isNull(rhs))
+                if a || b { return _compareNulls(a, b) }
+            }
+            let result = compare(lhs, rhs)
+            return direction == .ascending ? result : result.reversed
+        }
+    }
+
+    /// Compares two of this key's values, direction and null placement applied.
+    public func compareValues(_ lhs: SortValue, _ rhs: SortValue) -> ComparisonResult {
+        if lhs.isNull || rhs.isNull { return _compareNulls(lhs.isNull, rhs.isNull) }
+        let result = SortValue.compare(lhs, rhs, collation: collation)
+        return direction == .ascending ? result : result.reversed
+    }
+
+    @usableFromInline
+    internal func _compareNulls(_ lhsIsNull: Bool, _ rhsIsNull: Bool) -> ComparisonResult {
+        if lhsIsNull == rhsIsNull { return .orderedSame }
+        let nullFirst = nulls.nullsFirst(direction)
+        return lhsIsNull == nullFirst ? .orderedAscending : .orderedDescending
+    }
+}
+
+extension Array {
+    /// Compares two values by a list of sort keys: the first key that doesn't tie decides.
+    ///
+    ///     [SortKey(\Book.author), SortKey(\.title)].compare(a, b)
+    public func compare<Row>(_ lhs: Row, _ rhs: Row) -> ComparisonResult where Element == SortKey<Row> {
+        for key in self {
+            let result = key.compare(lhs, rhs)
+            if result != .orderedSame { return result }
+        }
+        return .orderedSame
+    }
+
+    /// A predicate for the standard library's `sort(by:)` and friends.
+    ///
+    ///     let predicate = [SortKey(\Book.price)].areInIncreasingOrder
+    ///     books.min(by: predicate)
+    public func areInIncreasingOrder<Row>() -> (Row, Row) -> Bool where Element == SortKey<Row> {
+        { self.compare($0, $1) == .orderedAscending }
+    }
+}

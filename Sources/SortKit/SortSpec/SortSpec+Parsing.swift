@@ -1,0 +1,222 @@
+import Foundation
+
+extension SortSpec {
+    /// Parses the text form. An empty or blank string is the empty spec.
+    ///
+    ///     try SortSpec(parsing: "-published:date:nulls-first,title:nocase")
+    ///
+    /// - Throws: ``SortSpecError`` naming the offending token and its position: an empty key,
+    ///   a missing column name, an unknown or conflicting modifier, an empty `enum=` list, a
+    ///   column named twice, or a dangling `\`.
+    public init(parsing text: String) throws {
+        let characters = Array(text)
+        var parser = _SpecParser(characters: characters, text: text)
+        self.init(try parser.parseSpec())
+    }
+}
+
+extension SortSpec: CustomStringConvertible, LosslessStringConvertible {
+    /// The canonical text form: `-` for descending, no `+`, modifiers in their stored order,
+    /// special characters escaped.
+    public var description: String {
+        keys.map(\.description).joined(separator: ",")
+    }
+
+    /// Parses the text form, or returns `nil` if it is invalid.
+    public init?(_ description: String) {
+        guard let spec = try? SortSpec(parsing: description) else { return nil }
+        self = spec
+    }
+}
+
+extension SortSpec.Key: CustomStringConvertible {
+    /// The key's canonical text form, such as `-price:num:nulls-first`.
+    public var description: String {
+        var text = direction == .descending ? "-" : ""
+        text += _escape(column, special: ",:\\|", escapeLeadingSign: true)
+        for modifier in modifiers { text += ":" + modifier.description }
+        return text
+    }
+}
+
+extension SortSpec.Modifier: CustomStringConvertible {
+    /// The modifier's text, such as `nocase` or `enum=todo|done`.
+    public var description: String {
+        switch self {
+        case .interpretation(.number): "num"
+        case .interpretation(.text): "text"
+        case .interpretation(.date): "date"
+        case .interpretation(.inferred): "auto"
+        case .collation(.binary): "binary"
+        case .collation(.caseInsensitive): "nocase"
+        case .collation(.folded): "fold"
+        case .collation(.natural): "natural"
+        case .nulls(.first): "nulls-first"
+        case .nulls(.last): "nulls-last"
+        case .nulls(.natural): "nulls-natural"
+        case .enumOrder(let values):
+            "enum=" + values.map { _escape($0, special: ",:\\|", escapeLeadingSign: false) }.joined(separator: "|")
+        }
+    }
+
+    /// The modifier named by `word`, or `nil`.
+    static func named(_ word: String) -> SortSpec.Modifier? {
+        switch word {
+        case "num": .interpretation(.number)
+        case "text": .interpretation(.text)
+        case "date": .interpretation(.date)
+        case "auto": .interpretation(.inferred)
+        case "binary": .collation(.binary)
+        case "nocase": .collation(.caseInsensitive)
+        case "fold": .collation(.folded)
+        case "natural": .collation(.natural)
+        case "nulls-first": .nulls(.first)
+        case "nulls-last": .nulls(.last)
+        case "nulls-natural": .nulls(.natural)
+        default: nil
+        }
+    }
+
+    /// Modifiers in the same group conflict: two interpretations, collations, null placements
+    /// or enum lists on one key.
+    var group: Int {
+        switch self {
+        case .interpretation: 0
+        case .collation: 1
+        case .nulls: 2
+        case .enumOrder: 3
+        }
+    }
+}
+
+private func _escape(_ text: String, special: String, escapeLeadingSign: Bool) -> String {
+    var result = ""
+    let characters = Array(text)
+    for (offset, character) in characters.enumerated() {
+        let isEdgeSpace = character == " " && (offset == 0 || offset == characters.count - 1)
+        let isLeadingSign = escapeLeadingSign && offset == 0 && (character == "-" || character == "+")
+        if special.contains(character) || isEdgeSpace || isLeadingSign { result.append("\\") }
+        result.append(character)
+    }
+    return result
+}
+
+private struct _SpecParser {
+    let characters: [Character]
+    let text: String
+
+    func error(_ problem: String, at offset: Int, hint: String? = nil) -> SortSpecError {
+        .syntax(problem, at: offset + 1, in: text, hint: hint)
+    }
+
+    /// Splits on unescaped `separator`; a `\` keeps the next character in the piece.
+    func split(_ piece: ArraySlice<Character>, on separator: Character) throws -> [ArraySlice<Character>] {
+        var pieces: [ArraySlice<Character>] = []
+        var start = piece.startIndex
+        var index = piece.startIndex
+        while index < piece.endIndex {
+            if piece[index] == "\\" {
+                guard index + 1 < piece.endIndex else { throw error("dangling escape '\\'", at: index) }
+                index += 2
+                continue
+            }
+            if piece[index] == separator {
+                pieces.append(piece[start..<index])
+                start = index + 1
+            }
+            index += 1
+        }
+        pieces.append(piece[start..<piece.endIndex])
+        return pieces
+    }
+
+    func unescape(_ piece: ArraySlice<Character>) -> String {
+        var result = ""
+        var escaped = false
+        for character in piece {
+            if !escaped && character == "\\" { escaped = true; continue }
+            escaped = false
+            result.append(character)
+        }
+        return result
+    }
+
+    /// Drops unescaped spaces at both ends.
+    func trimmed(_ piece: ArraySlice<Character>) -> ArraySlice<Character> {
+        var piece = piece.drop { $0 == " " }
+        while let last = piece.last, last == " " {
+            let backslashes = piece.dropLast().reversed().prefix { $0 == "\\" }.count
+            if backslashes % 2 == 1 { break }
+            piece = piece.dropLast()
+        }
+        return piece
+    }
+
+    mutating func parseSpec() throws -> [SortSpec.Key] {
+        if characters.allSatisfy({ $0 == " " }) { return [] }
+        var keys: [SortSpec.Key] = []
+        for rawKey in try split(characters[...], on: ",") {
+            let key = try parseKey(rawKey)
+            if keys.contains(where: { $0.column == key.column }) {
+                throw error("column '\(key.column)' named twice", at: trimmed(rawKey).startIndex)
+            }
+            keys.append(key)
+        }
+        return keys
+    }
+
+    func parseKey(_ raw: ArraySlice<Character>) throws -> SortSpec.Key {
+        var piece = trimmed(raw)
+        guard !piece.isEmpty else { throw error("empty key", at: raw.startIndex) }
+        var direction = SortDirection.ascending
+        if piece.first == "-" || piece.first == "+" {
+            direction = piece.first == "-" ? .descending : .ascending
+            piece = piece.dropFirst()
+        }
+        let parts = try split(piece, on: ":")
+        let columnName = unescape(parts[0])
+        guard !columnName.isEmpty else { throw error("missing column name", at: parts[0].startIndex) }
+        var modifiers: [SortSpec.Modifier] = []
+        for part in parts.dropFirst() {
+            let modifier = try parseModifier(part)
+            if let earlier = modifiers.first(where: { $0.group == modifier.group }) {
+                throw error("modifier '\(modifier)' conflicts with '\(earlier)'", at: part.startIndex)
+            }
+            if case .enumOrder = modifier,
+                modifiers.contains(where: { $0 == .interpretation(.number) || $0 == .interpretation(.date) })
+            {
+                throw error("'enum=' orders text values and can't follow 'num' or 'date'", at: part.startIndex)
+            }
+            if case .interpretation(let kind) = modifier, kind == .number || kind == .date,
+                modifiers.contains(where: { $0.group == 3 })
+            {
+                throw error("'\(modifier)' conflicts with 'enum='", at: part.startIndex)
+            }
+            modifiers.append(modifier)
+        }
+        return SortSpec.Key(columnName, direction, modifiers)
+    }
+
+    func parseModifier(_ part: ArraySlice<Character>) throws -> SortSpec.Modifier {
+        let word = unescape(part)
+        if word.hasPrefix("enum=") {
+            let list = part.dropFirst(5)
+            var values: [String] = []
+            for rawValue in try split(list, on: "|") {
+                let value = unescape(rawValue)
+                guard !value.isEmpty else { throw error("empty value in 'enum=' list", at: rawValue.startIndex) }
+                guard !values.contains(value) else {
+                    throw error("value '\(value)' listed twice in 'enum='", at: rawValue.startIndex)
+                }
+                values.append(value)
+            }
+            return .enumOrder(values)
+        }
+        guard let modifier = SortSpec.Modifier.named(word) else {
+            throw error(
+                word.isEmpty ? "empty modifier" : "unknown modifier '\(word)'", at: part.startIndex,
+                hint: "expected num, text, date, auto, binary, nocase, fold, natural, nulls-first, nulls-last, nulls-natural or enum=a|b|c")
+        }
+        return modifier
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// A sort order as text: the form the CLI, URLs and saved settings use.
+///
+/// Grammar: `KEY[,KEY...]` where `KEY := ['-'|'+'] column [':' modifier]...`; `-` means
+/// descending. A column name or value containing `,` `:` `|` or `\` (or starting with `-`,
+/// `+` or a space) escapes that character with `\`. Spaces around a key are ignored.
+///
+///     let spec = try SortSpec(parsing: "status:enum=todo|reading|done,-price:num,title")
+///     spec.keys[1].direction       // .descending
+///     spec.keys[1].interpretation  // .number
+///     spec.description             // "status:enum=todo|reading|done,-price:num,title"
+///
+/// Modifiers:
+///
+/// | modifier | meaning |
+/// |---|---|
+/// | `num` | parse numbers leniently: "$1,234.56" → 1234.56, "75%" → 75, "(12)" → -12 |
+/// | `text` | compare as text, even where the column holds numbers |
+/// | `date` | parse ISO 8601 dates and date-times |
+/// | `binary`, `nocase`, `fold`, `natural` | the string ``Collation`` (default `natural`) |
+/// | `nulls-first`, `nulls-last`, `nulls-natural` | the ``NullPlacement`` (default last) |
+/// | `enum=a\|b\|c` | an explicit order of values; unknown values after them |
+/// | `auto` | read values by the column's inferred type (the default) |
+///
+/// `nulls-natural` extends the grammar in DESIGN.md so that every null placement has a text
+/// form. ``description`` prints the canonical form, which parses back to an equal spec; a spec
+/// in canonical form prints back to the same text. `SortSpec` is `Codable` as that string.
+public struct SortSpec: Sendable, Hashable {
+    /// The keys, most significant first.
+    public var keys: [Key]
+
+    /// A spec with the given keys.
+    ///
+    ///     SortSpec([.init("author"), .init("price", .descending, [.number])]).description
+    ///     // "author,-price:num"
+    public init(_ keys: [Key] = []) {
+        self.keys = keys
+    }
+
+    /// Whether the spec has no keys (keeps the input order).
+    public var isEmpty: Bool { keys.isEmpty }
+
+    /// The key for `column`, if the spec sorts by it.
+    public func key(for column: String) -> Key? {
+        keys.first { $0.column == column }
+    }
+}
+
+extension SortSpec {
+    /// One key of a sort spec: a column, a direction and modifiers.
+    public struct Key: Sendable, Hashable {
+        /// The column's name.
+        public var column: String
+        /// The direction.
+        public var direction: SortDirection
+        /// The modifiers, in the order written.
+        public var modifiers: [Modifier]
+
+        /// A key for `column`.
+        ///
+        ///     SortSpec.Key("price", .descending, [.number]).description   // "-price:num"
+        public init(_ column: String, _ direction: SortDirection = .ascending, _ modifiers: [Modifier] = []) {
+            self.column = column
+            self.direction = direction
+            self.modifiers = modifiers
+        }
+
+        /// How the column's text is read: from a `num`, `text` or `date` modifier, or inferred.
+        public var interpretation: Interpretation {
+            for case .interpretation(let value) in modifiers { return value }
+            return .inferred
+        }
+
+        /// The collation named by a modifier, or ``Collation/default``.
+        public var collation: Collation {
+            for case .collation(let value) in modifiers { return value }
+            return .default
+        }
+
+        /// The null placement named by a modifier, or ``NullPlacement/last``.
+        public var nulls: NullPlacement {
+            for case .nulls(let value) in modifiers { return value }
+            return .last
+        }
+
+        /// The explicit value order of an `enum=` modifier, if any.
+        public var enumOrder: [String]? {
+            for case .enumOrder(let values) in modifiers { return values }
+            return nil
+        }
+
+        /// This key in the other direction, modifiers kept.
+        public var reversed: Key {
+            Key(column, direction.reversed, modifiers)
+        }
+    }
+
+    /// How a column's text becomes sort values.
+    public enum Interpretation: String, Sendable, Hashable, CaseIterable {
+        /// By the column's inferred ``ColumnType``.
+        case inferred
+        /// `num`: lenient numbers (``LenientNumber``); text that isn't a number stays text.
+        case number
+        /// `text`: every value is a string.
+        case text
+        /// `date`: ISO 8601 dates; text that isn't a date stays text.
+        case date
+    }
+
+    /// A key modifier.
+    public enum Modifier: Sendable, Hashable {
+        /// `num`, `text` or `date`.
+        case interpretation(Interpretation)
+        /// `binary`, `nocase`, `fold` or `natural`.
+        case collation(Collation)
+        /// `nulls-first`, `nulls-last` or `nulls-natural`.
+        case nulls(NullPlacement)
+        /// `enum=a|b|c`.
+        case enumOrder([String])
+    }
+}
+
+extension SortSpec: ExpressibleByArrayLiteral {
+    /// A spec from keys: `[.init("title"), .init("price", .descending)]`.
+    public init(arrayLiteral keys: Key...) {
+        self.init(keys)
+    }
+}
+
+extension SortSpec: Codable {
+    /// Decodes the text form.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        self = try SortSpec(parsing: text)
+    }
+
+    /// Encodes the canonical text form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// The type of a text column, inferred from its values.
+///
+///     ColumnType.infer(["10", "2", "", "9"])         // .integer: blanks don't count
+///     ColumnType.infer(["1.5", "2"])                 // .float
+///     ColumnType.infer(["2024-01-02", "2023-12-31"]) // .date
+///     ColumnType.infer(["true", "FALSE"])            // .bool
+///     ColumnType.infer(["10", "n/a"])                // .string
+///
+/// A column whose non-blank values all parse as 64-bit integers is ``integer``; as decimal
+/// numbers, ``float``; as ISO 8601 dates or date-times (``ISODate``), ``date``; as `true` or
+/// `false` (any case), ``bool``; otherwise ``string``. A column with no non-blank value is
+/// ``string``. Blank (empty or only spaces) is null whatever the type.
+public enum ColumnType: String, Sendable, Hashable, CaseIterable, Codable {
+    case integer, float, date, bool, string
+
+    /// The type of a column with these values.
+    ///
+    /// - Complexity: O(*n*) in the total length of the values.
+    public static func infer<Values: Sequence<String>>(_ values: Values) -> ColumnType {
+        var candidates: Set<ColumnType> = [.integer, .float, .date, .bool]
+        var sawValue = false
+        for raw in values {
+            let text = _trimmed(raw)
+            if text.isEmpty { continue }
+            sawValue = true
+            for candidate in candidates where candidate.parse(text) == nil {
+                candidates.remove(candidate)
+            }
+            if candidates.isEmpty { return .string }
+        }
+        guard sawValue else { return .string }
+        for type in [ColumnType.integer, .float, .date, .bool] where candidates.contains(type) { return type }
+        return .string
+    }
+
+    /// The sort value of one cell of a column of this type: null for blank, the parsed value,
+    /// or the text itself when it doesn't parse.
+    ///
+    ///     ColumnType.integer.sortValue(" 42")   // .integer(42)
+    ///     ColumnType.integer.sortValue("")      // .null
+    public func sortValue(_ text: String) -> SortValue {
+        let trimmed = _trimmed(text)
+        if trimmed.isEmpty { return .null }
+        return parse(trimmed) ?? .string(text)
+    }
+
+    /// The value of non-blank, trimmed text, or `nil` if it doesn't parse as this type.
+    internal func parse(_ text: String) -> SortValue? {
+        switch self {
+        case .integer: Int64(text).map(SortValue.integer)
+        case .float: _parseDecimal(text).map { if case .integer(let i) = $0 { .double(Double(i)) } else { $0 } }
+        case .date: ISODate.parse(text).map(SortValue.date)
+        case .bool:
+            switch text.lowercased() {
+            case "true": .bool(true)
+            case "false": .bool(false)
+            default: nil
+            }
+        case .string: .string(text)
+        }
+    }
+}
+
+/// `text` without leading and trailing whitespace.
+internal func _trimmed(_ text: String) -> String {
+    guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
+        first.properties.isWhitespace || last.properties.isWhitespace
+    else { return text }
+    let scalars = text.unicodeScalars.drop { $0.properties.isWhitespace }
+    return String(String.UnicodeScalarView(scalars.reversed().drop { $0.properties.isWhitespace }.reversed()))
+}

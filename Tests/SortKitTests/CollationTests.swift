@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+@testable import SortKit
+
+@Suite("Collations")
+struct CollationTests {
+    func sorted(_ strings: [String], _ collation: Collation) -> [String] {
+        strings.sorted { collation.compare($0, $1) == .orderedAscending }
+    }
+
+    @Test("Natural: digit runs by value, case folded")
+    func natural() {
+        #expect(sorted(["file10", "File11", "file2", "file1"], .natural) == ["file1", "file2", "file10", "File11"])
+        #expect(sorted(["a100", "a20", "a3", "a03", "a"], .natural) == ["a", "a03", "a3", "a20", "a100"])
+        #expect(Collation.natural.areEquivalent("Track 07", "track 7"))
+        #expect(Collation.natural.compare("x99999999999999999999999", "x100000000000000000000000") == .orderedAscending)
+        #expect(Collation.natural.compare("Chapter 9", "chapter 10") == .orderedAscending)
+        #expect(Collation.natural.compare("a-1", "a1") == .orderedAscending)
+        #expect(Collation.natural.compare("a1", "a:1") == .orderedAscending)
+        #expect(Collation.natural.compare("v\u{663}", "v4") == .orderedAscending, "Arabic-Indic 3 < 4")
+        #expect(Collation.natural.compare("Émile 2", "emile 10") == .orderedAscending)
+    }
+
+    @Test("Leading zeros and very long digit runs")
+    func longDigits() {
+        let long = String(repeating: "9", count: 300)
+        let longer = "1" + String(repeating: "0", count: 300)
+        #expect(Collation.natural.compare(long, longer) == .orderedAscending)
+        #expect(Collation.natural.sortKey(for: long).lexicographicallyPrecedes(Collation.natural.sortKey(for: longer)))
+        #expect(Collation.natural.areEquivalent("0000" + long, long))
+        #expect(Collation.natural.compare("0", "00") == .orderedAscending, "equal values, binary tie-break")
+    }
+
+    @Test("Case folding covers Latin, German ß, Greek and Cyrillic")
+    func caseFolding() {
+        #expect(Collation.caseInsensitive.areEquivalent("Straße", "STRASSE"))
+        #expect(Collation.caseInsensitive.areEquivalent("ΣΊΣΥΦΟΣ", "σίσυφος"))
+        #expect(Collation.caseInsensitive.areEquivalent("ЖУРНАЛ", "журнал"))
+        #expect(Collation.caseInsensitive.areEquivalent("ﬁle", "FILE"))
+        #expect(!Collation.caseInsensitive.areEquivalent("Éclair", "eclair"))
+        #expect(sorted(["b", "B", "a", "A"], .caseInsensitive) == ["A", "a", "B", "b"])
+    }
+
+    @Test("Folding removes diacritics")
+    func folding() {
+        #expect(Collation.folded.areEquivalent("Éclair", "eclair"))
+        #expect(Collation.folded.areEquivalent("Ångström", "angstrom"))
+        #expect(Collation.folded.areEquivalent("Crème Brûlée", "CREME BRULEE"))
+        #expect(sorted(["éclair", "Eclair", "ecru", "Zebra"], .folded) == ["Eclair", "éclair", "ecru", "Zebra"])
+    }
+
+    @Test("Canonically equivalent strings get equal keys under every collation", arguments: Collation.allCases)
+    func canonicalEquivalence(collation: Collation) {
+        let pairs = [("é", "e\u{301}"), ("Å", "A\u{30A}"), ("\u{1E0A}\u{323}", "\u{1E0C}\u{307}"), ("Crème", "Cre\u{300}me")]
+        for (a, b) in pairs {
+            #expect(collation.sortKey(for: a) == collation.sortKey(for: b), "\(a) vs \(b)")
+            #expect(collation.compare(a, b) == .orderedSame)
+        }
+    }
+
+    @Test("Binary is Unicode code point order")
+    func binary() {
+        #expect(sorted(["b", "a", "Z", "é", "😀", "ｚ"], .binary) == ["Z", "a", "b", "é", "ｚ", "😀"])
+    }
+
+    @Test("Byte keys order exactly as the comparison, on random strings", arguments: Collation.allCases)
+    func keysMatchComparison(collation: Collation) {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0002)
+        for _ in 0..<4_000 {
+            let a = random.unicodeString()
+            let b = random.unicodeString()
+            let byKeys = _lexicographicCompare(collation.sortKey(for: a), collation.sortKey(for: b))
+            #expect(byKeys == collation.compare(a, b), "\(collation): \(a.debugDescription) vs \(b.debugDescription), \(random.replay)")
+        }
+    }
+
+    @Test("Binary agrees with Swift's own String order and equality")
+    func binaryAgreesWithSwift() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0003)
+        for _ in 0..<4_000 {
+            let a = random.unicodeString()
+            let b = random.unicodeString()
+            let swift: ComparisonResult = a < b ? .orderedAscending : (a == b ? .orderedSame : .orderedDescending)
+            #expect(Collation.binary.compare(a, b) == swift, "\(a.debugDescription) vs \(b.debugDescription), \(random.replay)")
+        }
+    }
+
+    @Test("Folding collations break ties by binary, so only canonically equal strings are equal")
+    func tieBreak() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0004)
+        for _ in 0..<2_000 {
+            let a = random.unicodeString(maxLength: 3)
+            let b = random.unicodeString(maxLength: 3)
+            for collation in Collation.allCases {
+                #expect((collation.compare(a, b) == .orderedSame) == (a == b), "\(collation) \(a.debugDescription) \(b.debugDescription), \(random.replay)")
+            }
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+
+let booksCSV = """
+    title,author,status,price,published
+    The Left Hand of Darkness,Ursula K. Le Guin,done,$9.99,1969-03-01
+    Émile,Jean-Jacques Rousseau,todo,"$1,234.56",1762-05-01
+    Dune,Frank Herbert,reading,$12.50,1965-08-01
+    Middlemarch,George Eliot,abandoned,,1871-12-01
+    "Hitchhiker's Guide, The",Douglas Adams,done,$7.99,1979-10-12
+    Volume 10,Anonymous,todo,$3,
+    Volume 2,Anonymous,todo,$3,
+
+    """
+
+@Suite("sortkit sort")
+struct SortCommandTests {
+    func run(_ arguments: [String], stdin: String = "", files: [String: String] = ["books.csv": booksCSV]) throws
+        -> (CommandRunner.Result, URL)
+    {
+        let folder = try CommandRunner.folder(with: files)
+        return (try CommandRunner.run(arguments, stdin: stdin, in: folder), folder)
+    }
+
+    @Test("The DESIGN.md example spec: enum order, lenient numbers descending, natural titles")
+    func designExample() throws {
+        let (result, _) = try run(["sort", "books.csv", "--by", "status:enum=todo|reading|done,-price:num,title"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty)
+        #expect(result.stdout == """
+            title,author,status,price,published
+            Émile,Jean-Jacques Rousseau,todo,"$1,234.56",1762-05-01
+            Volume 2,Anonymous,todo,$3,
+            Volume 10,Anonymous,todo,$3,
+            Dune,Frank Herbert,reading,$12.50,1965-08-01
+            The Left Hand of Darkness,Ursula K. Le Guin,done,$9.99,1969-03-01
+            "Hitchhiker's Guide, The",Douglas Adams,done,$7.99,1979-10-12
+            Middlemarch,George Eliot,abandoned,,1871-12-01
+
+            """)
+    }
+
+    @Test("Standard input, several --by options, dates descending with nulls last")
+    func stdinAndSeveralSpecs() throws {
+        let (result, _) = try run(["sort", "-", "--by", "-published", "--by", "title"], stdin: booksCSV)
+        #expect(result.status == 0, "\(result.stderr)")
+        let titles = result.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",").first.map(String.init) ?? "" }
+        #expect(titles == ["\"Hitchhiker's Guide", "The Left Hand of Darkness", "Dune", "Middlemarch", "Émile", "Volume 2", "Volume 10"])
+    }
+
+    @Test("Numbers inferred: \"10\", \"2\", \"9\" sort as numbers; stable for ties")
+    func inferredNumbers() throws {
+        let csv = "name,n\na,10\nb,2\nc,9\nd,2\n"
+        let (result, _) = try run(["sort", "data.csv", "--by", "n"], files: ["data.csv": csv])
+        #expect(result.stdout == "name,n\nb,2\nd,2\nc,9\na,10\n")
+    }
+
+    @Test("No header: columns are named 1, 2, …; other delimiters")
+    func noHeaderAndDelimiters() throws {
+        let (plain, _) = try run(["sort", "--no-header", "--by", "-2"], stdin: "x,1\ny,3\nz,2\n")
+        #expect(plain.stdout == "y,3\nz,2\nx,1\n")
+        let (semicolon, _) = try run(["sort", "--delimiter", ";", "--by", "b"], stdin: "a;b\n1;x,y\n2;a\n")
+        #expect(semicolon.stdout == "a;b\n2;a\n1;x,y\n")
+        let (tab, _) = try run(["sort", "--delimiter", "tab", "--by", "-a"], stdin: "a\tb\n1\tx\n2\ty\n")
+        #expect(tab.stdout == "a\tb\n2\ty\n1\tx\n")
+    }
+
+    @Test("Quoted fields with newlines and quotes survive")
+    func quoting() throws {
+        let csv = "k,v\n2,\"line one\nline \"\"two\"\"\"\n1,plain\n"
+        let (result, _) = try run(["sort", "-", "--by", "k"], stdin: csv)
+        #expect(result.stdout == "k,v\n1,plain\n2,\"line one\nline \"\"two\"\"\"\n")
+    }
+
+    @Test("-o writes the file and nothing to standard output")
+    func outputFile() throws {
+        let (result, folder) = try run(["sort", "books.csv", "--by", "title", "-o", "sorted.csv"])
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty)
+        let written = try String(contentsOf: folder.appendingPathComponent("sorted.csv"), encoding: .utf8)
+        #expect(written.hasPrefix("title,author,status,price,published\nDune,"))
+    }
+
+    @Test("Errors: one line on stderr, exit status 2, no output", arguments: [
+        (["sort", "books.csv", "--by", "pages"], "unknown column 'pages' (columns: 'title', 'author', 'status', 'price', 'published')"),
+        (["sort", "books.csv", "--by", "title:upper"], "unknown modifier 'upper' at position 7"),
+        (["sort", "bad.csv", "--by", "a"], "bad.csv: line 3: expected 2 fields (as in the first line), found 3"),
+        (["sort", "missing.csv", "--by", "a"], "cannot read 'missing.csv': no such file"),
+        (["sort", "books.csv"], "missing --by SPEC"),
+        (["sort", "books.csv", "--by", ""], "empty sort spec"),
+        (["sort", "books.csv", "--by", "title", "--by", "-title"], "column 'title' is named in more than one --by"),
+        (["sort", "books.csv", "--by", "title", "--delimiter", "::"], "--delimiter must be one ASCII character"),
+        (["sort", "books.csv", "--by", "title", "--bogus"], "Unknown option '--bogus'"),
+    ])
+    func errors(arguments: [String], message: String) throws {
+        let (result, _) = try run(arguments, files: ["books.csv": booksCSV, "bad.csv": "a,b\n1,2\n3,4,5\n"])
+        #expect(result.status == 2)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test("A failed sort leaves no output file and keeps an existing one unchanged")
+    func noPartialOutput() throws {
+        let (result, folder) = try run(["sort", "bad.csv", "--by", "a", "-o", "out.csv"], files: ["bad.csv": "a\n\"open\n"])
+        #expect(result.status == 2)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.csv").path))
+        let (again, folder2) = try run(["sort", "books.csv", "--by", "nope", "-o", "out.csv"], files: ["books.csv": booksCSV, "out.csv": "keep me\n"])
+        #expect(again.status == 2)
+        #expect(try String(contentsOf: folder2.appendingPathComponent("out.csv"), encoding: .utf8) == "keep me\n")
+    }
+}
