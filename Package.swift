@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
     products: [
         .library(name: "SortKit", targets: ["SortKit"]),
+        .library(name: "OrderKeys", targets: ["OrderKeys"]),
         .executable(name: "sortkit", targets: ["sortkit"]),
     ],
     dependencies: [
@@ -19,6 +20,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "SortKit", swiftSettings: swiftSettings),
+        .target(name: "OrderKeys", swiftSettings: swiftSettings),
         .executableTarget(
             name: "sortkit",
             dependencies: [
@@ -27,7 +29,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "SortKitTests", dependencies: ["SortKit"], swiftSettings: swiftSettings),
+        // Benchmarks: an executable library users never link (`swift run -c release sortkit-bench`).
+        .executableTarget(
+            name: "sortkit-bench",
+            dependencies: ["SortKit", "OrderKeys", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "SortKitTests", dependencies: ["SortKit", "OrderKeys"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "OrderKeysTests", dependencies: ["OrderKeys"], resources: [.copy("Vectors")], swiftSettings: swiftSettings),
         .testTarget(name: "sortkitTests", dependencies: ["sortkit"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,15 +1,15 @@
 import Foundation
+import OrderKeys
 
 /// A repeatable generator (SplitMix64). Every randomized test takes its seed from
 /// `SORTKIT_SEED` if set, else a fixed default, and prints it in every failure so a failing
 /// case can be replayed with `SORTKIT_SEED=<seed> swift test --filter <test>`.
 struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    let seed: UInt64
+    private var generator: SplitMix64
+    var seed: UInt64 { generator.seed }
 
     init(seed: UInt64) {
-        self.seed = seed
-        self.state = seed
+        generator = SplitMix64(seed: seed)
     }
 
     /// The seed from `SORTKIT_SEED`, or `defaultSeed`.
@@ -18,13 +18,7 @@ struct SeededRandom: RandomNumberGenerator {
         return SeededRandom(seed: seed)
     }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { generator.next() }
 
     /// "seed N" for failure messages.
     var replay: String { "seed \(seed) (replay with SORTKIT_SEED=\(seed))" }

@@ -26,6 +26,7 @@ extension Collation {
 
     /// Appends ``sortKey(for:)`` to `key`, to build composite keys without copies.
     public func appendSortKey(for string: String, to key: inout [UInt8]) {
+        if _appendASCIISortKey(for: string, to: &key) { return }
         let nfc = _nfc(string)
         switch self {
         case .binary:
@@ -42,6 +43,44 @@ extension Collation {
         key.append(contentsOf: nfc.utf8)
     }
 
+    /// The same key as the general path, for ASCII text, in one pass without allocating: ASCII is
+    /// its own NFC form, case folding is lowercasing, and there are no diacritics. Returns
+    /// `false`, appending nothing, for text that isn't ASCII.
+    private func _appendASCIISortKey(for string: String, to key: inout [UInt8]) -> Bool {
+        var string = string
+        return string.withUTF8 { bytes in
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return false }
+            switch self {
+            case .binary:
+                key.append(contentsOf: bytes)
+                return true
+            case .caseInsensitive, .folded:
+                for byte in bytes { key.append(_asciiLower(byte) &+ 1) }
+            case .natural:
+                var i = 0
+                while i < bytes.count {
+                    let byte = bytes[i]
+                    guard _isDigit(byte) else {
+                        key.append(_asciiLower(byte) &+ 1)
+                        i += 1
+                        continue
+                    }
+                    var end = i
+                    while end < bytes.count, _isDigit(bytes[end]) { end += 1 }
+                    var significant = i
+                    while significant < end, bytes[significant] == 0x30 { significant += 1 }
+                    key.append(0x31)
+                    Self._appendLength(end - significant, to: &key)
+                    for digit in bytes[significant..<end] { key.append(digit - 0x30 + 1) }
+                    i = end
+                }
+            }
+            key.append(0)
+            key.append(contentsOf: bytes)
+            return true
+        }
+    }
+
     private static func _appendNaturalPrimary(_ folded: String, to key: inout [UInt8]) {
         for token in _NaturalToken.tokens(folded) {
             switch token {
@@ -56,7 +95,7 @@ extension Collation {
     }
 
     /// An order-preserving, prefix-free encoding of a digit count.
-    private static func _appendLength(_ count: Int, to key: inout [UInt8]) {
+    fileprivate static func _appendLength(_ count: Int, to key: inout [UInt8]) {
         if count < 246 {
             key.append(UInt8(count + 1))
             return
@@ -67,4 +106,9 @@ extension Collation {
             key.append(UInt8(truncatingIfNeeded: count >> shift))
         }
     }
+}
+
+@inline(__always)
+private func _asciiLower(_ byte: UInt8) -> UInt8 {
+    byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
 }

@@ -12,9 +12,10 @@ extension Sequence {
     /// - Returns: The sorted elements.
     /// - Complexity: O(*n* log *n*) comparisons. Value keys are evaluated once per element,
     ///   strings turned into collation keys once; comparator keys are called per comparison.
+    @inlinable
     public func sorted(by keys: [SortKey<Element>]) -> [Element] {
         let rows = Array(self)
-        return rows.sortedIndices(by: keys).map { rows[$0] }
+        return _gather(rows, rows.sortedIndices(by: keys))
     }
 }
 
@@ -25,24 +26,116 @@ extension RandomAccessCollection where Index == Int {
     ///     // [1, 2, 0]: "a", then "B" before "b" by the binary tie-break
     ///
     /// - Complexity: O(*n* log *n*) comparisons.
+    @inlinable
     public func sortedIndices(by keys: [SortKey<Element>]) -> [Int] {
+        guard !keys.isEmpty, count > 1 else { return Array(indices) }
+        guard count >= _engineThreshold else { return _referenceSortedIndices(by: keys) }
+        var engine = _SortEngine(_keyInputs(keys, self), count: count)
+        return _offsetting(engine.sortedIndices())
+    }
+
+    /// Positions (0-based) as indices of this collection.
+    @inlinable
+    internal func _offsetting(_ positions: [Int]) -> [Int] {
+        let start = startIndex
+        return start == 0 ? positions : positions.map { $0 + start }
+    }
+
+    /// The reference path: decorated values compared key by key. The engine must agree with it.
+    @usableFromInline
+    internal func _referenceSortedIndices(by keys: [SortKey<Element>]) -> [Int] {
         var order = Array(indices)
         guard !keys.isEmpty, count > 1 else { return order }
         let plan = _DecoratedSort(rows: self, keys: keys)
         order.sort { plan.compare($0, $1) == .orderedAscending }
         return order
     }
+
+    /// The positions of the `count` smallest elements by `keys`, in sorted order, without
+    /// sorting the rest. Stable: of equal elements, the earlier ones are taken first.
+    ///
+    ///     prices.indices(ofMin: 2, sortedBy: [SortKey(\.self)])
+    ///
+    /// - Complexity: O(*n* log *k*) comparisons; a key is evaluated for an element only when the
+    ///   keys before it tie with the largest element kept so far.
+    @inlinable
+    public func indices(ofMin count: Int, sortedBy keys: [SortKey<Element>]) -> [Int] {
+        precondition(count >= 0, "cannot take a negative number of elements")
+        guard count < self.count else { return sortedIndices(by: keys) }
+        guard !keys.isEmpty else { return Array(indices.prefix(count)) }
+        return _offsetting(_TopK(keys: keys.map { $0._topKKey(for: self) }).smallest(count, of: self.count))
+    }
 }
+
+extension Sequence {
+    /// Returns the `count` smallest elements by a list of keys, in sorted order — the first
+    /// page of a sort — without sorting everything. Stable.
+    ///
+    ///     books.min(count: 50, sortedBy: [SortKey(\.price, .descending)])
+    ///     // the 50 most expensive books, ties in input order
+    ///
+    /// - Complexity: O(*n* log *k*) comparisons, where *k* is `count`.
+    @inlinable
+    public func min(count: Int, sortedBy keys: [SortKey<Element>]) -> [Element] {
+        let rows = Array(self)
+        return rows.indices(ofMin: count, sortedBy: keys).map { rows[$0] }
+    }
+}
+
+/// Below this many rows the reference path is as fast as encoding keys.
+@usableFromInline
+internal let _engineThreshold = 64
 
 extension MutableCollection where Self: RandomAccessCollection, Index == Int {
     /// Sorts the collection in place by a list of keys. Stable.
     ///
     ///     var names = ["file10", "file2", "File1"]
     ///     names.sort(by: [SortKey(\.self)])   // ["File1", "file2", "file10"]
+    @inlinable
     public mutating func sort(by keys: [SortKey<Element>]) {
-        let sorted = sortedIndices(by: keys).map { self[$0] }
+        let start = startIndex
+        let sorted = _gather(self, sortedIndices(by: keys).map { $0 - start })
         for (index, element) in zip(indices, sorted) { self[index] = element }
     }
+}
+
+/// Every key's input for `rows`, several keys at once on several cores for large inputs.
+@inlinable
+internal func _keyInputs<Rows: RandomAccessCollection>(_ keys: [SortKey<Rows.Element>], _ rows: Rows) -> [_KeyInput]
+where Rows.Index == Int {
+    guard keys.count > 1, rows.count >= _parallelThreshold else { return keys.map { $0._input(for: rows) } }
+    let slots = _ResultSlots<_KeyInput>(count: keys.count)
+    // The rows are only read and the keys' closures are @Sendable.
+    _concurrentPerform(iterations: keys.count, _UncheckedBox { k in slots.set(k, keys[k]._input(for: rows)) })
+    return slots.values
+}
+
+/// `DispatchQueue.concurrentPerform` outside generic code, so its closure captures no
+/// generic metatypes.
+@usableFromInline
+internal func _concurrentPerform(iterations: Int, _ work: _UncheckedBox<(Int) -> Void>) {
+    DispatchQueue.concurrentPerform(iterations: iterations) { work.value($0) }
+}
+
+/// The elements at `positions` (0-based, a permutation of all positions), in that order.
+///
+/// Each element is copied once in storage order — where its reference counts are likely in
+/// cache — and then moved bitwise into its sorted place, instead of being copied (retained) in
+/// the sorted order's random order.
+@inlinable
+internal func _gather<Rows: Collection>(_ rows: Rows, _ positions: [Int]) -> [Rows.Element] {
+    let count = positions.count
+    precondition(count == rows.count, "positions must be a permutation of the rows")
+    let source = UnsafeMutableBufferPointer<Rows.Element>.allocate(capacity: count)
+    _ = source.initialize(from: rows)
+    let result = [Rows.Element](unsafeUninitializedCapacity: count) { buffer, initialized in
+        for (i, position) in positions.enumerated() {
+            (buffer.baseAddress! + i).moveInitialize(from: source.baseAddress! + position, count: 1)
+        }
+        initialized = count
+    }
+    source.deallocate()
+    return result
 }
 
 /// The reference sort path: every value key evaluated once per row and every string turned

@@ -12,6 +12,7 @@ extension SortKey {
     ///   - direction: Ascending (default) or descending.
     ///   - collation: How strings compare; ``Collation/natural`` by default.
     ///   - nulls: Where nulls go; ``NullPlacement/last`` by default.
+    @inlinable
     public init<Value: SortValueConvertible & SendableMetatype>(
         _ keyPath: any KeyPath<Row, Value> & Sendable, _ direction: SortDirection = .ascending,
         collation: Collation = .default, nulls: NullPlacement = .last
@@ -25,6 +26,7 @@ extension SortKey {
     ///
     /// Prefer a ``SortValueConvertible`` property where there is one: such keys are encoded once
     /// per row, where this one calls `<` for every comparison.
+    @inlinable
     public init<Value: Comparable & SendableMetatype>(
         comparable keyPath: any KeyPath<Row, Value> & Sendable, _ direction: SortDirection = .ascending
     ) {
@@ -35,6 +37,7 @@ extension SortKey {
 
     /// Sorts by an optional `Comparable` property of a type that has no sort value; `nil` is
     /// null.
+    @inlinable
     public init<Value: Comparable & SendableMetatype>(
         comparable keyPath: any KeyPath<Row, Value?> & Sendable, _ direction: SortDirection = .ascending,
         nulls: NullPlacement = .last
@@ -49,6 +52,7 @@ extension SortKey {
     /// Sorts by a computed value.
     ///
     ///     orders.sorted(by: [SortKey(.descending) { $0.price * Double($0.quantity) }])
+    @inlinable
     public init<Value: SortValueConvertible & SendableMetatype>(
         _ direction: SortDirection = .ascending, collation: Collation = .default,
         nulls: NullPlacement = .last, by value: @escaping @Sendable (Row) -> Value
@@ -62,6 +66,7 @@ extension SortKey {
     ///
     /// The comparator's result is reversed for ``SortDirection/descending``. The fast engine
     /// calls it only to order rows that tie on the keys before it.
+    @inlinable
     public init(
         _ direction: SortDirection = .ascending,
         comparing compare: @escaping @Sendable (Row, Row) -> ComparisonResult
@@ -74,6 +79,7 @@ extension SortKey {
     ///
     ///     enum Status: CaseIterable { case todo, reading, done }
     ///     books.sorted(by: [SortKey(declaredOrderOf: \.status)])   // todo, reading, done
+    @inlinable
     public init<Value: CaseIterable & Equatable & SendableMetatype>(
         declaredOrderOf keyPath: any KeyPath<Row, Value> & Sendable, _ direction: SortDirection = .ascending
     ) where Value.AllCases: Sendable {
@@ -81,6 +87,7 @@ extension SortKey {
     }
 
     /// Sorts an optional enum property in declared case order; `nil` is null.
+    @inlinable
     public init<Value: CaseIterable & Equatable & SendableMetatype>(
         declaredOrderOf keyPath: any KeyPath<Row, Value?> & Sendable, _ direction: SortDirection = .ascending,
         nulls: NullPlacement = .last
@@ -93,6 +100,7 @@ extension SortKey {
     ///     SortKey(\.priority, order: ["high", "medium", "low"])
     ///
     /// - Complexity: O(*k*) per row to find the rank, where *k* is the length of `order`.
+    @inlinable
     public init<Value: Equatable & SendableMetatype>(
         _ keyPath: any KeyPath<Row, Value> & Sendable, order: [Value], _ direction: SortDirection = .ascending
     ) {
@@ -102,6 +110,7 @@ extension SortKey {
 
     /// Sorts an optional property in an explicit order of values; `nil` is null and values not
     /// in the list come after the listed ones.
+    @inlinable
     public init<Value: Equatable & SendableMetatype>(
         _ keyPath: any KeyPath<Row, Value?> & Sendable, order: [Value], _ direction: SortDirection = .ascending,
         nulls: NullPlacement = .last
@@ -115,10 +124,11 @@ extension SortKey {
 
 /// An explicit order of values, kept as a box so the key's closure is `Sendable` without
 /// requiring `Value: Sendable`: the array is never mutated after creation.
-private final class _Ranks<Value: Equatable>: @unchecked Sendable {
-    let order: [Value]
-    init(_ order: [Value]) { self.order = order }
-    func rank(of value: Value) -> SortValue {
+@usableFromInline
+internal final class _Ranks<Value: Equatable>: @unchecked Sendable {
+    @usableFromInline let order: [Value]
+    @inlinable init(_ order: [Value]) { self.order = order }
+    @inlinable func rank(of value: Value) -> SortValue {
         .integer(Int64(order.firstIndex(of: value) ?? order.count))
     }
 }

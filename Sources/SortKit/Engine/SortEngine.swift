@@ -1,0 +1,191 @@
+import Foundation
+
+/// The fast sort path: every key evaluated once per row into a normalized word
+/// (``_KeyColumn``), the words bit-packed, most significant key first, into one 128-bit
+/// composite per row together with the row's position, and the composites sorted as plain
+/// integers. Rows whose composites tie because a key was truncated or can't be encoded exactly
+/// (long strings, comparator keys) are ordered by the full comparison of the remaining keys,
+/// then by position, so the result is stable and identical to the reference path.
+@usableFromInline
+internal struct _SortEngine {
+    /// A row's composite key and position; 24 bytes.
+    struct Record {
+        var hi: UInt64
+        var lo: UInt64
+        var index: UInt32
+    }
+
+    let columns: [_KeyColumn]
+    /// Owns the columns' buffers; they live as long as any copy of the engine.
+    let allocations: _Allocations
+    /// Keys before this one are fully decided by the composite.
+    let firstUnresolvedKey: Int
+    /// Whether the row position is packed into the composite (so composites are unique).
+    let indexPacked: Bool
+    var records: [Record]
+
+    @usableFromInline
+    init(_ keys: [_KeyInput], count: Int) {
+        precondition(count < Int(UInt32.max), "the fast sort path handles up to 2^32 - 1 rows")
+        let allocations = _Allocations()
+        let columns = _SortEngine.encode(keys, count: count, allocations: allocations)
+        self.columns = columns
+        self.allocations = allocations
+        // Plan the packing: whole keys while they fit and are exact; then the top bits of the
+        // first key that doesn't fit or isn't exact; nothing after it.
+        var plan: [(column: Int, take: Int, next: Bool)] = []
+        var used = 0
+        var unresolved = columns.count
+        for (k, column) in columns.enumerated() {
+            let take = min(column.bits, 128 - used)
+            if take > 0 { plan.append((k, take, false)) }
+            used += take
+            let exact: Bool = if case .exact = column.tie { true } else { false }
+            if take < column.bits || !exact {
+                // A string prefix may add its next 8 bytes where there is room.
+                if take == column.bits, !column.nextWords.isEmpty, used < 128 {
+                    plan.append((k, min(64, 128 - used), true))
+                    used += min(64, 128 - used)
+                }
+                unresolved = k
+                break
+            }
+        }
+        self.firstUnresolvedKey = unresolved
+        let packIndex = unresolved == columns.count && used <= 96
+        self.indexPacked = packIndex
+        var records = [Record](repeating: Record(hi: 0, lo: 0, index: 0), count: count)
+        for i in 0..<count {
+            var hi: UInt64 = 0
+            var lo: UInt64 = 0
+            for (k, take, next) in plan {
+                let word = next
+                    ? columns[k].nextWords[i] >> UInt64(64 - take)
+                    : columns[k].words[i] >> UInt64(columns[k].bits - take)
+                _shiftLeft(&hi, &lo, by: take)
+                lo |= word
+            }
+            if packIndex {
+                _shiftLeft(&hi, &lo, by: 32)
+                lo |= UInt64(i)
+            } else {
+                _shiftLeft(&hi, &lo, by: 128 - used)
+            }
+            records[i] = Record(hi: hi, lo: lo, index: UInt32(i))
+        }
+        self.records = records
+    }
+
+    /// Encodes every key, on both cores when there are several keys and many rows.
+    private static func encode(_ keys: [_KeyInput], count: Int, allocations: _Allocations) -> [_KeyColumn] {
+        guard keys.count > 1, count >= _parallelThreshold else {
+            return keys.map { _KeyColumn($0, count: count, allocations: allocations) }
+        }
+        let results = _ResultSlots<_KeyColumn>(count: keys.count)
+        let inputs = _UncheckedBox(keys)
+        DispatchQueue.concurrentPerform(iterations: keys.count) { k in
+            results.set(k, _KeyColumn(inputs.value[k], count: count, allocations: allocations))
+        }
+        return results.values
+    }
+
+    /// The rows' full comparison from the first unresolved key on.
+    @inline(__always)
+    func compareTies(_ i: Int, _ j: Int) -> ComparisonResult {
+        _Ties(columns: columns, first: firstUnresolvedKey).compare(i, j)
+    }
+
+    /// All row positions in sorted order: the composites sorted as integers (position last, so
+    /// the result is stable), then each run of equal composites — rows the composite can't tell
+    /// apart — re-sorted by the full comparison of the remaining keys.
+    @usableFromInline
+    mutating func sortedIndices() -> [Int] {
+        records.sort { ($0.hi, $0.lo, $0.index) < ($1.hi, $1.lo, $1.index) }
+        if !indexPacked && firstUnresolvedKey < columns.count {
+            // The comparison captures the columns only: capturing `self` would share `records`
+            // and make every run's in-place sort copy the whole array.
+            let ties = _Ties(columns: columns, first: firstUnresolvedKey)
+            var start = 0
+            while start < records.count {
+                var end = start + 1
+                while end < records.count, records[end].hi == records[start].hi, records[end].lo == records[start].lo { end += 1 }
+                if end - start > 1 {
+                    records[start..<end].sort { a, b in
+                        let result = ties.compare(Int(a.index), Int(b.index))
+                        return result == .orderedSame ? a.index < b.index : result == .orderedAscending
+                    }
+                }
+                start = end
+            }
+        }
+        return records.map { Int($0.index) }
+    }
+
+    /// Bytes held for keys and positions: words, composites, string arenas.
+    var memoryFootprint: Int {
+        var bytes = records.count * MemoryLayout<Record>.stride
+        for column in columns {
+            bytes += (column.words.count + column.nextWords.count) * 8 + column.arena.count + column.starts.count * 8
+                + column.values.count * MemoryLayout<SortValue>.stride
+        }
+        return bytes
+    }
+}
+
+/// The full comparison of the keys a composite leaves unresolved.
+private struct _Ties {
+    let columns: [_KeyColumn]
+    let first: Int
+
+    @inline(__always)
+    func compare(_ i: Int, _ j: Int) -> ComparisonResult {
+        for k in first..<columns.count {
+            let result = columns[k].compare(i, j)
+            if result != .orderedSame { return result }
+        }
+        return .orderedSame
+    }
+}
+
+@inline(__always)
+private func _shiftLeft(_ hi: inout UInt64, _ lo: inout UInt64, by bits: Int) {
+    if bits == 0 { return }
+    if bits >= 128 { hi = 0; lo = 0; return }
+    if bits >= 64 {
+        hi = lo << UInt64(bits - 64)
+        lo = 0
+        return
+    }
+    hi = (hi << UInt64(bits)) | (lo >> UInt64(64 - bits))
+    lo <<= UInt64(bits)
+}
+
+/// Above this many rows, keys are extracted and encoded on several cores.
+@usableFromInline
+internal let _parallelThreshold = 50_000
+
+/// Write-once slots filled from `concurrentPerform`, each index by exactly one iteration.
+@usableFromInline
+internal final class _ResultSlots<Value>: @unchecked Sendable {
+    @usableFromInline var slots: [Value?]
+    @usableFromInline let lock = NSLock()
+    @inlinable init(count: Int) { slots = Array(repeating: nil, count: count) }
+    @inlinable func set(_ index: Int, _ value: Value) { lock.withLock { slots[index] = value } }
+    @inlinable var values: [Value] { lock.withLock { slots.map { $0! } } }
+}
+
+/// Shares read-only inputs with `concurrentPerform`: the key inputs are only read. A
+/// comparator input's closure is not called during encoding.
+@usableFromInline
+internal struct _UncheckedBox<Value>: @unchecked Sendable {
+    @usableFromInline let value: Value
+    @inlinable init(_ value: Value) { self.value = value }
+}
+
+extension RandomAccessCollection where Index == Int {
+    /// Bytes the fast path holds for keys and positions when sorting these rows by `keys`
+    /// (normalized words, composites, string arenas), for the benchmark's memory report.
+    package func _sortEngineFootprint(by keys: [SortKey<Element>]) -> Int {
+        _SortEngine(keys.map { $0._input(for: self) }, count: count).memoryFootprint
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+
+/// The first page of a sort without encoding every row: rows stream past a bounded max-heap of
+/// the best `count` so far, and a candidate's keys are evaluated one at a time, only as far as
+/// needed to reject it against the heap's largest member. With a selective first key most rows
+/// cost one key evaluation and one comparison.
+@usableFromInline
+internal struct _TopK {
+    /// A key's rules, and how to read it: a value per position, or a comparator of positions.
+    @usableFromInline
+    struct Key {
+        @usableFromInline let direction: SortDirection
+        @usableFromInline let collation: Collation
+        @usableFromInline let nulls: NullPlacement
+        @usableFromInline let value: ((Int) -> SortValue)?
+        @usableFromInline let comparator: ((Int, Int) -> ComparisonResult)?
+
+        @inlinable
+        init(direction: SortDirection, collation: Collation, nulls: NullPlacement,
+             value: ((Int) -> SortValue)?, comparator: ((Int, Int) -> ComparisonResult)?) {
+            self.direction = direction
+            self.collation = collation
+            self.nulls = nulls
+            self.value = value
+            self.comparator = comparator
+        }
+    }
+
+    /// A row with its keys evaluated as far as a comparison needed.
+    private struct Entry {
+        let position: Int
+        var values: [SortValue?]
+        var stringKeys: [[UInt8]?]
+    }
+
+    let keys: [Key]
+
+    @usableFromInline
+    init(keys: [Key]) {
+        self.keys = keys
+    }
+
+    /// The positions of the `count` smallest of `rowCount` rows, in sorted order. Stable.
+    @usableFromInline
+    func smallest(_ count: Int, of rowCount: Int) -> [Int] {
+        guard count > 0 else { return [] }
+        var heap: [Entry] = []
+        heap.reserveCapacity(count)
+        for position in 0..<rowCount {
+            if heap.count < count {
+                heap.append(decorated(position))
+                siftUp(&heap)
+            } else if compare(position, heap[0]) == .orderedAscending {
+                heap[0] = decorated(position)
+                siftDown(&heap)
+            }
+        }
+        heap.sort { less($0, $1) }
+        return heap.map(\.position)
+    }
+
+    /// A row that joins the heap, with every value key evaluated.
+    private func decorated(_ position: Int) -> Entry {
+        var entry = Entry(position: position, values: [], stringKeys: [])
+        for key in keys {
+            let value = key.value?(position)
+            entry.values.append(value)
+            if case .string(let s)? = value { entry.stringKeys.append(key.collation.sortKey(for: s)) } else { entry.stringKeys.append(nil) }
+        }
+        return entry
+    }
+
+    private func less(_ a: Entry, _ b: Entry) -> Bool {
+        compare(a.position, b, candidate: a) == .orderedAscending
+    }
+
+    /// The full comparison of a row with a heap member, position last. The row's keys are
+    /// evaluated one at a time, only as far as needed (or taken from `candidate` if decorated).
+    private func compare(_ position: Int, _ b: Entry, candidate: Entry? = nil) -> ComparisonResult {
+        for k in keys.indices {
+            let key = keys[k]
+            var result: ComparisonResult
+            if let comparator = key.comparator {
+                result = comparator(position, b.position)
+            } else {
+                let x = candidate?.values[k] ?? key.value!(position)
+                let y = b.values[k]!
+                if x.isNull || y.isNull {
+                    if x.isNull == y.isNull { continue }
+                    return x.isNull == key.nulls.nullsFirst(key.direction) ? .orderedAscending : .orderedDescending
+                }
+                if case .string(let s) = x, case .string = y {
+                    let left = candidate?.stringKeys[k] ?? key.collation.sortKey(for: s)
+                    result = _lexicographicCompare(left, b.stringKeys[k]!)
+                } else {
+                    result = SortValue.compare(x, y)
+                }
+            }
+            if key.direction == .descending { result = result.reversed }
+            if result != .orderedSame { return result }
+        }
+        return _compare(position, b.position)
+    }
+
+    private func siftUp(_ heap: inout [Entry]) {
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard less(heap[parent], heap[child]) else { return }
+            heap.swapAt(parent, child)
+            child = parent
+        }
+    }
+
+    private func siftDown(_ heap: inout [Entry]) {
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            guard left < heap.count else { return }
+            var largest = left
+            if left + 1 < heap.count, less(heap[left], heap[left + 1]) { largest = left + 1 }
+            guard less(heap[parent], heap[largest]) else { return }
+            heap.swapAt(parent, largest)
+            parent = largest
+        }
+    }
+}
+
+extension SortKey {
+    /// This key's reader for streaming selection over `rows`.
+    @inlinable
+    func _topKKey<Rows: RandomAccessCollection>(for rows: Rows) -> _TopK.Key where Rows.Element == Row, Rows.Index == Int {
+        let start = rows.startIndex
+        switch _source {
+        case .value(let extract):
+            return _TopK.Key(direction: direction, collation: collation, nulls: nulls,
+                             value: { extract(rows[start + $0]) }, comparator: nil)
+        case .comparator(let isNull, let compare):
+            // The null test and the comparison, direction not applied: `_TopK` applies it.
+            let nulls = self.nulls
+            let direction = self.direction
+            return _TopK.Key(direction: .ascending, collation: collation, nulls: nulls, value: nil) { i, j in
+                let (a, b) = (rows[start + i], rows[start + j])
+                if let isNull {
+                    let (x, y) = (isNull(a), isNull(b))
+                    if x || y {
+                        if x == y { return .orderedSame }
+                        return x == nulls.nullsFirst(direction) ? .orderedAscending : .orderedDescending
+                    }
+                }
+                let result = compare(a, b)
+                return direction == .ascending ? result : result.reversed
+            }
+        }
+    }
+}

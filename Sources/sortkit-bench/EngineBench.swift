@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import SortKit
+
+/// `sortkit-bench engine`: the fast engine against a hand-written closure and Foundation.
+struct EngineBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "engine",
+        abstract: "Sort 100k and 1M books: SortKit vs a hand-written closure vs Foundation's KeyPathComparator.")
+
+    @Option(help: "Row counts, comma-separated.")
+    var sizes: String = "100000,1000000"
+
+    @Option(help: "Runs per case for SortKit and the closure (min and median are reported).")
+    var runs: Int = 5
+
+    @Option(help: "Runs per case for the slow Foundation anchors.")
+    var foundationRuns: Int = 1
+
+    @Option(help: "Write each data set as CSV into this folder, for external tools.")
+    var csv: String?
+
+    @Flag(help: "Print the results again as a Markdown table at the end.")
+    var markdown = false
+
+    func run() throws {
+        var report = Report()
+        print("SortKit engine benchmark — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date().formatted(.iso8601))")
+        print(report.rows[0].joined(separator: " | "))
+        for size in sizes.split(separator: ",").compactMap({ Int($0) }) {
+            let books = BenchData.books(count: size)
+            if let csv {
+                try BenchData.writeCSV(books, to: URL(fileURLWithPath: csv).appendingPathComponent("books-\(size).csv"))
+            }
+            try runCases(books, &report)
+        }
+        if markdown { print("\n" + report.markdown()) }
+    }
+
+    func runCases(_ books: [BenchBook], _ report: inout Report) throws {
+        let n = books.count
+        let threeKeys: [SortKey<BenchBook>] = [SortKey(declaredOrderOf: \.status), SortKey(\.author), SortKey(\.price, .descending)]
+
+        // 3 keys: status in declared order, author, price descending.
+        let closure3 = try time("3 keys", n, "closure", &report) {
+            books.sorted { a, b in
+                if a.statusRank != b.statusRank { return a.statusRank < b.statusRank }
+                if a.author != b.author { return a.author < b.author }
+                return a.price > b.price
+            }
+        } verify: { checkSorted($0) { a, b in (a.statusRank, a.author, b.price) < (b.statusRank, b.author, a.price) } }
+        let foundation3 = try time("3 keys", n, "Foundation", &report, runs: foundationRuns) {
+            books.sorted(using: [KeyPathComparator(\BenchBook.statusRank), KeyPathComparator(\BenchBook.author),
+                                 KeyPathComparator(\BenchBook.price, order: .reverse)])
+        } verify: { checkSorted($0) { a, b in (a.statusRank, a.author, b.price) < (b.statusRank, b.author, a.price) } }
+        let full3 = try time("3 keys", n, "SortKit", &report, closure: closure3, foundation: foundation3) {
+            books.sorted(by: threeKeys)
+        } verify: { checkSortKit($0, threeKeys) }
+        let footprint = books._sortEngineFootprint(by: threeKeys)
+        print("3 keys | \(n) | SortKit keys + indices: \(footprint / n) bytes per row")
+
+        // Top 50 of the 3-key order, against the full sort.
+        let top = try time("top-50 of 3 keys", n, "SortKit min(count: 50)", &report, closure: closure3, foundation: foundation3) {
+            books.min(count: 50, sortedBy: threeKeys)
+        } verify: { result in
+            let expected = books.sorted(by: threeKeys).prefix(50).map(\.id)
+            return result.map(\.id) == expected ? nil : "top-50 differs from the full sort's first page"
+        }
+        print(String(format: "top-50 of 3 keys | \(n) | %.1f× faster than SortKit's full sort", full3.median / top.median))
+
+        // Single keys; every anchor is a literal closure, as a tuned hand-written sort would be.
+        let intClosure = try time("Int (pages)", n, "closure", &report) { books.sorted { $0.pages < $1.pages } }
+            verify: { checkSorted($0) { $0.pages < $1.pages } }
+        let intFoundation = try time("Int (pages)", n, "Foundation", &report, runs: foundationRuns) {
+            books.sorted(using: KeyPathComparator(\BenchBook.pages))
+        } verify: { checkSorted($0) { $0.pages < $1.pages } }
+        try time("Int (pages)", n, "SortKit", &report, closure: intClosure, foundation: intFoundation) {
+            books.sorted(by: [SortKey(\.pages)])
+        } verify: { checkSortKit($0, [SortKey(\.pages)]) }
+
+        let doubleClosure = try time("Double (price)", n, "closure", &report) { books.sorted { $0.price < $1.price } }
+            verify: { checkSorted($0) { $0.price < $1.price } }
+        let doubleFoundation = try time("Double (price)", n, "Foundation", &report, runs: foundationRuns) {
+            books.sorted(using: KeyPathComparator(\BenchBook.price))
+        } verify: { checkSorted($0) { $0.price < $1.price } }
+        try time("Double (price)", n, "SortKit", &report, closure: doubleClosure, foundation: doubleFoundation) {
+            books.sorted(by: [SortKey(\.price)])
+        } verify: { checkSortKit($0, [SortKey(\.price)]) }
+
+        let stringClosure = try time("String (title, binary)", n, "closure", &report) { books.sorted { $0.title < $1.title } }
+            verify: { checkSorted($0) { $0.title < $1.title } }
+        let stringFoundation = try time("String (title, binary)", n, "Foundation", &report, runs: foundationRuns) {
+            books.sorted(using: KeyPathComparator(\BenchBook.title))
+        } verify: { checkSorted($0) { $0.title < $1.title } }
+        try time("String (title, binary)", n, "SortKit", &report, closure: stringClosure, foundation: stringFoundation) {
+            books.sorted(by: [SortKey(\.title, collation: .binary)])
+        } verify: { checkSortKit($0, [SortKey(\.title, collation: .binary)]) }
+
+        // Natural and case-insensitive titles: SortKit's collations against plain `<` (which
+        // knows neither) and against Foundation's options that do.
+        let plain = stringClosure
+        let standard = try time("natural title", n, "Foundation localizedStandardCompare", &report, runs: foundationRuns) {
+            books.sorted { $0.title.localizedStandardCompare($1.title) == .orderedAscending }
+        } verify: { _ in nil }
+        try time("natural title", n, "SortKit natural", &report, closure: plain, foundation: standard) {
+            books.sorted(by: [SortKey(\.title)])
+        } verify: { checkSortKit($0, [SortKey(\.title)]) }
+        let caseless = try time("nocase title", n, "Foundation compare(.caseInsensitive)", &report, runs: foundationRuns) {
+            books.sorted { $0.title.compare($1.title, options: .caseInsensitive) == .orderedAscending }
+        } verify: { _ in nil }
+        try time("nocase title", n, "SortKit caseInsensitive", &report, closure: plain, foundation: caseless) {
+            books.sorted(by: [SortKey(\.title, collation: .caseInsensitive)])
+        } verify: { checkSortKit($0, [SortKey(\.title, collation: .caseInsensitive)]) }
+    }
+
+    @discardableResult
+    func time<T>(
+        _ name: String, _ n: Int, _ method: String, _ report: inout Report, runs: Int? = nil,
+        closure: Measurement? = nil, foundation: Measurement? = nil,
+        _ body: () -> T, verify: (T) -> String?
+    ) throws -> Measurement {
+        let (measurement, problem) = measure(runs: runs ?? self.runs, body, verify: verify)
+        if let problem { throw ValidationError("\(name), \(method): result is not sorted: \(problem)") }
+        report.add(name, n, method, measurement, closure: closure, foundation: foundation)
+        return measurement
+    }
+}
+
+/// nil if no adjacent pair is out of order by `less`.
+func checkSorted(_ rows: [BenchBook], _ less: (BenchBook, BenchBook) -> Bool) -> String? {
+    for i in rows.indices.dropFirst() where less(rows[i], rows[i - 1]) {
+        return "rows \(i - 1) and \(i)"
+    }
+    return nil
+}
+
+/// nil if the rows are in SortKit order and stable (ties keep ascending ids).
+func checkSortKit(_ rows: [BenchBook], _ keys: [SortKey<BenchBook>]) -> String? {
+    for i in rows.indices.dropFirst() {
+        switch keys.compare(rows[i - 1], rows[i]) {
+        case .orderedDescending: return "rows \(i - 1) and \(i) out of order"
+        case .orderedSame where rows[i - 1].id > rows[i].id: return "rows \(i - 1) and \(i) not stable"
+        default: continue
+        }
+    }
+    return nil
+}

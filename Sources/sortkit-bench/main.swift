@@ -1,0 +1,11 @@
+import ArgumentParser
+
+struct SortKitBench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sortkit-bench",
+        abstract: "SortKit's benchmarks; each case prints its time and its ratio to anchors measured in the same run.",
+        subcommands: [EngineBench.self],
+        defaultSubcommand: EngineBench.self)
+}
+
+SortKitBench.main()
