@@ -13,14 +13,21 @@ let package = Package(
     products: [
         .library(name: "SortKit", targets: ["SortKit"]),
         .library(name: "OrderKeys", targets: ["OrderKeys"]),
+        .library(name: "SortKitSQL", targets: ["SortKitSQL"]),
         .executable(name: "sortkit", targets: ["sortkit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .target(name: "SortKit", swiftSettings: swiftSettings),
         .target(name: "OrderKeys", swiftSettings: swiftSettings),
+        .target(
+            name: "SortKitSQL",
+            dependencies: ["SortKit", "OrderKeys", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "sortkit",
             dependencies: [
@@ -38,6 +45,11 @@ let package = Package(
         .testTarget(name: "SortKitTests", dependencies: ["SortKit", "OrderKeys"], swiftSettings: swiftSettings),
         .testTarget(
             name: "OrderKeysTests", dependencies: ["OrderKeys"], resources: [.copy("Vectors")], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SortKitSQLTests",
+            dependencies: ["SortKitSQL", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "sortkitTests", dependencies: ["sortkit"], swiftSettings: swiftSettings),
     ]
 )
