@@ -11,6 +11,9 @@ struct OrderBench: ParsableCommand {
     @Option(help: "Operation counts, comma-separated.")
     var operations: String = "10000,100000"
 
+    @Option(help: "Patterns to run, as letters (for example 'c,e'); all by default.")
+    var patterns: String = "a,b,c,d,e,f,g,h"
+
     enum Pattern: String, CaseIterable {
         case front = "(a) insert at front"
         case append = "(b) append"
@@ -35,7 +38,8 @@ struct OrderBench: ParsableCommand {
         print("pattern | operations | labels: mean rows | p99 | max label bytes | renumber: mean rows | fractional: max key chars")
         var rows: [String] = []
         for count in operations.split(separator: ",").compactMap({ Int($0) }) {
-            for pattern in Pattern.allCases {
+            let letters = Set(patterns.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) })
+            for pattern in Pattern.allCases where letters.contains(String(pattern.rawValue.dropFirst().prefix(1))) {
                 let result = try measure(pattern, count)
                 let fractional = result.fractionalMaxLength.map(String.init) ?? "—"
                 let line = "\(pattern.rawValue) | \(count) | \(String(format: "%.2f", result.mean)) | \(result.p99) | 8 | \(String(format: "%.0f", result.renumberMean)) | \(fractional)"
@@ -48,72 +52,80 @@ struct OrderBench: ParsableCommand {
     }
 
     /// Runs a pattern, checking after every operation that the written labels sit strictly
-    /// between their neighbours, and the whole order every 1,000 operations and at the end.
+    /// between their neighbours, and all labels every 1,000 operations and at the end. The
+    /// fractional baseline gives each inserted or moved item a key between its neighbours' keys;
+    /// their whole order is checked at the end.
     func measure(_ pattern: Pattern, _ count: Int) throws -> Result {
         var list = OrderedList<Int>(seed: 0x0DE5)
         var random = SplitMix64(seed: 0x0DE5_0001)
         var result = Result()
+        var keys: [Int: String] = [:]
+        var maxKey = 0
         var next = 0
-        func newID() -> Int { defer { next += 1 }; return next }
+        func place(_ id: Int) throws {
+            let (before, after) = list.neighbours(of: id)!
+            let key = try FractionalKey.between(before.map { keys[$0]! }, after.map { keys[$0]! })
+            keys[id] = key
+            maxKey = max(maxKey, key.utf8.count)
+        }
+        func add(after predecessor: Int?) throws -> [LabelWrite<Int>] {
+            let id = next
+            next += 1
+            let writes = try list.insert(id, after: predecessor)
+            try place(id)
+            return writes
+        }
         let base = [Pattern.randomMoves, .lastToSecond, .afterMiddle].contains(pattern) ? 1_000 : 0
-        for _ in 0..<base { try list.append(newID()) }
+        for _ in 0..<base { _ = try add(after: list.count == 0 ? nil : list[list.count - 1]) }
         let middle = base / 2
         var newest: (Int, Int)? = nil
-        var fractional = FractionalTracker()
 
         for step in 0..<count {
-            let writes: [LabelWrite<Int>]
+            var writes: [LabelWrite<Int>]
             switch pattern {
             case .front:
-                let id = newID()
-                writes = try list.prepend(id)
+                writes = try add(after: nil)
                 result.renumberWrites.append(list.count)
-                try fractional.insert(between: nil, and: fractional.first)
             case .append:
-                writes = try list.append(newID())
+                writes = try add(after: list.count == 0 ? nil : list[list.count - 1])
                 result.renumberWrites.append(1)
-                try fractional.insert(between: fractional.last, and: nil)
             case .afterFirst:
-                if list.count == 0 { _ = try list.append(newID()); fractional.reset(try FractionalKey.between(nil, nil)) }
-                let first = list[0]
-                writes = try list.insert(newID(), after: first)
+                if list.count == 0 { _ = try add(after: nil) }
+                writes = try add(after: list[0])
                 result.renumberWrites.append(list.count - 1)
-                try fractional.insertAfterFirst()
             case .zigzag:
                 if newest == nil {
-                    let (a, b) = (newID(), newID())
-                    try list.append(a); try list.append(b)
-                    newest = (a, b)
-                    fractional.reset(try FractionalKey.between(nil, nil))
-                    fractional.zigzag = (fractional.first!, try FractionalKey.between(fractional.first, nil))
+                    let a = next
+                    _ = try add(after: nil)
+                    _ = try add(after: a)
+                    newest = (a, a + 1)
                 }
+                // Between the two newest items, which are always adjacent.
                 let (older, newer) = newest!
-                let id = newID()
-                // Insert between the two newest items, which are always adjacent.
-                let (low, high) = list.label(of: older)! < list.label(of: newer)! ? (older, newer) : (newer, older)
-                writes = try list.insert(id, after: low)
-                _ = high
+                let low = list.label(of: older)! < list.label(of: newer)! ? older : newer
+                let id = next
+                writes = try add(after: low)
                 newest = (newer, id)
                 result.renumberWrites.append(list.count / 2)
-                try fractional.zigzagStep()
             case .random:
                 let offset = list.count == 0 ? -1 : Int.random(in: 0..<list.count, using: &random)
-                let after = offset < 0 ? nil : list[offset]
-                writes = try list.insert(newID(), after: after)
+                writes = try add(after: offset < 0 ? nil : list[offset])
                 result.renumberWrites.append(list.count - offset - 1)
             case .randomMoves:
                 let from = Int.random(in: 0..<list.count, using: &random)
                 let to = Int.random(in: 0...list.count, using: &random)
+                let id = list[from]
                 writes = try list.move(fromOffsets: [from], toOffset: to)
+                if !writes.isEmpty { try place(id) }
                 result.renumberWrites.append(abs(to - from) + 1)
             case .lastToSecond:
+                let id = list[list.count - 1]
                 writes = try list.move(fromOffsets: [list.count - 1], toOffset: 1)
+                try place(id)
                 result.renumberWrites.append(list.count - 1)
             case .afterMiddle:
-                writes = try list.insert(newID(), after: middle)
+                writes = try add(after: middle)
                 result.renumberWrites.append(list.count / 2)
-                if step == 0 { fractional.reset(try FractionalKey.between(nil, nil)); fractional.zigzag = (fractional.first!, try FractionalKey.between(fractional.first, nil)) }
-                try fractional.insertAfterMiddle()
             }
             result.writes.append(writes.count)
             for write in writes {
@@ -124,60 +136,14 @@ struct OrderBench: ParsableCommand {
             if step % 1_000 == 999 || step == count - 1 {
                 guard list.verify() else { throw ValidationError("\(pattern.rawValue): labels invalid at step \(step)") }
             }
+            if step == count - 1 {
+                let ordered = list.ids.map { keys[$0]! }
+                guard zip(ordered, ordered.dropFirst()).allSatisfy({ Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) else {
+                    throw ValidationError("\(pattern.rawValue): fractional keys out of order at step \(step)")
+                }
+            }
         }
-        result.fractionalMaxLength = fractional.used ? fractional.maxLength : nil
+        result.fractionalMaxLength = maxKey
         return result
-    }
-}
-
-/// Unbounded fractional keys for the patterns whose neighbours are known without an index.
-struct FractionalTracker {
-    var first: String? = nil
-    var last: String? = nil
-    var afterFirst: String? = nil
-    var zigzag: (String, String)? = nil
-    var maxLength = 0
-    var used = false
-
-    mutating func note(_ key: String) {
-        used = true
-        maxLength = max(maxLength, key.utf8.count)
-    }
-
-    mutating func reset(_ key: String) {
-        first = key
-        last = key
-        note(key)
-    }
-
-    mutating func insert(between a: String?, and b: String?) throws {
-        let key = try FractionalKey.between(a, b)
-        if a == nil { first = key }
-        if b == nil { last = key }
-        if first == nil { first = key }
-        if last == nil { last = key }
-        note(key)
-    }
-
-    mutating func insertAfterFirst() throws {
-        let key = try FractionalKey.between(first, afterFirst)
-        afterFirst = key
-        note(key)
-    }
-
-    /// Between the two newest keys, alternating which side the next one lands on.
-    mutating func zigzagStep() throws {
-        let (older, newer) = zigzag!
-        let key = older < newer ? try FractionalKey.between(older, newer) : try FractionalKey.between(newer, older)
-        zigzag = (newer, key)
-        note(key)
-    }
-
-    /// Always right after the same item: the next key is between it and the previous insert.
-    mutating func insertAfterMiddle() throws {
-        let (anchor, bound) = zigzag!
-        let key = try FractionalKey.between(anchor, bound)
-        zigzag = (anchor, key)
-        note(key)
     }
 }

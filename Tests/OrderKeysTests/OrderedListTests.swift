@@ -35,6 +35,10 @@ struct OrderedListTests {
         #expect(label >= low && label <= high, "a random label in the middle half of the gap")
         #expect(list.ids == ["a", "b", "bb", "c"])
         #expect(list.verify())
+        #expect(list.neighbours(of: "a")! == (nil, "b"))
+        #expect(list.neighbours(of: "bb")! == ("b", "c"))
+        #expect(list.neighbours(of: "c")! == ("bb", nil))
+        #expect(list.neighbours(of: "zz") == nil)
     }
 
     @Test("SwiftUI onMove cases", arguments: [

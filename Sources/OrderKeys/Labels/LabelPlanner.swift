@@ -119,7 +119,7 @@ public struct OrderKeyError: Error, Hashable, CustomStringConvertible {
         OrderKeyError(.offset, "offset \(offset) is outside the list of \(count) items")
     }
 
-    /// The label space can't hold another item (about 5.5 × 10^7 items).
+    /// The label space can't hold another item near the insertion point.
     public static let full = OrderKeyError(.full, "the ordered list is full")
 
     /// Whether the error is an unknown id.

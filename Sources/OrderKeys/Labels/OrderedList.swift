@@ -51,6 +51,20 @@ public struct OrderedList<ID: Hashable> {
         preconditionFailure("offset out of range")
     }
 
+    /// The ids right before and right after `id` in the order (`nil` at the ends), or `nil` if
+    /// the list doesn't hold `id`.
+    ///
+    ///     list.ids                  // [1, 2, 3]
+    ///     list.neighbours(of: 1)    // (before: nil, after: 2)
+    public func neighbours(of id: ID) -> (before: ID?, after: ID?)? {
+        guard let label = labels[id] else { return nil }
+        let b = blockIndex(for: label)
+        let position = _partition(blocks[b]) { $0.label >= label }
+        let before = position > 0 ? blocks[b][position - 1].id : (b > 0 ? blocks[b - 1].last!.id : nil)
+        let after = position + 1 < blocks[b].count ? blocks[b][position + 1].id : (b + 1 < blocks.count ? blocks[b + 1].first!.id : nil)
+        return (before, after)
+    }
+
     // MARK: Mutations
 
     /// Appends `id` at the end. Usually writes one row: `id` at the last label + 2^32.

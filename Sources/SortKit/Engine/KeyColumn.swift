@@ -32,7 +32,15 @@ extension SortKey {
     func _input<Rows: RandomAccessCollection>(for rows: Rows) -> _KeyInput where Rows.Element == Row, Rows.Index == Int {
         switch _source {
         case .value(let extract):
-            return _KeyInput(source: .values(rows.map(extract)), direction: direction, collation: collation, nulls: nulls)
+            let values = _load.flatMap { load in
+                rows.withContiguousStorageIfAvailable { buffer -> [SortValue] in
+                    guard let base = buffer.baseAddress else { return [] }
+                    let raw = UnsafeRawPointer(base)
+                    let stride = MemoryLayout<Row>.stride
+                    return (0..<buffer.count).map { load(raw + $0 * stride) }
+                }
+            } ?? rows.map(extract)
+            return _KeyInput(source: .values(values), direction: direction, collation: collation, nulls: nulls)
         case .comparator:
             let start = rows.startIndex
             return _KeyInput(

@@ -95,12 +95,12 @@ internal struct _SortEngine {
         _Ties(columns: columns, first: firstUnresolvedKey).compare(i, j)
     }
 
-    /// All row positions in sorted order: the composites sorted as integers (position last, so
-    /// the result is stable), then each run of equal composites — rows the composite can't tell
-    /// apart — re-sorted by the full comparison of the remaining keys.
+    /// All row positions in sorted order: the composites radix-sorted as integers (stable, so
+    /// equal composites stay in position order), then each run of equal composites — rows the
+    /// composite can't tell apart — re-sorted by the full comparison of the remaining keys.
     @usableFromInline
     mutating func sortedIndices() -> [Int] {
-        records.sort { ($0.hi, $0.lo, $0.index) < ($1.hi, $1.lo, $1.index) }
+        _radixSort(&records)
         if !indexPacked && firstUnresolvedKey < columns.count {
             // The comparison captures the columns only: capturing `self` would share `records`
             // and make every run's in-place sort copy the whole array.

@@ -133,6 +133,14 @@ extension SortKey {
         let start = rows.startIndex
         switch _source {
         case .value(let extract):
+            // `rows` is an unsafe buffer while the selection runs (see `indices(ofMin:sortedBy:)`),
+            // so its base address stays valid for the reader's lifetime.
+            if let load = _load, let base = rows.withContiguousStorageIfAvailable({ $0.baseAddress }) ?? nil {
+                let raw = UnsafeRawPointer(base)
+                let stride = MemoryLayout<Row>.stride
+                return _TopK.Key(direction: direction, collation: collation, nulls: nulls,
+                                 value: { load(raw + $0 * stride) }, comparator: nil)
+            }
             return _TopK.Key(direction: direction, collation: collation, nulls: nulls,
                              value: { extract(rows[start + $0]) }, comparator: nil)
         case .comparator(let isNull, let compare):

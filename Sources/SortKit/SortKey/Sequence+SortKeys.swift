@@ -63,7 +63,10 @@ extension RandomAccessCollection where Index == Int {
         precondition(count >= 0, "cannot take a negative number of elements")
         guard count < self.count else { return sortedIndices(by: keys) }
         guard !keys.isEmpty else { return Array(indices.prefix(count)) }
-        return _offsetting(_TopK(keys: keys.map { $0._topKKey(for: self) }).smallest(count, of: self.count))
+        let selected = withContiguousStorageIfAvailable { buffer in
+            _TopK(keys: keys.map { $0._topKKey(for: buffer) }).smallest(count, of: buffer.count)
+        } ?? _TopK(keys: keys.map { $0._topKKey(for: self) }).smallest(count, of: self.count)
+        return _offsetting(selected)
     }
 }
 

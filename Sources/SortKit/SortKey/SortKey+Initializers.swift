@@ -18,6 +18,9 @@ extension SortKey {
         collation: Collation = .default, nulls: NullPlacement = .last
     ) {
         self.init(_source: .value { $0[keyPath: keyPath].sortValue }, direction: direction, collation: collation, nulls: nulls)
+        if let offset = MemoryLayout<Row>.offset(of: keyPath) {
+            _load = { $0.load(fromByteOffset: offset, as: Value.self).sortValue }
+        }
     }
 
     /// Sorts by a `Comparable` property of a type that has no sort value, compared with `<`.
@@ -106,6 +109,9 @@ extension SortKey {
     ) {
         let ranks = _Ranks(order)
         self.init(_source: .value { ranks.rank(of: $0[keyPath: keyPath]) }, direction: direction, collation: .binary, nulls: .last)
+        if let offset = MemoryLayout<Row>.offset(of: keyPath) {
+            _load = { ranks.rank(of: $0.load(fromByteOffset: offset, as: Value.self)) }
+        }
     }
 
     /// Sorts an optional property in an explicit order of values; `nil` is null and values not
@@ -119,6 +125,9 @@ extension SortKey {
         self.init(
             _source: .value { row in row[keyPath: keyPath].map { ranks.rank(of: $0) } ?? .null },
             direction: direction, collation: .binary, nulls: nulls)
+        if let offset = MemoryLayout<Row>.offset(of: keyPath) {
+            _load = { $0.load(fromByteOffset: offset, as: Value?.self).map { ranks.rank(of: $0) } ?? .null }
+        }
     }
 }
 

@@ -33,6 +33,12 @@ public struct SortKey<Row>: Sendable {
     @usableFromInline
     internal var _source: _Source
 
+    /// For a key path to a stored property: reads the value straight from a row's memory at
+    /// the property's offset, which is several times faster than applying the key path. Used
+    /// when rows are stored contiguously.
+    @usableFromInline
+    internal var _load: (@Sendable (UnsafeRawPointer) -> SortValue)? = nil
+
     /// The key's direction.
     public var direction: SortDirection
     /// How string values compare.
