@@ -46,14 +46,20 @@ internal struct _TopK {
         guard count > 0 else { return [] }
         var heap: [Entry] = []
         heap.reserveCapacity(count)
-        for position in 0..<rowCount {
-            if heap.count < count {
-                heap.append(decorated(position))
-                siftUp(&heap)
-            } else if compare(position, heap[0]) == .orderedAscending {
-                heap[0] = decorated(position)
-                siftDown(&heap)
-            }
+        for position in 0..<min(count, rowCount) {
+            heap.append(decorated(position))
+            siftUp(&heap)
+        }
+        // The heap's largest entry, held locally: reading `heap[0]` for every row would copy
+        // its arrays (reference counting) each time.
+        var top = heap[0]
+        // One buffer for candidates' string keys, reused so a candidate costs no allocation.
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(256)
+        for position in min(count, rowCount)..<rowCount where compare(position, top, scratch: &scratch) == .orderedAscending {
+            heap[0] = decorated(position)
+            siftDown(&heap)
+            top = heap[0]
         }
         heap.sort { less($0, $1) }
         return heap.map(\.position)
@@ -71,12 +77,13 @@ internal struct _TopK {
     }
 
     private func less(_ a: Entry, _ b: Entry) -> Bool {
-        compare(a.position, b, candidate: a) == .orderedAscending
+        var unused: [UInt8] = []
+        return compare(a.position, b, candidate: a, scratch: &unused) == .orderedAscending
     }
 
     /// The full comparison of a row with a heap member, position last. The row's keys are
     /// evaluated one at a time, only as far as needed (or taken from `candidate` if decorated).
-    private func compare(_ position: Int, _ b: Entry, candidate: Entry? = nil) -> ComparisonResult {
+    private func compare(_ position: Int, _ b: Entry, candidate: Entry? = nil, scratch: inout [UInt8]) -> ComparisonResult {
         for k in keys.indices {
             let key = keys[k]
             var result: ComparisonResult
@@ -90,8 +97,13 @@ internal struct _TopK {
                     return x.isNull == key.nulls.nullsFirst(key.direction) ? .orderedAscending : .orderedDescending
                 }
                 if case .string(let s) = x, case .string = y {
-                    let left = candidate?.stringKeys[k] ?? key.collation.sortKey(for: s)
-                    result = _lexicographicCompare(left, b.stringKeys[k]!)
+                    if let left = candidate?.stringKeys[k] {
+                        result = _lexicographicCompare(left, b.stringKeys[k]!)
+                    } else {
+                        scratch.removeAll(keepingCapacity: true)
+                        key.collation.appendSortKey(for: s, to: &scratch)
+                        result = _lexicographicCompare(scratch, b.stringKeys[k]!)
+                    }
                 } else {
                     result = SortValue.compare(x, y)
                 }
