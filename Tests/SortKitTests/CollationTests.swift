@@ -74,6 +74,20 @@ struct CollationTests {
         }
     }
 
+    @Test("Comparing a string with a key by prefix first equals comparing full keys", arguments: Collation.allCases)
+    func prefixComparison(collation: Collation) {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0005)
+        var scratch = _KeyScratch()
+        let long = ["Chapter 12 of a rather long title", "chapter 12 of a rather long title!", "Chapter 0012 of a rather long", ""]
+        for _ in 0..<3_000 {
+            let a = Bool.random(using: &random) ? random.unicodeString(maxLength: 12) : long.randomElement(using: &random)! + random.unicodeString(maxLength: 2)
+            let b = Bool.random(using: &random) ? random.unicodeString(maxLength: 12) : long.randomElement(using: &random)!
+            let key = collation.sortKey(for: b)
+            let expected = _lexicographicCompare(collation.sortKey(for: a), key)
+            #expect(collation.compare(a, toSortKey: key, scratch: &scratch) == expected, "\(a.debugDescription) vs \(b.debugDescription), \(random.replay)")
+        }
+    }
+
     @Test("Binary agrees with Swift's own String order and equality")
     func binaryAgreesWithSwift() {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_0003)

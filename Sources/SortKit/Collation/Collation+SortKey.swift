@@ -26,7 +26,7 @@ extension Collation {
 
     /// Appends ``sortKey(for:)`` to `key`, to build composite keys without copies.
     public func appendSortKey(for string: String, to key: inout [UInt8]) {
-        if _appendASCIISortKey(for: string, to: &key) { return }
+        if _appendASCIISortKey(for: string, to: &key, limit: .max) != nil { return }
         let nfc = _nfc(string)
         switch self {
         case .binary:
@@ -43,22 +43,56 @@ extension Collation {
         key.append(contentsOf: nfc.utf8)
     }
 
+    /// Compares `string`'s sort key with `key`, building only as much of the string's key as
+    /// the comparison needs: for ASCII, a 16-byte prefix first and the rest only when the
+    /// prefixes tie; other text's keys (normalization is costly) are kept in `scratch`'s cache.
+    /// Reusing `scratch` between calls, a comparison allocates nothing.
+    func compare(_ string: String, toSortKey key: [UInt8], scratch: inout _KeyScratch) -> ComparisonResult {
+        scratch.buffer.removeAll(keepingCapacity: true)
+        switch _appendASCIISortKey(for: string, to: &scratch.buffer, limit: 16) {
+        case true?:
+            return _lexicographicCompare(scratch.buffer, key)
+        case false?:
+            let common = Swift.min(scratch.buffer.count, key.count)
+            let prefix = _lexicographicCompare(scratch.buffer[..<common], key[..<common])
+            if prefix != .orderedSame { return prefix }
+            scratch.buffer.removeAll(keepingCapacity: true)
+            appendSortKey(for: string, to: &scratch.buffer)
+            return _lexicographicCompare(scratch.buffer, key)
+        case nil:
+            if let cached = scratch.cache[string] { return _lexicographicCompare(cached, key) }
+            let full = sortKey(for: string)
+            if scratch.cache.count < _KeyScratch.cacheLimit { scratch.cache[string] = full }
+            return _lexicographicCompare(full, key)
+        }
+    }
+
     /// The same key as the general path, for ASCII text, in one pass without allocating: ASCII is
-    /// its own NFC form, case folding is lowercasing, and there are no diacritics. Returns
-    /// `false`, appending nothing, for text that isn't ASCII.
-    private func _appendASCIISortKey(for string: String, to key: inout [UInt8]) -> Bool {
+    /// its own NFC form, case folding is lowercasing, and there are no diacritics. Returns `nil`,
+    /// appending nothing, for text that isn't ASCII; `false` if it stopped at `limit` bytes
+    /// (finishing the current digit run) before the key was complete; `true` otherwise.
+    private func _appendASCIISortKey(for string: String, to key: inout [UInt8], limit: Int) -> Bool? {
         var string = string
-        return string.withUTF8 { bytes in
-            guard !bytes.contains(where: { $0 >= 0x80 }) else { return false }
+        return string.withUTF8 { bytes -> Bool? in
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return nil }
+            let start = key.count
             switch self {
             case .binary:
+                if bytes.count > limit {
+                    key.append(contentsOf: bytes[..<limit])
+                    return false
+                }
                 key.append(contentsOf: bytes)
                 return true
             case .caseInsensitive, .folded:
-                for byte in bytes { key.append(_asciiLower(byte) &+ 1) }
+                for byte in bytes {
+                    if key.count - start >= limit { return false }
+                    key.append(_asciiLower(byte) &+ 1)
+                }
             case .natural:
                 var i = 0
                 while i < bytes.count {
+                    if key.count - start >= limit { return false }
                     let byte = bytes[i]
                     guard _isDigit(byte) else {
                         key.append(_asciiLower(byte) &+ 1)
@@ -75,6 +109,7 @@ extension Collation {
                     i = end
                 }
             }
+            if key.count - start >= limit { return false }
             key.append(0)
             key.append(contentsOf: bytes)
             return true
@@ -111,4 +146,16 @@ extension Collation {
 @inline(__always)
 private func _asciiLower(_ byte: UInt8) -> UInt8 {
     byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+}
+
+/// Reusable state for comparing many strings with sort keys: a byte buffer and a bounded cache
+/// of non-ASCII strings' keys.
+struct _KeyScratch {
+    static let cacheLimit = 16_384
+    var buffer: [UInt8] = []
+    var cache: [String: [UInt8]] = [:]
+
+    init() {
+        buffer.reserveCapacity(256)
+    }
 }

@@ -53,9 +53,8 @@ internal struct _TopK {
         // The heap's largest entry, held locally: reading `heap[0]` for every row would copy
         // its arrays (reference counting) each time.
         var top = heap[0]
-        // One buffer for candidates' string keys, reused so a candidate costs no allocation.
-        var scratch: [UInt8] = []
-        scratch.reserveCapacity(256)
+        // One buffer (and cache) for candidates' string keys, reused so a candidate costs no allocation.
+        var scratch = _KeyScratch()
         for position in min(count, rowCount)..<rowCount where compare(position, top, scratch: &scratch) == .orderedAscending {
             heap[0] = decorated(position)
             siftDown(&heap)
@@ -77,13 +76,13 @@ internal struct _TopK {
     }
 
     private func less(_ a: Entry, _ b: Entry) -> Bool {
-        var unused: [UInt8] = []
+        var unused = _KeyScratch()
         return compare(a.position, b, candidate: a, scratch: &unused) == .orderedAscending
     }
 
     /// The full comparison of a row with a heap member, position last. The row's keys are
     /// evaluated one at a time, only as far as needed (or taken from `candidate` if decorated).
-    private func compare(_ position: Int, _ b: Entry, candidate: Entry? = nil, scratch: inout [UInt8]) -> ComparisonResult {
+    private func compare(_ position: Int, _ b: Entry, candidate: Entry? = nil, scratch: inout _KeyScratch) -> ComparisonResult {
         for k in keys.indices {
             let key = keys[k]
             var result: ComparisonResult
@@ -100,9 +99,7 @@ internal struct _TopK {
                     if let left = candidate?.stringKeys[k] {
                         result = _lexicographicCompare(left, b.stringKeys[k]!)
                     } else {
-                        scratch.removeAll(keepingCapacity: true)
-                        key.collation.appendSortKey(for: s, to: &scratch)
-                        result = _lexicographicCompare(scratch, b.stringKeys[k]!)
+                        result = key.collation.compare(s, toSortKey: b.stringKeys[k]!, scratch: &scratch)
                     }
                 } else {
                     result = SortValue.compare(x, y)
