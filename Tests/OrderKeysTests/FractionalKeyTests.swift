@@ -64,6 +64,24 @@ struct FractionalKeyTests {
         #expect(long < inner && inner < long + "1")
     }
 
+    @Test("A length cap rebalances a small window, and the order holds")
+    func localRebalance() throws {
+        var random = TestRandom(default: 0x5EED_0102)
+        var keys = try FractionalKey.keys(20, between: nil, and: nil)
+        var rewritten = 0
+        for _ in 0..<2_000 {
+            // Mostly right after the first key: the pattern that grows keys fastest.
+            let index = Bool.random(using: &random) ? 1 : Int.random(in: 0...keys.count, using: &random)
+            let (key, rewrites) = try FractionalKey.insert(at: index, in: keys, lengthCap: 6)
+            for rewrite in rewrites { keys[rewrite.index] = rewrite.key }
+            keys.insert(key, at: index)
+            rewritten += rewrites.count
+            #expect(keys.allSatisfy { $0.count <= 6 }, "\(random.replay)")
+        }
+        #expect(zip(keys, keys.dropFirst()).allSatisfy { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        #expect(rewritten < 2_000 * 20, "a rebalance rewrites a window, not the list: \(rewritten) rewrites")
+    }
+
     @Test("A length cap signals a rebalance, and re-spaced keys are short")
     func lengthCap() throws {
         var key = try FractionalKey.between(nil, nil)

@@ -11,10 +11,10 @@
 /// as bytes (`<` on `String` is the same order for these ASCII keys); store them with binary /
 /// "C" collation, never a locale collation, which would reorder `a` and `B`.
 ///
-/// Keys grow by about one character per five or six inserts into the same gap. Use
-/// ``between(_:_:lengthCap:)`` to learn when a key would pass a cap, and
-/// ``keys(_:between:and:)`` to re-space a run of neighbours with short keys (a local rebalance).
-/// Everything here is iterative: the reference's recursive midpoint overflows the stack on
+/// Keys grow by about one character per five or six inserts into the same gap. With a length
+/// cap, ``insert(at:in:lengthCap:)`` re-spaces the smallest window of neighbours that makes
+/// room (a local rebalance); ``between(_:_:lengthCap:)`` only reports that a key would pass the
+/// cap. Everything here is iterative: the reference's recursive midpoint overflows the stack on
 /// very long keys; here a 20,000-character key is fine.
 public enum FractionalKey {
     static let digits: [UInt8] = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
@@ -67,25 +67,75 @@ public enum FractionalKey {
     }
 
     /// `count` keys in order, strictly between `a` and `b`, as short as the gap allows: the same
-    /// keys the reference's `generateNKeysBetween` gives.
+    /// keys the reference's `generateNKeysBetween` gives (midpoint first, then each half),
+    /// computed with an explicit work list instead of recursion.
     public static func keys(_ count: Int, between a: String?, and b: String?) throws -> [String] {
         precondition(count >= 0, "count must not be negative")
-        if count == 0 { return [] }
-        if count == 1 { return [try between(a, b)] }
-        if b == nil {
-            var keys = [try between(a, nil)]
-            for _ in 1..<count { keys.append(try between(keys.last!, nil)) }
-            return keys
+        var result = [String](repeating: "", count: count)
+        var work: [(low: String?, high: String?, start: Int, count: Int)] = [(a, b, 0, count)]
+        while let (low, high, start, n) = work.popLast() {
+            switch n {
+            case 0:
+                continue
+            case 1:
+                result[start] = try between(low, high)
+            case _ where high == nil:
+                var key = try between(low, nil)
+                result[start] = key
+                for i in 1..<n {
+                    key = try between(key, nil)
+                    result[start + i] = key
+                }
+            case _ where low == nil:
+                var key = try between(nil, high)
+                result[start + n - 1] = key
+                for i in 1..<n {
+                    key = try between(nil, key)
+                    result[start + n - 1 - i] = key
+                }
+            default:
+                let middle = n / 2
+                let key = try between(low, high)
+                result[start + middle] = key
+                work.append((low, key, start, middle))
+                work.append((key, high, start + middle + 1, n - middle - 1))
+            }
         }
-        if a == nil {
-            var keys = [try between(nil, b)]
-            for _ in 1..<count { keys.append(try between(nil, keys.last!)) }
-            return keys.reversed()
+        return result
+    }
+
+    /// A key for a new item at `index` in `keys` (sorted), no longer than `lengthCap`: between
+    /// its neighbours if that key fits, otherwise found by re-spacing the smallest window of
+    /// neighbours (1, 2, 4, … on each side) whose fresh, evenly spread keys all fit — a local
+    /// rebalance that rewrites only that window.
+    ///
+    ///     let result = try FractionalKey.insert(at: 1, in: keys, lengthCap: 10)
+    ///     // result.key for the new item; result.rewrites: [(index in keys, new key)]
+    ///
+    /// - Throws: ``FractionalKeyError`` if even the whole list re-spaced can't fit the cap.
+    public static func insert(at index: Int, in keys: [String], lengthCap: Int) throws
+        -> (key: String, rewrites: [(index: Int, key: String)])
+    {
+        precondition(index >= 0 && index <= keys.count, "index out of range")
+        let key = try between(index > 0 ? keys[index - 1] : nil, index < keys.count ? keys[index] : nil)
+        if key.utf8.count <= lengthCap { return (key, []) }
+        var radius = 1
+        while true {
+            let low = Swift.max(0, index - radius)
+            let high = Swift.min(keys.count, index + radius)
+            let fresh = try Self.keys(high - low + 1, between: low > 0 ? keys[low - 1] : nil, and: high < keys.count ? keys[high] : nil)
+            if fresh.allSatisfy({ $0.utf8.count <= lengthCap }) {
+                let position = index - low
+                var rewrites: [(index: Int, key: String)] = []
+                for (offset, i) in (low..<high).enumerated() {
+                    let replacement = fresh[offset < position ? offset : offset + 1]
+                    if replacement != keys[i] { rewrites.append((i, replacement)) }
+                }
+                return (fresh[position], rewrites)
+            }
+            if low == 0 && high == keys.count { throw FractionalKeyError.overCap(lengthCap) }
+            radius *= 2
         }
-        // Midpoint first, then each half: the reference's recursion, depth log2(count).
-        let middle = count / 2
-        let key = try between(a, b)
-        return try keys(middle, between: a, and: key) + [key] + keys(count - middle - 1, between: key, and: b)
     }
 
     // MARK: The reference's algorithm, iteratively
