@@ -208,6 +208,7 @@ extension _KeyColumn {
             }
             tie = .values
         }
+        if case .exact = tie { _rankIfRepetitive(&raw, isNull: isNull) }
         let (normalized, bits, exact) = _normalize(raw, isNull: isNull, direction: key.direction, nullsFirst: key.nulls.nullsFirst(key.direction))
         self.words = allocations.buffer(normalized)
         self.bits = bits
@@ -276,6 +277,33 @@ private enum _RawEncoding {
         // At least one repeat in ten samples: about 5 × sampleSize distinct values or fewer.
         return strings > 0 && distinct.count * 10 <= strings * 9
     }
+}
+
+/// Replaces exact words by their rank among the distinct words when a sample shows the column
+/// repeats (prices, years, small counts): ranks need far fewer bits than IEEE 754 patterns, so
+/// more keys fit in one composite and the radix sort makes fewer passes.
+private func _rankIfRepetitive(_ raw: inout [UInt64], isNull: [Bool]) {
+    let count = raw.count
+    let sampleSize = min(count, 16_384)
+    guard sampleSize >= 64 else { return }
+    let step = count / sampleSize
+    var sample = Set<UInt64>()
+    var seen = 0
+    for i in stride(from: 0, to: step * sampleSize, by: step) where !isNull[i] {
+        sample.insert(raw[i])
+        seen += 1
+    }
+    // At least one repeat in ten samples, and the spread wider than the distinct values need.
+    guard seen > 0, sample.count * 10 <= seen * 9 else { return }
+    var distinct = Set<UInt64>(minimumCapacity: sample.count * 4)
+    for i in 0..<count where !isNull[i] { distinct.insert(raw[i]) }
+    let sorted = distinct.sorted()
+    guard let first = sorted.first, let last = sorted.last,
+        UInt64.bitWidth - UInt64(sorted.count).leadingZeroBitCount < UInt64.bitWidth - (last - first).leadingZeroBitCount
+    else { return }
+    var rank = [UInt64: UInt64](minimumCapacity: sorted.count)
+    for (r, word) in sorted.enumerated() { rank[word] = UInt64(r) }
+    for i in 0..<count where !isNull[i] { raw[i] = rank[raw[i]]! }
 }
 
 /// IEEE 754 bits made order-preserving as unsigned integers; -0 is 0 and every NaN the largest.

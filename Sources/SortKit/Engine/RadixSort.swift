@@ -5,7 +5,10 @@
 ///
 /// Measured by `sortkit-bench engine`: on 1M rows it replaces a comparison sort of
 /// O(n log n) 24-byte compares with a few linear passes.
-internal func _radixSort(_ records: inout [_SortEngine.Record]) {
+///
+/// - Parameter skippingLowBytes: Low bytes of `lo` not to sort on: the packed positions, which
+///   records already hold in order.
+internal func _radixSort(_ records: inout [_SortEngine.Record], skippingLowBytes: Int = 0) {
     let count = records.count
     guard count > 1 else { return }
     // Histograms of all 16 byte positions in one pass.
@@ -26,7 +29,7 @@ internal func _radixSort(_ records: inout [_SortEngine.Record]) {
     }
     var scratch = records
     var sourceIsRecords = true
-    for byte in 0..<16 {
+    for byte in skippingLowBytes..<16 {
         let base = byte * 256
         // Skip a byte position where all records agree.
         if histograms[base..<base + 256].contains(count) { continue }

@@ -100,7 +100,7 @@ internal struct _SortEngine {
     /// composite can't tell apart — re-sorted by the full comparison of the remaining keys.
     @usableFromInline
     mutating func sortedIndices() -> [Int] {
-        _radixSort(&records)
+        _radixSort(&records, skippingLowBytes: indexPacked ? 4 : 0)
         if !indexPacked && firstUnresolvedKey < columns.count {
             // The comparison captures the columns only: capturing `self` would share `records`
             // and make every run's in-place sort copy the whole array.
