@@ -43,7 +43,7 @@ internal struct _TopK {
     /// The positions of the `count` smallest of `rowCount` rows, in sorted order. Stable.
     @usableFromInline
     func smallest(_ count: Int, of rowCount: Int) -> [Int] {
-        guard count > 0 else { return [] }
+        guard count > 0, rowCount > 0 else { return [] }
         var heap: [Entry] = []
         heap.reserveCapacity(count)
         for position in 0..<min(count, rowCount) {
