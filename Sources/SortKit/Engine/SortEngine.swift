@@ -89,12 +89,6 @@ internal struct _SortEngine {
         return results.values
     }
 
-    /// The rows' full comparison from the first unresolved key on.
-    @inline(__always)
-    func compareTies(_ i: Int, _ j: Int) -> ComparisonResult {
-        _Ties(columns: columns, first: firstUnresolvedKey).compare(i, j)
-    }
-
     /// All row positions in sorted order: the composites radix-sorted as integers (stable, so
     /// equal composites stay in position order), then each run of equal composites — rows the
     /// composite can't tell apart — re-sorted by the full comparison of the remaining keys.

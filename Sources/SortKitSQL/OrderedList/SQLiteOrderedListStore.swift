@@ -114,8 +114,7 @@ public final class SQLiteOrderedListStore: Sendable {
     @discardableResult
     public func move(_ id: Int64, after predecessor: Int64?, in list: String) throws -> [LabelWrite<Int64>] {
         try transaction(list) { reader in
-            if predecessor == id { return try reader.label(of: id) == nil ? { throw OrderKeyError.unknownID(id) }() : [] }
-            try reader.detach(id, anchor: predecessor)
+            guard try reader.detach(id, anchor: predecessor) else { return [] }
             var random = SystemRandomNumberGenerator()
             return try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
         }
@@ -125,8 +124,7 @@ public final class SQLiteOrderedListStore: Sendable {
     @discardableResult
     public func move(_ id: Int64, before successor: Int64?, in list: String) throws -> [LabelWrite<Int64>] {
         try transaction(list) { reader in
-            if successor == id { return try reader.label(of: id) == nil ? { throw OrderKeyError.unknownID(id) }() : [] }
-            try reader.detach(id, anchor: successor)
+            guard try reader.detach(id, anchor: successor) else { return [] }
             var random = SystemRandomNumberGenerator()
             return try LabelPlanner.insert(id, before: successor, in: reader, using: &random)
         }
@@ -257,11 +255,14 @@ struct _SQLiteLabelReader: LabelReader {
         ).map { ($0["id"], UInt64($0["pos"] as Int64)) }
     }
 
-    /// Takes `id` out of the list for a move, after checking both ids exist.
-    func detach(_ id: Int64, anchor: Int64?) throws {
+    /// Takes `id` out of the list for a move, after checking both ids exist. Returns `false`,
+    /// changing nothing, when the move is onto `id` itself.
+    func detach(_ id: Int64, anchor: Int64?) throws -> Bool {
         guard try label(of: id) != nil else { throw OrderKeyError.unknownID(id) }
         if let anchor, try label(of: anchor) == nil { throw OrderKeyError.unknownID(anchor) }
+        if anchor == id { return false }
         try db.execute(sql: "DELETE FROM ordered_item WHERE list = ? AND id = ?", arguments: [list, id])
+        return true
     }
 }
 
