@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SortKit", targets: ["SortKit"]),
         .library(name: "OrderKeys", targets: ["OrderKeys"]),
         .library(name: "SortKitSQL", targets: ["SortKitSQL"]),
+        .library(name: "SortBy", targets: ["SortBy"]),
         .executable(name: "sortkit", targets: ["sortkit"]),
     ],
     dependencies: [
@@ -23,6 +24,7 @@ let package = Package(
     targets: [
         .target(name: "SortKit", swiftSettings: swiftSettings),
         .target(name: "OrderKeys", swiftSettings: swiftSettings),
+        .target(name: "SortBy", dependencies: ["SortKit"], swiftSettings: swiftSettings),
         .target(
             name: "SortKitSQL",
             dependencies: ["SortKit", "OrderKeys", .product(name: "GRDB", package: "GRDB.swift")],
@@ -50,6 +52,7 @@ let package = Package(
             dependencies: ["SortKitSQL", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "SortByTests", dependencies: ["SortBy"], swiftSettings: swiftSettings),
         .testTarget(name: "sortkitTests", dependencies: ["sortkit"], swiftSettings: swiftSettings),
     ]
 )
