@@ -1,0 +1,117 @@
+import Foundation
+import SortKit
+import Testing
+@testable import SortBy
+
+enum Shelf: CaseIterable, Sendable { case todo, reading, done }
+
+struct Item: Sendable, Equatable {
+    var title: String
+    var price: Double?
+    var shelf: Shelf
+}
+
+/// SplitMix64 with the seed in every failure.
+struct IndexRandom: RandomNumberGenerator {
+    var state: UInt64
+    let seed: UInt64
+    init(default seed: UInt64) {
+        self.seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? seed
+        state = self.seed
+    }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    var replay: String { "seed \(seed) (replay with SORTKIT_SEED=\(seed))" }
+}
+
+let itemPresets: [String: [SortKey<Item>]] = [
+    "title": [SortKey(\.title)],
+    "price-desc": [SortKey(\.price, .descending)],
+    "shelf-then-title": [SortKey(declaredOrderOf: \.shelf), SortKey(\.title, collation: .caseInsensitive)],
+]
+
+@Suite("Sort-by index with replicas")
+struct SortByIndexTests {
+    func randomItem(_ random: inout IndexRandom) -> Item {
+        let words = ["Dune", "emma", "Émile", "Volume 2", "Volume 10", "zorba", "Anna", "anna"]
+        return Item(
+            title: words.randomElement(using: &random)! + (Bool.random(using: &random) ? "" : " \(Int.random(in: 1...20, using: &random))"),
+            price: Int.random(in: 0..<5, using: &random) == 0 ? nil : Double(Int.random(in: 1...30, using: &random)) / 2,
+            shelf: Shelf.allCases.randomElement(using: &random)!)
+    }
+
+    @Test("After random inserts, updates and deletes every replica equals a fresh full sort")
+    func replicasStayCurrent() {
+        var random = IndexRandom(default: 0x5EED_0200)
+        let initial = (0..<300).map { _ in randomItem(&random) }
+        var index = SortByIndex(presets: itemPresets, rows: initial)
+        var live: [Int: Item] = Dictionary(uniqueKeysWithValues: initial.enumerated().map { ($0.offset, $0.element) })
+        var nextID = initial.count
+        for step in 0..<1_500 {
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0:
+                let item = randomItem(&random)
+                #expect(index.insert(item) == nextID)
+                live[nextID] = item
+                nextID += 1
+            case 1 where !live.isEmpty:
+                let id = live.keys.randomElement(using: &random)!
+                let item = randomItem(&random)
+                let updated = index.update(id, to: item)
+                #expect(updated)
+                live[id] = item
+            case 2 where !live.isEmpty:
+                let id = live.keys.randomElement(using: &random)!
+                let deleted = index.delete(id)
+                #expect(deleted)
+                live[id] = nil
+            default:
+                continue
+            }
+            if step % 100 == 99 {
+                // The oracle: a fresh stable sort of the live rows in id order.
+                let ids = live.keys.sorted()
+                let rows = ids.map { live[$0]! }
+                for (name, keys) in itemPresets {
+                    let expected = rows.sortedIndices(by: keys).map { ids[$0] }
+                    #expect(index.ids(preset: name, offset: 0, limit: .max) == expected, "preset \(name), step \(step), \(random.replay)")
+                }
+            }
+        }
+        #expect(index.count == live.count)
+    }
+
+    @Test("Pages come straight from the replica; unknown ids are reported")
+    func pages() {
+        var index = SortByIndex(presets: itemPresets)
+        for (title, price) in [("b", 3.0), ("a", 1.0), ("c", 2.0), ("d", 5.0)] {
+            index.insert(Item(title: title, price: price, shelf: .todo))
+        }
+        #expect(index.page(preset: "title", offset: 1, limit: 2).map(\.title) == ["b", "c"])
+        #expect(index.page(preset: "price-desc", offset: 0, limit: 2).map(\.title) == ["d", "b"])
+        #expect(index.page(preset: "title", offset: 10, limit: 5).isEmpty)
+        let results = [
+            index.update(99, to: Item(title: "x", price: nil, shelf: .done)), index.delete(-1), index.delete(1), index.delete(1),
+        ]
+        #expect(results == [false, false, true, false])
+        #expect(index.page(preset: "title", offset: 0, limit: 10).map(\.title) == ["b", "c", "d"])
+    }
+
+    @Test("Blocked permutations split and stay in order at scale")
+    func largeIndex() {
+        var random = IndexRandom(default: 0x5EED_0201)
+        var index = SortByIndex(presets: ["price-desc": [SortKey(\Item.price, .descending)]])
+        for _ in 0..<5_000 { index.insert(randomItem(&random)) }
+        let all = index.page(preset: "price-desc", offset: 0, limit: .max)
+        #expect(all.count == 5_000)
+        let prices = all.map(\.price)
+        let nonNull = prices.compactMap { $0 }
+        #expect(nonNull == nonNull.sorted(by: >), "\(random.replay)")
+        #expect(prices.drop { $0 != nil }.allSatisfy { $0 == nil }, "nulls last")
+    }
+}
