@@ -41,7 +41,7 @@ let package = Package(
         // Benchmarks: an executable library users never link (`swift run -c release sortkit-bench`).
         .executableTarget(
             name: "sortkit-bench",
-            dependencies: ["SortKit", "OrderKeys", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["SortKit", "OrderKeys", "SortBy", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SortKitTests", dependencies: ["SortKit", "OrderKeys"], swiftSettings: swiftSettings),

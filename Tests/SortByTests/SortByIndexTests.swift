@@ -115,3 +115,32 @@ struct SortByIndexTests {
         #expect(prices.drop { $0 != nil }.allSatisfy { $0 == nil }, "nulls last")
     }
 }
+
+@Suite("Search in the index")
+struct SortByIndexSearchTests {
+    @Test("Multi-term, folded search in preset order, with offsets and counts")
+    func search() {
+        var index = SortByIndex(presets: itemPresets, searchable: { [$0.title, "\($0.shelf)"] })
+        for (title, price, shelf) in [("Émile", 3.0, Shelf.todo), ("emma", 1.0, .done), ("Emil und die Detektive", 2.0, .todo), ("Dune", 5.0, .done)] {
+            index.insert(Item(title: title, price: price, shelf: shelf))
+        }
+        let emil = SearchQuery("EMIL")
+        #expect(index.ids(preset: "price-desc", matching: emil, offset: 0, limit: 10) == [0, 2])
+        #expect(index.ids(preset: "title", matching: SearchQuery("emil todo"), offset: 1, limit: 10) == [0])
+        #expect(index.ids(preset: "title", matching: SearchQuery("emma todo"), offset: 0, limit: 10).isEmpty)
+        #expect(index.count(matching: emil) == 2 && index.count(matching: SearchQuery("  ")) == 4)
+        index.update(3, to: Item(title: "Émilie", price: 0.5, shelf: .done))
+        #expect(index.ids(preset: "price-desc", matching: emil, offset: 0, limit: 10) == [0, 2, 3])
+    }
+
+    @Test("SearchQuery folds case and diacritics and never matches across fields")
+    func query() {
+        #expect(SearchQuery("straße ÉCLAIR").matches(["STRASSE", "eclair"]))
+        #expect(!SearchQuery("ab").matches(["a", "b"]))
+        #expect(SearchQuery("").matches([]))
+        #expect(SearchQuery(" a  b ").terms == ["a", "b"])
+        #expect(SearchQuery("aab").matches(["aaab"]) && SearchQuery("ab").matches(["xxab"]))
+        #expect(!SearchQuery("abc").matches(["ab"]) && !SearchQuery("aba").matches(["aab"]))
+        #expect(SearchQuery("é").matches(["caf\u{65}\u{301}"]))
+    }
+}

@@ -1,68 +1,69 @@
 /// Row ids in a preset's order, in blocks of at most 2 × `blockSize` ids: inserting or removing
 /// shifts one block (about 2 KB), not the whole array — a flat array would move 4 MB per change
-/// at a million rows. 4 bytes per row plus one small array header per block.
+/// at a million rows. 4 bytes per row plus one small array header per block. Block sizes are
+/// mirrored in a plain `[Int]`, so finding a position never touches the blocks' headers
+/// (each touch of a nested array costs reference counting).
 struct _BlockedPermutation {
     private(set) var blocks: [[UInt32]] = []
+    private var sizes: [Int] = []
     private(set) var count = 0
     static var blockSize: Int { 512 }
 
     /// All ids in order.
     var ids: [UInt32] { blocks.flatMap { $0 } }
 
-    /// The first position whose id is not "before" the probe: `isBefore(id)` must be true
-    /// then false along the order. O(log n) calls of `isBefore`.
-    func partitionPoint(_ isBefore: (UInt32) -> Bool) -> Int {
+    /// The first place whose id is not "before" the probe, as a block and an index in it:
+    /// `isBefore(id)` must be true then false along the order. O(log n) calls of `isBefore`.
+    func partitionPoint(_ isBefore: (UInt32) -> Bool) -> (block: Int, index: Int) {
         var low = 0
         var high = blocks.count
         while low < high {
             let middle = (low + high) / 2
-            if isBefore(blocks[middle].last!) { low = middle + 1 } else { high = middle }
+            if isBefore(blocks[middle][sizes[middle] - 1]) { low = middle + 1 } else { high = middle }
         }
-        var offset = blocks[..<low].reduce(0) { $0 + $1.count }
-        guard low < blocks.count else { return offset }
-        let block = blocks[low]
+        guard low < blocks.count else { return (Swift.max(blocks.count - 1, 0), sizes.last ?? 0) }
         var l = 0
-        var h = block.count
+        var h = sizes[low]
         while l < h {
             let m = (l + h) / 2
-            if isBefore(block[m]) { l = m + 1 } else { h = m }
+            if isBefore(blocks[low][m]) { l = m + 1 } else { h = m }
         }
-        offset += l
-        return offset
+        return (low, l)
     }
 
-    /// The block and index within it of a position.
-    private func locate(_ position: Int) -> (block: Int, index: Int) {
-        var remaining = position
-        for (b, block) in blocks.enumerated() {
-            if remaining < block.count || b == blocks.count - 1 { return (b, remaining) }
-            remaining -= block.count
-        }
-        return (0, 0)
+    /// The id at a place, if there is one.
+    func id(at place: (block: Int, index: Int)) -> UInt32? {
+        place.block < blocks.count && place.index < sizes[place.block] ? blocks[place.block][place.index] : nil
     }
 
-    mutating func insert(_ id: UInt32, at position: Int) {
-        precondition(position >= 0 && position <= count, "position out of range")
+    mutating func insert(_ id: UInt32, at place: (block: Int, index: Int)) {
         count += 1
         guard !blocks.isEmpty else {
             blocks = [[id]]
+            sizes = [1]
             return
         }
-        let (b, index) = locate(position)
-        blocks[b].insert(id, at: index)
-        if blocks[b].count > 2 * Self.blockSize {
+        let b = place.block
+        blocks[b].insert(id, at: place.index)
+        sizes[b] += 1
+        if sizes[b] > 2 * Self.blockSize {
             let tail = Array(blocks[b][Self.blockSize...])
             blocks[b].removeSubrange(Self.blockSize...)
             blocks.insert(tail, at: b + 1)
+            sizes[b] = Self.blockSize
+            sizes.insert(tail.count, at: b + 1)
         }
     }
 
-    mutating func remove(at position: Int) {
-        precondition(position >= 0 && position < count, "position out of range")
-        let (b, index) = locate(position)
-        blocks[b].remove(at: index)
-        if blocks[b].isEmpty { blocks.remove(at: b) }
+    mutating func remove(at place: (block: Int, index: Int)) {
+        let b = place.block
+        blocks[b].remove(at: place.index)
+        sizes[b] -= 1
         count -= 1
+        if sizes[b] == 0 {
+            blocks.remove(at: b)
+            sizes.remove(at: b)
+        }
     }
 
     /// The ids at `range` of positions.
@@ -70,15 +71,13 @@ struct _BlockedPermutation {
         var result: [UInt32] = []
         result.reserveCapacity(range.count)
         var offset = 0
-        for block in blocks {
-            let blockRange = offset..<offset + block.count
-            offset += block.count
+        for b in sizes.indices {
+            let blockRange = offset..<offset + sizes[b]
+            offset += sizes[b]
+            if blockRange.upperBound <= range.lowerBound { continue }
+            if blockRange.lowerBound >= range.upperBound { break }
             let overlap = blockRange.clamped(to: range)
-            if overlap.isEmpty {
-                if blockRange.lowerBound >= range.upperBound { break }
-                continue
-            }
-            result.append(contentsOf: block[(overlap.lowerBound - blockRange.lowerBound)..<(overlap.upperBound - blockRange.lowerBound)])
+            result.append(contentsOf: blocks[b][(overlap.lowerBound - blockRange.lowerBound)..<(overlap.upperBound - blockRange.lowerBound)])
         }
         return result
     }
@@ -87,5 +86,6 @@ struct _BlockedPermutation {
     init(sorted ids: [UInt32] = []) {
         count = ids.count
         blocks = stride(from: 0, to: ids.count, by: Self.blockSize).map { Array(ids[$0..<Swift.min($0 + Self.blockSize, ids.count)]) }
+        sizes = blocks.map(\.count)
     }
 }

@@ -19,16 +19,21 @@ public struct SortByIndex<Row> {
     private var rows: [Row?] = []
     private var replicas: [String: _Replica] = [:]
     private let presetKeys: [String: [SortKey<Row>]]
+    /// The searchable fields of a row, and each row's folded search text.
+    private let searchable: ((Row) -> [String])?
+    private var searchText: [String] = []
 
     private struct _Replica {
         var permutation: _BlockedPermutation
     }
 
-    /// An index with presets, each a list of sort keys, and optional initial rows (sorted once
-    /// per preset with the fast engine).
-    public init(presets: [String: [SortKey<Row>]], rows initial: [Row] = []) {
+    /// An index with presets, each a list of sort keys, optional initial rows (sorted once per
+    /// preset with the fast engine), and the fields a search looks at.
+    public init(presets: [String: [SortKey<Row>]], rows initial: [Row] = [], searchable: ((Row) -> [String])? = nil) {
         presetKeys = presets
+        self.searchable = searchable
         rows = initial.map { $0 }
+        if let searchable { searchText = initial.map { SearchQuery.foldedFields(searchable($0)) } }
         for (name, keys) in presets {
             let order = initial.sortedIndices(by: keys).map { UInt32($0) }
             replicas[name] = _Replica(permutation: _BlockedPermutation(sorted: order))
@@ -51,17 +56,21 @@ public struct SortByIndex<Row> {
     public mutating func insert(_ row: Row) -> Int {
         let id = UInt32(rows.count)
         rows.append(row)
+        if let searchable { searchText.append(SearchQuery.foldedFields(searchable(row))) }
         for name in presetKeys.keys { place(id, in: name) }
         return Int(id)
     }
 
-    /// Replaces a row's values and moves it in every replica. Returns whether the id existed.
+    /// Replaces a row's values and moves it in the replicas whose keys it changed (elsewhere its
+    /// place stands: the keys and the id tie-break are the same). Returns whether the id existed.
     @discardableResult
     public mutating func update(_ id: Int, to row: Row) -> Bool {
-        guard self[id] != nil else { return false }
-        for name in presetKeys.keys { unplace(UInt32(id), from: name) }
+        guard let old = self[id] else { return false }
+        let moved = presetKeys.filter { $0.value.compare(old, row) != .orderedSame }.map(\.key)
+        for name in moved { unplace(UInt32(id), from: name) }
         rows[id] = row
-        for name in presetKeys.keys { place(UInt32(id), in: name) }
+        if let searchable { searchText[id] = SearchQuery.foldedFields(searchable(row)) }
+        for name in moved { place(UInt32(id), in: name) }
         return true
     }
 
@@ -89,6 +98,38 @@ public struct SortByIndex<Row> {
         ids(preset: preset, offset: offset, limit: limit).map { rows[$0]! }
     }
 
+    /// Row ids of a page of the rows matching `query`, in a preset's order: the replica is read
+    /// in order and filtered, so no sort happens. A blank query is the unfiltered page.
+    ///
+    /// - Precondition: The index was created with `searchable` fields, or the query is blank.
+    public func ids(preset: String, matching query: SearchQuery, offset: Int, limit: Int) -> [Int] {
+        if query.isBlank { return ids(preset: preset, offset: offset, limit: limit) }
+        precondition(searchable != nil, "the index has no searchable fields")
+        guard let replica = replicas[preset] else { preconditionFailure("unknown preset '\(preset)'") }
+        var skipped = 0
+        var result: [Int] = []
+        for block in replica.permutation.blocks {
+            for id in block where query.matches(folded: searchText[Int(id)]) {
+                if skipped < offset { skipped += 1; continue }
+                result.append(Int(id))
+                if result.count >= limit { return result }
+            }
+        }
+        return result
+    }
+
+    /// How many rows match `query`.
+    public func count(matching query: SearchQuery) -> Int {
+        if query.isBlank { return count }
+        return rows.indices.filter { rows[$0] != nil && query.matches(folded: searchText[$0]) }.count
+    }
+
+    /// Bytes one preset's replica holds: 4 per row id plus each block's array header.
+    package func _replicaBytes(preset: String) -> Int {
+        guard let replica = replicas[preset] else { return 0 }
+        return replica.permutation.count * 4 + replica.permutation.blocks.count * 32
+    }
+
     /// Whether `a` comes before `b` in a preset: its keys, then row id.
     private func precedes(_ a: UInt32, _ b: UInt32, keys: [SortKey<Row>]) -> Bool {
         switch keys.compare(rows[Int(a)]!, rows[Int(b)]!) {
@@ -100,14 +141,14 @@ public struct SortByIndex<Row> {
 
     private mutating func place(_ id: UInt32, in name: String) {
         let keys = presetKeys[name]!
-        let position = replicas[name]!.permutation.partitionPoint { precedes($0, id, keys: keys) }
-        replicas[name]!.permutation.insert(id, at: position)
+        let place = replicas[name]!.permutation.partitionPoint { precedes($0, id, keys: keys) }
+        replicas[name]!.permutation.insert(id, at: place)
     }
 
     private mutating func unplace(_ id: UInt32, from name: String) {
         let keys = presetKeys[name]!
-        let position = replicas[name]!.permutation.partitionPoint { precedes($0, id, keys: keys) }
-        precondition(replicas[name]!.permutation.ids(in: position..<position + 1) == [id], "replica out of sync")
-        replicas[name]!.permutation.remove(at: position)
+        let place = replicas[name]!.permutation.partitionPoint { precedes($0, id, keys: keys) }
+        precondition(replicas[name]!.permutation.id(at: place) == id, "replica out of sync")
+        replicas[name]!.permutation.remove(at: place)
     }
 }

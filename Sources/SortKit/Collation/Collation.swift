@@ -41,6 +41,11 @@ extension Collation {
     ///
     /// - Complexity: O(*m*), where *m* is the total length of the strings.
     public func compare(_ lhs: String, _ rhs: String) -> ComparisonResult {
+        // ASCII text: compare the sort keys, built in one allocation-light pass each — the
+        // same order (the keys' order is the comparison's, checked by property tests).
+        if _isASCII(lhs) && _isASCII(rhs) {
+            return _lexicographicCompare(sortKey(for: lhs), sortKey(for: rhs))
+        }
         let primary = comparePrimary(lhs, rhs)
         if primary != .orderedSame || self == .binary { return primary }
         return Collation.binary.comparePrimary(lhs, rhs)
