@@ -97,16 +97,11 @@ internal struct _KeyColumn {
         case .exact:
             return .orderedSame
         case .bytes:
-            let result = _compareBytes(UnsafeBufferPointer(arena), starts[i]..<starts[i + 1], starts[j]..<starts[j + 1])
-            return direction == .ascending ? result : result.reversed
+            return direction._apply(_compareBytes(UnsafeBufferPointer(arena), starts[i]..<starts[i + 1], starts[j]..<starts[j + 1]))
         case .values:
             let (x, y) = (values[i], values[j])
-            if x.isNull || y.isNull {
-                if x.isNull == y.isNull { return .orderedSame }
-                return x.isNull == nulls.nullsFirst(direction) ? .orderedAscending : .orderedDescending
-            }
-            let result = SortValue.compare(x, y, collation: collation)
-            return direction == .ascending ? result : result.reversed
+            if x.isNull || y.isNull { return nulls._compareNulls(x.isNull, y.isNull, direction) }
+            return direction._apply(SortValue.compare(x, y, collation: collation))
         case .comparator:
             return comparator!(i, j)
         }

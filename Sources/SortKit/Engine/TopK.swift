@@ -93,7 +93,7 @@ internal struct _TopK {
                 let y = b.values[k]!
                 if x.isNull || y.isNull {
                     if x.isNull == y.isNull { continue }
-                    return x.isNull == key.nulls.nullsFirst(key.direction) ? .orderedAscending : .orderedDescending
+                    return key.nulls._compareNulls(x.isNull, y.isNull, key.direction)
                 }
                 if case .string(let s) = x, case .string = y {
                     if let left = candidate?.stringKeys[k] {
@@ -105,7 +105,7 @@ internal struct _TopK {
                     result = SortValue.compare(x, y)
                 }
             }
-            if key.direction == .descending { result = result.reversed }
+            result = key.direction._apply(result)
             if result != .orderedSame { return result }
         }
         return _compare(position, b.position)
@@ -160,13 +160,9 @@ extension SortKey {
                 let (a, b) = (rows[start + i], rows[start + j])
                 if let isNull {
                     let (x, y) = (isNull(a), isNull(b))
-                    if x || y {
-                        if x == y { return .orderedSame }
-                        return x == nulls.nullsFirst(direction) ? .orderedAscending : .orderedDescending
-                    }
+                    if x || y { return nulls._compareNulls(x, y, direction) }
                 }
-                let result = compare(a, b)
-                return direction == .ascending ? result : result.reversed
+                return direction._apply(compare(a, b))
             }
         }
     }

@@ -177,7 +177,7 @@ internal struct _DecoratedSort<Rows: RandomAccessCollection> where Rows.Index ==
             case .values(let values, let stringKeys):
                 let (a, b) = (values[i], values[j])
                 if a.isNull || b.isNull {
-                    result = key._compareNulls(a.isNull, b.isNull)
+                    result = key.nulls._compareNulls(a.isNull, b.isNull, key.direction)
                 } else {
                     let raw: ComparisonResult
                     if case .string = a, case .string = b {
@@ -185,7 +185,7 @@ internal struct _DecoratedSort<Rows: RandomAccessCollection> where Rows.Index ==
                     } else {
                         raw = SortValue.compare(a, b)
                     }
-                    result = key.direction == .ascending ? raw : raw.reversed
+                    result = key.direction._apply(raw)
                 }
             }
             if result != .orderedSame { return result }

@@ -12,6 +12,13 @@ public enum SortDirection: String, Sendable, Hashable, CaseIterable, Codable {
     /// The other direction.
     @inlinable
     public var reversed: SortDirection { self == .ascending ? .descending : .ascending }
+
+    /// An ascending comparison's result as this direction orders it: unchanged ascending,
+    /// reversed descending. Every layer orders by direction through this one rule.
+    @inlinable
+    internal func _apply(_ result: ComparisonResult) -> ComparisonResult {
+        self == .ascending ? result : result.reversed
+    }
 }
 
 /// Where a key puts null values (blank cells, `nil`).
@@ -35,5 +42,14 @@ public enum NullPlacement: String, Sendable, Hashable, CaseIterable, Codable {
         case .first: true
         case .natural: direction == .ascending
         }
+    }
+
+    /// The order of two values of which at least one is null, for a key sorted in
+    /// `direction`: equal if both are null, else the null one first or last by this placement.
+    /// Every layer places nulls through this one rule.
+    @inlinable
+    internal func _compareNulls(_ lhsIsNull: Bool, _ rhsIsNull: Bool, _ direction: SortDirection) -> ComparisonResult {
+        if lhsIsNull == rhsIsNull { return .orderedSame }
+        return lhsIsNull == nullsFirst(direction) ? .orderedAscending : .orderedDescending
     }
 }

@@ -85,25 +85,16 @@ public struct SortKey<Row>: Sendable {
         case .comparator(let isNull, let compare):
             if let isNull {
                 let (a, b) = (isNull(lhs), isNull(rhs))
-                if a || b { return _compareNulls(a, b) }
+                if a || b { return nulls._compareNulls(a, b, direction) }
             }
-            let result = compare(lhs, rhs)
-            return direction == .ascending ? result : result.reversed
+            return direction._apply(compare(lhs, rhs))
         }
     }
 
     /// Compares two of this key's values, direction and null placement applied.
     public func compareValues(_ lhs: SortValue, _ rhs: SortValue) -> ComparisonResult {
-        if lhs.isNull || rhs.isNull { return _compareNulls(lhs.isNull, rhs.isNull) }
-        let result = SortValue.compare(lhs, rhs, collation: collation)
-        return direction == .ascending ? result : result.reversed
-    }
-
-    @usableFromInline
-    internal func _compareNulls(_ lhsIsNull: Bool, _ rhsIsNull: Bool) -> ComparisonResult {
-        if lhsIsNull == rhsIsNull { return .orderedSame }
-        let nullFirst = nulls.nullsFirst(direction)
-        return lhsIsNull == nullFirst ? .orderedAscending : .orderedDescending
+        if lhs.isNull || rhs.isNull { return nulls._compareNulls(lhs.isNull, rhs.isNull, direction) }
+        return direction._apply(SortValue.compare(lhs, rhs, collation: collation))
     }
 }
 
