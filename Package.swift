@@ -52,7 +52,7 @@ let package = Package(
             dependencies: ["SortKitSQL", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "SortByTests", dependencies: ["SortBy"], swiftSettings: swiftSettings),
+        .testTarget(name: "SortByTests", dependencies: ["SortBy", "OrderKeys"], swiftSettings: swiftSettings),
         .testTarget(name: "sortkitTests", dependencies: ["sortkit"], swiftSettings: swiftSettings),
     ]
 )

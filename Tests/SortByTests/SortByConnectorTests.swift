@@ -40,6 +40,17 @@ let presets = [
 @MainActor
 @Suite("Sort-by wiring")
 struct SortByConnectorTests {
+    /// An interactor over `presets` connected to a searcher and one view.
+    func wired(selected: SortPreset.ID?) -> (SortByInteractor, TestSearcher, SortByConnector, TestController) {
+        let searcher = TestSearcher()
+        let interactor = SortByInteractor(presets: presets, selected: selected)
+        let connector = SortByConnector(interactor: interactor, searcher: searcher)
+        let controller = TestController()
+        connector.connect()
+        connector.connect(controller: controller)
+        return (interactor, searcher, connector, controller)
+    }
+
     @Test("connect() applies the initial selection to the searcher")
     func initialSelection() {
         let searcher = TestSearcher()
@@ -53,12 +64,7 @@ struct SortByConnectorTests {
 
     @Test("A click selects, resets to the first page and runs the search; the view shows it")
     func click() {
-        let searcher = TestSearcher()
-        let interactor = SortByInteractor(presets: presets, selected: "default")
-        let connector = SortByConnector(interactor: interactor, searcher: searcher)
-        let controller = TestController()
-        connector.connect()
-        connector.connect(controller: controller)
+        let (interactor, searcher, _, controller) = wired(selected: "default")
         searcher.page = 7
         controller.onClick?("year-asc")
         #expect(interactor.selected == "year-asc")
@@ -69,12 +75,7 @@ struct SortByConnectorTests {
 
     @Test("Selecting from code also switches the searcher and runs the search")
     func fromCode() {
-        let searcher = TestSearcher()
-        let interactor = SortByInteractor(presets: presets)
-        let connector = SortByConnector(interactor: interactor, searcher: searcher)
-        let controller = TestController()
-        connector.connect()
-        connector.connect(controller: controller)
+        let (interactor, searcher, _, controller) = wired(selected: nil)
         #expect(searcher.runs.isEmpty, "no initial selection, no search")
         searcher.page = 2
         interactor.selected = "mine"
@@ -114,12 +115,7 @@ struct SortByConnectorTests {
 
     @Test("disconnect() leaves nothing behind")
     func disconnect() {
-        let searcher = TestSearcher()
-        let interactor = SortByInteractor(presets: presets, selected: "default")
-        let connector = SortByConnector(interactor: interactor, searcher: searcher)
-        let controller = TestController()
-        connector.connect()
-        connector.connect(controller: controller)
+        let (interactor, searcher, connector, controller) = wired(selected: "default")
         connector.disconnect()
         #expect(controller.onClick == nil)
         #expect(interactor.onSelectedChanged.count == 0 && interactor.onItemsChanged.count == 0 && interactor.onSelectedComputed.count == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import OrderKeys
 import SortKit
 import Testing
 @testable import SortBy
@@ -11,22 +12,14 @@ struct Item: Sendable, Equatable {
     var shelf: Shelf
 }
 
-/// SplitMix64 with the seed in every failure.
+/// The shared SplitMix64, seeded from SORTKIT_SEED or a default, with the seed in every failure.
 struct IndexRandom: RandomNumberGenerator {
-    var state: UInt64
-    let seed: UInt64
+    private var generator: SplitMix64
     init(default seed: UInt64) {
-        self.seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? seed
-        state = self.seed
+        generator = SplitMix64(seed: ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? seed)
     }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    var replay: String { "seed \(seed) (replay with SORTKIT_SEED=\(seed))" }
+    mutating func next() -> UInt64 { generator.next() }
+    var replay: String { "seed \(generator.seed) (replay with SORTKIT_SEED=\(generator.seed))" }
 }
 
 let itemPresets: [String: [SortKey<Item>]] = [
