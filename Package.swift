@@ -20,6 +20,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .target(name: "SortKit", swiftSettings: swiftSettings),
@@ -27,7 +28,10 @@ let package = Package(
         .target(name: "SortBy", dependencies: ["SortKit"], swiftSettings: swiftSettings),
         .target(
             name: "SortKitSQL",
-            dependencies: ["SortKit", "OrderKeys", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "SortKit", "OrderKeys", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -82,3 +82,38 @@ struct SortValueTests {
         }
     }
 }
+
+@Suite("Sort value byte keys")
+struct SortValueKeyTests {
+    @Test("memcmp order of sortKey(collation:) is compare's order, across types (seeded)")
+    func keysOrderAsValues() {
+        var random = SeededRandom.fromEnvironment(default: 77)
+        for collation in Collation.allCases {
+            for _ in 0..<20_000 {
+                let a = random.sortValue().value, b = random.sortValue().value
+                guard let keyA = a.sortKey(collation: collation), let keyB = b.sortKey(collation: collation) else {
+                    #expect(a.isNull || b.isNull)
+                    continue
+                }
+                let byKey: ComparisonResult = keyA == keyB ? .orderedSame
+                    : keyA.lexicographicallyPrecedes(keyB) ? .orderedAscending : .orderedDescending
+                let byValue = SortValue.compare(a, b, collation: collation)
+                #expect(byKey == byValue, "\(a) vs \(b) under \(collation), \(random.replay)")
+            }
+        }
+    }
+
+    @Test("Equivalence key ranges hold exactly the equivalent strings")
+    func equivalenceRanges() {
+        var random = SeededRandom.fromEnvironment(default: 78)
+        for collation in Collation.allCases {
+            for _ in 0..<5_000 {
+                let a = random.unicodeString(maxLength: 4), b = random.unicodeString(maxLength: 4)
+                let range = collation.equivalenceKeyRange(for: a)
+                let key = collation.sortKey(for: b)
+                let inside = !key.lexicographicallyPrecedes(range.lower) && key.lexicographicallyPrecedes(range.upper)
+                #expect(inside == collation.areEquivalent(a, b), "\(a.debugDescription) vs \(b.debugDescription) under \(collation), \(random.replay)")
+            }
+        }
+    }
+}

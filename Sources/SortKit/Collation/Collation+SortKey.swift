@@ -159,3 +159,21 @@ struct _KeyScratch {
         buffer.reserveCapacity(256)
     }
 }
+
+extension Collation {
+    /// The range of sort keys of the strings equivalent to `string` under this collation
+    /// (``areEquivalent(_:_:)``): a string `s` is equivalent exactly when
+    /// `lower <= sortKey(for: s) < upper` in byte order. SQL uses it to match enum values as
+    /// memory does (`key >= ? AND key < ?`).
+    ///
+    ///     let range = Collation.caseInsensitive.equivalenceKeyRange(for: "Done")
+    ///     let key = Collation.caseInsensitive.sortKey(for: "DONE")
+    ///     !key.lexicographicallyPrecedes(range.lower) && key.lexicographicallyPrecedes(range.upper)   // true
+    public func equivalenceKeyRange(for string: String) -> (lower: [UInt8], upper: [UInt8]) {
+        let key = sortKey(for: string)
+        if self == .binary { return (key, key + [0]) }
+        // The key is the primary key, a 0x00, then the NFC bytes (the tie-break).
+        let primary = key.prefix(key.count - _nfc(string).utf8.count - 1)
+        return (primary + [0], primary + [1])
+    }
+}

@@ -36,14 +36,16 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// The sort value of one cell of a column of this type: null for blank, the parsed value,
-    /// or the text itself when it doesn't parse.
+    /// or the text itself — as written, spaces included — for strings and text that doesn't
+    /// parse.
     ///
     ///     ColumnType.integer.sortValue(" 42")   // .integer(42)
     ///     ColumnType.integer.sortValue("")      // .null
+    ///     ColumnType.string.sortValue(" b ")    // .string(" b ")
     public func sortValue(_ text: String) -> SortValue {
         let trimmed = _trimmed(text)
         if trimmed.isEmpty { return .null }
-        return parse(trimmed) ?? .string(text)
+        return self == .string ? .string(text) : parse(trimmed) ?? .string(text)
     }
 
     /// The value of non-blank, trimmed text, or `nil` if it doesn't parse as this type.

@@ -70,14 +70,8 @@ public struct TextTable: Sendable, Hashable {
         for key in spec.keys {
             let column = try columnIndex(key.column)
             let cells = rows.map { $0[column] }
-            let values: [SortValue]
-            // An `enum=` list names text values, so its column is read as text.
-            switch key.enumOrder == nil ? key.interpretation : .text {
-            case .inferred: values = cells.map(ColumnType.infer(cells).sortValue)
-            case .number: values = cells.map { _trimmed($0).isEmpty ? .null : LenientNumber.parse($0) ?? .string($0) }
-            case .date: values = cells.map { ColumnType.date.sortValue($0) }
-            case .text: values = cells.map { _trimmed($0).isEmpty ? .null : .string($0) }
-            }
+            let type = key.interpretation == .inferred && key.enumOrder == nil ? ColumnType.infer(cells) : .string
+            let values = cells.map { key.sortValue(of: $0, columnType: type) }
             if let order = key.enumOrder {
                 let ranks = _enumRanks(values, order: order, collation: key.collation)
                 keys.append(SortKey(key.direction, nulls: key.nulls) { ranks[$0] })
@@ -113,5 +107,31 @@ private func _enumRanks(_ values: [SortValue], order: [String], collation: Colla
         let rank = SortValue.integer(Int64(order.firstIndex { collation.areEquivalent($0, text) } ?? order.count))
         cache[text] = rank
         return rank
+    }
+}
+
+extension SortSpec.Key {
+    /// The sort value this key reads from a cell's text, in a column of type `columnType`: by
+    /// the column's type unless a `num`, `text` or `date` modifier says otherwise; an `enum=`
+    /// key reads text. Blank text is null.
+    ///
+    ///     SortSpec.Key("price", .ascending, [.interpretation(.number)])
+    ///         .sortValue(of: "$1,234.50", columnType: .string)   // .double(1234.5)
+    public func sortValue(of text: String, columnType: ColumnType) -> SortValue {
+        switch enumOrder == nil ? interpretation : .text {
+        case .inferred: columnType.sortValue(text)
+        case .number: _trimmed(text).isEmpty ? .null : LenientNumber.parse(text) ?? .string(text)
+        case .date: ColumnType.date.sortValue(text)
+        case .text: _trimmed(text).isEmpty ? .null : .string(text)
+        }
+    }
+
+    /// For an `enum=` key, the rank of `value` in the explicit order (matched under the key's
+    /// collation), the order's length for values not in it, and null for null. `nil` for other
+    /// keys.
+    public func enumRank(of value: SortValue) -> SortValue? {
+        guard let order = enumOrder else { return nil }
+        guard case .string(let text) = value else { return value.isNull ? .null : .integer(Int64(order.count)) }
+        return .integer(Int64(order.firstIndex { collation.areEquivalent($0, text) } ?? order.count))
     }
 }

@@ -41,6 +41,12 @@ public final class SQLiteOrderedListStore: Sendable {
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
+        registerMigrations(in: &migrator)
+        return migrator
+    }
+
+    /// The list table's migrations, shared with stores that keep lists in the same file.
+    static func registerMigrations(in migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v1: ordered_item") { db in
             try db.execute(sql: """
                 CREATE TABLE ordered_item (
@@ -51,7 +57,6 @@ public final class SQLiteOrderedListStore: Sendable {
                   UNIQUE (list, pos))
                 """)
         }
-        return migrator
     }
 
     /// A hook for tests: called between the two write phases; throwing aborts the transaction.
@@ -170,6 +175,11 @@ public final class SQLiteOrderedListStore: Sendable {
     /// Phase 1 parks every written row at a unique negative label (−label − 1); phase 2 flips
     /// them all at once. Existing labels are never negative, so nothing collides.
     private func apply(_ writes: [LabelWrite<Int64>], to list: String, in db: Database) throws {
+        try Self._apply(writes, to: list, in: db, hook: _betweenPhases)
+    }
+
+    /// The two-phase write, for callers inside their own transaction (the table store).
+    static func _apply(_ writes: [LabelWrite<Int64>], to list: String, in db: Database, hook: _Hook? = nil) throws {
         for write in writes {
             try db.execute(
                 sql: """
@@ -178,7 +188,7 @@ public final class SQLiteOrderedListStore: Sendable {
                     """,
                 arguments: [list, write.id, -Int64(write.label) - 1])
         }
-        try _betweenPhases.run()
+        try hook?.run()
         try db.execute(sql: "UPDATE ordered_item SET pos = -pos - 1 WHERE list = ? AND pos < 0", arguments: [list])
     }
 

@@ -1,0 +1,240 @@
+import Crypto
+import Foundation
+import GRDB
+import OrderKeys
+import SortKit
+
+/// The embedded ``TableStore``: one SQLite file through GRDB, in WAL mode with a busy timeout,
+/// readers in parallel with one writer.
+///
+///     let store = try SQLiteTableStore(path: "library.sqlite")
+///     try store.importCSV(Array("title,price\nDune,9.99\nEmma,4.5\n".utf8), as: "books")
+///     try store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "price")))).rows.map(\.id)   // [2, 1]
+///
+/// Each table is stored as `st_<n>` with, per column `i`, its text `c<i>` (NFC), its typed
+/// value `n<i>` for non-string columns, and ``KeyVariant`` sort-key BLOBs `k<i>_…` as orders
+/// need them (the natural-collation key of every string column from the start; others are
+/// added and filled on first use, in one transaction). A folded text column `s` serves search
+/// (`instr` per term: substring semantics like memory's, which an FTS5 token index can't give).
+/// The manual order lives in `ordered_item` (``SQLiteOrderedListStore``'s layout), written in
+/// the same transaction as the row.
+public final class SQLiteTableStore: TableStore {
+    let database: DatabasePool
+    /// The cursor-signing key (kept in the file, so cursors outlive restarts).
+    let secret: Data
+
+    /// Opens (creating if needed) the store at `path`.
+    public init(path: String, busyTimeout: TimeInterval = 10) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        database = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(database)
+        secret = try database.read { db in
+            try Data.fetchOne(db, sql: "SELECT value FROM sortkit_meta WHERE key = 'cursor-secret'") ?? Data()
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        SQLiteOrderedListStore.registerMigrations(in: &migrator)
+        migrator.registerMigration("v1: sortkit tables") { db in
+            try db.execute(sql: """
+                CREATE TABLE sortkit_table (
+                  id INTEGER PRIMARY KEY,
+                  name TEXT NOT NULL UNIQUE,
+                  schema TEXT NOT NULL,
+                  variants TEXT NOT NULL DEFAULT '[]');
+                CREATE TABLE sortkit_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+                """)
+            let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+            try db.execute(sql: "INSERT INTO sortkit_meta (key, value) VALUES ('cursor-secret', ?)", arguments: [secret])
+        }
+        return migrator
+    }
+
+    // MARK: Tables
+
+    public func tables() throws -> [TableSchema] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT schema FROM sortkit_table ORDER BY id").map(Self.decodeSchema)
+        }
+    }
+
+    public func schema(of table: String) throws -> TableSchema {
+        try database.read { db in try Self.info(table, db).schema }
+    }
+
+    public func createTable(_ schema: TableSchema) throws {
+        try write { db in _ = try Self.create(schema, db) }
+    }
+
+    @discardableResult
+    public func importCSV(
+        _ csv: [UInt8], as name: String, delimiter: UInt8 = UInt8(ascii: ","), presets: [String: SortSpec] = [:]
+    ) throws -> TableSchema {
+        let records = try CSV.parse(csv, delimiter: delimiter)
+        guard let header = records.first else { throw TableStoreError.invalid("the CSV file is empty: it needs a header line") }
+        let table = TextTable(columns: header, rows: Array(records.dropFirst()))
+        let types = table.columnTypes()
+        let schema = TableSchema(
+            name: name, columns: zip(header, types).map { TableSchema.Column($0, $1) }, presets: presets)
+        try write { db in
+            let info = try Self.create(schema, db)
+            let insert = try Self.insertStatement(info, db)
+            let list = info.list
+            let step = min(OrderLabels.step, (OrderLabels.limit - OrderLabels.first) / UInt64(table.rows.count + 1))
+            let label = try db.makeStatement(sql: "INSERT INTO ordered_item (list, id, pos) VALUES (?, ?, ?)")
+            for (index, cells) in table.rows.enumerated() {
+                try insert.execute(arguments: StatementArguments(try Self.rowArguments(cells, info)))
+                let id = db.lastInsertedRowID
+                try label.execute(arguments: [list, id, Int64(OrderLabels.first + UInt64(index) * step)])
+            }
+        }
+        return schema
+    }
+
+    // MARK: Rows
+
+    @discardableResult
+    public func insert(_ values: [String: String], into table: String) throws -> Int64 {
+        try write { db in
+            let info = try Self.info(table, db)
+            var cells = Array(repeating: "", count: info.schema.columns.count)
+            for (name, value) in values { cells[try info.schema.columnIndex(name)] = value }
+            try Self.validate(cells, info.schema)
+            try Self.insertStatement(info, db).execute(arguments: StatementArguments(try Self.rowArguments(cells, info)))
+            let id = db.lastInsertedRowID
+            var random = SystemRandomNumberGenerator()
+            let reader = _SQLiteLabelReader(db: db, list: info.list)
+            let writes = try LabelPlanner.insert(id, before: nil, in: reader, using: &random)
+            try SQLiteOrderedListStore._apply(writes, to: info.list, in: db)
+            return id
+        }
+    }
+
+    public func update(_ id: Int64, in table: String, set values: [String: String]) throws {
+        try write { db in
+            let info = try Self.info(table, db)
+            var cells = try Self.cells(id, info, db)
+            for (name, value) in values { cells[try info.schema.columnIndex(name)] = value }
+            try Self.validate(cells, info.schema)
+            let columns = Self.physicalColumns(info).map { "\($0) = ?" }.joined(separator: ", ")
+            var arguments = try Self.rowArguments(cells, info)
+            arguments.append(id)
+            try db.execute(sql: "UPDATE \(info.physical) SET \(columns) WHERE id = ?", arguments: StatementArguments(arguments))
+        }
+    }
+
+    public func delete(_ id: Int64, from table: String) throws {
+        try write { db in
+            let info = try Self.info(table, db)
+            try db.execute(sql: "DELETE FROM \(info.physical) WHERE id = ?", arguments: [id])
+            guard db.changesCount > 0 else { throw TableStoreError.unknownRow(id, table: table) }
+            try db.execute(sql: "DELETE FROM ordered_item WHERE list = ? AND id = ?", arguments: [info.list, id])
+        }
+    }
+
+    public func row(_ id: Int64, in table: String) throws -> TableRow {
+        try database.read { db in
+            let info = try Self.info(table, db)
+            return TableRow(id: id, cells: try Self.cells(id, info, db))
+        }
+    }
+
+    // MARK: Manual order
+
+    public func move(_ id: Int64, in table: String, to destination: MoveDestination) throws {
+        try write { db in
+            let info = try Self.info(table, db)
+            let reader = _SQLiteLabelReader(db: db, list: info.list)
+            var random = SystemRandomNumberGenerator()
+            do {
+                let writes: [LabelWrite<Int64>]
+                switch destination {
+                case .after(let anchor):
+                    guard try reader.detach(id, anchor: anchor) else { return }
+                    writes = try LabelPlanner.insert(id, after: anchor, in: reader, using: &random)
+                case .before(let anchor):
+                    guard try reader.detach(id, anchor: anchor) else { return }
+                    writes = try LabelPlanner.insert(id, before: anchor, in: reader, using: &random)
+                case .toIndex(let index):
+                    guard index >= 0 else { throw TableStoreError.invalid("toIndex must be 0 or more, got \(index)") }
+                    let predecessor = index == 0 ? nil : try Int64.fetchOne(
+                        db, sql: "SELECT id FROM ordered_item WHERE list = ? AND id != ? ORDER BY pos, id LIMIT 1 OFFSET ?",
+                        arguments: [info.list, id, index - 1])
+                    _ = try reader.detach(id, anchor: nil)
+                    if index > 0 && predecessor == nil {
+                        writes = try LabelPlanner.insert(id, before: nil, in: reader, using: &random)
+                    } else {
+                        writes = try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
+                    }
+                }
+                try SQLiteOrderedListStore._apply(writes, to: info.list, in: db)
+            } catch let error as OrderKeyError where error.isUnknownID {
+                throw TableStoreError(.notFound, "table '\(table)': \(error.description)")
+            }
+        }
+    }
+
+    // MARK: Pages
+
+    public func page(of table: String, _ request: PageRequest) throws -> TablePage {
+        guard request.limit >= 0 else { throw TableStoreError.invalid("limit must be 0 or more, got \(request.limit)") }
+        guard request.offset >= 0 else { throw TableStoreError.invalid("offset must be 0 or more, got \(request.offset)") }
+        let info = try database.read { db in try Self.info(table, db) }
+        let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .sqlite)
+        if !ordering.variants.isSubset(of: info.variants) {
+            try write { db in try Self.addVariants(ordering.variants, to: Self.info(table, db), db) }
+        }
+        let cursor = try request.after.map {
+            try KeysetCursor.decode($0, secret: secret, order: request.order.description, search: request.search)
+        }
+        let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search))
+        return try database.read { db in
+            let select = query.select(after: cursor?.values, offset: cursor == nil ? request.offset : 0, limit: request.limit + 1)
+            var rows = try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments.map(\.databaseValue)))
+            let hasMore = rows.count > request.limit
+            rows = Array(rows.prefix(request.limit))
+            let columns = info.schema.columns.count
+            let next = try hasMore ? rows.last.map { row in
+                try KeysetCursor(
+                    order: request.order.description, search: request.search,
+                    values: (0..<ordering.terms.count).map { SQLValue(row[1 + columns + $0] as DatabaseValue) }
+                ).encoded(secret: secret)
+            } : nil
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(info.physical)") ?? 0
+            let count = query.count()
+            let filtered = query.search.isBlank ? total
+                : try Int.fetchOne(db, sql: count.sql, arguments: StatementArguments(count.arguments.map(\.databaseValue))) ?? 0
+            return TablePage(
+                rows: rows.map { row in TableRow(id: row[0], cells: (0..<columns).map { row[1 + $0] ?? "" }) },
+                total: total, filtered: filtered, next: next)
+        }
+    }
+
+    /// The SQLite query plan of the page query for `request` (`EXPLAIN QUERY PLAN` details), to
+    /// check which index serves an order.
+    public func queryPlan(of table: String, _ request: PageRequest, cursorValues: [SQLValue]? = nil) throws -> [String] {
+        try database.read { db in
+            let info = try Self.info(table, db)
+            let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .sqlite)
+            let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search))
+            let select = query.select(after: cursorValues, offset: request.offset, limit: request.limit)
+            return try Row.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN " + select.sql, arguments: StatementArguments(select.arguments.map(\.databaseValue))
+            ).map { $0["detail"] }
+        }
+    }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction.
+    private func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.writeWithoutTransaction { db in
+            var result: T?
+            try db.inTransaction(.immediate) {
+                result = try body(db)
+                return .commit
+            }
+            return result!
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import SortKit
+
+/// A store of tables that sorts, searches and pages in the database, in exactly the order
+/// memory gives for the same ``SortSpec`` (see ``SQLOrdering``).
+///
+///     let store = try SQLiteTableStore(path: "library.sqlite")
+///     let schema = try store.importCSV(Array(csv.utf8), as: "books")
+///     let page = try store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "-price")), search: "tolkien", limit: 20))
+///     page.rows.first?.cells   // ["The Hobbit", "Tolkien", "12.50"]
+///     // next page: PageRequest(…, after: page.next)
+public protocol TableStore: Sendable {
+    /// Every table's schema, by name.
+    func tables() throws -> [TableSchema]
+    /// The schema of `table`.
+    func schema(of table: String) throws -> TableSchema
+    /// Creates an empty table.
+    func createTable(_ schema: TableSchema) throws
+    /// Creates table `name` from CSV (header first, types inferred), all rows or none.
+    @discardableResult
+    func importCSV(_ csv: [UInt8], as name: String, delimiter: UInt8, presets: [String: SortSpec]) throws -> TableSchema
+    /// Adds a row (column name → text; missing columns are blank) at the end of the manual
+    /// order. Returns its id.
+    @discardableResult
+    func insert(_ values: [String: String], into table: String) throws -> Int64
+    /// Changes some cells of row `id`.
+    func update(_ id: Int64, in table: String, set values: [String: String]) throws
+    /// Deletes row `id`.
+    func delete(_ id: Int64, from table: String) throws
+    /// One row.
+    func row(_ id: Int64, in table: String) throws -> TableRow
+    /// A page of rows: sorted, searched, from an offset or after a cursor.
+    func page(of table: String, _ request: PageRequest) throws -> TablePage
+    /// Moves row `id` in the manual order.
+    func move(_ id: Int64, in table: String, to destination: MoveDestination) throws
+}
+
+/// One stored row: its id and each column's text (blank for null), in schema order.
+public struct TableRow: Sendable, Hashable {
+    /// The row's id.
+    public var id: Int64
+    /// The cells' text, one per column.
+    public var cells: [String]
+
+    /// A row.
+    public init(id: Int64, cells: [String]) {
+        self.id = id
+        self.cells = cells
+    }
+}
+
+/// What to read: order, search, and where the page starts.
+public struct PageRequest: Sendable, Hashable {
+    /// The order.
+    public var order: TableOrder
+    /// A multi-term search (``SearchQuery``); blank for none.
+    public var search: String
+    /// Rows to skip (ignored with a cursor).
+    public var offset: Int
+    /// At most this many rows.
+    public var limit: Int
+    /// A cursor from a previous page's ``TablePage/next``: the page starts after its row.
+    public var after: String?
+
+    /// A request; by default the first 50 rows in id order.
+    public init(order: TableOrder = .spec(SortSpec()), search: String = "", offset: Int = 0, limit: Int = 50, after: String? = nil) {
+        self.order = order
+        self.search = search
+        self.offset = offset
+        self.limit = limit
+        self.after = after
+    }
+}
+
+/// A page of rows and the counts a pager shows.
+public struct TablePage: Sendable, Hashable {
+    /// The rows, in order.
+    public var rows: [TableRow]
+    /// Rows in the table.
+    public var total: Int
+    /// Rows matching the search.
+    public var filtered: Int
+    /// A cursor for the page after this one; `nil` on the last page.
+    public var next: String?
+}
+
+/// Where a manual-order move puts a row: right after or before another row, or at an index
+/// of the manual order (counted without the moved row, so `toIndex(0)` is the front).
+public enum MoveDestination: Sendable, Hashable {
+    /// Right after the row with this id.
+    case after(Int64)
+    /// Right before the row with this id.
+    case before(Int64)
+    /// At this index; past the end means the end.
+    case toIndex(Int)
+}
