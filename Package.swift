@@ -21,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .target(name: "SortKit", swiftSettings: swiftSettings),
@@ -34,10 +37,22 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "SortKitServer",
+            dependencies: [
+                "SortKit", "SortKitSQL", "OrderKeys",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            resources: [.copy("Assets")],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "sortkit",
             dependencies: [
-                "SortKit",
+                "SortKit", "SortKitServer", "SortKitSQL",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -57,6 +72,14 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SortByTests", dependencies: ["SortBy", "OrderKeys"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "SortKitServerTests",
+            dependencies: [
+                "SortKitServer", "SortKitSQL", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(name: "sortkitTests", dependencies: ["sortkit"], swiftSettings: swiftSettings),
     ]
 )

@@ -1,18 +1,22 @@
 import ArgumentParser
 
 @main
-struct SortKitCommand: ParsableCommand {
+struct SortKitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sortkit",
         abstract: "Sort tables the way people expect: typed, natural, stable.",
-        subcommands: [SortCommand.self]
+        subcommands: [ServeCommand.self, SortCommand.self]
     )
 
     /// Runs the command; every error, usage errors included, exits with status 2 as `sort` does.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
         } catch {
             let code = exitCode(for: error)
             if code == .success || code == .failure && error is ExitCode {

@@ -12,6 +12,49 @@ struct KeysetCursor: Codable, Hashable {
     /// The row's value of each order term, the id last.
     var values: [SQLValue]
 
+    private enum CodingKeys: String, CodingKey { case order = "o", search = "q", values = "v" }
+
+    init(order: String, search: String, values: [SQLValue]) {
+        self.order = order
+        self.search = search
+        self.values = values
+    }
+
+    /// Values as short strings: `n` null, `i…` integer, `d…` double bits in hex, `t…` text,
+    /// `b…` base64 bytes.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        order = try container.decode(String.self, forKey: .order)
+        search = try container.decode(String.self, forKey: .search)
+        values = try container.decode([String].self, forKey: .values).map { text in
+            let body = String(text.dropFirst())
+            switch text.first {
+            case "n": return .null
+            case "i": if let value = Int64(body) { return .integer(value) }
+            case "d": if let bits = UInt64(body, radix: 16) { return .double(Double(bitPattern: bits)) }
+            case "t": return .text(body)
+            case "b": if let data = Data(base64Encoded: body) { return .blob(Array(data)) }
+            default: break
+            }
+            throw DecodingError.dataCorruptedError(forKey: .values, in: container, debugDescription: "bad value")
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(order, forKey: .order)
+        try container.encode(search, forKey: .search)
+        try container.encode(values.map { value -> String in
+            switch value {
+            case .null: "n"
+            case .integer(let integer): "i\(integer)"
+            case .double(let double): "d" + String(double.bitPattern, radix: 16)
+            case .text(let text): "t" + text
+            case .blob(let bytes): "b" + Data(bytes).base64EncodedString()
+            }
+        }, forKey: .values)
+    }
+
     func encoded(secret: Data) throws -> String {
         let secret = SymmetricKey(data: secret)
         let payload = try JSONEncoder().encode(self)

@@ -138,6 +138,9 @@ struct PageQuery {
     let info: _TableInfo
     let ordering: SQLOrdering
     let search: SearchQuery
+    let columnSearch: [Int: SearchQuery]
+
+    var isUnfiltered: Bool { search.isBlank && columnSearch.isEmpty }
 
     private var from: SQLFragment {
         var fragment = SQLFragment(" FROM \(info.physical) AS t")
@@ -150,12 +153,22 @@ struct PageQuery {
     }
 
     private var conditions: [SQLFragment] {
-        search.terms.map { term in
-            var fragment = SQLFragment(ordering.dialect == .sqlite ? "instr(t.s, " : "strpos(t.s, ")
+        let find = ordering.dialect == .sqlite ? "instr(" : "strpos("
+        var conditions = search.terms.map { term in
+            var fragment = SQLFragment(find + "t.s, ")
             fragment.bind(.text(term))
             fragment.append(") > 0")
             return fragment
         }
+        for (column, query) in columnSearch.sorted(by: { $0.key < $1.key }) {
+            for term in query.terms {
+                var fragment = SQLFragment(find + "sortkit_fold(t.c\(column)), ")
+                fragment.bind(.text(term))
+                fragment.append(") > 0")
+                conditions.append(fragment)
+            }
+        }
+        return conditions
     }
 
     func select(after values: [SQLValue]?, offset: Int, limit: Int) -> (sql: String, arguments: [SQLValue]) {

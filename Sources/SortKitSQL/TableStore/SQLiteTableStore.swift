@@ -27,6 +27,12 @@ public final class SQLiteTableStore: TableStore {
     public init(path: String, busyTimeout: TimeInterval = 10) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
+        configuration.prepareDatabase { db in
+            // Per-column search folds a cell at query time, with memory's folding.
+            db.add(function: DatabaseFunction("sortkit_fold", argumentCount: 1, pure: true) { values in
+                String.fromDatabaseValue(values[0]).map(SearchQuery.fold)
+            })
+        }
         database = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(database)
         secret = try database.read { db in
@@ -189,7 +195,11 @@ public final class SQLiteTableStore: TableStore {
         let cursor = try request.after.map {
             try KeysetCursor.decode($0, secret: secret, order: request.order.description, search: request.search)
         }
-        let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search))
+        var columnSearch: [Int: SearchQuery] = [:]
+        for (name, text) in request.columnSearch where !SearchQuery(text).isBlank {
+            columnSearch[try info.schema.columnIndex(name)] = SearchQuery(text)
+        }
+        let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: columnSearch)
         return try database.read { db in
             let select = query.select(after: cursor?.values, offset: cursor == nil ? request.offset : 0, limit: request.limit + 1)
             var rows = try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments.map(\.databaseValue)))
@@ -204,7 +214,7 @@ public final class SQLiteTableStore: TableStore {
             } : nil
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(info.physical)") ?? 0
             let count = query.count()
-            let filtered = query.search.isBlank ? total
+            let filtered = query.isUnfiltered ? total
                 : try Int.fetchOne(db, sql: count.sql, arguments: StatementArguments(count.arguments.map(\.databaseValue))) ?? 0
             return TablePage(
                 rows: rows.map { row in TableRow(id: row[0], cells: (0..<columns).map { row[1 + $0] ?? "" }) },
@@ -218,7 +228,7 @@ public final class SQLiteTableStore: TableStore {
         try database.read { db in
             let info = try Self.info(table, db)
             let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .sqlite)
-            let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search))
+            let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: [:])
             let select = query.select(after: cursorValues, offset: request.offset, limit: request.limit)
             return try Row.fetchAll(
                 db, sql: "EXPLAIN QUERY PLAN " + select.sql, arguments: StatementArguments(select.arguments.map(\.databaseValue))

@@ -55,6 +55,9 @@ public struct PageRequest: Sendable, Hashable {
     public var order: TableOrder
     /// A multi-term search (``SearchQuery``); blank for none.
     public var search: String
+    /// Per-column searches (column name → multi-term text), each matched against that
+    /// column's folded text only; blank values are ignored.
+    public var columnSearch: [String: String]
     /// Rows to skip (ignored with a cursor).
     public var offset: Int
     /// At most this many rows.
@@ -63,9 +66,13 @@ public struct PageRequest: Sendable, Hashable {
     public var after: String?
 
     /// A request; by default the first 50 rows in id order.
-    public init(order: TableOrder = .spec(SortSpec()), search: String = "", offset: Int = 0, limit: Int = 50, after: String? = nil) {
+    public init(
+        order: TableOrder = .spec(SortSpec()), search: String = "", columnSearch: [String: String] = [:],
+        offset: Int = 0, limit: Int = 50, after: String? = nil
+    ) {
         self.order = order
         self.search = search
+        self.columnSearch = columnSearch
         self.offset = offset
         self.limit = limit
         self.after = after

@@ -1,0 +1,136 @@
+import Foundation
+import Hummingbird
+import SortKit
+import SortKitSQL
+
+/// The JSON API's logic, independent of HTTP plumbing: every method returns a ``Reply`` or
+/// throws an error that ``APIError`` maps to a status.
+struct APIHandlers: Sendable {
+    let server: SortKitServer
+    var store: any TableStore { server.store }
+
+    /// Runs a handler, turning any error into a JSON error reply.
+    func respond(_ body: () throws -> Reply) throws -> Response {
+        do {
+            return try body().response
+        } catch {
+            let error = APIError(error)
+            return Reply.json(.object([("error", .string(error.message))]), status: error.status).response
+        }
+    }
+
+    func tables() throws -> Reply {
+        .json(.object([("tables", .array(try store.tables().map { schema in
+            .object([
+                ("name", .string(schema.name)),
+                ("columns", .array(schema.columns.map { column in
+                    .object([("name", .string(column.name)), ("type", .string(column.type.rawValue)), ("sortable", .bool(true))])
+                })),
+                ("presets", .array(
+                    schema.presets.keys.sorted().map { name in
+                        .object([("name", .string(name)), ("sort", .string(schema.presets[name]!.description))])
+                    } + [.object([("name", .string("My order")), ("sort", .string("manual"))])])),
+            ])
+        }))]))
+    }
+
+    /// `GET /api/tables/{table}/rows?sort=…|preset=…&q=…&limit=…&offset=…|after=…`.
+    func rows(_ table: String, query: String) throws -> Reply {
+        let form = FormParameters(query)
+        let schema = try store.schema(of: table)
+        let order = try self.order(schema, sort: form["sort"], preset: form["preset"])
+        let limit = try integer(form["limit"], name: "limit", default: 50)
+        let offset = try integer(form["offset"], name: "offset", default: 0)
+        let after = form["after"].flatMap { $0.isEmpty ? nil : $0 }
+        let page = try store.page(of: table, PageRequest(
+            order: order, search: form["q"] ?? "", offset: offset, limit: min(limit, server.maxPageSize), after: after))
+        return .json(.object([
+            ("rows", .array(page.rows.map { Self.json($0, schema) })),
+            ("total", .integer(Int64(page.total))),
+            ("filtered", .integer(Int64(page.filtered))),
+            ("next", page.next.map(JSON.string) ?? .null),
+        ]))
+    }
+
+    func insert(_ table: String, body: [UInt8]) throws -> Reply {
+        let schema = try store.schema(of: table)
+        let id = try store.insert(try Self.values(body), into: table)
+        return .json(Self.json(try store.row(id, in: table), schema), status: .created)
+    }
+
+    func update(_ table: String, id: String, body: [UInt8]) throws -> Reply {
+        let schema = try store.schema(of: table)
+        let id = try rowID(id, table: table)
+        try store.update(id, in: table, set: try Self.values(body))
+        return .json(Self.json(try store.row(id, in: table), schema))
+    }
+
+    func delete(_ table: String, id: String) throws -> Reply {
+        try store.delete(try rowID(id, table: table), from: table)
+        return .empty
+    }
+
+    /// `{"after": ID}`, `{"before": ID}` or `{"toIndex": N}`.
+    func move(_ table: String, id: String, body: [UInt8]) throws -> Reply {
+        let id = try rowID(id, table: table)
+        guard let json = JSON.parse(body) else { throw APIError.badRequest("the body must be JSON: {\"after\": id}, {\"before\": id} or {\"toIndex\": n}") }
+        let destination: MoveDestination
+        switch (json["after"], json["before"], json["toIndex"]) {
+        case (.integer(let after)?, nil, nil): destination = .after(after)
+        case (nil, .integer(let before)?, nil): destination = .before(before)
+        case (nil, nil, .integer(let index)?): destination = .toIndex(Int(index))
+        default: throw APIError.badRequest("give exactly one of \"after\": id, \"before\": id or \"toIndex\": n (integers)")
+        }
+        try store.move(id, in: table, to: destination)
+        return .json(.object([("moved", .integer(id))]))
+    }
+
+    // MARK: Parameters
+
+    func order(_ schema: TableSchema, sort: String?, preset: String?) throws -> TableOrder {
+        if let preset, !preset.isEmpty {
+            if preset == "manual" || preset == "My order" { return .manual }
+            guard let spec = schema.presets[preset] else {
+                let known = (schema.presets.keys.sorted() + ["My order"]).joined(separator: ", ")
+                throw APIError.badRequest("unknown preset '\(preset)' (presets: \(known))")
+            }
+            return .spec(spec)
+        }
+        guard let sort, !sort.trimmingCharacters(in: .whitespaces).isEmpty else { return .spec(SortSpec()) }
+        if sort == "manual" { return .manual }
+        let spec = try SortSpec(parsing: sort)
+        try schema.validate(spec)
+        return .spec(spec)
+    }
+
+    func integer(_ text: String?, name: String, default value: Int) throws -> Int {
+        guard let text, !text.isEmpty else { return value }
+        guard let number = Int(text), number >= 0 else {
+            throw APIError.badRequest("\(name) must be a whole number, 0 or more; got '\(text)'")
+        }
+        return number
+    }
+
+    func rowID(_ text: String, table: String) throws -> Int64 {
+        guard let id = Int64(text) else { throw APIError.notFound("table '\(table)' has no row '\(text)'") }
+        return id
+    }
+
+    /// A JSON object body as column name → cell text.
+    static func values(_ body: [UInt8]) throws -> [String: String] {
+        guard case .object(let pairs)? = JSON.parse(body) else {
+            throw APIError.badRequest("the body must be a JSON object of column names to values")
+        }
+        var values: [String: String] = [:]
+        for (key, value) in pairs where key != "id" {
+            guard let text = value.cellText else { throw APIError.badRequest("column '\(key)' needs a string, number, boolean or null") }
+            values[key] = text
+        }
+        return values
+    }
+
+    /// A row as `{"id": …, "<column>": value, …}`.
+    static func json(_ row: TableRow, _ schema: TableSchema) -> JSON {
+        .object([("id", .integer(row.id))] + zip(schema.columns, row.cells).map { ($0.name, JSON.cell($1, type: $0.type)) })
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import SortKit
+import SortKitSQL
+
+/// jQuery DataTables' server-side processing protocol (1.10+): the request's parameters and
+/// the reply, over the same store queries as the JSON API.
+enum DataTablesRequest {
+    /// A JSON request body (`ajax.contentType: "application/json"`, `data: JSON.stringify(d)`)
+    /// flattened to the bracketed keys of the form encoding, so one parser reads both.
+    static func flatten(json body: [UInt8]) throws -> FormParameters {
+        guard let json = JSON.parse(body) else { throw APIError.badRequest("the body isn't JSON") }
+        var pairs: [(key: String, value: String)] = []
+        func walk(_ value: JSON, _ key: String) {
+            switch value {
+            case .object(let members): for (name, member) in members { walk(member, key.isEmpty ? name : "\(key)[\(name)]") }
+            case .array(let items): for (index, item) in items.enumerated() { walk(item, "\(key)[\(index)]") }
+            default: pairs.append((key, value.cellText ?? ""))
+            }
+        }
+        walk(json, "")
+        return FormParameters(pairs: pairs)
+    }
+}
+
+extension APIHandlers {
+    /// The reply `{draw, recordsTotal, recordsFiltered, data}`, or `{draw, error}` for a bad
+    /// request (DataTables shows `error` to the user). An unknown table is a 404.
+    func dataTables(_ table: String, form: FormParameters) throws -> Reply {
+        let schema = try store.schema(of: table)
+        let draw = Int64(form["draw"] ?? "") ?? 0
+        do {
+            var columns: [String?] = []
+            var columnSearch: [String: String] = [:]
+            while let data = form["columns[\(columns.count)][data]"] {
+                let index = columns.count
+                let name = form["columns[\(index)][name]"].flatMap { $0.isEmpty ? nil : $0 } ?? data
+                let column = schema.columns.contains { $0.name == name } ? name
+                    : Int(data).flatMap { schema.columns.indices.contains($0) ? schema.columns[$0].name : nil }
+                columns.append(column)
+                if let column, let text = form["columns[\(index)][search][value]"], !text.isEmpty,
+                   form["columns[\(index)][searchable]"] != "false" {
+                    columnSearch[column] = text
+                }
+            }
+            var keys: [SortSpec.Key] = []
+            var position = 0
+            while let text = form["order[\(position)][column]"] {
+                guard let index = Int(text), columns.indices.contains(index), let column = columns[index] else {
+                    throw APIError.badRequest("order[\(position)][column] = '\(text)' is not a column of table '\(table)'")
+                }
+                let dir = form["order[\(position)][dir]"] ?? "asc"
+                guard dir == "asc" || dir == "desc" else {
+                    throw APIError.badRequest("order[\(position)][dir] must be asc or desc, got '\(dir)'")
+                }
+                var key = SortSpec.Key(column, dir == "asc" ? .ascending : .descending)
+                if let modifiers = server.headerModifiers[table]?[column] {
+                    key.modifiers = (try? SortSpec(parsing: "x:" + modifiers))?.keys.first?.modifiers ?? []
+                }
+                keys.append(key)
+                position += 1
+            }
+            let start = try integer(form["start"], name: "start", default: 0)
+            let lengthText = form["length"] ?? "10"
+            guard let length = Int(lengthText), length >= -1 else {
+                throw APIError.badRequest("length must be -1 (all) or a whole number, got '\(lengthText)'")
+            }
+            let page = try store.page(of: table, PageRequest(
+                order: .spec(SortSpec(keys)), search: form["search[value]"] ?? "", columnSearch: columnSearch,
+                offset: start, limit: length == -1 ? server.maxPageSize : min(length, server.maxPageSize)))
+            return .json(.object([
+                ("draw", .integer(draw)),
+                ("recordsTotal", .integer(Int64(page.total))),
+                ("recordsFiltered", .integer(Int64(page.filtered))),
+                ("data", .array(page.rows.map { row in
+                    guard case .object(let pairs) = Self.json(row, schema) else { return .null }
+                    return .object([("DT_RowId", .string("row_\(row.id)"))] + pairs)
+                })),
+            ]))
+        } catch {
+            let error = APIError(error)
+            return .json(.object([("draw", .integer(draw)), ("error", .string(error.message))]))
+        }
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+import SortKit
+import SortKitSQL
+
+/// The server-rendered pages. Every link and form works without JavaScript; `app.js` then
+/// swaps the view in place, adds shift-click multi-sort, debounced search, drag-and-drop in
+/// "My order", inline edits, adding and deleting rows.
+struct Pages {
+    let server: SortKitServer
+
+    func index() throws -> Reply {
+        var items = ""
+        for schema in try server.store.tables() {
+            let count = try server.store.page(of: schema.name, PageRequest(limit: 0)).total
+            items += """
+                <li><a href="/tables/\(HTML.query(schema.name))">\(HTML.escape(schema.name))</a>
+                <span class="muted">\(count) rows · \(schema.columns.map { HTML.escape($0.name) }.joined(separator: ", "))</span></li>
+                """
+        }
+        return .html(layout(title: "SortKit", body: "<main><h1>Tables</h1><ul class=\"tables\">\(items)</ul></main>"))
+    }
+
+    /// The view's state from the URL: `sort` or `preset`, `q`, `page` (from 1), `size`.
+    struct ViewState {
+        var sort = ""
+        var preset = ""
+        var q = ""
+        var page = 1
+        var size = 25
+
+        init(query: String) {
+            let form = FormParameters(query)
+            sort = form["sort"] ?? ""
+            preset = form["preset"] ?? ""
+            q = form["q"] ?? ""
+            page = max(1, Int(form["page"] ?? "") ?? 1)
+            size = min(max(1, Int(form["size"] ?? "") ?? 25), 500)
+        }
+
+        func url(_ table: String, sort: String? = nil, preset: String? = nil, page: Int? = nil) -> String {
+            var parts: [String] = []
+            let preset = preset ?? (sort == nil ? self.preset : "")
+            let sort = sort ?? (preset.isEmpty ? self.sort : "")
+            if !preset.isEmpty { parts.append("preset=" + HTML.query(preset)) }
+            if !sort.isEmpty { parts.append("sort=" + HTML.query(sort)) }
+            if !q.isEmpty { parts.append("q=" + HTML.query(q)) }
+            let page = page ?? 1
+            if page > 1 { parts.append("page=\(page)") }
+            if size != 25 { parts.append("size=\(size)") }
+            return "/tables/\(HTML.query(table))" + (parts.isEmpty ? "" : "?" + parts.joined(separator: "&"))
+        }
+    }
+
+    func table(_ name: String, query: String) throws -> Reply {
+        let schema = try server.store.schema(of: name)
+        var state = ViewState(query: query)
+        let api = APIHandlers(server: server)
+        let order = try api.order(schema, sort: state.sort, preset: state.preset)
+        // A sort that equals a preset shows that preset as selected.
+        if state.preset.isEmpty, case .spec(let spec) = order, let match = schema.presets.first(where: { $0.value == spec }) {
+            state.preset = match.key
+        }
+        let counts = try server.store.page(of: name, PageRequest(order: order, search: state.q, limit: 0))
+        let pageCount = max(1, (counts.filtered + state.size - 1) / state.size)
+        state.page = min(state.page, pageCount)
+        let page = try server.store.page(of: name, PageRequest(
+            order: order, search: state.q, offset: (state.page - 1) * state.size, limit: state.size))
+        let isManual = order == .manual
+        let spec: SortSpec = if case .spec(let spec) = order { spec } else { SortSpec() }
+        let headerState = HeaderSortState(spec)
+
+        var head = isManual ? "<th class=\"handle-col\" aria-label=\"Drag to reorder\"></th>" : ""
+        for column in schema.columns {
+            let modifiers = server.headerModifiers[name]?[column.name].flatMap {
+                try? SortSpec(parsing: "x:" + $0).keys.first?.modifiers
+            } ?? []
+            var plain = headerState, additive = headerState
+            plain.tap(column.name, modifiers: modifiers)
+            additive.tap(column.name, additive: true, modifiers: modifiers)
+            let direction = headerState.direction(of: column.name)
+            let ariaSort = direction.map { $0 == .ascending ? "ascending" : "descending" } ?? "none"
+            var indicator = ""
+            if let direction {
+                indicator = direction == .ascending ? "▲" : "▼"
+                if headerState.keys.count > 1, let priority = headerState.priority(of: column.name) { indicator += "\(priority + 1)" }
+            }
+            let numeric = column.type == .integer || column.type == .float ? " class=\"num\"" : ""
+            head += """
+                <th scope="col" aria-sort="\(ariaSort)" data-column="\(HTML.escape(column.name))"\(numeric)>\
+                <a data-nav href="\(HTML.escape(state.url(name, sort: plain.spec.description)))" \
+                data-add-href="\(HTML.escape(state.url(name, sort: additive.spec.description)))" \
+                title="Click to sort, shift-click to add a sort key">\(HTML.escape(column.name))\
+                <span class="ind" aria-hidden="true">\(indicator)</span></a></th>
+                """
+        }
+        head += "<th class=\"actions-col\"><span class=\"visually-hidden\">Actions</span></th>"
+
+        var body = ""
+        for row in page.rows {
+            body += "<tr data-id=\"\(row.id)\"\(isManual ? " draggable=\"true\" tabindex=\"0\"" : "")>"
+            if isManual { body += "<td class=\"handle\" aria-hidden=\"true\">⠿</td>" }
+            for (column, cell) in zip(schema.columns, row.cells) {
+                let numeric = column.type == .integer || column.type == .float ? " num" : ""
+                body += "<td class=\"cell\(numeric)\" data-column=\"\(HTML.escape(column.name))\">\(HTML.escape(cell))</td>"
+            }
+            body += "<td class=\"actions\"><button type=\"button\" class=\"delete\" title=\"Delete row \(row.id)\" aria-label=\"Delete row \(row.id)\">✕</button></td></tr>"
+        }
+        if page.rows.isEmpty {
+            body = "<tr><td class=\"empty\" colspan=\"\(schema.columns.count + (isManual ? 2 : 1))\">No rows match.</td></tr>"
+        }
+
+        var presetOptions = "<option value=\"\"\(state.preset.isEmpty && !spec.isEmpty ? " selected" : "")>"
+            + (spec.isEmpty ? "File order" : "Custom: " + HTML.escape(spec.description)) + "</option>"
+        for preset in schema.presets.keys.sorted() + ["My order"] {
+            let selected = preset == state.preset || (preset == "My order" && isManual)
+            presetOptions += "<option\(selected ? " selected" : "")>\(HTML.escape(preset))</option>"
+        }
+        let sizeOptions = [10, 25, 50, 100, 500].map { "<option\($0 == state.size ? " selected" : "")>\($0)</option>" }.joined()
+        let first = counts.filtered == 0 ? 0 : (state.page - 1) * state.size + 1
+        let last = (state.page - 1) * state.size + page.rows.count
+        let previous = state.page > 1
+            ? "<a data-nav rel=\"prev\" href=\"\(HTML.escape(state.url(name, page: state.page - 1)))\">‹ Previous</a>" : "<span>‹ Previous</span>"
+        let next = state.page < pageCount
+            ? "<a data-nav rel=\"next\" href=\"\(HTML.escape(state.url(name, page: state.page + 1)))\">Next ›</a>" : "<span>Next ›</span>"
+        let addFields = schema.columns.map { column in
+            "<label>\(HTML.escape(column.name)) <input name=\"\(HTML.escape(column.name))\" placeholder=\"\(column.type.rawValue)\"></label>"
+        }.joined()
+        let sortField = state.preset.isEmpty && !spec.isEmpty ? "<input type=\"hidden\" name=\"sort\" value=\"\(HTML.escape(spec.description))\">" : ""
+
+        let view = """
+            <main id="view" data-table="\(HTML.escape(name))" data-manual="\(isManual)">
+            <h1>\(HTML.escape(name))</h1>
+            <form class="controls" method="get" action="/tables/\(HTML.query(name))">
+            <label>Search <input type="search" name="q" value="\(HTML.escape(state.q))" placeholder="Every word must match" autocomplete="off"></label>
+            <label>Sort by <select name="preset">\(presetOptions)</select></label>
+            <label>Rows <select name="size">\(sizeOptions)</select></label>\(sortField)
+            <button type="submit" class="apply">Apply</button>
+            </form>
+            \(isManual ? "<p class=\"hint\">My order: drag rows, or select a row and press Alt+↑/Alt+↓.</p>" : "")
+            <div class="scroll"><table class="grid">
+            <thead><tr>\(head)</tr></thead>
+            <tbody>\(body)</tbody>
+            </table></div>
+            <nav class="pager" aria-label="Pages">\(previous)<span class="range">rows \(first)–\(last) of \(counts.filtered)\
+            \(counts.filtered != counts.total ? " (\(counts.total) in all)" : "") · page \(state.page) of \(pageCount)</span>\(next)</nav>
+            <details class="add"><summary>Add a row</summary><form id="add-row">\(addFields)<button type="submit">Add</button></form></details>
+            <p id="status" role="status" aria-live="polite"></p>
+            </main>
+            """
+        return .html(layout(title: "\(name) — SortKit", body: view))
+    }
+
+    func layout(title: String, body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en">
+        <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(HTML.escape(title))</title><link rel="stylesheet" href="/assets/app.css"></head>
+        <body><header class="top"><a href="/">SortKit</a></header>
+        \(body)
+        <script src="/assets/app.js" defer></script>
+        </body>
+        </html>
+        """
+    }
+}

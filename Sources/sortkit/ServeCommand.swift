@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import Logging
+import SortKit
+import SortKitSQL
+import SortKitServer
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the web app, the JSON API and the DataTables endpoint.",
+        discussion: """
+            With no FILE, serves the built-in demo library of books (table 'books'). Each CSV file
+            adds a table named after its stem (people.csv → people), imported once into the
+            database with inferred column types; later runs serve the stored table, edits included.
+            Stop with Ctrl-C (the server finishes its requests first).
+
+            Example: sortkit serve people.csv --port 8081
+            """
+    )
+
+    @Argument(help: ArgumentHelp("CSV files to serve as tables.", valueName: "FILE.csv"))
+    var files: [String] = []
+
+    @Option(help: ArgumentHelp("The SQLite database file (created if missing).", valueName: "PATH"))
+    var db: String = "sortkit.sqlite"
+
+    @Option(help: ArgumentHelp("Use PostgreSQL at this URL instead of SQLite.", valueName: "URL"))
+    var postgres: String?
+
+    @Option(help: "The address to listen on.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "The port to listen on.")
+    var port: Int = 8080
+
+    func validate() throws {
+        guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, got \(port)") }
+        if postgres != nil {
+            throw ValidationError("--postgres: this build serves SQLite only (the PostgreSQL table store isn't built yet); use --db PATH")
+        }
+    }
+
+    func run() async throws {
+        let store = try SQLiteTableStore(path: db)
+        try DemoLibrary.install(in: store)
+        let existing = Set(try store.tables().map(\.name))
+        for file in files {
+            let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+            if existing.contains(name) {
+                printToStandardError("sortkit: table '\(name)' is already in \(db); serving the stored copy")
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ValidationError("cannot read '\(file)'")
+            }
+            do {
+                let schema = try store.importCSV(Array(data), as: name, delimiter: UInt8(ascii: ","), presets: [:])
+                printToStandardError("sortkit: imported \(file) as table '\(name)' (\(schema.columns.count) columns)")
+            } catch {
+                throw ValidationError("\(file): \(error)")
+            }
+        }
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        printToStandardError("sortkit: serving http://\(host):\(port)/ from \(db)")
+        try await SortKitServer(store: store).run(host: host, port: port)
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import SortKit
+import SortKitSQL
+import Testing
+@testable import SortKitServer
+
+/// A server over a fresh database holding the demo library (200 books).
+func makeServer(books: Int = 200) throws -> SortKitServer {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-server-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let store = try SQLiteTableStore(path: folder.appendingPathComponent("db.sqlite").path)
+    try DemoLibrary.install(in: store, count: books)
+    return SortKitServer(store: store)
+}
+
+extension TestResponse {
+    var text: String { String(buffer: body) }
+    var json: JSON? { JSON.parse(Array(buffer: body)) }
+}
+
+extension JSON {
+    var ids: [Int64] {
+        guard case .array(let rows)? = self["rows"] ?? self["data"] else { return [] }
+        return rows.compactMap { if case .integer(let id)? = $0["id"] { id } else { nil } }
+    }
+    var int: Int64? { if case .integer(let value) = self { value } else { nil } }
+    var string: String? { if case .string(let value) = self { value } else { nil } }
+}
+
+func application(_ server: SortKitServer) -> some ApplicationProtocol {
+    Application(router: server.router())
+}
+
+@Suite("JSON API")
+struct APITests {
+    @Test("Rows: sort, preset, search, limit and offset, as the store orders them")
+    func rows() async throws {
+        let server = try makeServer()
+        let store = server.store
+        try await application(server).test(.router) { client in
+            try await client.execute(uri: "/api/tables/books/rows?sort=-price,title&limit=5&offset=2", method: .get) { response in
+                #expect(response.status == .ok)
+                let expected = try store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "-price,title")), offset: 2, limit: 5))
+                #expect(response.json?.ids == expected.rows.map(\.id))
+                #expect(response.json?["total"]?.int == 200 && response.json?["filtered"]?.int == 200)
+            }
+            try await client.execute(uri: "/api/tables/books/rows?preset=Status&q=zola+the&limit=3", method: .get) { response in
+                let expected = try store.page(of: "books", PageRequest(order: .spec(DemoLibrary.presets["Status"]!), search: "zola the", limit: 3))
+                #expect(response.json?.ids == expected.rows.map(\.id))
+                #expect(response.json?["filtered"]?.int == Int64(expected.filtered))
+                // Columns in schema order, the id first.
+                let text = response.text
+                let positions = ["{\"id\":", "\"title\":", "\"author\":", "\"status\":", "\"price\":", "\"published\":"]
+                    .map { text.range(of: $0)?.lowerBound }
+                #expect(positions.allSatisfy { $0 != nil } && positions.map { $0! } == positions.map { $0! }.sorted(), "\(text)")
+            }
+            try await client.execute(uri: "/api/tables/books/rows?limit=100000", method: .get) { response in
+                #expect(response.json?.ids.count == 200)   // clamped to the cap (1,000), all 200 rows
+            }
+        }
+    }
+
+    @Test("Cursor pages concatenate to the full order; sort=manual reads My order")
+    func cursorPaging() async throws {
+        let server = try makeServer()
+        try await application(server).test(.router) { client in
+            let all = try await client.execute(uri: "/api/tables/books/rows?sort=author,-published&limit=1000", method: .get) { $0.json?.ids ?? [] }
+            var seen: [Int64] = []
+            var uri = "/api/tables/books/rows?sort=author,-published&limit=64"
+            while true {
+                let json = try await client.execute(uri: uri, method: .get) { $0.json }
+                seen += json?.ids ?? []
+                guard let next = json?["next"]?.string else { break }
+                uri = "/api/tables/books/rows?sort=author,-published&limit=64&after=" + HTML.query(next)
+            }
+            #expect(seen == all && all.count == 200)
+            let manual = try await client.execute(uri: "/api/tables/books/rows?sort=manual&limit=3", method: .get) { $0.json?.ids }
+            #expect(manual == [1, 2, 3])
+        }
+    }
+
+    @Test("Bad input is a 400 or 404 JSON error that names the problem")
+    func errors() async throws {
+        let server = try makeServer()
+        try await application(server).test(.router) { client in
+            let cases: [(String, HTTPResponse.Status, String)] = [
+                ("/api/tables/books/rows?limit=-1", .badRequest, "limit must be a whole number"),
+                ("/api/tables/books/rows?offset=ten", .badRequest, "offset must be a whole number"),
+                ("/api/tables/books/rows?sort=title:shiny", .badRequest, "shiny"),
+                ("/api/tables/books/rows?sort=colour", .notFound, "no column 'colour'"),
+                ("/api/tables/books/rows?preset=Fancy", .badRequest, "unknown preset 'Fancy'"),
+                ("/api/tables/films/rows", .notFound, "unknown table 'films'"),
+                ("/api/tables/books/rows?after=forged", .badRequest, "invalid cursor"),
+                ("/tables/films", .notFound, "unknown table"),
+            ]
+            for (uri, status, message) in cases {
+                try await client.execute(uri: uri, method: .get) { response in
+                    #expect(response.status == status, "\(uri)")
+                    #expect(response.json?["error"]?.string?.contains(message) == true, "\(uri): \(response.text)")
+                }
+            }
+        }
+    }
+
+    @Test("Add, edit, delete and move rows; validation messages; cross-origin writes are refused")
+    func writes() async throws {
+        let server = try makeServer()
+        try await application(server).test(.router) { client in
+            let body = ByteBuffer(string: #"{"title": "<script>alert(1)</script>", "price": 1.5, "status": "todo"}"#)
+            let id = try await client.execute(uri: "/api/tables/books/rows", method: .post, body: body) { response in
+                #expect(response.status == .created)
+                #expect(response.json?["price"] == .number(1.5))
+                return response.json?["id"]?.int
+            }
+            #expect(id == 201)
+            try await client.execute(uri: "/api/tables/books/rows/201", method: .patch, body: ByteBuffer(string: #"{"price": "cheap"}"#)) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.json?["error"]?.string == "column 'price' needs a float, got 'cheap'")
+            }
+            try await client.execute(uri: "/api/tables/books/rows/201", method: .patch, body: ByteBuffer(string: #"{"price": 2}"#)) { response in
+                #expect(response.status == .ok && response.text.contains(#""price":2.0"#))
+            }
+            try await client.execute(uri: "/tables/books?q=alert", method: .get) { response in
+                #expect(response.text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+                #expect(!response.text.contains("<script>alert"))
+            }
+            for (uri, destination) in [("/api/tables/books/rows/201/move", #"{"toIndex": 0}"#),
+                                       ("/api/tables/books/rows/3/move", #"{"before": 1}"#),
+                                       ("/api/tables/books/rows/2/move", #"{"after": 201}"#)] {
+                try await client.execute(uri: uri, method: .post, body: ByteBuffer(string: destination)) { #expect($0.status == .ok) }
+            }
+            let manual = try await client.execute(uri: "/api/tables/books/rows?sort=manual&limit=4", method: .get) { $0.json?.ids }
+            #expect(manual == [201, 2, 3, 1])
+            try await client.execute(uri: "/api/tables/books/rows/2/move", method: .post, body: ByteBuffer(string: #"{"after": 9999}"#)) {
+                #expect($0.status == .notFound)
+            }
+            try await client.execute(uri: "/api/tables/books/rows/2/move", method: .post, body: ByteBuffer(string: #"{"up": 1}"#)) {
+                #expect($0.status == .badRequest)
+            }
+            try await client.execute(uri: "/api/tables/books/rows/201", method: .delete) { #expect($0.status == .noContent) }
+            try await client.execute(uri: "/api/tables/books/rows/201", method: .delete) { #expect($0.status == .notFound) }
+            for headers: HTTPFields in [[.origin: "http://evil.example"], [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]] {
+                try await client.execute(uri: "/api/tables/books/rows/1", method: .delete, headers: headers) { response in
+                    #expect(response.status == .forbidden)
+                }
+            }
+            try await client.execute(uri: "/api/tables/books/rows/1", method: .delete, headers: [HTTPField.Name("Sec-Fetch-Site")!: "same-origin"]) {
+                #expect($0.status == .noContent)
+            }
+        }
+    }
+}
+
+@Suite("Pages")
+struct PageTests {
+    @Test("The table page works without JavaScript: aria-sort, sort links, search form, pager")
+    func tablePage() async throws {
+        let server = try makeServer()
+        try await application(server).test(.router) { client in
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(response.text.contains(#"<a href="/tables/books">books</a>"#))
+            }
+            try await client.execute(uri: "/tables/books?sort=-price,title&size=10&page=2", method: .get) { response in
+                let html = response.text
+                #expect(response.status == .ok)
+                #expect(html.contains(#"aria-sort="descending" data-column="price""#))
+                #expect(html.contains(#"aria-sort="none" data-column="author""#))
+                // Clicking price again flips it; shift-clicking author adds it as a key.
+                #expect(html.contains(#"href="/tables/books?sort=price,title&amp;size=10""#))
+                #expect(html.contains(#"data-add-href="/tables/books?sort=-price,title,author&amp;size=10""#))
+                #expect(html.contains("rows 11–20 of 200"))
+                #expect(html.contains(#"<form class="controls" method="get" action="/tables/books">"#))
+            }
+            try await client.execute(uri: "/tables/books?preset=My+order", method: .get) { response in
+                #expect(response.text.contains(#"draggable="true""#))
+                #expect(response.text.contains("<option selected>My order</option>"))
+            }
+            try await client.execute(uri: "/tables/books", method: .get) { response in
+                // The status header sorts in declared order, not alphabetically.
+                #expect(response.text.contains("?sort=" + HTML.query("status:enum=todo|reading|done|abandoned") + "\""))
+            }
+            try await client.execute(uri: "/assets/app.js", method: .get) { response in
+                #expect(response.status == .ok && response.text.contains("addEventListener"))
+            }
+        }
+    }
+}
