@@ -82,7 +82,7 @@ struct Pages {
             var indicator = ""
             if let direction {
                 indicator = direction == .ascending ? "▲" : "▼"
-                if headerState.keys.count > 1, let priority = headerState.priority(of: column.name) { indicator += "\(priority + 1)" }
+                if headerState.keys.count > 1, let priority = headerState.priority(of: column.name) { indicator += "\(priority)" }
             }
             let numeric = column.type == .integer || column.type == .float ? " class=\"num\"" : ""
             head += """

@@ -172,6 +172,8 @@ struct PageTests {
                 #expect(html.contains(#"href="/tables/books?sort=price,title&amp;size=10""#))
                 #expect(html.contains(#"data-add-href="/tables/books?sort=-price,title,author&amp;size=10""#))
                 #expect(html.contains("rows 11–20 of 200"))
+                #expect(html.contains(#"price<span class="ind" aria-hidden="true">▼1</span>"#))
+                #expect(html.contains(#"title<span class="ind" aria-hidden="true">▲2</span>"#))
                 #expect(html.contains(#"<form class="controls" method="get" action="/tables/books">"#))
             }
             try await client.execute(uri: "/tables/books?preset=My+order", method: .get) { response in

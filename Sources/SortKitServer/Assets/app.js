@@ -38,11 +38,14 @@
   function formURL(form, changes) {
     const data = new FormData(form);
     for (const [key, value] of Object.entries(changes || {})) data.set(key, value);
-    const params = new URLSearchParams();
-    for (const [key, value] of data) if (value !== "") params.set(key, value);
+    const params = new Map();
+    for (const [key, value] of data) if (value.trim() !== "") params.set(key, value);
     if (params.get("preset")) params.delete("sort");
     if (params.get("size") === "25") params.delete("size");
-    const query = params.toString();
+    // The same spelling as the server's links: sort specs keep , : and | readable.
+    const encode = (text) => encodeURIComponent(text).replace(/%2C/g, ",").replace(/%3A/g, ":")
+      .replace(/%7C/g, "|").replace(/%20/g, "+");
+    const query = [...params].map(([key, value]) => key + "=" + encode(value)).join("&");
     return form.getAttribute("action") + (query ? "?" + query : "");
   }
 

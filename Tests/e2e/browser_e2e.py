@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""End-to-end test of `sortkit serve` in headless Chromium (Selenium), plus an interop check
+that the real jQuery DataTables (Debian's libjs-jquery-datatables) works against our
+/datatables endpoint in server-side mode.
+
+usage: browser_e2e.py BASE_URL     (a running `sortkit serve` with the demo library)
+Exits non-zero with a message on the first failed check. Run by SortKitServerTests'
+BrowserTests, which starts the server; .ci/run installs Chromium, the driver, DataTables and
+Selenium.
+"""
+import http.server
+import json
+import os
+import sys
+import threading
+import time
+import urllib.parse
+import urllib.request
+
+os.environ.setdefault("SE_OFFLINE", "true")
+os.environ.setdefault("SE_AVOID_STATS", "true")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+BASE = sys.argv[1].rstrip("/")
+DATATABLES = "/usr/share/javascript/jquery-datatables/jquery.dataTables.min.js"
+JQUERY = "/usr/share/javascript/jquery/jquery.min.js"
+
+
+def api(path):
+    with urllib.request.urlopen(BASE + path) as response:
+        return json.load(response)
+
+
+def api_ids(query):
+    return [row["id"] for row in api("/api/tables/books/rows?" + query)["rows"]]
+
+
+def check(condition, message):
+    if not condition:
+        raise AssertionError(message)
+    print("ok -", message)
+
+
+def page_ids(driver):
+    return driver.execute_script(
+        "return [...document.querySelectorAll('#view tbody tr[data-id]')].map(r => Number(r.dataset.id))")
+
+
+def wait_for(driver, predicate, what, timeout=10):
+    try:
+        WebDriverWait(driver, timeout).until(lambda d: predicate(d))
+    except Exception:
+        raise AssertionError(f"timed out waiting for {what} (url {driver.current_url}, status {status_text(driver)!r})")
+
+
+def status_text(driver):
+    return driver.execute_script("const s = document.getElementById('status'); return s ? s.textContent : ''")
+
+
+def header(driver, column):
+    return driver.find_element(By.CSS_SELECTOR, f'#view th[data-column="{column}"] a')
+
+
+def main():
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for flag in ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]:
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
+    try:
+        app(driver)
+        datatables_interop(driver)
+    finally:
+        driver.quit()
+
+
+def app(driver):
+    driver.get(BASE + "/tables/books")
+    check(driver.find_element(By.CSS_SELECTOR, "html").get_attribute("class") == "js", "app.js runs")
+
+    header(driver, "title").click()
+    wait_for(driver, lambda d: "sort=title" in d.current_url, "sort=title in the URL")
+    check(page_ids(driver) == api_ids("sort=title&limit=25"), "clicking a header sorts by it")
+    check(driver.find_element(By.CSS_SELECTOR, '#view th[data-column="title"]').get_attribute("aria-sort") == "ascending",
+          "aria-sort says ascending")
+
+    ActionChains(driver).key_down(Keys.SHIFT).click(header(driver, "price")).key_up(Keys.SHIFT).perform()
+    wait_for(driver, lambda d: "sort=title,price" in d.current_url, "shift-click adds a key")
+    check(page_ids(driver) == api_ids("sort=title,price&limit=25"), "shift-click multi-sort orders as the API")
+
+    box = driver.find_element(By.CSS_SELECTOR, "#view input[name=q]")
+    box.send_keys("zola hidden")
+    wait_for(driver, lambda d: "q=zola+hidden" in d.current_url, "the search in the URL")
+    expected = api_ids("sort=title,price&q=zola+hidden&limit=25")
+    wait_for(driver, lambda d: page_ids(d) == expected, "searched rows")
+    check(len(expected) > 0, "debounced multi-term search shows the matching rows")
+
+    box = driver.find_element(By.CSS_SELECTOR, "#view input[name=q]")
+    box.clear()
+    box.send_keys(" ")
+    wait_for(driver, lambda d: "q=" not in d.current_url, "clearing the search")
+    driver.find_element(By.CSS_SELECTOR, "#view .pager a[rel=next]").click()
+    wait_for(driver, lambda d: "page=2" in d.current_url, "page 2")
+    check(page_ids(driver) == api_ids("sort=title,price&limit=25&offset=25"), "paging shows the next rows")
+
+    driver.refresh()
+    check(page_ids(driver) == api_ids("sort=title,price&limit=25&offset=25"), "a reload shows the same view")
+
+    Select(driver.find_element(By.CSS_SELECTOR, "#view select[name=preset]")).select_by_visible_text("Cheapest")
+    wait_for(driver, lambda d: "preset=Cheapest" in d.current_url, "the preset in the URL")
+    check(page_ids(driver) == api_ids("preset=Cheapest&limit=25"), "picking a preset sorts by it")
+
+    Select(driver.find_element(By.CSS_SELECTOR, "#view select[name=preset]")).select_by_visible_text("My order")
+    wait_for(driver, lambda d: "preset=My+order" in d.current_url, "My order")
+    before = page_ids(driver)
+    check(before[:3] == api_ids("sort=manual&limit=3"), "My order shows the manual order")
+    # HTML5 drag and drop: Chrome under WebDriver doesn't synthesize native drag events, so
+    # dispatch the same events a user's drag fires.
+    driver.execute_script("""
+        const rows = document.querySelectorAll('#view tbody tr[data-id]');
+        const source = rows[2], target = rows[0];
+        const data = new DataTransfer();
+        const box = target.getBoundingClientRect();
+        source.dispatchEvent(new DragEvent('dragstart', {bubbles: true, dataTransfer: data}));
+        target.dispatchEvent(new DragEvent('dragover', {bubbles: true, cancelable: true, dataTransfer: data, clientY: box.top + 2}));
+        target.dispatchEvent(new DragEvent('drop', {bubbles: true, cancelable: true, dataTransfer: data, clientY: box.top + 2}));
+    """)
+    dragged = [before[2], before[0], before[1]] + before[3:]
+    wait_for(driver, lambda d: page_ids(d) == dragged, "the dragged row at the top")
+    row = driver.find_element(By.CSS_SELECTOR, f'#view tbody tr[data-id="{before[0]}"]')
+    row.click()
+    ActionChains(driver).key_down(Keys.ALT).send_keys(Keys.ARROW_DOWN).key_up(Keys.ALT).perform()
+    moved = [before[2], before[1], before[0]] + before[3:]
+    wait_for(driver, lambda d: page_ids(d) == moved, "Alt+Down moves the selected row")
+    driver.refresh()
+    check(page_ids(driver) == moved and api_ids("sort=manual&limit=25") == moved, "drag and keyboard moves persist across a reload")
+
+    cell = driver.find_element(By.CSS_SELECTOR, f'#view tbody tr[data-id="{moved[0]}"] td[data-column="price"]')
+    ActionChains(driver).double_click(cell).perform()
+    editor = driver.find_element(By.CSS_SELECTOR, "#view td.editing input")
+    editor.send_keys(Keys.CONTROL, "a")
+    editor.send_keys("not a price", Keys.ENTER)
+    wait_for(driver, lambda d: "needs a float" in status_text(d), "the server's validation message")
+    editor = driver.find_element(By.CSS_SELECTOR, "#view td.editing input")
+    editor.send_keys(Keys.CONTROL, "a")
+    editor.send_keys("0.01", Keys.ENTER)
+    wait_for(driver, lambda d: "Saved" in status_text(d), "the edit saved")
+    row = api("/api/tables/books/rows?sort=manual&limit=1")["rows"][0]
+    check(row["id"] == moved[0] and row["price"] == 0.01, "an inline edit is saved through the API")
+
+
+class DataTablesPage(http.server.BaseHTTPRequestHandler):
+    """Serves a page using Debian's jQuery DataTables, its scripts, and a same-origin proxy of
+    /datatables/ to the SortKit server."""
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        if self.path.startswith("/datatables/"):
+            return self.proxy()
+        files = {"/jquery.js": JQUERY, "/datatables.js": DATATABLES}
+        if self.path in files:
+            with open(files[self.path], "rb") as file:
+                return self.reply(200, "text/javascript", file.read())
+        page = """<!doctype html><html><head><meta charset="utf-8"><script src="/jquery.js"></script>
+<script src="/datatables.js"></script></head><body><table id="t"><thead><tr>
+<th>title</th><th>author</th><th>status</th><th>price</th><th>published</th></tr></thead></table>
+<script>
+window.table = $('#t').DataTable({serverSide: true, processing: false, searchDelay: 0, pageLength: 10,
+  ajax: {url: '/datatables/books', type: 'POST', contentType: 'application/json', data: d => JSON.stringify(d)},
+  columns: ['title', 'author', 'status', 'price', 'published'].map(name => ({data: name, defaultContent: ''}))});
+</script></body></html>"""
+        self.reply(200, "text/html", page.encode())
+
+    def do_POST(self):
+        self.proxy()
+
+    def proxy(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else None
+        request = urllib.request.Request(BASE + self.path, data=body, method=self.command,
+                                         headers={"Content-Type": self.headers.get("Content-Type", "text/plain")})
+        with urllib.request.urlopen(request) as response:
+            self.reply(response.status, response.headers["Content-Type"], response.read())
+
+    def reply(self, status, content_type, body):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def datatables_interop(driver):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), DataTablesPage)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        driver.get(f"http://127.0.0.1:{server.server_address[1]}/")
+
+        def titles(d):
+            return d.execute_script("return table.rows().data().toArray().map(r => r.id)")
+
+        wait_for(driver, lambda d: len(titles(d)) == 10, "DataTables' first draw")
+        check(titles(driver) == api_ids("sort=title&limit=10"), "DataTables sorts by its first column on load")
+        driver.execute_script("table.order([[3, 'desc'], [0, 'asc']]).draw()")
+        wait_for(driver, lambda d: titles(d) == api_ids("sort=-price,title&limit=10"), "DataTables multi-column order")
+        driver.execute_script("table.search('le guin').draw()")
+        expected = api_ids("sort=-price,title&q=le+guin&limit=10")
+        wait_for(driver, lambda d: titles(d) == expected, "DataTables global search")
+        info = driver.execute_script("return table.page.info()")
+        check(info["recordsDisplay"] == api("/api/tables/books/rows?q=le+guin&limit=0")["filtered"], "DataTables' filtered count")
+        driver.execute_script("table.page(1).draw('page')")
+        wait_for(driver, lambda d: titles(d) == api_ids("sort=-price,title&q=le+guin&limit=10&offset=10"), "DataTables paging")
+        print("ok - jQuery DataTables works against /datatables in server-side mode")
+    finally:
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    started = time.time()
+    main()
+    print(f"browser e2e passed in {time.time() - started:.1f}s")
