@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "OrderKeys", targets: ["OrderKeys"]),
         .library(name: "SortKitSQL", targets: ["SortKitSQL"]),
         .library(name: "SortBy", targets: ["SortBy"]),
+        .library(name: "DataTableKit", targets: ["DataTableKit"]),
         .executable(name: "sortkit", targets: ["sortkit"]),
     ],
     dependencies: [
@@ -29,6 +30,7 @@ let package = Package(
         .target(name: "SortKit", swiftSettings: swiftSettings),
         .target(name: "OrderKeys", swiftSettings: swiftSettings),
         .target(name: "SortBy", dependencies: ["SortKit"], swiftSettings: swiftSettings),
+        .target(name: "DataTableKit", dependencies: ["SortKit"], swiftSettings: swiftSettings),
         .target(
             name: "SortKitSQL",
             dependencies: [
@@ -51,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "sortkit",
             dependencies: [
-                "SortKit", "SortKitServer", "SortKitSQL",
+                "SortKit", "SortKitServer", "SortKitSQL", "DataTableKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -60,7 +62,10 @@ let package = Package(
         // Benchmarks: an executable library users never link (`swift run -c release sortkit-bench`).
         .executableTarget(
             name: "sortkit-bench",
-            dependencies: ["SortKit", "OrderKeys", "SortBy", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "SortKit", "OrderKeys", "SortBy", "DataTableKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SortKitTests", dependencies: ["SortKit", "OrderKeys"], swiftSettings: swiftSettings),
@@ -71,6 +76,7 @@ let package = Package(
             dependencies: ["SortKitSQL", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
+        .testTarget(name: "DataTableKitTests", dependencies: ["DataTableKit", "OrderKeys"], swiftSettings: swiftSettings),
         .testTarget(name: "SortByTests", dependencies: ["SortBy", "OrderKeys"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SortKitServerTests",

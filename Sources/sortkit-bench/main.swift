@@ -4,7 +4,7 @@ struct SortKitBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sortkit-bench",
         abstract: "SortKit's benchmarks; each case prints its time and its ratio to anchors measured in the same run.",
-        subcommands: [EngineBench.self, OrderBench.self, PresetBench.self],
+        subcommands: [EngineBench.self, OrderBench.self, PresetBench.self, TableBench.self],
         defaultSubcommand: EngineBench.self)
 }
 

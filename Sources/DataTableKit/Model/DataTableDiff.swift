@@ -1,0 +1,65 @@
+/// How the displayed rows changed, by identity: what a table view animates.
+///
+///     let diff = DataTableDiff(from: [1, 2, 3, 4], to: [4, 1, 3, 5], updated: [3])
+///     diff.removed   // [(id: 2, index: 1)]       — indices in the old list
+///     diff.inserted  // [(id: 5, index: 3)]       — indices in the new list
+///     diff.moved     // [(id: 4, from: 3, to: 0)] — the fewest moves (outside a longest
+///                    //   increasing run of kept rows)
+///     diff.updated   // [3]
+public struct DataTableDiff<ID: Hashable>: CustomStringConvertible {
+    /// Rows no longer shown, with their old index.
+    public var removed: [(id: ID, index: Int)] = []
+    /// Rows newly shown, with their new index.
+    public var inserted: [(id: ID, index: Int)] = []
+    /// Kept rows that moved, old and new index; every other kept row keeps its relative order.
+    public var moved: [(id: ID, from: Int, to: Int)] = []
+    /// Kept rows whose content changed.
+    public var updated: [ID] = []
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool { removed.isEmpty && inserted.isEmpty && moved.isEmpty && updated.isEmpty }
+
+    /// The diff from `old` to `new` (each without duplicates); `updated` lists changed rows.
+    public init(from old: [ID], to new: [ID], updated: [ID] = []) {
+        var oldIndex: [ID: Int] = [:]
+        for (index, id) in old.enumerated() { oldIndex[id] = index }
+        var newIndex: [ID: Int] = [:]
+        for (index, id) in new.enumerated() { newIndex[id] = index }
+        removed = old.enumerated().filter { newIndex[$0.element] == nil }.map { ($0.element, $0.offset) }
+        inserted = new.enumerated().filter { oldIndex[$0.element] == nil }.map { ($0.element, $0.offset) }
+        // Kept rows in new order, with their old indices; the longest increasing run stays.
+        let kept = new.filter { oldIndex[$0] != nil }
+        let stays = Self.longestIncreasing(kept.map { oldIndex[$0]! })
+        for (offset, id) in kept.enumerated() where !stays.contains(offset) {
+            moved.append((id, oldIndex[id]!, newIndex[id]!))
+        }
+        let keptSet = Set(kept)
+        self.updated = updated.filter { keptSet.contains($0) }
+    }
+
+    /// Offsets of one longest strictly increasing subsequence (patience sorting, O(n log n)).
+    static func longestIncreasing(_ values: [Int]) -> Set<Int> {
+        var tails: [Int] = []          // offsets of the smallest tail of each length
+        var previous = Array(repeating: -1, count: values.count)
+        for (offset, value) in values.enumerated() {
+            var low = 0, high = tails.count
+            while low < high {
+                let mid = (low + high) / 2
+                if values[tails[mid]] < value { low = mid + 1 } else { high = mid }
+            }
+            if low > 0 { previous[offset] = tails[low - 1] }
+            if low == tails.count { tails.append(offset) } else { tails[low] = offset }
+        }
+        var result = Set<Int>()
+        var offset = tails.last ?? -1
+        while offset >= 0 {
+            result.insert(offset)
+            offset = previous[offset]
+        }
+        return result
+    }
+
+    public var description: String {
+        "removed \(removed.map(\.id)), inserted \(inserted.map(\.id)), moved \(moved.map { "\($0.id): \($0.from)→\($0.to)" }), updated \(updated)"
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import SortKit
+
+/// Draws a ``DataTable``'s current page as a box-drawing table for a terminal: ▲/▼ (with the
+/// key's priority when several) on sorted headers, numbers right-aligned, long text truncated
+/// with "…" or wrapped, right-to-left text isolated so it can't reorder the frame, frozen
+/// columns kept on every horizontal page, and the footer "rows a–b of filtered (total)".
+///
+///     print(TextTableRenderer(maxWidth: 80, fixedColumns: 1).render(table))
+public struct TextTableRenderer: Sendable {
+    /// Column width options.
+    public var widths: ColumnWidthOptions
+    /// The widest the table may be, in cells; columns that don't fit go to further horizontal
+    /// pages. `nil`: no limit.
+    public var maxWidth: Int?
+    /// Columns frozen at the left on every horizontal page.
+    public var fixedColumns: Int
+    /// Columns frozen at the right on every horizontal page.
+    public var fixedRightColumns: Int
+    /// Wrap long cells onto more lines instead of truncating them.
+    public var wrap: Bool
+    /// Which horizontal page to draw (from 0; clamped).
+    public var horizontalPage: Int
+
+    /// A renderer.
+    public init(
+        widths: ColumnWidthOptions = ColumnWidthOptions(), maxWidth: Int? = nil, fixedColumns: Int = 0,
+        fixedRightColumns: Int = 0, wrap: Bool = false, horizontalPage: Int = 0
+    ) {
+        self.widths = widths
+        self.maxWidth = maxWidth
+        self.fixedColumns = fixedColumns
+        self.fixedRightColumns = fixedRightColumns
+        self.wrap = wrap
+        self.horizontalPage = horizontalPage
+    }
+
+    /// The horizontal pages: each the columns it shows, frozen ones included.
+    public func horizontalPages<Row>(_ table: DataTable<Row>) -> [[Int]] {
+        let widths = table.columnWidths(self.widths)
+        let count = table.columns.count
+        let left = Array(0..<min(fixedColumns, count))
+        let right = Array(max(left.count, count - fixedRightColumns)..<count)
+        let middle = Array(left.count..<max(left.count, count - fixedRightColumns))
+        guard let maxWidth else { return [left + middle + right] }
+        let frozen = (left + right).reduce(1) { $0 + widths[$1] + 3 }
+        var pages: [[Int]] = []
+        var current: [Int] = []
+        var used = frozen
+        for column in middle {
+            if !current.isEmpty && used + widths[column] + 3 > maxWidth {
+                pages.append(current)
+                current = []
+                used = frozen
+            }
+            current.append(column)
+            used += widths[column] + 3
+        }
+        if !current.isEmpty || pages.isEmpty { pages.append(current) }
+        return pages.map { left + $0 + right }
+    }
+
+    /// The table's current page as text.
+    public func render<Row>(_ table: DataTable<Row>) -> String {
+        var widths = table.columnWidths(self.widths)
+        let pages = horizontalPages(table)
+        let pageNumber = min(max(0, horizontalPage), pages.count - 1)
+        let shown = pages[pageNumber]
+        if let maxWidth, shown.count == 1 { widths[shown[0]] = min(widths[shown[0]], max(1, maxWidth - 4)) }
+        func line(_ left: String, _ middle: String, _ right: String) -> String {
+            left + shown.map { String(repeating: "─", count: widths[$0] + 2) }.joined(separator: middle) + right
+        }
+        var output = [line("┌", "┬", "┐")]
+        output.append("│" + shown.map { column in
+            var header = table.columns[column].header
+            switch table.sortIndicator(for: column) {
+            case .ascending, .descending:
+                let arrow = table.sortIndicator(for: column) == .ascending ? "▲" : "▼"
+                let priority = table.sortState.keys.count > 1 ? table.sortState.priority(of: header).map(String.init) ?? "" : ""
+                header += " " + arrow + priority
+            default: break
+            }
+            return " " + pad(TerminalWidth.truncate(header, to: widths[column]), widths[column], right: table.columns[column].isNumeric) + " "
+        }.joined(separator: "│") + "│")
+        output.append(line("├", "┼", "┤"))
+        for row in table.pageRows {
+            let cells = shown.map { column -> [String] in
+                let text = table.text(row, column: column).replacingOccurrences(of: "\n", with: " ")
+                return wrap ? TerminalWidth.wrap(text, to: widths[column]) : [TerminalWidth.truncate(text, to: widths[column])]
+            }
+            for lineIndex in 0..<(cells.map(\.count).max() ?? 1) {
+                output.append("│" + zip(shown, cells).map { column, lines in
+                    let text = lineIndex < lines.count ? lines[lineIndex] : ""
+                    return " " + pad(text, widths[column], right: table.columns[column].isNumeric) + " "
+                }.joined(separator: "│") + "│")
+            }
+        }
+        output.append(line("└", "┴", "┘"))
+        let first = table.filteredCount == 0 ? 0 : table.pageIndex * table.pageSize + 1
+        let last = table.pageIndex * table.pageSize + table.pageRows.count
+        var footer = "rows \(first)–\(last) of \(table.filteredCount) (\(table.totalCount))"
+        if pages.count > 1 { footer += " · columns page \(pageNumber + 1) of \(pages.count)" }
+        output.append(footer)
+        return output.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` padded to `width` cells; right-to-left text inside Unicode isolates (FSI…PDI)
+    /// so the terminal's bidi algorithm can't move the frame around it.
+    private func pad(_ text: String, _ width: Int, right: Bool) -> String {
+        let fill = String(repeating: " ", count: max(0, width - TerminalWidth.of(text)))
+        let isolated = text.unicodeScalars.contains(where: Self.isRightToLeft) ? "\u{2068}" + text + "\u{2069}" : text
+        return right ? fill + isolated : isolated + fill
+    }
+
+    static func isRightToLeft(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF, 0x10800...0x10FFF, 0x1E800...0x1EFFF: true
+        default: false
+        }
+    }
+}

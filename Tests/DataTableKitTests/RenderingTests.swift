@@ -1,0 +1,84 @@
+import Foundation
+import SortKit
+import Testing
+@testable import DataTableKit
+
+@Suite("Widths and renderers")
+struct RenderingTests {
+    @Test("Terminal widths: wide CJK and emoji take 2, combining marks 0")
+    func widths() {
+        #expect(TerminalWidth.of("abc") == 3)
+        #expect(TerminalWidth.of("日本語") == 6)
+        #expect(TerminalWidth.of("e\u{301}te\u{301}") == 3)
+        #expect(TerminalWidth.of("👍🏽") == 2 && TerminalWidth.of("🇫🇷") == 2)
+        #expect(TerminalWidth.truncate("日本語です", to: 5) == "日本…")
+        #expect(TerminalWidth.wrap("the quick brown fox", to: 9) == ["the quick", "brown fox"])
+    }
+
+    @Test("Width strategies, clamps, overrides; the header always fits")
+    func strategies() {
+        let rows = (1...100).map { TextRow(id: $0, cells: [String(repeating: "x", count: $0 == 100 ? 50 : 4), "h"]) }
+        let table = DataTable(rows: rows, columns: [
+            DataTableColumn("text", display: { $0.cells[0] }, sortKey: nil),
+            DataTableColumn("a long header", display: { $0.cells[1] }, sortKey: SortKey(by: { (row: TextRow) in row.cells[1] })),
+        ])
+        func width(_ strategy: ColumnWidthStrategy, max: Int = 40) -> [Int] {
+            table.columnWidths(ColumnWidthOptions(strategy: strategy, minimum: 3, maximum: max))
+        }
+        #expect(width(.estimatedAverage) == [5, 15])          // mean 4.46 → 5; header 13 + indicator 2
+        #expect(width(.maxMeasured) == [40, 15])              // 50 clamped to the max
+        #expect(width(.maxMeasured, max: 100) == [50, 15])
+        #expect(width(.sampledMax(sampleSize: 10)) == [4, 15])  // the long row isn't sampled
+        #expect(width(.hybrid(sampleSize: 10)) == [5, 15])
+        #expect(width(.percentile(100, sampleSize: 1_000)) == [40, 15])
+        #expect(width(.fixed(7)) == [7, 15])
+        #expect(ColumnWidthStrategy(parsing: "percentile:90:50") == .percentile(90, sampleSize: 50))
+        #expect(ColumnWidthStrategy(parsing: "wide") == nil)
+    }
+
+    @Test("Text rendering: box drawing, ▲, right-aligned numbers, truncation, RTL isolated, footer")
+    func text() throws {
+        var table = DataTable(csv: try TextTable(csv: Array("name,price\nשלום,9.5\nA very long name indeed,10\nbob,\n".utf8)), pageSize: 2)
+        table.tapHeader(1)
+        let text = TextTableRenderer(widths: ColumnWidthOptions(strategy: .maxMeasured, maximum: 10)).render(table)
+        #expect(text == """
+            ┌────────────┬─────────┐
+            │ name       │ price ▲ │
+            ├────────────┼─────────┤
+            │ \u{2068}שלום\u{2069}       │     9.5 │
+            │ A very lo… │      10 │
+            └────────────┴─────────┘
+            rows 1–2 of 3 (3)
+
+            """)
+    }
+
+    @Test("Frozen columns stay on every horizontal page")
+    func horizontalPages() throws {
+        let csv = "id,a,b,c,d\n1,aaaaaaaaaa,bbbbbbbbbb,cccccccccc,dddddddddd\n"
+        let table = DataTable(csv: try TextTable(csv: Array(csv.utf8)))
+        let renderer = TextTableRenderer(maxWidth: 40, fixedColumns: 1)
+        let pages = renderer.horizontalPages(table)
+        #expect(pages == [[0, 1, 2], [0, 3, 4]])
+        var second = renderer
+        second.horizontalPage = 1
+        let text = second.render(table)
+        #expect(text.contains("│   id │ c          │ d          │") && text.contains("columns page 2 of 2"), "\(text)")
+    }
+
+    @Test("HTML: semantic table, aria-sort, sort links, every cell escaped, sticky frozen column")
+    func html() throws {
+        var table = DataTable(csv: try TextTable(csv: Array("name,note\n<script>alert(1)</script>,\"say \"\"hi\"\" & 'bye'\"\n".utf8)))
+        table.tapHeader(0)
+        let html = HTMLTableRenderer(fixedColumns: 1).render(table)
+        #expect(html == """
+            <table class="data-table">
+            <thead><tr><th scope="col" aria-sort="ascending" style="position: sticky; left: 0" class="fixed"><a href="?sort=-name">name ▲</a></th><th scope="col" aria-sort="none"><a href="?sort=note">note</a></th></tr></thead>
+            <tbody>
+            <tr><td class="fixed" style="position: sticky; left: 0">&lt;script&gt;alert(1)&lt;/script&gt;</td><td>say &quot;hi&quot; &amp; &#39;bye&#39;</td></tr>
+            </tbody>
+            </table>
+
+            """)
+    }
+}

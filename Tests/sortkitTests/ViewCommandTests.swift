@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+@Suite("sortkit view")
+struct ViewCommandTests {
+    func run(_ arguments: [String]) throws -> CommandRunner.Result {
+        let folder = try CommandRunner.folder(with: ["books.csv": booksCSV])
+        return try CommandRunner.run(arguments, stdin: "", in: folder)
+    }
+
+    @Test("A sorted, searched page with ▲/▼, priorities and the footer")
+    func page() throws {
+        let result = try run(["view", "books.csv", "--by", "status:enum=todo|reading|done", "--by", "-price:num",
+                              "--search", "o", "--page", "2", "--page-size", "2", "--max-width", "12"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == """
+            ┌──────────────┬──────────────┬───────────┬───────────┬─────────────┐
+            │ title        │ author       │ status ▲1 │ price ▼2  │ published   │
+            ├──────────────┼──────────────┼───────────┼───────────┼─────────────┤
+            │ Volume 2     │ Anonymous    │ todo      │ $3        │             │
+            │ The Left Ha… │ Ursula K. L… │ done      │ $9.99     │ 1969-03-01  │
+            └──────────────┴──────────────┴───────────┴───────────┴─────────────┘
+            rows 3–4 of 6 (7)
+
+            """)
+    }
+
+    @Test("Errors: unknown column, bad strategy, missing file — one line on stderr, exit 2")
+    func errors() throws {
+        let cases: [([String], String)] = [
+            (["view", "books.csv", "--by", "colour"], "sortkit view: unknown column 'colour'"),
+            (["view", "books.csv", "--widths", "wide"], "--widths: unknown strategy 'wide'"),
+            (["view", "missing.csv"], "sortkit view: cannot read 'missing.csv'"),
+            (["view", "books.csv", "--page", "0"], "--page must be 1 or more"),
+            (["serve", "--postgres", "postgres://x"], "this build serves SQLite only"),
+        ]
+        for (arguments, message) in cases {
+            let result = try run(arguments)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+    }
+}
