@@ -29,7 +29,7 @@ let package = Package(
     targets: [
         .target(name: "SortKit", swiftSettings: swiftSettings),
         .target(name: "OrderKeys", swiftSettings: swiftSettings),
-        .target(name: "SortBy", dependencies: ["SortKit"], swiftSettings: swiftSettings),
+        .target(name: "SortBy", dependencies: ["SortKit", "OrderKeys"], swiftSettings: swiftSettings),
         .target(name: "DataTableKit", dependencies: ["SortKit"], swiftSettings: swiftSettings),
         .target(
             name: "SortKitSQL",

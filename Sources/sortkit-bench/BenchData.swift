@@ -5,7 +5,7 @@ import SortKit
 /// The benchmark's book, as in issue #3: id, title, author (5,000 distinct, ~5% non-ASCII),
 /// status (a 4-case enum sorted in declared order), price, an optional publication date, and
 /// a page count for the single-integer case.
-struct BenchBook: Sendable {
+struct BenchBook: Sendable, Equatable {
     enum Status: CaseIterable, Sendable {
         case todo, reading, done, abandoned
         var rank: Int {

@@ -9,6 +9,8 @@
 public enum TerminalWidth {
     /// The width of `text`.
     public static func of(_ text: String) -> Int {
+        // Printable ASCII is one cell a byte: no grapheme breaking needed.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
         var width = 0
         for character in text { width += of(character) }
         return width

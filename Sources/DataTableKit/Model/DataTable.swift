@@ -184,18 +184,28 @@ public struct DataTable<Row: Identifiable> {
     public mutating func setData(_ newRows: [Row]) -> DataTableDiff<Row.ID> {
         let anchor = pagePositions.first.map { rows[$0].id }
         let before = displayedIDs
-        var texts: [Row.ID: [String]] = [:]
-        for position in displayedPositions { texts[rows[position].id] = columns.map { $0.display(rows[position]) } }
+        // Old rows by id: an Equatable row equal to its old version keeps its folded text and
+        // isn't an update; other rows compare by their display text.
+        let equatable = (rows.first ?? newRows.first).map { $0 is any Equatable } ?? false
+        var old: [Row.ID: Int] = [:]
+        old.reserveCapacity(rows.count)
+        for (position, row) in rows.enumerated() { old[row.id] = position }
+        let oldRows = rows, oldFolded = folded
+        var changed: Set<Row.ID> = []
         rows = newRows
-        reindex()
+        folded = rows.map { row in
+            guard let position = old[row.id] else { return fold(row) }
+            let same = equatable ? _equal(oldRows[position], row)
+                : columns.allSatisfy { $0.display(oldRows[position]) == $0.display(row) }
+            if same { return oldFolded[position] }
+            changed.insert(row.id)
+            return fold(row)
+        }
+        positionOfID = Dictionary(rows.indices.map { (rows[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
         refresh()
         let after = displayedIDs
-        let updated = after.filter { id in
-            guard let old = texts[id] else { return false }
-            return old != columns.map { $0.display(rows[positionOfID[id]!]) }
-        }
         if let anchor, let index = after.firstIndex(of: anchor) { pageIndex = index / pageSize } else { setPage(pageIndex) }
-        return DataTableDiff(from: before, to: after, updated: updated)
+        return DataTableDiff(from: before, to: after, updated: after.filter { changed.contains($0) })
     }
 
     /// Sets `column` of the row with `id` from `text` through the column's setter, then places
@@ -263,4 +273,14 @@ public struct DataTable<Row: Identifiable> {
         displayedPositions = positions
         pageIndex = min(pageIndex, pageCount - 1)
     }
+}
+
+/// Whether two values are equal, when their type is Equatable (else `false`).
+private func _equal<T>(_ a: T, _ b: T) -> Bool {
+    guard let a = a as? any Equatable else { return false }
+    return _equalOpened(a, b)
+}
+
+private func _equalOpened<E: Equatable>(_ a: E, _ b: Any) -> Bool {
+    (b as? E) == a
 }

@@ -51,6 +51,25 @@ public struct OrderedList<ID: Hashable> {
         preconditionFailure("offset out of range")
     }
 
+    /// The ids at `range` of offsets, in order. O(n / 512 + range.count).
+    ///
+    ///     list.ids(in: 0..<50)   // the first page
+    public func ids(in range: Range<Int>) -> [ID] {
+        var result: [ID] = []
+        result.reserveCapacity(range.count)
+        var start = 0
+        for block in blocks {
+            let end = start + block.count
+            defer { start = end }
+            if end <= range.lowerBound { continue }
+            if start >= range.upperBound { break }
+            let overlap = Swift.max(range.lowerBound, start)..<Swift.min(range.upperBound, end)
+            result.append(contentsOf: block[(overlap.lowerBound - start)..<(overlap.upperBound - start)].map(\.id))
+        }
+        return result
+    }
+
+
     /// The ids right before and right after `id` in the order (`nil` at the ends), or `nil` if
     /// the list doesn't hold `id`.
     ///

@@ -3,18 +3,19 @@
 /// at a million rows. 4 bytes per row plus one small array header per block. Block sizes are
 /// mirrored in a plain `[Int]`, so finding a position never touches the blocks' headers
 /// (each touch of a nested array costs reference counting).
+@usableFromInline
 struct _BlockedPermutation {
-    private(set) var blocks: [[UInt32]] = []
-    private var sizes: [Int] = []
-    private(set) var count = 0
-    static var blockSize: Int { 512 }
+    @usableFromInline internal(set) var blocks: [[UInt32]] = []
+    @usableFromInline var sizes: [Int] = []
+    @usableFromInline internal(set) var count = 0
+    @inlinable static var blockSize: Int { 512 }
 
     /// All ids in order.
-    var ids: [UInt32] { blocks.flatMap { $0 } }
+    @inlinable var ids: [UInt32] { blocks.flatMap { $0 } }
 
     /// The first place whose id is not "before" the probe, as a block and an index in it:
     /// `isBefore(id)` must be true then false along the order. O(log n) calls of `isBefore`.
-    func partitionPoint(_ isBefore: (UInt32) -> Bool) -> (block: Int, index: Int) {
+    @inlinable func partitionPoint(_ isBefore: (UInt32) -> Bool) -> (block: Int, index: Int) {
         var low = 0
         var high = blocks.count
         while low < high {
@@ -32,11 +33,11 @@ struct _BlockedPermutation {
     }
 
     /// The id at a place, if there is one.
-    func id(at place: (block: Int, index: Int)) -> UInt32? {
+    @inlinable func id(at place: (block: Int, index: Int)) -> UInt32? {
         place.block < blocks.count && place.index < sizes[place.block] ? blocks[place.block][place.index] : nil
     }
 
-    mutating func insert(_ id: UInt32, at place: (block: Int, index: Int)) {
+    @inlinable mutating func insert(_ id: UInt32, at place: (block: Int, index: Int)) {
         count += 1
         guard !blocks.isEmpty else {
             blocks = [[id]]
@@ -55,7 +56,7 @@ struct _BlockedPermutation {
         }
     }
 
-    mutating func remove(at place: (block: Int, index: Int)) {
+    @inlinable mutating func remove(at place: (block: Int, index: Int)) {
         let b = place.block
         blocks[b].remove(at: place.index)
         sizes[b] -= 1
@@ -67,7 +68,7 @@ struct _BlockedPermutation {
     }
 
     /// The ids at `range` of positions.
-    func ids(in range: Range<Int>) -> [UInt32] {
+    @inlinable func ids(in range: Range<Int>) -> [UInt32] {
         var result: [UInt32] = []
         result.reserveCapacity(range.count)
         var offset = 0
@@ -83,7 +84,7 @@ struct _BlockedPermutation {
     }
 
     /// Builds the permutation from ids already in order.
-    init(sorted ids: [UInt32] = []) {
+    @inlinable init(sorted ids: [UInt32] = []) {
         count = ids.count
         blocks = stride(from: 0, to: ids.count, by: Self.blockSize).map { Array(ids[$0..<Swift.min($0 + Self.blockSize, ids.count)]) }
         sizes = blocks.map(\.count)

@@ -1,4 +1,5 @@
 import Foundation
+import OrderKeys
 import SortKit
 
 /// Rows with pre-sorted "replicas": each preset keeps a permutation of row ids (4 bytes per
@@ -15,36 +16,82 @@ import SortKit
 ///     index.update(id, to: Book(title: "Dune", price: 4))        // moves in each replica
 ///
 /// Rows that tie on a preset's keys keep insertion (row id) order, as SortKit's stable sorts do.
+///
+/// Besides sort keys, a preset can be ``Preset/relevance`` (the search score, best first) or
+/// ``Preset/manual`` (the user's own order, kept with OrderKeys' labels: a move is O(log n)).
 public struct SortByIndex<Row> {
-    private var rows: [Row?] = []
-    private var replicas: [String: _Replica] = [:]
-    private let presetKeys: [String: [SortKey<Row>]]
-    /// The searchable fields of a row, and each row's folded search text.
-    private let searchable: ((Row) -> [String])?
-    private var searchText: [String] = []
+    /// What a preset orders by.
+    public enum Preset {
+        /// Sort keys; ties by row id.
+        case keys([SortKey<Row>])
+        /// The search score of a query, best first; ties (and a blank query) by row id.
+        case relevance
+        /// The user's order, changed by ``SortByIndex/move(_:after:in:)``; new rows go last.
+        case manual
+    }
 
-    private struct _Replica {
-        var permutation: _BlockedPermutation
+    @usableFromInline internal var rows: [Row?] = []
+    /// Replicas in an array, found by name through `replicaSlot`: mutating an array element is
+    /// in place, where `dictionary[name]!.mutate()` may copy the replica's block list.
+    @usableFromInline internal var replicaList: [_Replica] = []
+    @usableFromInline internal var replicaSlot: [String: Int] = [:]
+    @usableFromInline internal let presetKeys: [String: [SortKey<Row>]]
+    @usableFromInline internal let relevancePresets: Set<String>
+    @usableFromInline internal var manualLists: [String: OrderedList<UInt32>] = [:]
+    /// The searchable fields of a row, and each row's folded search text.
+    @usableFromInline internal let searchable: ((Row) -> [String])?
+    @usableFromInline internal var searchText: [String] = []
+
+    @usableFromInline
+    internal struct _Replica {
+        @usableFromInline var permutation: _BlockedPermutation
+        @inlinable init(permutation: _BlockedPermutation) { self.permutation = permutation }
     }
 
     /// An index with presets, each a list of sort keys, optional initial rows (sorted once per
     /// preset with the fast engine), and the fields a search looks at.
     public init(presets: [String: [SortKey<Row>]], rows initial: [Row] = [], searchable: ((Row) -> [String])? = nil) {
-        presetKeys = presets
+        self.init(presets: presets.mapValues { .keys($0) }, rows: initial, searchable: searchable)
+    }
+
+    /// An index with presets of any kind: sort keys, relevance or manual order.
+    ///
+    ///     var index = SortByIndex<Book>(presets: [
+    ///         "Title": .keys([SortKey(\.title)]), "Relevance": .relevance, "My order": .manual,
+    ///     ], rows: books, searchable: { [$0.title, $0.author] })
+    ///     index.move(7, after: 3, in: "My order")
+    public init(presets: [String: Preset], rows initial: [Row] = [], searchable: ((Row) -> [String])? = nil) {
+        var keyed: [String: [SortKey<Row>]] = [:]
+        var relevance: Set<String> = []
+        for (name, preset) in presets {
+            switch preset {
+            case .keys(let keys): keyed[name] = keys
+            case .relevance: relevance.insert(name)
+            case .manual:
+                var list = OrderedList<UInt32>()
+                for id in initial.indices { _ = try? list.append(UInt32(id)) }
+                manualLists[name] = list
+            }
+        }
+        presetKeys = keyed
+        relevancePresets = relevance
         self.searchable = searchable
         rows = initial.map { $0 }
+        liveCount = initial.count
         if let searchable { searchText = initial.map { SearchQuery.foldedFields(searchable($0)) } }
-        for (name, keys) in presets {
+        for (name, keys) in keyed {
             let order = initial.sortedIndices(by: keys).map { UInt32($0) }
-            replicas[name] = _Replica(permutation: _BlockedPermutation(sorted: order))
+            replicaSlot[name] = replicaList.count
+            replicaList.append(_Replica(permutation: _BlockedPermutation(sorted: order)))
         }
     }
 
     /// The number of live rows.
-    public var count: Int { replicas.values.first?.permutation.count ?? rows.lazy.filter { $0 != nil }.count }
+    public var count: Int { liveCount }
+    @usableFromInline internal var liveCount = 0
 
     /// The preset names.
-    public var presetNames: [String] { presetKeys.keys.sorted() }
+    public var presetNames: [String] { (Array(presetKeys.keys) + relevancePresets + manualLists.keys).sorted() }
 
     /// The row with id `id`, if it exists.
     public subscript(id: Int) -> Row? {
@@ -52,49 +99,78 @@ public struct SortByIndex<Row> {
     }
 
     /// Adds a row; returns its id. O(p log n) comparisons for p presets.
-    @discardableResult
-    public mutating func insert(_ row: Row) -> Int {
+    @inlinable @discardableResult public mutating func insert(_ row: Row) -> Int {
         let id = UInt32(rows.count)
         rows.append(row)
+        liveCount += 1
         if let searchable { searchText.append(SearchQuery.foldedFields(searchable(row))) }
         for name in presetKeys.keys { place(id, in: name) }
+        for name in manualLists.keys { _ = try? manualLists[name]!.append(id) }
         return Int(id)
     }
 
     /// Replaces a row's values and moves it in the replicas whose keys it changed (elsewhere its
     /// place stands: the keys and the id tie-break are the same). Returns whether the id existed.
-    @discardableResult
-    public mutating func update(_ id: Int, to row: Row) -> Bool {
+    @inlinable @discardableResult public mutating func update(_ id: Int, to row: Row) -> Bool {
         guard let old = self[id] else { return false }
         let moved = presetKeys.filter { $0.value.compare(old, row) != .orderedSame }.map(\.key)
         for name in moved { unplace(UInt32(id), from: name) }
         rows[id] = row
-        if let searchable { searchText[id] = SearchQuery.foldedFields(searchable(row)) }
+        // Folding is the costly part of an update: skip it when the searchable text is the same.
+        if let searchable {
+            let fields = searchable(row)
+            if fields != searchable(old) { searchText[id] = SearchQuery.foldedFields(fields) }
+        }
         for name in moved { place(UInt32(id), in: name) }
         return true
     }
 
     /// Removes a row. Returns whether the id existed.
-    @discardableResult
-    public mutating func delete(_ id: Int) -> Bool {
+    @inlinable @discardableResult public mutating func delete(_ id: Int) -> Bool {
         guard self[id] != nil else { return false }
         for name in presetKeys.keys { unplace(UInt32(id), from: name) }
+        for name in manualLists.keys { _ = manualLists[name]!.remove(UInt32(id)) }
         rows[id] = nil
+        liveCount -= 1
         return true
     }
 
     /// Row ids of a page in a preset's order, without sorting. O(n / 512 + limit).
     ///
     /// - Precondition: `preset` names a preset.
-    public func ids(preset: String, offset: Int, limit: Int) -> [Int] {
-        guard let replica = replicas[preset] else { preconditionFailure("unknown preset '\(preset)'") }
+    @inlinable public func ids(preset: String, offset: Int, limit: Int) -> [Int] {
+        if let list = manualLists[preset] {
+            let start = Swift.min(Swift.max(offset, 0), list.count)
+            return list.ids(in: start..<Swift.min(start + Swift.max(limit, 0), list.count)).map(Int.init)
+        }
+        if relevancePresets.contains(preset) {
+            return Array(rows.indices.lazy.filter { self.rows[$0] != nil }.dropFirst(Swift.max(offset, 0)).prefix(Swift.max(limit, 0)))
+        }
+        guard let replica = replicaSlot[preset].map({ replicaList[$0] }) else { preconditionFailure("unknown preset '\(preset)'") }
         let start = Swift.min(Swift.max(offset, 0), replica.permutation.count)
         let end = Swift.min(start + Swift.max(limit, 0), replica.permutation.count)
         return replica.permutation.ids(in: start..<end).map(Int.init)
     }
 
+    /// Moves row `id` right after `predecessor` (to the front when `nil`) in a manual preset.
+    /// O(log n) amortized; returns whether both ids exist.
+    ///
+    /// - Precondition: `preset` is a manual preset.
+    @inlinable @discardableResult public mutating func move(_ id: Int, after predecessor: Int?, in preset: String) -> Bool {
+        precondition(manualLists[preset] != nil, "'\(preset)' is not a manual preset")
+        guard self[id] != nil, predecessor.map({ self[$0] != nil }) ?? true else { return false }
+        return (try? manualLists[preset]!.move(UInt32(id), after: predecessor.map(UInt32.init))) != nil
+    }
+
+    /// Moves row `id` right before `successor` (to the end when `nil`) in a manual preset.
+    @inlinable @discardableResult public mutating func move(_ id: Int, before successor: Int?, in preset: String) -> Bool {
+        precondition(manualLists[preset] != nil, "'\(preset)' is not a manual preset")
+        guard self[id] != nil, successor.map({ self[$0] != nil }) ?? true else { return false }
+        return (try? manualLists[preset]!.move(UInt32(id), before: successor.map(UInt32.init))) != nil
+    }
+
     /// A page of rows in a preset's order.
-    public func page(preset: String, offset: Int, limit: Int) -> [Row] {
+    @inlinable public func page(preset: String, offset: Int, limit: Int) -> [Row] {
         ids(preset: preset, offset: offset, limit: limit).map { rows[$0]! }
     }
 
@@ -102,13 +178,21 @@ public struct SortByIndex<Row> {
     /// in order and filtered, so no sort happens. A blank query is the unfiltered page.
     ///
     /// - Precondition: The index was created with `searchable` fields, or the query is blank.
-    public func ids(preset: String, matching query: SearchQuery, offset: Int, limit: Int) -> [Int] {
+    @inlinable public func ids(preset: String, matching query: SearchQuery, offset: Int, limit: Int) -> [Int] {
         if query.isBlank { return ids(preset: preset, offset: offset, limit: limit) }
         precondition(searchable != nil, "the index has no searchable fields")
-        guard let replica = replicas[preset] else { preconditionFailure("unknown preset '\(preset)'") }
+        if relevancePresets.contains(preset) { return relevant(query, offset: offset, limit: limit) }
+        let blocks: [[UInt32]]
+        if let list = manualLists[preset] {
+            blocks = [list.ids]
+        } else if let replica = replicaSlot[preset].map({ replicaList[$0] }) {
+            blocks = replica.permutation.blocks
+        } else {
+            preconditionFailure("unknown preset '\(preset)'")
+        }
         var skipped = 0
         var result: [Int] = []
-        for block in replica.permutation.blocks {
+        for block in blocks {
             for id in block where query.matches(folded: searchText[Int(id)]) {
                 if skipped < offset { skipped += 1; continue }
                 result.append(Int(id))
@@ -118,20 +202,33 @@ public struct SortByIndex<Row> {
         return result
     }
 
+    /// The matching rows by ``RelevanceScore``, best first, ties by id: only the first
+    /// `offset + limit` are ordered (SortKit's top-k selection).
+    @inlinable internal func relevant(_ query: SearchQuery, offset: Int, limit: Int) -> [Int] {
+        var scored: [(score: Int, id: Int)] = []
+        for id in rows.indices where rows[id] != nil && query.matches(folded: searchText[id]) {
+            scored.append((RelevanceScore.score(query, folded: searchText[id]), id))
+        }
+        let top = scored.min(count: Swift.max(offset, 0) + Swift.max(limit, 0), sortedBy: [
+            SortKey(.descending) { $0.score }, SortKey { $0.id },
+        ])
+        return top.dropFirst(Swift.max(offset, 0)).map(\.id)
+    }
+
     /// How many rows match `query`.
-    public func count(matching query: SearchQuery) -> Int {
-        if query.isBlank { return count }
+    @inlinable public func count(matching query: SearchQuery) -> Int {
+        if query.isBlank { return liveCount }
         return rows.indices.filter { rows[$0] != nil && query.matches(folded: searchText[$0]) }.count
     }
 
     /// Bytes one preset's replica holds: 4 per row id plus each block's array header.
     package func _replicaBytes(preset: String) -> Int {
-        guard let replica = replicas[preset] else { return 0 }
+        guard let replica = replicaSlot[preset].map({ replicaList[$0] }) else { return 0 }
         return replica.permutation.count * 4 + replica.permutation.blocks.count * 32
     }
 
     /// Whether `a` comes before `b` in a preset: its keys, then row id.
-    private func precedes(_ a: UInt32, _ b: UInt32, keys: [SortKey<Row>]) -> Bool {
+    @inlinable internal func precedes(_ a: UInt32, _ b: UInt32, keys: [SortKey<Row>]) -> Bool {
         switch keys.compare(rows[Int(a)]!, rows[Int(b)]!) {
         case .orderedAscending: true
         case .orderedDescending: false
@@ -139,16 +236,18 @@ public struct SortByIndex<Row> {
         }
     }
 
-    private mutating func place(_ id: UInt32, in name: String) {
+    @inlinable internal mutating func place(_ id: UInt32, in name: String) {
         let keys = presetKeys[name]!
-        let place = replicas[name]!.permutation.partitionPoint { precedes($0, id, keys: keys) }
-        replicas[name]!.permutation.insert(id, at: place)
+        let slot = replicaSlot[name]!
+        let place = replicaList[slot].permutation.partitionPoint { precedes($0, id, keys: keys) }
+        replicaList[slot].permutation.insert(id, at: place)
     }
 
-    private mutating func unplace(_ id: UInt32, from name: String) {
+    @inlinable internal mutating func unplace(_ id: UInt32, from name: String) {
         let keys = presetKeys[name]!
-        let place = replicas[name]!.permutation.partitionPoint { precedes($0, id, keys: keys) }
-        precondition(replicas[name]!.permutation.id(at: place) == id, "replica out of sync")
-        replicas[name]!.permutation.remove(at: place)
+        let slot = replicaSlot[name]!
+        let place = replicaList[slot].permutation.partitionPoint { precedes($0, id, keys: keys) }
+        precondition(replicaList[slot].permutation.id(at: place) == id, "replica out of sync")
+        replicaList[slot].permutation.remove(at: place)
     }
 }
