@@ -81,3 +81,25 @@ struct SortByPresetKindsTests {
         #expect(pages.count == 3)
     }
 }
+
+@Suite("Presets from sort specs")
+struct SortBySpecPresetTests {
+    @Test("A spec preset orders as the spec does in memory, enum order and nulls included")
+    func specs() throws {
+        let items = [
+            Item(title: "b", price: nil, shelf: .done), Item(title: "a", price: 2, shelf: .todo),
+            Item(title: "C", price: 2, shelf: .reading), Item(title: "d", price: 1, shelf: .done),
+        ]
+        let columns: [String: @Sendable (Item) -> SortValue] = [
+            "title": { .string($0.title) }, "price": { $0.price.map(SortValue.double) ?? .null }, "shelf": { .string("\($0.shelf)") },
+        ]
+        var index = try SortByIndex(
+            specs: ["A": SortSpec(parsing: "shelf:enum=todo|reading|done,-price"), "B": SortSpec(parsing: "-price:nulls-first,title:nocase")],
+            columns: columns, also: ["Mine": .manual], rows: items)
+        #expect(index.ids(preset: "A", offset: 0, limit: 9) == [1, 2, 3, 0])
+        #expect(index.ids(preset: "B", offset: 0, limit: 9) == [0, 1, 2, 3])
+        index.update(1, to: Item(title: "a", price: 0.5, shelf: .todo))
+        #expect(index.ids(preset: "B", offset: 0, limit: 9) == [0, 2, 3, 1])
+        #expect(throws: SortSpecError.self) { try SortByIndex(specs: ["X": SortSpec(parsing: "colour")], columns: columns) }
+    }
+}

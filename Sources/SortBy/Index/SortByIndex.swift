@@ -251,3 +251,35 @@ public struct SortByIndex<Row> {
         replicaList[slot].permutation.remove(at: place)
     }
 }
+
+extension SortByIndex {
+    /// An index whose key presets are sort specs (the text form of SortKit), read through
+    /// named columns: `columns["price"]` gives a row's value for "price". Modifiers apply as
+    /// in memory — collation, null placement, direction and `enum=` orders.
+    ///
+    ///     let index = try SortByIndex<Book>(specs: ["Cheapest": SortSpec(parsing: "price,title")],
+    ///                                       columns: ["price": { .double($0.price) }, "title": { .string($0.title) }],
+    ///                                       rows: books)
+    ///
+    /// - Throws: ``SortSpecError`` for a spec naming a column that `columns` doesn't have.
+    public init(
+        specs: [String: SortSpec], columns: [String: @Sendable (Row) -> SortValue], also: [String: Preset] = [:],
+        rows initial: [Row] = [], searchable: ((Row) -> [String])? = nil
+    ) throws {
+        var presets = also
+        for (name, spec) in specs {
+            presets[name] = .keys(try spec.keys.flatMap { key -> [SortKey<Row>] in
+                guard let value = columns[key.column] else {
+                    throw SortSpecError.unknownColumn(key.column, known: columns.keys.sorted())
+                }
+                var keys: [SortKey<Row>] = []
+                if key.enumOrder != nil {
+                    keys.append(SortKey(key.direction, nulls: key.nulls) { row in key.enumRank(of: value(row)) ?? .null })
+                }
+                keys.append(SortKey(key.direction, collation: key.collation, nulls: key.nulls, by: value))
+                return keys
+            })
+        }
+        self.init(presets: presets, rows: initial, searchable: searchable)
+    }
+}
