@@ -42,7 +42,7 @@ let package = Package(
         .target(
             name: "SortKitServer",
             dependencies: [
-                "SortKit", "SortKitSQL", "OrderKeys",
+                "SortKit", "SortKitSQL", "OrderKeys", "DataTableKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -1,3 +1,4 @@
+import DataTableKit
 import Foundation
 
 /// HTML text escaping for every value a page shows.
@@ -7,19 +8,7 @@ enum HTML {
     ///
     ///     HTML.escape("<script>\"x\" & 'y'")   // "&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;"
     static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
+        HTMLTableRenderer.escape(text)
     }
 
     /// A URL query component, percent-encoded so it can't end the value or the attribute.
