@@ -32,7 +32,7 @@ struct SortCommand: ParsableCommand {
     var output: String?
 
     func run() throws {
-        do {
+        try reportingFailures(of: "sortkit sort") {
             let spec = try combinedSpec()
             let separator = try delimiterByte()
             let input = try readInput()
@@ -45,12 +45,6 @@ struct SortCommand: ParsableCommand {
             let sorted = try table.sorted(by: spec)
             let text = sorted.csv(delimiter: Character(Unicode.Scalar(separator)), includeHeader: !noHeader)
             try writeOutput(Data(text.utf8))
-        } catch let failure as CommandFailure {
-            printToStandardError("sortkit sort: \(failure.message)")
-            throw ExitCode(2)
-        } catch let error as SortSpecError {
-            printToStandardError("sortkit sort: \(error)")
-            throw ExitCode(2)
         }
     }
 
@@ -110,6 +104,23 @@ struct SortCommand: ParsableCommand {
 }
 
 /// A failure with a message for the user; the command prints it and exits with status 2.
+/// Runs a command's body; a bad spec, a malformed CSV or a ``CommandFailure`` becomes one
+/// line on standard error, prefixed with `command`, and exit status 2.
+func reportingFailures(of command: String, _ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let failure as CommandFailure {
+        printToStandardError("\(command): \(failure.message)")
+        throw ExitCode(2)
+    } catch let error as SortSpecError {
+        printToStandardError("\(command): \(error)")
+        throw ExitCode(2)
+    } catch let error as CSVError {
+        printToStandardError("\(command): \(error)")
+        throw ExitCode(2)
+    }
+}
+
 struct CommandFailure: Error {
     let message: String
     init(_ message: String) { self.message = message }

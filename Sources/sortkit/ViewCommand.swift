@@ -56,25 +56,19 @@ struct ViewCommand: ParsableCommand {
     }
 
     func run() throws {
-        do {
-            try show()
-        } catch let error as CSVError {
-            printToStandardError("sortkit view: \(file): \(error)")
-            throw ExitCode(2)
-        } catch let error as SortSpecError {
-            printToStandardError("sortkit view: \(error)")
-            throw ExitCode(2)
-        } catch let failure as CommandFailure {
-            printToStandardError("sortkit view: \(failure.message)")
-            throw ExitCode(2)
-        }
+        try reportingFailures(of: "sortkit view") { try show() }
     }
 
     private func show() throws {
         guard let data = FileManager.default.contents(atPath: file) else {
             throw CommandFailure("cannot read '\(file)'")
         }
-        let csv = try TextTable(csv: Array(data))
+        let csv: TextTable
+        do {
+            csv = try TextTable(csv: Array(data))
+        } catch let error as CSVError {
+            throw CommandFailure("\(file): \(error)")
+        }
         var keys: [SortSpec.Key] = []
         for text in specs {
             for var key in try SortSpec(parsing: text).keys {

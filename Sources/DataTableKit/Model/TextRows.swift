@@ -30,16 +30,7 @@ extension DataTable where Row == TextRow {
             // Modifiers read the text as `TextTable.sortKeys(for:)` does.
             column.specSortKeys = { key in
                 let read = key.interpretation == .inferred && key.enumOrder == nil ? type : .string
-                var keys: [SortKey<TextRow>] = []
-                if key.enumOrder != nil {
-                    keys.append(SortKey(key.direction, nulls: key.nulls) { (row: TextRow) in
-                        key.enumRank(of: key.sortValue(of: row.cells[index], columnType: read)) ?? .null
-                    })
-                }
-                keys.append(SortKey(key.direction, collation: key.collation, nulls: key.nulls) { (row: TextRow) in
-                    key.sortValue(of: row.cells[index], columnType: read)
-                })
-                return keys
+                return key.sortKeys { (row: TextRow) in key.sortValue(of: row.cells[index], columnType: read) }
             }
             column.setter = { row, text in
                 // Blank or a value of the column's type; text that doesn't parse stays out.

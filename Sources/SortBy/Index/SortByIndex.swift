@@ -272,12 +272,7 @@ extension SortByIndex {
                 guard let value = columns[key.column] else {
                     throw SortSpecError.unknownColumn(key.column, known: columns.keys.sorted())
                 }
-                var keys: [SortKey<Row>] = []
-                if key.enumOrder != nil {
-                    keys.append(SortKey(key.direction, nulls: key.nulls) { row in key.enumRank(of: value(row)) ?? .null })
-                }
-                keys.append(SortKey(key.direction, collation: key.collation, nulls: key.nulls, by: value))
-                return keys
+                return key.sortKeys(reading: value)
             })
         }
         self.init(presets: presets, rows: initial, searchable: searchable)

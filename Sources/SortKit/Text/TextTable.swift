@@ -126,6 +126,23 @@ extension SortSpec.Key {
         }
     }
 
+    /// The sort keys this spec key gives for rows whose value in its column is `value(row)`:
+    /// an `enum=` key's rank first (then the value as the tie-break), direction, collation and
+    /// null placement applied — what a spec means for any row type.
+    ///
+    ///     let keys: [SortKey<Book>] = try SortSpec(parsing: "status:enum=todo|done").keys[0]
+    ///         .sortKeys { .string($0.status) }
+    @inlinable
+    public func sortKeys<Row>(reading value: @escaping @Sendable (Row) -> SortValue) -> [SortKey<Row>] {
+        var keys: [SortKey<Row>] = []
+        if enumOrder != nil {
+            let key = self
+            keys.append(SortKey(direction, nulls: nulls) { row in key.enumRank(of: value(row)) ?? .null })
+        }
+        keys.append(SortKey(direction, collation: collation, nulls: nulls, by: value))
+        return keys
+    }
+
     /// For an `enum=` key, the rank of `value` in the explicit order (matched under the key's
     /// collation), the order's length for values not in it, and null for null. `nil` for other
     /// keys.
