@@ -25,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(name: "SortKit", swiftSettings: swiftSettings),
@@ -36,6 +39,10 @@ let package = Package(
             dependencies: [
                 "SortKit", "OrderKeys", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -55,6 +62,7 @@ let package = Package(
             dependencies: [
                 "SortKit", "SortKitServer", "SortKitSQL", "DataTableKit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -63,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "sortkit-bench",
             dependencies: [
-                "SortKit", "OrderKeys", "SortBy", "DataTableKit",
+                "SortKit", "OrderKeys", "SortBy", "DataTableKit", "SortKitSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -73,7 +81,9 @@ let package = Package(
             name: "OrderKeysTests", dependencies: ["OrderKeys"], resources: [.copy("Vectors")], swiftSettings: swiftSettings),
         .testTarget(
             name: "SortKitSQLTests",
-            dependencies: ["SortKitSQL", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "SortKitSQL", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "DataTableKitTests", dependencies: ["DataTableKit", "OrderKeys"], swiftSettings: swiftSettings),

@@ -10,17 +10,17 @@ struct APIHandlers: Sendable {
     var store: any TableStore { server.store }
 
     /// Runs a handler, turning any error into a JSON error reply.
-    func respond(_ body: () throws -> Reply) throws -> Response {
+    func respond(_ body: () async throws -> Reply) async throws -> Response {
         do {
-            return try body().response
+            return try await body().response
         } catch {
             let error = APIError(error)
             return Reply.json(.object([("error", .string(error.message))]), status: error.status).response
         }
     }
 
-    func tables() throws -> Reply {
-        .json(.object([("tables", .array(try store.tables().map { schema in
+    func tables() async throws -> Reply {
+        .json(.object([("tables", .array(try await store.tables().map { schema in
             .object([
                 ("name", .string(schema.name)),
                 ("columns", .array(schema.columns.map { column in
@@ -35,14 +35,14 @@ struct APIHandlers: Sendable {
     }
 
     /// `GET /api/tables/{table}/rows?sort=…|preset=…&q=…&limit=…&offset=…|after=…`.
-    func rows(_ table: String, query: String) throws -> Reply {
+    func rows(_ table: String, query: String) async throws -> Reply {
         let form = FormParameters(query)
-        let schema = try store.schema(of: table)
+        let schema = try await store.schema(of: table)
         let order = try self.order(schema, sort: form["sort"], preset: form["preset"])
         let limit = try integer(form["limit"], name: "limit", default: 50)
         let offset = try integer(form["offset"], name: "offset", default: 0)
         let after = form["after"].flatMap { $0.isEmpty ? nil : $0 }
-        let page = try store.page(of: table, PageRequest(
+        let page = try await store.page(of: table, PageRequest(
             order: order, search: form["q"] ?? "", offset: offset, limit: min(limit, server.maxPageSize), after: after))
         return .json(.object([
             ("rows", .array(page.rows.map { Self.json($0, schema) })),
@@ -52,26 +52,26 @@ struct APIHandlers: Sendable {
         ]))
     }
 
-    func insert(_ table: String, body: [UInt8]) throws -> Reply {
-        let schema = try store.schema(of: table)
-        let id = try store.insert(try Self.values(body), into: table)
-        return .json(Self.json(try store.row(id, in: table), schema), status: .created)
+    func insert(_ table: String, body: [UInt8]) async throws -> Reply {
+        let schema = try await store.schema(of: table)
+        let id = try await store.insert(try Self.values(body), into: table)
+        return .json(Self.json(try await store.row(id, in: table), schema), status: .created)
     }
 
-    func update(_ table: String, id: String, body: [UInt8]) throws -> Reply {
-        let schema = try store.schema(of: table)
+    func update(_ table: String, id: String, body: [UInt8]) async throws -> Reply {
+        let schema = try await store.schema(of: table)
         let id = try rowID(id, table: table)
-        try store.update(id, in: table, set: try Self.values(body))
-        return .json(Self.json(try store.row(id, in: table), schema))
+        try await store.update(id, in: table, set: try Self.values(body))
+        return .json(Self.json(try await store.row(id, in: table), schema))
     }
 
-    func delete(_ table: String, id: String) throws -> Reply {
-        try store.delete(try rowID(id, table: table), from: table)
+    func delete(_ table: String, id: String) async throws -> Reply {
+        try await store.delete(try rowID(id, table: table), from: table)
         return .empty
     }
 
     /// `{"after": ID}`, `{"before": ID}` or `{"toIndex": N}`.
-    func move(_ table: String, id: String, body: [UInt8]) throws -> Reply {
+    func move(_ table: String, id: String, body: [UInt8]) async throws -> Reply {
         let id = try rowID(id, table: table)
         guard let json = JSON.parse(body) else { throw APIError.badRequest("the body must be JSON: {\"after\": id}, {\"before\": id} or {\"toIndex\": n}") }
         let destination: MoveDestination
@@ -81,7 +81,7 @@ struct APIHandlers: Sendable {
         case (nil, nil, .integer(let index)?): destination = .toIndex(Int(index))
         default: throw APIError.badRequest("give exactly one of \"after\": id, \"before\": id or \"toIndex\": n (integers)")
         }
-        try store.move(id, in: table, to: destination)
+        try await store.move(id, in: table, to: destination)
         return .json(.object([("moved", .integer(id))]))
     }
 

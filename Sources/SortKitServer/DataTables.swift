@@ -25,8 +25,8 @@ enum DataTablesRequest {
 extension APIHandlers {
     /// The reply `{draw, recordsTotal, recordsFiltered, data}`, or `{draw, error}` for a bad
     /// request (DataTables shows `error` to the user). An unknown table is a 404.
-    func dataTables(_ table: String, form: FormParameters) throws -> Reply {
-        let schema = try store.schema(of: table)
+    func dataTables(_ table: String, form: FormParameters) async throws -> Reply {
+        let schema = try await store.schema(of: table)
         let draw = Int64(form["draw"] ?? "") ?? 0
         do {
             var columns: [String?] = []
@@ -64,7 +64,7 @@ extension APIHandlers {
             guard let length = Int(lengthText), length >= -1 else {
                 throw APIError.badRequest("length must be -1 (all) or a whole number, got '\(lengthText)'")
             }
-            let page = try store.page(of: table, PageRequest(
+            let page = try await store.page(of: table, PageRequest(
                 order: .spec(SortSpec(keys)), search: form["search[value]"] ?? "", columnSearch: columnSearch,
                 offset: start, limit: length == -1 ? server.maxPageSize : min(length, server.maxPageSize)))
             return .json(.object([

@@ -48,8 +48,8 @@ public enum DemoLibrary {
     }
 
     /// Adds the demo table to `store` unless it is there already.
-    public static func install(in store: any TableStore, count: Int = 3_000) throws {
-        guard !(try store.tables().contains { $0.name == tableName }) else { return }
-        try store.importCSV(Array(csv(count: count).utf8), as: tableName, delimiter: UInt8(ascii: ","), presets: presets)
+    public static func install(in store: any TableStore, count: Int = 3_000) async throws {
+        guard !(try await store.tables().contains { $0.name == tableName }) else { return }
+        try await store.importCSV(Array(csv(count: count).utf8), as: tableName, delimiter: UInt8(ascii: ","), presets: presets)
     }
 }

@@ -8,10 +8,10 @@ import SortKitSQL
 struct Pages {
     let server: SortKitServer
 
-    func index() throws -> Reply {
+    func index() async throws -> Reply {
         var items = ""
-        for schema in try server.store.tables() {
-            let count = try server.store.page(of: schema.name, PageRequest(limit: 0)).total
+        for schema in try await server.store.tables() {
+            let count = try await server.store.page(of: schema.name, PageRequest(limit: 0)).total
             items += """
                 <li><a href="/tables/\(HTML.query(schema.name))">\(HTML.escape(schema.name))</a>
                 <span class="muted">\(count) rows · \(schema.columns.map { HTML.escape($0.name) }.joined(separator: ", "))</span></li>
@@ -51,8 +51,8 @@ struct Pages {
         }
     }
 
-    func table(_ name: String, query: String) throws -> Reply {
-        let schema = try server.store.schema(of: name)
+    func table(_ name: String, query: String) async throws -> Reply {
+        let schema = try await server.store.schema(of: name)
         var state = ViewState(query: query)
         let api = APIHandlers(server: server)
         let order = try api.order(schema, sort: state.sort, preset: state.preset)
@@ -60,10 +60,10 @@ struct Pages {
         if state.preset.isEmpty, case .spec(let spec) = order, let match = schema.presets.first(where: { $0.value == spec }) {
             state.preset = match.key
         }
-        let counts = try server.store.page(of: name, PageRequest(order: order, search: state.q, limit: 0))
+        let counts = try await server.store.page(of: name, PageRequest(order: order, search: state.q, limit: 0))
         let pageCount = max(1, (counts.filtered + state.size - 1) / state.size)
         state.page = min(state.page, pageCount)
-        let page = try server.store.page(of: name, PageRequest(
+        let page = try await server.store.page(of: name, PageRequest(
             order: order, search: state.q, offset: (state.page - 1) * state.size, limit: state.size))
         let isManual = order == .manual
         let spec: SortSpec = if case .spec(let spec) = order { spec } else { SortSpec() }

@@ -40,43 +40,43 @@ public struct SortKitServer: Sendable {
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: SameOriginMiddleware())
         let api = APIHandlers(server: self)
-        router.get("/") { _, _ in try api.respond { try Pages(server: self).index() } }
+        router.get("/") { _, _ in try await api.respond { try await Pages(server: self).index() } }
         router.get("/tables/:table") { request, context in
-            try api.respond { try Pages(server: self).table(context.parameters.require("table"), query: request.uri.query ?? "") }
+            try await api.respond { try await Pages(server: self).table(context.parameters.require("table"), query: request.uri.query ?? "") }
         }
         router.get("/assets/:file") { _, context in try Assets.response(context.parameters.require("file")) }
-        router.get("/api/tables") { _, _ in try api.respond { try api.tables() } }
+        router.get("/api/tables") { _, _ in try await api.respond { try await api.tables() } }
         router.get("/api/tables/:table/rows") { request, context in
-            try api.respond { try api.rows(context.parameters.require("table"), query: request.uri.query ?? "") }
+            try await api.respond { try await api.rows(context.parameters.require("table"), query: request.uri.query ?? "") }
         }
         router.post("/api/tables/:table/rows") { request, context in
             let body = try await request.body.collect(upTo: 1 << 20)
-            return try api.respond { try api.insert(context.parameters.require("table"), body: Array(buffer: body)) }
+            return try await api.respond { try await api.insert(context.parameters.require("table"), body: Array(buffer: body)) }
         }
         router.patch("/api/tables/:table/rows/:id") { request, context in
             let body = try await request.body.collect(upTo: 1 << 20)
-            return try api.respond {
-                try api.update(context.parameters.require("table"), id: context.parameters.require("id"), body: Array(buffer: body))
+            return try await api.respond {
+                try await api.update(context.parameters.require("table"), id: context.parameters.require("id"), body: Array(buffer: body))
             }
         }
         router.delete("/api/tables/:table/rows/:id") { _, context in
-            try api.respond { try api.delete(context.parameters.require("table"), id: context.parameters.require("id")) }
+            try await api.respond { try await api.delete(context.parameters.require("table"), id: context.parameters.require("id")) }
         }
         router.post("/api/tables/:table/rows/:id/move") { request, context in
             let body = try await request.body.collect(upTo: 1 << 16)
-            return try api.respond {
-                try api.move(context.parameters.require("table"), id: context.parameters.require("id"), body: Array(buffer: body))
+            return try await api.respond {
+                try await api.move(context.parameters.require("table"), id: context.parameters.require("id"), body: Array(buffer: body))
             }
         }
         router.get("/datatables/:table") { request, context in
-            try api.respond { try api.dataTables(context.parameters.require("table"), form: FormParameters(request.uri.query ?? "")) }
+            try await api.respond { try await api.dataTables(context.parameters.require("table"), form: FormParameters(request.uri.query ?? "")) }
         }
         router.post("/datatables/:table") { request, context in
             let body = Array(buffer: try await request.body.collect(upTo: 1 << 20))
             let isJSON = request.headers[.contentType]?.lowercased().contains("json") ?? false
-            return try api.respond {
+            return try await api.respond {
                 let form = try isJSON ? DataTablesRequest.flatten(json: body) : FormParameters(String(decoding: body, as: UTF8.self))
-                return try api.dataTables(context.parameters.require("table"), form: form)
+                return try await api.dataTables(context.parameters.require("table"), form: form)
             }
         }
         return router

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import PostgresNIO
 import SortKit
 import SortKitSQL
 import SortKitServer
@@ -15,7 +16,9 @@ struct ServeCommand: AsyncParsableCommand {
             database with inferred column types; later runs serve the stored table, edits included.
             Stop with Ctrl-C (the server finishes its requests first).
 
-            Example: sortkit serve people.csv --port 8081
+            Examples:
+              sortkit serve people.csv --port 8081
+              sortkit serve --postgres postgres://app:secret@127.0.0.1:5432/app
             """
     )
 
@@ -25,7 +28,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The SQLite database file (created if missing).", valueName: "PATH"))
     var db: String = "sortkit.sqlite"
 
-    @Option(help: ArgumentHelp("Use PostgreSQL at this URL instead of SQLite.", valueName: "URL"))
+    @Option(help: ArgumentHelp(
+        "Use PostgreSQL at this URL (postgres://user:password@host:port/database?sslmode=disable) instead of SQLite.",
+        valueName: "URL"))
     var postgres: String?
 
     @Option(help: "The address to listen on.")
@@ -36,33 +41,45 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, got \(port)") }
-        if postgres != nil {
-            throw ValidationError("--postgres: this build serves SQLite only (the PostgreSQL table store isn't built yet); use --db PATH")
+        if let postgres {
+            do {
+                _ = try PostgresClient.Configuration(url: postgres)
+            } catch {
+                throw ValidationError("--postgres: \(error)")
+            }
         }
     }
 
     func run() async throws {
-        let store = try SQLiteTableStore(path: db)
-        try DemoLibrary.install(in: store)
-        let existing = Set(try store.tables().map(\.name))
+        let store: any TableStore
+        let place: String
+        if let postgres {
+            store = try await PostgresTableStore(url: postgres)
+            place = "PostgreSQL"
+        } else {
+            store = try SQLiteTableStore(path: db)
+            place = db
+        }
+        try await DemoLibrary.install(in: store)
+        let existing = Set(try await store.tables().map(\.name))
         for file in files {
             let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
             if existing.contains(name) {
-                printToStandardError("sortkit: table '\(name)' is already in \(db); serving the stored copy")
+                printToStandardError("sortkit: table '\(name)' is already in \(place); serving the stored copy")
                 continue
             }
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw ValidationError("cannot read '\(file)'")
             }
             do {
-                let schema = try store.importCSV(Array(data), as: name, delimiter: UInt8(ascii: ","), presets: [:])
+                let schema = try await store.importCSV(Array(data), as: name, delimiter: UInt8(ascii: ","), presets: [:])
                 printToStandardError("sortkit: imported \(file) as table '\(name)' (\(schema.columns.count) columns)")
             } catch {
                 throw ValidationError("\(file): \(error)")
             }
         }
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        printToStandardError("sortkit: serving http://\(host):\(port)/ from \(db)")
+        printToStandardError("sortkit: serving http://\(host):\(port)/ from \(place)")
         try await SortKitServer(store: store).run(host: host, port: port)
     }
 }

@@ -21,19 +21,20 @@ struct SQLOrderingTests {
         #expect(try orderBy("price:nulls-first", .sqlite) == #""n1" ASC, "t"."id" ASC"#)
         #expect(try orderBy("-published:nulls-first", .sqlite) == #"coalesce("n3", X'') DESC, "t"."id" ASC"#)
         #expect(try orderBy("price:nulls-natural", .sqlite) == #""n1" ASC, "t"."id" ASC"#)
-        #expect(try orderBy("price", .postgresql) == #""n1" ASC NULLS LAST, "t"."id" ASC NULLS LAST"#)
-        #expect(try orderBy("-price", .postgresql) == #""n1" DESC NULLS LAST, "t"."id" ASC NULLS LAST"#)
-        #expect(try orderBy("-price:nulls-natural", .postgresql) == #""n1" DESC NULLS LAST, "t"."id" ASC NULLS LAST"#)
-        #expect(try orderBy("price:nulls-natural", .postgresql) == #""n1" ASC NULLS FIRST, "t"."id" ASC NULLS LAST"#)
+        // PostgreSQL reads typed values through their key column, nulls at an explicit end.
+        #expect(try orderBy("price", .postgresql) == #"coalesce("k1_inferred_natural", '\xff'::bytea) ASC, "t"."id" ASC"#)
+        #expect(try orderBy("-price", .postgresql) == #"coalesce("k1_inferred_natural", '\x'::bytea) DESC, "t"."id" ASC"#)
+        #expect(try orderBy("-price:nulls-natural", .postgresql) == #"coalesce("k1_inferred_natural", '\x'::bytea) DESC, "t"."id" ASC"#)
+        #expect(try orderBy("price:nulls-first", .postgresql) == #"coalesce("k1_inferred_natural", '\x'::bytea) ASC, "t"."id" ASC"#)
     }
 
     @Test("Binary strings order by code point; other collations by their stored key column")
     func strings() throws {
         #expect(try orderBy("title:binary", .sqlite) == #"coalesce("c0", X'') COLLATE BINARY ASC, "t"."id" ASC"#)
-        #expect(try orderBy("title:binary", .postgresql) == #""c0" COLLATE "C" ASC NULLS LAST, "t"."id" ASC NULLS LAST"#)
+        #expect(try orderBy("title:binary", .postgresql) == #"coalesce("k0_text_binary", '\xff'::bytea) ASC, "t"."id" ASC"#)
         #expect(try orderBy("-title", .sqlite) == #""k0_text_natural" DESC, "t"."id" ASC"#)
         #expect(try orderBy("title:nocase", .sqlite) == #"coalesce("k0_text_nocase", X'FF') ASC, "t"."id" ASC"#)
-        #expect(try orderBy("title:fold", .postgresql) == #""k0_text_fold" ASC NULLS LAST, "t"."id" ASC NULLS LAST"#)
+        #expect(try orderBy("title:fold", .postgresql) == #"coalesce("k0_text_fold", '\xff'::bytea) ASC, "t"."id" ASC"#)
         // A modifier that reads a column another way reads a key column of that reading.
         #expect(try orderBy("title:num", .sqlite) == #"coalesce("k0_number_natural", X'FF') ASC, "t"."id" ASC"#)
         #expect(try orderBy("price:text:binary", .sqlite) == #"coalesce("k1_text_binary", X'FF') ASC, "t"."id" ASC"#)
@@ -44,7 +45,7 @@ struct SQLOrderingTests {
         let sql = try orderBy("status:enum=todo|done:nocase", .sqlite)
         #expect(sql == #"coalesce(CASE WHEN "k2_text_nocase" IS NULL THEN NULL WHEN "k2_text_nocase" >= X'307570657000' AND "k2_text_nocase" < X'307570657001' THEN 0 WHEN "k2_text_nocase" >= X'3065706F6600' AND "k2_text_nocase" < X'3065706F6601' THEN 1 ELSE 2 END, X'') ASC, coalesce("k2_text_nocase", X'FF') ASC, "t"."id" ASC"#)
         let postgres = try orderBy("status:enum=todo", .postgresql)
-        #expect(postgres.hasPrefix(#"CASE WHEN "k2_text_natural" IS NULL THEN NULL WHEN "k2_text_natural" >= '\x307570657000'::bytea"#))
+        #expect(postgres.hasPrefix(#"CASE WHEN "k2_text_natural" IS NULL THEN 2 WHEN "k2_text_natural" >= '\x307570657000'::bytea"#))
     }
 
     @Test("Unknown columns are errors naming the column; names never reach SQL")
@@ -64,8 +65,9 @@ struct SQLOrderingTests {
         #expect(after.arguments == [.double(9.5), .double(9.5), .blob([0x30, 0x62]), .blob([0x30, 0x62]), .integer(7)])
         let fromNull = try ordering.after([.null, .blob([0x30]), .integer(3)]).render(.sqlite)
         #expect(fromNull.sql.hasPrefix(#"(("n1" IS NULL AND"#))
-        let ascending = try SQLOrdering(.spec(SortSpec(parsing: "price:nulls-first")), schema: schema, dialect: .postgresql)
-        #expect(try ascending.after([.double(1), .integer(2)]).render(.postgresql).sql
-            == #""n1" >= $1 AND ("n1" > $2 OR ("n1" = $3 AND ("t"."id" > $4)))"#)
+        let ascending = try SQLOrdering(.spec(SortSpec(parsing: "price")), schema: schema, dialect: .postgresql)
+        let key = #"coalesce("k1_inferred_natural", '\xff'::bytea)"#
+        #expect(try ascending.after([.blob([0x10]), .integer(2)]).render(.postgresql).sql
+            == "\(key) >= $1 AND (\(key) > $2 OR (\(key) = $3 AND (\"t\".\"id\" > $4)))")
     }
 }

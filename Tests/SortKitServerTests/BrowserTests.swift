@@ -37,7 +37,7 @@ struct BrowserTests {
             return
         }
         let python = ProcessInfo.processInfo.environment["SORTKIT_E2E_PYTHON"] ?? Self.root.appendingPathComponent(".venv-e2e/bin/python").path
-        let server = try makeServer(books: 300)
+        let server = try await makeServer(books: 300)
         let app = Application(router: server.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)

@@ -32,8 +32,8 @@ struct DataTablesTests {
 
     @Test("GET form-encoded, POST form-encoded and POST JSON give the same reply as the store")
     func threeEncodings() async throws {
-        let server = try makeServer()
-        let expected = try server.store.page(of: "books", PageRequest(
+        let server = try await makeServer()
+        let expected = try await server.store.page(of: "books", PageRequest(
             order: .spec(SortSpec(parsing: "-price,title")), search: "le guin", offset: 5, limit: 10))
         let query = Self.form(draw: 3, order: [(3, "desc"), (0, "asc")], start: 5, length: 10, search: "le guin")
         #expect(query.contains("search%5Bvalue%5D=le+guin"))
@@ -59,10 +59,10 @@ struct DataTablesTests {
 
     @Test("Per-column search, length -1, and errors in the protocol's error field")
     func columnsAndErrors() async throws {
-        let server = try makeServer()
+        let server = try await makeServer()
         try await application(server).test(.router) { client in
             let zola = Self.form(draw: 1, order: [], start: 0, length: -1, search: "", columnSearch: [1: "ZOLA"])
-            let expected = try server.store.page(of: "books", PageRequest(columnSearch: ["author": "zola"], limit: 1_000))
+            let expected = try await server.store.page(of: "books", PageRequest(columnSearch: ["author": "zola"], limit: 1_000))
             try await client.execute(uri: "/datatables/books?" + zola, method: .get) { reply in
                 #expect(reply.json?.ids == expected.rows.map(\.id))
                 #expect(reply.json?["recordsFiltered"]?.int == Int64(expected.rows.count) && expected.rows.count > 0)

@@ -8,11 +8,11 @@ import Testing
 @testable import SortKitServer
 
 /// A server over a fresh database holding the demo library (200 books).
-func makeServer(books: Int = 200) throws -> SortKitServer {
+func makeServer(books: Int = 200) async throws -> SortKitServer {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-server-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let store = try SQLiteTableStore(path: folder.appendingPathComponent("db.sqlite").path)
-    try DemoLibrary.install(in: store, count: books)
+    try await DemoLibrary.install(in: store, count: books)
     return SortKitServer(store: store)
 }
 
@@ -38,17 +38,17 @@ func application(_ server: SortKitServer) -> some ApplicationProtocol {
 struct APITests {
     @Test("Rows: sort, preset, search, limit and offset, as the store orders them")
     func rows() async throws {
-        let server = try makeServer()
+        let server = try await makeServer()
         let store = server.store
         try await application(server).test(.router) { client in
             try await client.execute(uri: "/api/tables/books/rows?sort=-price,title&limit=5&offset=2", method: .get) { response in
                 #expect(response.status == .ok)
-                let expected = try store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "-price,title")), offset: 2, limit: 5))
+                let expected = try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "-price,title")), offset: 2, limit: 5))
                 #expect(response.json?.ids == expected.rows.map(\.id))
                 #expect(response.json?["total"]?.int == 200 && response.json?["filtered"]?.int == 200)
             }
             try await client.execute(uri: "/api/tables/books/rows?preset=Status&q=zola+the&limit=3", method: .get) { response in
-                let expected = try store.page(of: "books", PageRequest(order: .spec(DemoLibrary.presets["Status"]!), search: "zola the", limit: 3))
+                let expected = try await store.page(of: "books", PageRequest(order: .spec(DemoLibrary.presets["Status"]!), search: "zola the", limit: 3))
                 #expect(response.json?.ids == expected.rows.map(\.id))
                 #expect(response.json?["filtered"]?.int == Int64(expected.filtered))
                 // Columns in schema order, the id first.
@@ -65,7 +65,7 @@ struct APITests {
 
     @Test("Cursor pages concatenate to the full order; sort=manual reads My order")
     func cursorPaging() async throws {
-        let server = try makeServer()
+        let server = try await makeServer()
         try await application(server).test(.router) { client in
             let all = try await client.execute(uri: "/api/tables/books/rows?sort=author,-published&limit=1000", method: .get) { $0.json?.ids ?? [] }
             var seen: [Int64] = []
@@ -84,7 +84,7 @@ struct APITests {
 
     @Test("Bad input is a 400 or 404 JSON error that names the problem")
     func errors() async throws {
-        let server = try makeServer()
+        let server = try await makeServer()
         try await application(server).test(.router) { client in
             let cases: [(String, HTTPResponse.Status, String)] = [
                 ("/api/tables/books/rows?limit=-1", .badRequest, "limit must be a whole number"),
@@ -107,7 +107,7 @@ struct APITests {
 
     @Test("Add, edit, delete and move rows; validation messages; cross-origin writes are refused")
     func writes() async throws {
-        let server = try makeServer()
+        let server = try await makeServer()
         try await application(server).test(.router) { client in
             let body = ByteBuffer(string: #"{"title": "<script>alert(1)</script>", "price": 1.5, "status": "todo"}"#)
             let id = try await client.execute(uri: "/api/tables/books/rows", method: .post, body: body) { response in
@@ -158,7 +158,7 @@ struct APITests {
 struct PageTests {
     @Test("The table page works without JavaScript: aria-sort, sort links, search form, pager")
     func tablePage() async throws {
-        let server = try makeServer()
+        let server = try await makeServer()
         try await application(server).test(.router) { client in
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(response.text.contains(#"<a href="/tables/books">books</a>"#))

@@ -32,7 +32,7 @@ struct ViewCommandTests {
             (["view", "books.csv", "--widths", "wide"], "--widths: unknown strategy 'wide'"),
             (["view", "missing.csv"], "sortkit view: cannot read 'missing.csv'"),
             (["view", "books.csv", "--page", "0"], "--page must be 1 or more"),
-            (["serve", "--postgres", "postgres://x"], "this build serves SQLite only"),
+            (["serve", "--postgres", "mysql://x"], "--postgres: the PostgreSQL URL must look like postgres://"),
         ]
         for (arguments, message) in cases {
             let result = try run(arguments)

@@ -67,8 +67,11 @@ public enum TableOrder: Sendable, Hashable {
 /// Null placement is always explicit. SQLite puts nulls first ascending, so a key whose nulls
 /// belong at the high end of the value order (`nulls-last` ascending, `nulls-first`
 /// descending) reads `coalesce(x, X'')` — a blob sorts after every number and text, and
-/// `X'FF'` after every stored key — which a plain expression index serves. PostgreSQL says
-/// `NULLS FIRST`/`NULLS LAST`.
+/// `X'FF'` after every stored key — which a plain expression index serves. PostgreSQL has no
+/// order across types, so there every term reads a stored key column (`bytea`, typed values
+/// included) with nulls coalesced to `'\\x'` (below every key) or `'\\xff'` (above): no term is
+/// ever NULL, and a keyset cursor becomes an index range (`coalesce(…) >= $1 AND …`) on
+/// both dialects.
 public struct SQLOrdering: Sendable {
     /// One `ORDER BY` term.
     public struct Term: Sendable {
@@ -110,7 +113,7 @@ public struct SQLOrdering: Sendable {
                 if let order = key.enumOrder {
                     let variant = KeyVariant(column: column, interpretation: .text, collation: key.collation)
                     variants.insert(variant)
-                    terms.append(Self.term(Self.enumRank(variant, order: order, dialect: dialect), key, blob: false, dialect))
+                    terms.append(Self.term(Self.enumRank(variant, order: order, dialect: dialect, key: key), key, blob: false, dialect))
                     terms.append(Self.term(SQLFragment(dialect.quoted(variant.columnName)), key, blob: true, dialect))
                     continue
                 }
@@ -120,7 +123,17 @@ public struct SQLOrdering: Sendable {
                     || (interpretation == .date && type == .date) {
                     interpretation = .inferred
                 }
-                if interpretation == .inferred && type != .string {
+                if dialect == .postgresql {
+                    // Every PostgreSQL term is a key column with nulls coalesced to an end
+                    // sentinel: never NULL, so a keyset seek is an index range (see `term`).
+                    let variant = interpretation == .inferred && type != .string
+                        ? KeyVariant(column: column, interpretation: .inferred, collation: .natural)
+                        : KeyVariant(
+                            column: column, interpretation: interpretation == .inferred ? .text : interpretation,
+                            collation: key.collation)
+                    variants.insert(variant)
+                    terms.append(Self.term(SQLFragment(dialect.quoted(variant.columnName)), key, blob: true, dialect))
+                } else if interpretation == .inferred && type != .string {
                     terms.append(Self.term(SQLFragment(dialect.quoted("n\(column)")), key, blob: false, dialect))
                 } else if interpretation == .inferred && key.collation == .binary {
                     let text = SQLFragment(dialect.quoted("c\(column)"))
@@ -141,11 +154,14 @@ public struct SQLOrdering: Sendable {
 
     /// `CASE` mapping the key column to the value's rank in `order` (matched by the
     /// collation's equivalence range, as memory does), the order's length otherwise.
-    private static func enumRank(_ variant: KeyVariant, order: [String], dialect: SQLDialect) -> SQLFragment {
+    private static func enumRank(_ variant: KeyVariant, order: [String], dialect: SQLDialect, key: SortSpec.Key) -> SQLFragment {
         let name = dialect.quoted(variant.columnName)
+        // Null's rank: SQLite leaves it NULL for `term` to place; PostgreSQL ranks it past
+        // either end so the expression is never NULL.
+        let null = dialect == .sqlite ? "NULL" : nullsHigh(key) ? "\(order.count + 1)" : "-1"
         // Literals, not parameters: an index on the order must repeat the expression exactly,
         // and the literals are key bytes in hex, never the user's text.
-        var sql = "CASE WHEN \(name) IS NULL THEN NULL"
+        var sql = "CASE WHEN \(name) IS NULL THEN \(null)"
         for (rank, value) in order.enumerated() {
             let range = variant.collation.equivalenceKeyRange(for: value)
             sql += " WHEN \(name) >= \(dialect.literal([0x30] + range.lower))"
@@ -158,12 +174,7 @@ public struct SQLOrdering: Sendable {
         _ value: SQLFragment, _ key: SortSpec.Key, blob: Bool, _ dialect: SQLDialect, collate: String? = nil
     ) -> Term {
         let descending = key.direction == .descending
-        // Where nulls go in the value order: at the high end, or the low end (first ascending).
-        let nullsHigh = switch key.nulls {
-        case .last: !descending
-        case .first: descending
-        case .natural: false
-        }
+        let nullsHigh = nullsHigh(key)
         let nullsFirst = nullsHigh == descending
         switch dialect {
         case .sqlite:
@@ -176,9 +187,21 @@ public struct SQLOrdering: Sendable {
             if let collate { expression.append(" COLLATE \(collate)") }
             return Term(expression: expression, descending: descending, mayBeNull: !nullsHigh, nullsFirst: nullsFirst)
         case .postgresql:
-            var expression = value
-            if let collate { expression.append(" COLLATE \(collate)") }
-            return Term(expression: expression, descending: descending, mayBeNull: true, nullsFirst: nullsFirst)
+            // Keys are never empty and start below 0xFF, so '\x' and '\xff' sit past either end.
+            guard blob else { return Term(expression: value, descending: descending, mayBeNull: false, nullsFirst: nullsFirst) }
+            var expression = SQLFragment("coalesce(")
+            expression.append(value)
+            expression.append(nullsHigh ? ", '\\xff'::bytea)" : ", '\\x'::bytea)")
+            return Term(expression: expression, descending: descending, mayBeNull: false, nullsFirst: nullsFirst)
+        }
+    }
+
+    /// Whether nulls belong at the high end of the value order (else the low end).
+    private static func nullsHigh(_ key: SortSpec.Key) -> Bool {
+        switch key.nulls {
+        case .last: key.direction == .ascending
+        case .first: key.direction == .descending
+        case .natural: false
         }
     }
 
@@ -187,7 +210,6 @@ public struct SQLOrdering: Sendable {
         SQLFragment.joined(terms.map { term in
             var fragment = term.expression
             fragment.append(term.descending ? " DESC" : " ASC")
-            if dialect == .postgresql { fragment.append(term.nullsFirst ? " NULLS FIRST" : " NULLS LAST") }
             return fragment
         }, separator: ", ")
     }
@@ -197,9 +219,11 @@ public struct SQLOrdering: Sendable {
     public var indexColumns: SQLFragment {
         var fragment = SQLFragment()
         for term in terms.dropLast() {
+            // PostgreSQL needs parentheses around an index expression other than a column.
+            if dialect == .postgresql { fragment.append("(") }
             fragment.append(term.expression)
+            if dialect == .postgresql { fragment.append(")") }
             fragment.append(term.descending ? " DESC" : " ASC")
-            if dialect == .postgresql { fragment.append(term.nullsFirst ? " NULLS FIRST" : " NULLS LAST") }
             fragment.append(", ")
         }
         fragment.append("\"id\"")
@@ -225,7 +249,7 @@ public struct SQLOrdering: Sendable {
     }
 
     private func after(_ values: [SQLValue], from index: Int) -> SQLFragment {
-        guard index < terms.count else { return SQLFragment("0") }
+        guard index < terms.count else { return SQLFragment("FALSE") }
         let term = terms[index]
         let rest = after(values, from: index + 1)
         var fragment = SQLFragment("(")

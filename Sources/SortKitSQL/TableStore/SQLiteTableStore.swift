@@ -8,8 +8,8 @@ import SortKit
 /// readers in parallel with one writer.
 ///
 ///     let store = try SQLiteTableStore(path: "library.sqlite")
-///     try store.importCSV(Array("title,price\nDune,9.99\nEmma,4.5\n".utf8), as: "books")
-///     try store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "price")))).rows.map(\.id)   // [2, 1]
+///     try await store.importCSV(Array("title,price\nDune,9.99\nEmma,4.5\n".utf8), as: "books")
+///     try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "price")))).rows.map(\.id)   // [2, 1]
 ///
 /// Each table is stored as `st_<n>` with, per column `i`, its text `c<i>` (NFC), its typed
 /// value `n<i>` for non-string columns, and ``KeyVariant`` sort-key BLOBs `k<i>_…` as orders
@@ -55,43 +55,44 @@ public final class SQLiteTableStore: TableStore {
             let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
             try db.execute(sql: "INSERT INTO sortkit_meta (key, value) VALUES ('cursor-secret', ?)", arguments: [secret])
         }
+        // A table's schema version counts its changes (1 when created); files made before it
+        // keep their rows and start at 1.
+        migrator.registerMigration("v2: table versions") { db in
+            try db.execute(sql: "ALTER TABLE sortkit_table ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
+            try db.execute(sql: "UPDATE sortkit_table SET version = 1")
+        }
         return migrator
     }
 
     // MARK: Tables
 
-    public func tables() throws -> [TableSchema] {
-        try database.read { db in
-            try String.fetchAll(db, sql: "SELECT schema FROM sortkit_table ORDER BY id").map(Self.decodeSchema)
+    public func tables() async throws -> [TableSchema] {
+        try await database.read { db in
+            try String.fetchAll(db, sql: "SELECT schema FROM sortkit_table ORDER BY id").map(TableSchema.decode)
         }
     }
 
-    public func schema(of table: String) throws -> TableSchema {
-        try database.read { db in try Self.info(table, db).schema }
+    public func schema(of table: String) async throws -> TableSchema {
+        try await database.read { db in try Self.info(table, db).schema }
     }
 
-    public func createTable(_ schema: TableSchema) throws {
-        try write { db in _ = try Self.create(schema, db) }
+    public func createTable(_ schema: TableSchema) async throws {
+        try await write { db in _ = try Self.create(schema, db) }
     }
 
     @discardableResult
     public func importCSV(
         _ csv: [UInt8], as name: String, delimiter: UInt8 = UInt8(ascii: ","), presets: [String: SortSpec] = [:]
-    ) throws -> TableSchema {
-        let records = try CSV.parse(csv, delimiter: delimiter)
-        guard let header = records.first else { throw TableStoreError.invalid("the CSV file is empty: it needs a header line") }
-        let table = TextTable(columns: header, rows: Array(records.dropFirst()))
-        let types = table.columnTypes()
-        let schema = TableSchema(
-            name: name, columns: zip(header, types).map { TableSchema.Column($0, $1) }, presets: presets)
-        try write { db in
+    ) async throws -> TableSchema {
+        let (schema, table) = try TableSchema.inferred(csv, name: name, delimiter: delimiter, presets: presets)
+        try await write { db in
             let info = try Self.create(schema, db)
             let insert = try Self.insertStatement(info, db)
             let list = info.list
             let step = min(OrderLabels.step, (OrderLabels.limit - OrderLabels.first) / UInt64(table.rows.count + 1))
             let label = try db.makeStatement(sql: "INSERT INTO ordered_item (list, id, pos) VALUES (?, ?, ?)")
             for (index, cells) in table.rows.enumerated() {
-                try insert.execute(arguments: StatementArguments(try Self.rowArguments(cells, info)))
+                try insert.execute(arguments: Self.rowArguments(cells, info))
                 let id = db.lastInsertedRowID
                 try label.execute(arguments: [list, id, Int64(OrderLabels.first + UInt64(index) * step)])
             }
@@ -102,13 +103,11 @@ public final class SQLiteTableStore: TableStore {
     // MARK: Rows
 
     @discardableResult
-    public func insert(_ values: [String: String], into table: String) throws -> Int64 {
-        try write { db in
+    public func insert(_ values: [String: String], into table: String) async throws -> Int64 {
+        try await write { db in
             let info = try Self.info(table, db)
-            var cells = Array(repeating: "", count: info.schema.columns.count)
-            for (name, value) in values { cells[try info.schema.columnIndex(name)] = value }
-            try Self.validate(cells, info.schema)
-            try Self.insertStatement(info, db).execute(arguments: StatementArguments(try Self.rowArguments(cells, info)))
+            let cells = try info.merging(values, into: Array(repeating: "", count: info.schema.columns.count))
+            try Self.insertStatement(info, db).execute(arguments: Self.rowArguments(cells, info))
             let id = db.lastInsertedRowID
             var random = SystemRandomNumberGenerator()
             let reader = _SQLiteLabelReader(db: db, list: info.list)
@@ -118,21 +117,19 @@ public final class SQLiteTableStore: TableStore {
         }
     }
 
-    public func update(_ id: Int64, in table: String, set values: [String: String]) throws {
-        try write { db in
+    public func update(_ id: Int64, in table: String, set values: [String: String]) async throws {
+        try await write { db in
             let info = try Self.info(table, db)
-            var cells = try Self.cells(id, info, db)
-            for (name, value) in values { cells[try info.schema.columnIndex(name)] = value }
-            try Self.validate(cells, info.schema)
-            let columns = Self.physicalColumns(info).map { "\($0) = ?" }.joined(separator: ", ")
-            var arguments = try Self.rowArguments(cells, info)
-            arguments.append(id)
-            try db.execute(sql: "UPDATE \(info.physical) SET \(columns) WHERE id = ?", arguments: StatementArguments(arguments))
+            let cells = try info.merging(values, into: Self.cells(id, info, db))
+            let columns = info.physicalColumns.map { "\($0) = ?" }.joined(separator: ", ")
+            try db.execute(
+                sql: "UPDATE \(info.physical) SET \(columns) WHERE id = ?",
+                arguments: StatementArguments(info.rowValues(cells).map(\.databaseValue) + [id.databaseValue]))
         }
     }
 
-    public func delete(_ id: Int64, from table: String) throws {
-        try write { db in
+    public func delete(_ id: Int64, from table: String) async throws {
+        try await write { db in
             let info = try Self.info(table, db)
             try db.execute(sql: "DELETE FROM \(info.physical) WHERE id = ?", arguments: [id])
             guard db.changesCount > 0 else { throw TableStoreError.unknownRow(id, table: table) }
@@ -140,8 +137,8 @@ public final class SQLiteTableStore: TableStore {
         }
     }
 
-    public func row(_ id: Int64, in table: String) throws -> TableRow {
-        try database.read { db in
+    public func row(_ id: Int64, in table: String) async throws -> TableRow {
+        try await database.read { db in
             let info = try Self.info(table, db)
             return TableRow(id: id, cells: try Self.cells(id, info, db))
         }
@@ -149,8 +146,8 @@ public final class SQLiteTableStore: TableStore {
 
     // MARK: Manual order
 
-    public func move(_ id: Int64, in table: String, to destination: MoveDestination) throws {
-        try write { db in
+    public func move(_ id: Int64, in table: String, to destination: MoveDestination) async throws {
+        try await write { db in
             let info = try Self.info(table, db)
             let reader = _SQLiteLabelReader(db: db, list: info.list)
             var random = SystemRandomNumberGenerator()
@@ -182,15 +179,22 @@ public final class SQLiteTableStore: TableStore {
         }
     }
 
+    // MARK: Schema changes
+
+    @discardableResult
+    public func alter(_ table: String, _ changes: [SchemaChange]) async throws -> TableSchema {
+        try await write { db in try Self.migrate(Self.info(table, db), changes, db) }
+    }
+
     // MARK: Pages
 
-    public func page(of table: String, _ request: PageRequest) throws -> TablePage {
+    public func page(of table: String, _ request: PageRequest) async throws -> TablePage {
         guard request.limit >= 0 else { throw TableStoreError.invalid("limit must be 0 or more, got \(request.limit)") }
         guard request.offset >= 0 else { throw TableStoreError.invalid("offset must be 0 or more, got \(request.offset)") }
-        let info = try database.read { db in try Self.info(table, db) }
+        let info = try await database.read { db in try Self.info(table, db) }
         let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .sqlite)
         if !ordering.variants.isSubset(of: info.variants) {
-            try write { db in try Self.addVariants(ordering.variants, to: Self.info(table, db), db) }
+            try await write { db in try Self.addVariants(ordering.variants, to: Self.info(table, db), db) }
         }
         let cursor = try request.after.map {
             try KeysetCursor.decode($0, secret: secret, order: request.order.description, search: request.search)
@@ -200,7 +204,7 @@ public final class SQLiteTableStore: TableStore {
             columnSearch[try info.schema.columnIndex(name)] = SearchQuery(text)
         }
         let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: columnSearch)
-        return try database.read { db in
+        return try await database.read { db in
             let select = query.select(after: cursor?.values, offset: cursor == nil ? request.offset : 0, limit: request.limit + 1)
             var rows = try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments.map(\.databaseValue)))
             let hasMore = rows.count > request.limit
@@ -224,8 +228,8 @@ public final class SQLiteTableStore: TableStore {
 
     /// The SQLite query plan of the page query for `request` (`EXPLAIN QUERY PLAN` details), to
     /// check which index serves an order.
-    public func queryPlan(of table: String, _ request: PageRequest, cursorValues: [SQLValue]? = nil) throws -> [String] {
-        try database.read { db in
+    public func queryPlan(of table: String, _ request: PageRequest, cursorValues: [SQLValue]? = nil) async throws -> [String] {
+        try await database.read { db in
             let info = try Self.info(table, db)
             let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .sqlite)
             let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: [:])
@@ -237,8 +241,8 @@ public final class SQLiteTableStore: TableStore {
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction.
-    private func write<T>(_ body: (Database) throws -> T) throws -> T {
-        try database.writeWithoutTransaction { db in
+    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await database.writeWithoutTransaction { db in
             var result: T?
             try db.inTransaction(.immediate) {
                 result = try body(db)

@@ -4,35 +4,39 @@ import SortKit
 /// A store of tables that sorts, searches and pages in the database, in exactly the order
 /// memory gives for the same ``SortSpec`` (see ``SQLOrdering``).
 ///
-///     let store = try SQLiteTableStore(path: "library.sqlite")
-///     let schema = try store.importCSV(Array(csv.utf8), as: "books")
-///     let page = try store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "-price")), search: "tolkien", limit: 20))
+///     let store = try SQLiteTableStore(path: "library.sqlite")   // or PostgresTableStore(url:)
+///     let schema = try await store.importCSV(Array(csv.utf8), as: "books")
+///     let page = try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "-price")), search: "tolkien", limit: 20))
 ///     page.rows.first?.cells   // ["The Hobbit", "Tolkien", "12.50"]
 ///     // next page: PageRequest(…, after: page.next)
 public protocol TableStore: Sendable {
     /// Every table's schema, by name.
-    func tables() throws -> [TableSchema]
+    func tables() async throws -> [TableSchema]
     /// The schema of `table`.
-    func schema(of table: String) throws -> TableSchema
+    func schema(of table: String) async throws -> TableSchema
     /// Creates an empty table.
-    func createTable(_ schema: TableSchema) throws
+    func createTable(_ schema: TableSchema) async throws
     /// Creates table `name` from CSV (header first, types inferred), all rows or none.
     @discardableResult
-    func importCSV(_ csv: [UInt8], as name: String, delimiter: UInt8, presets: [String: SortSpec]) throws -> TableSchema
+    func importCSV(_ csv: [UInt8], as name: String, delimiter: UInt8, presets: [String: SortSpec]) async throws -> TableSchema
     /// Adds a row (column name → text; missing columns are blank) at the end of the manual
     /// order. Returns its id.
     @discardableResult
-    func insert(_ values: [String: String], into table: String) throws -> Int64
+    func insert(_ values: [String: String], into table: String) async throws -> Int64
     /// Changes some cells of row `id`.
-    func update(_ id: Int64, in table: String, set values: [String: String]) throws
+    func update(_ id: Int64, in table: String, set values: [String: String]) async throws
     /// Deletes row `id`.
-    func delete(_ id: Int64, from table: String) throws
+    func delete(_ id: Int64, from table: String) async throws
     /// One row.
-    func row(_ id: Int64, in table: String) throws -> TableRow
+    func row(_ id: Int64, in table: String) async throws -> TableRow
     /// A page of rows: sorted, searched, from an offset or after a cursor.
-    func page(of table: String, _ request: PageRequest) throws -> TablePage
+    func page(of table: String, _ request: PageRequest) async throws -> TablePage
     /// Moves row `id` in the manual order.
-    func move(_ id: Int64, in table: String, to destination: MoveDestination) throws
+    func move(_ id: Int64, in table: String, to destination: MoveDestination) async throws
+    /// Changes a table's schema in one transaction that keeps every row, and returns the new
+    /// schema (see ``SchemaChange``).
+    @discardableResult
+    func alter(_ table: String, _ changes: [SchemaChange]) async throws -> TableSchema
 }
 
 /// One stored row: its id and each column's text (blank for null), in schema order.

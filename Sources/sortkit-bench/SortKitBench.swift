@@ -1,11 +1,11 @@
 import ArgumentParser
 
-struct SortKitBench: ParsableCommand {
+@main
+struct SortKitBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sortkit-bench",
         abstract: "SortKit's benchmarks; each case prints its time and its ratio to anchors measured in the same run.",
-        subcommands: [EngineBench.self, OrderBench.self, PresetBench.self, TableBench.self],
+        subcommands: [EngineBench.self, OrderBench.self, PresetBench.self, TableBench.self, SQLBench.self],
         defaultSubcommand: EngineBench.self)
 }
 
-SortKitBench.main()

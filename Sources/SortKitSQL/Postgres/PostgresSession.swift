@@ -1,0 +1,125 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// One leased connection, with ``SQLValue`` bindings and ``SQLValue`` results.
+struct _PostgresSession {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// The rows of `sql` with `values` bound to `$1`, `$2`, ….
+    func rows(_ sql: String, _ values: [SQLValue] = []) async throws -> [PostgresRandomAccessRow] {
+        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: logger)
+            .collect().map { $0.makeRandomAccess() }
+    }
+
+    /// Runs a statement.
+    func execute(_ sql: String, _ values: [SQLValue] = []) async throws {
+        _ = try await rows(sql, values)
+    }
+
+    /// The first column of the first row, if any.
+    func value(_ sql: String, _ values: [SQLValue] = []) async throws -> SQLValue? {
+        try await rows(sql, values).first.map { try SQLValue($0[0]) }
+    }
+
+    func integer(_ sql: String, _ values: [SQLValue] = []) async throws -> Int64? {
+        guard case .integer(let value)? = try await value(sql, values) else { return nil }
+        return value
+    }
+
+    /// Streams `rows` into `table` with `COPY … FROM STDIN` (text format), in chunks.
+    func copy(into table: String, columns: [String], rows: some Sequence<[SQLValue]>) async throws {
+        try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+            var buffer = ByteBuffer()
+            buffer.reserveCapacity(1 << 20)
+            for row in rows {
+                _CopyText.append(row, to: &buffer)
+                if buffer.readableBytes >= 1 << 20 {
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+            }
+            if buffer.readableBytes > 0 { try await writer.write(buffer) }
+        }
+    }
+
+    static func bindings(_ values: [SQLValue]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .null: bindings.appendNull()
+            case .integer(let integer): bindings.append(integer)
+            case .double(let double): bindings.append(double)
+            case .text(let text): bindings.append(text)
+            case .blob(let bytes): bindings.append(ByteBuffer(bytes: bytes))
+            }
+        }
+        return bindings
+    }
+}
+
+extension SQLValue {
+    /// A result cell as a value: integers, doubles, bytea and text; NULL as ``null``.
+    init(_ cell: PostgresCell) throws {
+        guard cell.bytes != nil else {
+            self = .null
+            return
+        }
+        switch cell.dataType {
+        case .int2, .int4, .int8: self = .integer(try cell.decode(Int64.self))
+        case .float4, .float8: self = .double(try cell.decode(Double.self))
+        case .bool: self = .integer(try cell.decode(Bool.self) ? 1 : 0)
+        case .bytea: self = .blob(Array(buffer: try cell.decode(ByteBuffer.self)))
+        default: self = .text(try cell.decode(String.self))
+        }
+    }
+}
+
+/// PostgreSQL's `COPY` text format: tab-separated, `\N` for NULL, backslash escapes, bytea
+/// as `\\x` hex. (PostgresNIO streams the bytes; the encoding of values is ours.)
+enum _CopyText {
+    static func append(_ row: [SQLValue], to buffer: inout ByteBuffer) {
+        for (index, value) in row.enumerated() {
+            if index > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
+            switch value {
+            case .null: buffer.writeStaticString("\\N")
+            case .integer(let integer): buffer.writeString(String(integer))
+            case .double(let double):
+                buffer.writeString(double.isNaN ? "NaN" : double.isInfinite ? (double < 0 ? "-Infinity" : "Infinity") : "\(double)")
+            case .text(let text): escape(text, to: &buffer)
+            case .blob(let bytes):
+                buffer.writeStaticString("\\\\x")
+                let digits = Array("0123456789abcdef".utf8)
+                for byte in bytes {
+                    buffer.writeInteger(digits[Int(byte >> 4)])
+                    buffer.writeInteger(digits[Int(byte & 15)])
+                }
+            }
+        }
+        buffer.writeInteger(UInt8(ascii: "\n"))
+    }
+
+    private static func escape(_ text: String, to buffer: inout ByteBuffer) {
+        var text = text
+        text.withUTF8 { bytes in
+            var start = 0
+            for (index, byte) in bytes.enumerated() {
+                let escaped: UInt8
+                switch byte {
+                case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
+                case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
+                case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
+                case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
+                default: continue
+                }
+                buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
+                buffer.writeInteger(UInt8(ascii: "\\"))
+                buffer.writeInteger(escaped)
+                start = index + 1
+            }
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
+        }
+    }
+}

@@ -1,0 +1,303 @@
+import Crypto
+import Foundation
+import Logging
+import OrderKeys
+import PostgresNIO
+import SortKit
+
+extension PostgresTableStore {
+    /// The store's own tables, as a versioned list: a database at version `n` gets the
+    /// migrations after `n`, each recorded in `sortkit_schema_version`, in one transaction.
+    static let migrations: [(version: Int, name: String, statements: [String])] = [
+        (1, "ordered lists and the table catalog", [
+            "CREATE TABLE ordered_list (list text PRIMARY KEY, moves bigint NOT NULL DEFAULT 0)",
+            """
+            CREATE TABLE ordered_item (
+              list text NOT NULL, id bigint NOT NULL, pos bigint NOT NULL,
+              PRIMARY KEY (list, id), UNIQUE (list, pos))
+            """,
+            """
+            CREATE TABLE sortkit_table (
+              id bigserial PRIMARY KEY, name text NOT NULL UNIQUE, schema text NOT NULL,
+              variants text NOT NULL DEFAULT '[]', version integer NOT NULL DEFAULT 0)
+            """,
+            "CREATE TABLE sortkit_meta (key text PRIMARY KEY, value bytea NOT NULL)",
+        ]),
+    ]
+
+    /// Applies the migrations the database lacks. Two servers starting at once serialize on
+    /// the version table's lock.
+    static func migrate(_ client: PostgresClient, _ logger: Logger) async throws {
+        try await transaction(client, logger) { session in
+            try await session.execute("""
+                CREATE TABLE IF NOT EXISTS sortkit_schema_version (
+                  version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                """)
+        }
+        try await transaction(client, logger) { session in
+            try await session.execute("LOCK TABLE sortkit_schema_version IN EXCLUSIVE MODE")
+            let current = try await session.integer("SELECT coalesce(max(version), 0) FROM sortkit_schema_version") ?? 0
+            for migration in migrations where migration.version > current {
+                for statement in migration.statements { try await session.execute(statement) }
+                try await session.execute(
+                    "INSERT INTO sortkit_schema_version (version, name) VALUES ($1, $2)",
+                    [.integer(Int64(migration.version)), .text(migration.name)])
+            }
+            let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+            try await session.execute(
+                "INSERT INTO sortkit_meta (key, value) VALUES ('cursor-secret', $1) ON CONFLICT (key) DO NOTHING", [.blob(secret)])
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` between `BEGIN` and `COMMIT` (`ROLLBACK` if it throws), retrying the whole
+    /// transaction with a short random back-off when PostgreSQL reports a serialization
+    /// failure, a deadlock or a unique violation that a concurrent writer caused.
+    static func transaction<T: Sendable>(
+        _ client: PostgresClient, _ logger: Logger, _ body: (_PostgresSession) async throws -> T
+    ) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await client.withConnection { connection in
+                    let session = _PostgresSession(connection: connection, logger: logger)
+                    try await session.execute("BEGIN")
+                    do {
+                        let value = try await body(session)
+                        try await session.execute("COMMIT")
+                        return value
+                    } catch {
+                        try? await session.execute("ROLLBACK")
+                        throw error
+                    }
+                }
+            } catch let error as PSQLError where attempt < 50 && isRetryable(error) {
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...(200 * min(attempt, 20)))))
+            } catch {
+                throw describe(error)
+            }
+        }
+    }
+
+    static func isRetryable(_ error: PSQLError) -> Bool {
+        ["40001", "40P01", "23505"].contains(error.serverInfo?[.sqlState] ?? "")
+    }
+
+    /// PostgresNIO hides the server's message from `description` (it may hold data); a store
+    /// error names it, so that users see why a statement failed.
+    static func describe(_ error: any Error) -> any Error {
+        guard let error = error as? PSQLError else { return error }
+        if let message = error.serverInfo?[.message] {
+            return TableStoreError.invalid("PostgreSQL: \(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))")
+        }
+        return TableStoreError.invalid("PostgreSQL: \(error.code.description)")
+    }
+
+    // MARK: Catalog
+
+    static func info(_ table: String, _ session: _PostgresSession, lock: Bool = false) async throws -> _TableInfo {
+        let sql = "SELECT id, schema, variants FROM sortkit_table WHERE name = $1" + (lock ? " FOR UPDATE" : "")
+        guard let row = try await session.rows(sql, [.text(table)]).first else { throw TableStoreError.unknownTable(table) }
+        let variants = try JSONDecoder().decode([KeyVariant].self, from: Data(row[2].decode(String.self).utf8))
+        return _TableInfo(id: try row[0].decode(Int64.self), schema: try TableSchema.decode(row[1].decode(String.self)), variants: Set(variants))
+    }
+
+    static func create(_ schema: TableSchema, _ session: _PostgresSession) async throws -> _TableInfo {
+        try schema.validateDefinition()
+        guard try await session.integer(
+            "INSERT INTO sortkit_table (name, schema) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id",
+            [.text(schema.name), .text(schema.json)]) != nil
+        else { throw TableStoreError.tableExists(schema.name) }
+        let id = try await session.integer("SELECT id FROM sortkit_table WHERE name = $1", [.text(schema.name)]) ?? 0
+        let info = _TableInfo(id: id, schema: schema, variants: try schema.requiredVariants(.postgresql))
+        var columns = ["id bigserial PRIMARY KEY"]
+        for (index, column) in schema.columns.enumerated() {
+            columns.append("c\(index) text COLLATE \"C\"")
+            if column.type != .string { columns.append("n\(index) \(typedColumn(column.type))") }
+        }
+        columns += info.variants.sorted().map { "\($0.columnName) bytea" }
+        columns.append("s text NOT NULL DEFAULT ''")
+        try await session.execute("CREATE TABLE \(info.physical) (\(columns.joined(separator: ", ")))")
+        try await session.execute("INSERT INTO ordered_list (list) VALUES ($1)", [.text(info.list)])
+        try await createPresetIndexes(info, session)
+        try await saveCatalog(info, session)
+        return info
+    }
+
+    static func typedColumn(_ type: ColumnType) -> String {
+        type == .integer || type == .bool ? "bigint" : "double precision"
+    }
+
+    static func createPresetIndexes(_ info: _TableInfo, _ session: _PostgresSession) async throws {
+        for (number, columns) in try info.schema.presetIndexes(.postgresql).enumerated() {
+            try await session.execute("CREATE INDEX \(info.physical)_preset\(number) ON \(info.physical) (\(columns))")
+        }
+    }
+
+    static func saveCatalog(_ info: _TableInfo, _ session: _PostgresSession) async throws {
+        let variants = String(decoding: try JSONEncoder().encode(info.variants.sorted()), as: UTF8.self)
+        try await session.execute(
+            "UPDATE sortkit_table SET schema = $1, variants = $2, version = version + 1 WHERE id = $3",
+            [.text(info.schema.json), .text(variants), .integer(info.id)])
+    }
+
+    /// Adds and fills the key columns in `variants` that the table lacks (`info` read with its
+    /// catalog row locked, so two requests never add the same column).
+    static func addVariants(_ variants: Set<KeyVariant>, to info: _TableInfo, _ session: _PostgresSession) async throws -> _TableInfo {
+        let missing = variants.subtracting(info.variants).sorted()
+        guard !missing.isEmpty else { return info }
+        for variant in missing {
+            try await session.execute("ALTER TABLE \(info.physical) ADD COLUMN \(variant.columnName) bytea")
+        }
+        let rows = try await allCells(info, session)
+        try await rewrite(info.physical, columns: missing.map(\.columnName), rows: rows.lazy.map { row in
+            [.integer(row.id)] + missing.map { variant in
+                variant.key(of: row.cells[variant.column], type: info.schema.columns[variant.column].type).map { .blob($0) } ?? .null
+            }
+        }, session)
+        let new = _TableInfo(id: info.id, schema: info.schema, variants: info.variants.union(missing))
+        try await saveCatalog(new, session)
+        return new
+    }
+
+    /// Sets `columns` of many rows at once: `COPY` into a temporary table, then one `UPDATE`.
+    static func rewrite(
+        _ table: String, columns: [String], rows: some Sequence<[SQLValue]>, _ session: _PostgresSession
+    ) async throws {
+        try await session.execute(
+            "CREATE TEMP TABLE sortkit_rewrite ON COMMIT DROP AS SELECT id, \(columns.joined(separator: ", ")) FROM \(table) WITH NO DATA")
+        try await session.copy(into: "sortkit_rewrite", columns: ["id"] + columns, rows: rows)
+        let set = columns.map { "\($0) = r.\($0)" }.joined(separator: ", ")
+        try await session.execute("UPDATE \(table) AS t SET \(set) FROM sortkit_rewrite AS r WHERE t.id = r.id")
+        try await session.execute("DROP TABLE sortkit_rewrite")
+    }
+
+    /// Applies a schema change as the SQLite store does: check every row, change the physical
+    /// columns, rewrite the derived columns, rebuild the preset indexes.
+    static func migrate(_ info: _TableInfo, _ changes: [SchemaChange], _ session: _PostgresSession) async throws -> TableSchema {
+        let migration = try _PhysicalMigration(info, changes, dialect: .postgresql)
+        let padding = Array(repeating: "", count: migration.added.count)
+        let rows = try await allCells(info, session)
+        try migration.validate(rows.map { ($0.id, $0.cells + padding) })
+        let table = info.physical
+        for number in 0..<info.schema.presets.count { try await session.execute("DROP INDEX IF EXISTS \(table)_preset\(number)") }
+        var alterations = migration.droppedVariants.map { "DROP COLUMN \($0.columnName)" }
+        alterations += migration.droppedTypedColumns.map { "DROP COLUMN n\($0)" }
+        alterations += migration.added.map { "ADD COLUMN c\($0) text COLLATE \"C\"" }
+        alterations += migration.addedTypedColumns.map { "ADD COLUMN n\($0) \(typedColumn(migration.new.schema.columns[$0].type))" }
+        alterations += migration.addedVariants.map { "ADD COLUMN \($0.columnName) bytea" }
+        if !alterations.isEmpty { try await session.execute("ALTER TABLE \(table) \(alterations.joined(separator: ", "))") }
+        try await rewrite(
+            table, columns: migration.new.physicalColumns,
+            rows: rows.lazy.map { [.integer($0.id)] + migration.new.rowValues($0.cells + padding) }, session)
+        try await createPresetIndexes(migration.new, session)
+        try await saveCatalog(migration.new, session)
+        return migration.new.schema
+    }
+
+    static func cells(_ id: Int64, _ info: _TableInfo, _ session: _PostgresSession, lock: Bool = false) async throws -> [String] {
+        let columns = info.schema.columns.indices.map { "c\($0)" }.joined(separator: ", ")
+        let sql = "SELECT \(columns) FROM \(info.physical) WHERE id = $1" + (lock ? " FOR UPDATE" : "")
+        guard let row = try await session.rows(sql, [.integer(id)]).first
+        else { throw TableStoreError.unknownRow(id, table: info.schema.name) }
+        return try info.schema.columns.indices.map { try row[$0].decode(String?.self) ?? "" }
+    }
+
+    static func allCells(_ info: _TableInfo, _ session: _PostgresSession) async throws -> [(id: Int64, cells: [String])] {
+        let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
+        return try await session.rows("SELECT id\(columns) FROM \(info.physical) ORDER BY id").map { row in
+            (try row[0].decode(Int64.self), try info.schema.columns.indices.map { try row[1 + $0].decode(String?.self) ?? "" })
+        }
+    }
+
+    // MARK: Manual order
+
+    /// Locks the list's row for the rest of the transaction and counts the move; returns the
+    /// count (the order in which concurrent moves took effect).
+    @discardableResult
+    static func lockList(_ list: String, _ session: _PostgresSession) async throws -> Int64 {
+        guard let moves = try await session.integer(
+            "UPDATE ordered_list SET moves = moves + 1 WHERE list = $1 RETURNING moves", [.text(list)])
+        else { throw TableStoreError.invalid("the manual order '\(list)' is missing") }
+        return moves
+    }
+
+    /// Checks that `id` (and `anchor`) are in the list, and takes `id` out. `false` when
+    /// the move is a no-op (`id` is its own anchor).
+    static func detach(_ id: Int64, anchor: Int64?, list: String, _ session: _PostgresSession) async throws -> Bool {
+        guard try await session.integer("SELECT pos FROM ordered_item WHERE list = $1 AND id = $2", [.text(list), .integer(id)]) != nil
+        else { throw OrderKeyError.unknownID(id) }
+        if let anchor {
+            guard try await session.integer(
+                "SELECT pos FROM ordered_item WHERE list = $1 AND id = $2", [.text(list), .integer(anchor)]) != nil
+            else { throw OrderKeyError.unknownID(anchor) }
+            if anchor == id { return false }
+        }
+        try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id = $2", [.text(list), .integer(id)])
+        return true
+    }
+
+    /// The label writes that place `id` (already detached) in the list.
+    static func plan(_ id: Int64, _ placement: _Placement, list: String, _ session: _PostgresSession) async throws -> [LabelWrite<Int64>] {
+        try await _LabelReplay.run({ reader in
+            var random = SystemRandomNumberGenerator()
+            switch placement {
+            case .after(let predecessor): return try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
+            case .before(let successor): return try LabelPlanner.insert(id, before: successor, in: reader, using: &random)
+            }
+        }, fetch: { try await answer($0, list: list, session) })
+    }
+
+    /// One planner read, answered from `ordered_item`.
+    static func answer(_ query: _LabelReplay.Query, list: String, _ session: _PostgresSession) async throws -> _LabelReplay.Answer {
+        let list = SQLValue.text(list)
+        switch query {
+        case .label(let id):
+            return .label(try await session.integer(
+                "SELECT pos FROM ordered_item WHERE list = $1 AND id = $2", [list, .integer(id)]).map(UInt64.init))
+        case .after(let value):
+            return .label(try await session.integer(
+                "SELECT min(pos) FROM ordered_item WHERE list = $1 AND pos > $2", [list, .integer(Int64(value))]).map(UInt64.init))
+        case .before(let value):
+            return .label(try await session.integer(
+                "SELECT max(pos) FROM ordered_item WHERE list = $1 AND pos < $2", [list, .integer(Int64(value))]).map(UInt64.init))
+        case .first:
+            return .label(try await session.integer("SELECT min(pos) FROM ordered_item WHERE list = $1", [list]).map(UInt64.init))
+        case .last:
+            return .label(try await session.integer("SELECT max(pos) FROM ordered_item WHERE list = $1", [list]).map(UInt64.init))
+        case .count(let range):
+            return .count(Int(try await session.integer(
+                "SELECT count(*) FROM ordered_item WHERE list = $1 AND pos BETWEEN $2 AND $3",
+                [list, .integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))]) ?? 0))
+        case .items(let range):
+            return .items(try await session.rows(
+                "SELECT id, pos FROM ordered_item WHERE list = $1 AND pos BETWEEN $2 AND $3 ORDER BY pos",
+                [list, .integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))]
+            ).map { (try $0[0].decode(Int64.self), UInt64(try $0[1].decode(Int64.self))) })
+        }
+    }
+
+    /// Writes labels in two phases, as the SQLite store does: park every written row at a
+    /// unique negative label, then flip them all, so the `UNIQUE (list, pos)` constraint never
+    /// sees two rows at one label mid-way.
+    static func apply(_ writes: [LabelWrite<Int64>], to list: String, _ session: _PostgresSession) async throws {
+        guard !writes.isEmpty else { return }
+        var bindings = PostgresBindings()
+        bindings.append(list)
+        bindings.append(writes.map(\.id))
+        bindings.append(writes.map { -Int64($0.label) - 1 })
+        try await session.connection.query(PostgresQuery(unsafeSQL: """
+            INSERT INTO ordered_item (list, id, pos) SELECT $1, unnest($2::bigint[]), unnest($3::bigint[])
+            ON CONFLICT (list, id) DO UPDATE SET pos = excluded.pos
+            """, binds: bindings), logger: session.logger)
+        try await session.execute("UPDATE ordered_item SET pos = -pos - 1 WHERE list = $1 AND pos < 0", [.text(list)])
+    }
+}
+
+/// Where a row goes in a manual order: right after a row (or first), or right before one (or last).
+enum _Placement {
+    case after(Int64?)
+    case before(Int64?)
+}

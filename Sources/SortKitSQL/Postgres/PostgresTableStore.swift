@@ -1,0 +1,260 @@
+import Crypto
+import Foundation
+import Logging
+import OrderKeys
+import PostgresNIO
+import SortKit
+
+/// The ``TableStore`` on PostgreSQL, through PostgresNIO's connection pool: for data that
+/// outgrows one machine's memory, or several app servers sharing one database. It orders,
+/// searches and pages exactly as ``SQLiteTableStore`` and memory do.
+///
+///     let store = try await PostgresTableStore(url: "postgres://app:secret@127.0.0.1:5432/app")
+///     try await store.importCSV(Array("title,price\nDune,9.99\nEmma,4.5\n".utf8), as: "books")
+///     try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "price")))).rows.map(\.id)   // [2, 1]
+///     await store.close()
+///
+/// The layout follows the SQLite store's: `st_<n>` with text `c<i>` (NFC, `COLLATE "C"`),
+/// typed `n<i>` (`bigint`/`double precision`), `bytea` key columns and the folded text `s`;
+/// its own catalog tables are created by a versioned migration list recorded in
+/// `sortkit_schema_version`. Writes run in transactions that are retried on serialization
+/// failures (40001), deadlocks (40P01) and unique violations (23505); the manual order locks
+/// its list's row (`FOR UPDATE`) so that concurrent moves from several servers never collide.
+public final class PostgresTableStore: TableStore {
+    let client: PostgresClient
+    let logger: Logger
+    private let runner: Task<Void, Never>
+    /// The cursor-signing key (kept in the database, shared by every server using it).
+    let secret: Data
+
+    /// Connects to the database at `url` (see ``PostgresNIO/PostgresClient/Configuration/init(url:)``) and
+    /// brings its SortKit tables up to date. With `schema`, every table lives in that
+    /// PostgreSQL schema (created if needed), so one database can hold several stores.
+    public init(url: String, schema: String? = nil, maximumConnections: Int = 10, logger: Logger? = nil) async throws {
+        var configuration = try PostgresClient.Configuration(url: url)
+        configuration.options.maximumConnections = maximumConnections
+        if let schema {
+            guard !schema.isEmpty else { throw TableStoreError.invalid("the PostgreSQL schema name is empty") }
+            configuration.options.additionalStartupParameters.append(("search_path", SQLDialect.postgresql.quoted(schema)))
+        }
+        let logger = logger ?? Logger(label: "sortkit.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+        do {
+            if let schema {
+                try await Self.transaction(client, logger) { session in
+                    try await session.execute("CREATE SCHEMA IF NOT EXISTS \(SQLDialect.postgresql.quoted(schema))")
+                }
+            }
+            try await Self.migrate(client, logger)
+            secret = try await Self.transaction(client, logger) { session in
+                guard case .blob(let bytes)? = try await session.value("SELECT value FROM sortkit_meta WHERE key = 'cursor-secret'")
+                else { throw TableStoreError.invalid("the database has no cursor secret") }
+                return Data(bytes)
+            }
+        } catch {
+            runner.cancel()
+            throw Self.describe(error)
+        }
+    }
+
+    deinit {
+        runner.cancel()
+    }
+
+    /// Closes every connection. The store can't be used afterwards.
+    public func close() async {
+        runner.cancel()
+        await runner.value
+    }
+
+    // MARK: Tables
+
+    public func tables() async throws -> [TableSchema] {
+        try await transaction { session in
+            try await session.rows("SELECT schema FROM sortkit_table ORDER BY id").map { try TableSchema.decode($0[0].decode(String.self)) }
+        }
+    }
+
+    public func schema(of table: String) async throws -> TableSchema {
+        try await transaction { session in try await Self.info(table, session).schema }
+    }
+
+    public func createTable(_ schema: TableSchema) async throws {
+        try await transaction { session in _ = try await Self.create(schema, session) }
+    }
+
+    @discardableResult
+    public func importCSV(
+        _ csv: [UInt8], as name: String, delimiter: UInt8 = UInt8(ascii: ","), presets: [String: SortSpec] = [:]
+    ) async throws -> TableSchema {
+        let (schema, table) = try TableSchema.inferred(csv, name: name, delimiter: delimiter, presets: presets)
+        try await transaction { session in
+            let info = try await Self.create(schema, session)
+            try await session.copy(
+                into: info.physical, columns: ["id"] + info.physicalColumns,
+                rows: table.rows.enumerated().lazy.map { [.integer(Int64($0.offset + 1))] + info.rowValues($0.element) })
+            let step = min(OrderLabels.step, (OrderLabels.limit - OrderLabels.first) / UInt64(table.rows.count + 1))
+            try await session.copy(
+                into: "ordered_item", columns: ["list", "id", "pos"],
+                rows: table.rows.indices.lazy.map { [.text(info.list), .integer(Int64($0 + 1)), .integer(Int64(OrderLabels.first + UInt64($0) * step))] })
+            if !table.rows.isEmpty {
+                try await session.execute("SELECT setval(pg_get_serial_sequence('\(info.physical)', 'id'), \(table.rows.count))")
+            }
+            try await session.execute("ANALYZE \(info.physical)")
+        }
+        return schema
+    }
+
+    @discardableResult
+    public func alter(_ table: String, _ changes: [SchemaChange]) async throws -> TableSchema {
+        try await transaction { session in try await Self.migrate(Self.info(table, session, lock: true), changes, session) }
+    }
+
+    // MARK: Rows
+
+    @discardableResult
+    public func insert(_ values: [String: String], into table: String) async throws -> Int64 {
+        try await transaction { session in
+            let info = try await Self.info(table, session)
+            let cells = try info.merging(values, into: Array(repeating: "", count: info.schema.columns.count))
+            let columns = info.physicalColumns
+            let marks = columns.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+            guard let id = try await session.integer(
+                "INSERT INTO \(info.physical) (\(columns.joined(separator: ", "))) VALUES (\(marks)) RETURNING id", info.rowValues(cells))
+            else { throw TableStoreError.invalid("the database returned no id") }
+            try await Self.lockList(info.list, session)
+            try await Self.apply(Self.plan(id, .before(nil), list: info.list, session), to: info.list, session)
+            return id
+        }
+    }
+
+    public func update(_ id: Int64, in table: String, set values: [String: String]) async throws {
+        try await transaction { session in
+            let info = try await Self.info(table, session)
+            let cells = try await info.merging(values, into: Self.cells(id, info, session, lock: true))
+            let columns = info.physicalColumns.enumerated().map { "\($0.element) = $\($0.offset + 1)" }.joined(separator: ", ")
+            try await session.execute(
+                "UPDATE \(info.physical) SET \(columns) WHERE id = $\(info.physicalColumns.count + 1)",
+                info.rowValues(cells) + [.integer(id)])
+        }
+    }
+
+    public func delete(_ id: Int64, from table: String) async throws {
+        try await transaction { session in
+            let info = try await Self.info(table, session)
+            guard try await session.integer("DELETE FROM \(info.physical) WHERE id = $1 RETURNING id", [.integer(id)]) != nil
+            else { throw TableStoreError.unknownRow(id, table: table) }
+            try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id = $2", [.text(info.list), .integer(id)])
+        }
+    }
+
+    public func row(_ id: Int64, in table: String) async throws -> TableRow {
+        try await transaction { session in
+            let info = try await Self.info(table, session)
+            return TableRow(id: id, cells: try await Self.cells(id, info, session))
+        }
+    }
+
+    // MARK: Manual order
+
+    public func move(_ id: Int64, in table: String, to destination: MoveDestination) async throws {
+        _ = try await _move(id, in: table, to: destination)
+    }
+
+    /// Moves a row and returns the list's move count after it — the order in which concurrent
+    /// moves took effect (the tests replay them in this order).
+    func _move(_ id: Int64, in table: String, to destination: MoveDestination) async throws -> Int64 {
+        try await transaction { session in
+            let info = try await Self.info(table, session)
+            let list = info.list
+            let sequence = try await Self.lockList(list, session)
+            do {
+                let placement: _Placement
+                switch destination {
+                case .after(let anchor):
+                    guard try await Self.detach(id, anchor: anchor, list: list, session) else { return sequence }
+                    placement = .after(anchor)
+                case .before(let anchor):
+                    guard try await Self.detach(id, anchor: anchor, list: list, session) else { return sequence }
+                    placement = .before(anchor)
+                case .toIndex(let index):
+                    guard index >= 0 else { throw TableStoreError.invalid("toIndex must be 0 or more, got \(index)") }
+                    let predecessor = index == 0 ? nil : try await session.integer(
+                        "SELECT id FROM ordered_item WHERE list = $1 AND id != $2 ORDER BY pos, id LIMIT 1 OFFSET $3",
+                        [.text(list), .integer(id), .integer(Int64(index - 1))])
+                    _ = try await Self.detach(id, anchor: nil, list: list, session)
+                    placement = index > 0 && predecessor == nil ? .before(nil) : .after(predecessor)
+                }
+                let writes = try await Self.plan(id, placement, list: list, session)
+                try await Self.apply(writes, to: list, session)
+                return sequence
+            } catch let error as OrderKeyError where error.isUnknownID {
+                throw TableStoreError(.notFound, "table '\(table)': \(error.description)")
+            }
+        }
+    }
+
+    // MARK: Pages
+
+    public func page(of table: String, _ request: PageRequest) async throws -> TablePage {
+        guard request.limit >= 0 else { throw TableStoreError.invalid("limit must be 0 or more, got \(request.limit)") }
+        guard request.offset >= 0 else { throw TableStoreError.invalid("offset must be 0 or more, got \(request.offset)") }
+        let secret = secret
+        let cursor = try request.after.map {
+            try KeysetCursor.decode($0, secret: secret, order: request.order.description, search: request.search)
+        }
+        var info = try await transaction { session in try await Self.info(table, session) }
+        let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .postgresql)
+        if !ordering.variants.isSubset(of: info.variants) {
+            info = try await transaction { session in
+                try await Self.addVariants(ordering.variants, to: Self.info(table, session, lock: true), session)
+            }
+        }
+        var columnSearch: [Int: SearchQuery] = [:]
+        for (name, text) in request.columnSearch where !SearchQuery(text).isBlank {
+            columnSearch[try info.schema.columnIndex(name)] = SearchQuery(text)
+        }
+        let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: columnSearch)
+        return try await transaction { session in
+            let select = query.select(after: cursor?.values, offset: cursor == nil ? request.offset : 0, limit: request.limit + 1)
+            var rows = try await session.rows(select.sql, select.arguments)
+            let hasMore = rows.count > request.limit
+            rows = Array(rows.prefix(request.limit))
+            let columns = info.schema.columns.count
+            let next = try hasMore ? rows.last.map { row in
+                try KeysetCursor(
+                    order: request.order.description, search: request.search,
+                    values: (0..<ordering.terms.count).map { try SQLValue(row[1 + columns + $0]) }
+                ).encoded(secret: secret)
+            } : nil
+            let total = Int(try await session.integer("SELECT COUNT(*) FROM \(info.physical)") ?? 0)
+            let count = query.count()
+            let filtered = query.isUnfiltered ? total : Int(try await session.integer(count.sql, count.arguments) ?? 0)
+            return TablePage(
+                rows: try rows.map { row in
+                    TableRow(id: try row[0].decode(Int64.self), cells: try (0..<columns).map { try row[1 + $0].decode(String?.self) ?? "" })
+                },
+                total: total, filtered: filtered, next: next)
+        }
+    }
+
+    /// PostgreSQL's plan (`EXPLAIN`) of the page query for `request`, to check which index
+    /// serves an order.
+    public func queryPlan(of table: String, _ request: PageRequest, cursorValues: [SQLValue]? = nil) async throws -> [String] {
+        try await transaction { session in
+            let info = try await Self.info(table, session)
+            let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .postgresql)
+            let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: [:])
+            let select = query.select(after: cursorValues, offset: request.offset, limit: request.limit)
+            return try await session.rows("EXPLAIN " + select.sql, select.arguments).map { try $0[0].decode(String.self) }
+        }
+    }
+
+    /// Runs `body` in a transaction on a pooled connection (see ``transaction(_:_:_:)``).
+    func transaction<T: Sendable>(_ body: (_PostgresSession) async throws -> T) async throws -> T {
+        try await Self.transaction(client, logger, body)
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import SortKit
+
+/// A table's catalog entry: its schema, physical name and stored key columns.
+struct _TableInfo {
+    var id: Int64
+    var schema: TableSchema
+    var variants: Set<KeyVariant>
+
+    /// The physical table: named by its catalog id, never by user text.
+    var physical: String { "st_\(id)" }
+    /// The manual order's list in `ordered_item`.
+    var list: String { "sortkit:st_\(id)" }
+
+    /// The columns a row write sets, in ``rowValues(_:)``'s order.
+    var physicalColumns: [String] {
+        var names: [String] = []
+        for (index, column) in schema.columns.enumerated() {
+            names.append("c\(index)")
+            if column.type != .string { names.append("n\(index)") }
+        }
+        return names + variants.sorted().map(\.columnName) + ["s"]
+    }
+
+    /// The values of ``physicalColumns`` for a row's cells: text in NFC (so "C"/BINARY order
+    /// is code point order of NFC, as in memory), typed values, key bytes, folded text.
+    func rowValues(_ cells: [String]) -> [SQLValue] {
+        var values: [SQLValue] = []
+        values.reserveCapacity(schema.columns.count * 2 + variants.count + 1)
+        for (index, column) in schema.columns.enumerated() {
+            // Blank (whitespace only) is null, as in memory.
+            let text = cells[index].precomposedStringWithCanonicalMapping
+            values.append(text.allSatisfy(\.isWhitespace) ? .null : .text(text))
+            if column.type != .string { values.append(SQLValue(column.type.sortValue(text))) }
+        }
+        for variant in variants.sorted() {
+            values.append(variant.key(of: cells[variant.column], type: schema.columns[variant.column].type).map { .blob($0) } ?? .null)
+        }
+        values.append(.text(SearchQuery.foldedFields(cells)))
+        return values
+    }
+
+    /// The full row for a partial write: `values` (column name → text) over `cells`.
+    func merging(_ values: [String: String], into cells: [String]) throws -> [String] {
+        var cells = cells
+        for (name, value) in values { cells[try schema.columnIndex(name)] = value }
+        try schema.validate(cells: cells)
+        return cells
+    }
+}
+
+extension TableSchema {
+    /// The schema of a CSV file (header first, column types inferred) and its rows.
+    ///
+    /// - Throws: ``CSVError`` naming the line of malformed CSV; ``TableStoreError`` for an
+    ///   empty file.
+    static func inferred(
+        _ csv: [UInt8], name: String, delimiter: UInt8, presets: [String: SortSpec]
+    ) throws -> (TableSchema, TextTable) {
+        let records = try CSV.parse(csv, delimiter: delimiter)
+        guard let header = records.first else { throw TableStoreError.invalid("the CSV file is empty: it needs a header line") }
+        let table = TextTable(columns: header, rows: Array(records.dropFirst()))
+        let columns = zip(header, table.columnTypes()).map { TableSchema.Column($0, $1) }
+        return (TableSchema(name: name, columns: columns, presets: presets), table)
+    }
+
+    /// Decodes the JSON a store keeps in its catalog.
+    static func decode(_ json: String) throws -> TableSchema {
+        try JSONDecoder().decode(TableSchema.self, from: Data(json.utf8))
+    }
+
+    /// The JSON a store keeps in its catalog.
+    var json: String {
+        // Encoding plain structs of strings can't fail.
+        String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self)
+    }
+
+    /// Checks every cell against its column's type.
+    ///
+    /// - Throws: ``TableStoreError/invalidValue(_:column:type:line:)`` for the first bad cell.
+    func validate(cells: [String]) throws {
+        for (column, text) in zip(columns, cells) where !column.type.accepts(text) {
+            throw TableStoreError.invalidValue(text, column: column.name, type: column.type)
+        }
+    }
+
+    /// Checks names: not empty, no duplicates, presets naming known columns.
+    func validateDefinition() throws {
+        guard !name.isEmpty else { throw TableStoreError.invalid("a table needs a name") }
+        guard !columns.isEmpty else { throw TableStoreError.invalid("table '\(name)' needs at least one column") }
+        var seen: Set<String> = []
+        for column in columns {
+            guard !column.name.isEmpty else { throw TableStoreError.invalid("line 1: a column of '\(name)' has no name") }
+            guard seen.insert(column.name).inserted else {
+                throw TableStoreError.invalid("line 1: table '\(name)' names column '\(column.name)' twice")
+            }
+        }
+        for spec in presets.values { try validate(spec) }
+    }
+
+    /// The stored key columns a table needs from the start: the natural key of every string
+    /// column, and those its presets read.
+    func requiredVariants(_ dialect: SQLDialect) throws -> Set<KeyVariant> {
+        var variants = Set(columns.indices.filter { columns[$0].type == .string }
+            .map { KeyVariant(column: $0, interpretation: .text, collation: .natural) })
+        for spec in presets.values { variants.formUnion(try SQLOrdering(.spec(spec), schema: self, dialect: dialect).variants) }
+        return variants
+    }
+
+    /// The presets' index column lists, by index number (presets sorted by name).
+    func presetIndexes(_ dialect: SQLDialect) throws -> [String] {
+        try presets.keys.sorted().map { name in
+            let columns = try SQLOrdering(.spec(presets[name]!), schema: self, dialect: dialect).indexColumns.render(dialect)
+            precondition(columns.arguments.isEmpty, "order expressions are literal")
+            return columns.sql
+        }
+    }
+}
+
+extension SQLValue {
+    /// A typed value as stored in a `n<i>` column: dates as seconds since the reference date,
+    /// booleans as 0 or 1.
+    init(_ value: SortValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let flag): self = .integer(flag ? 1 : 0)
+        case .integer(let integer): self = .integer(integer)
+        case .double(let double): self = .double(double)
+        case .date(let date): self = .double(date.timeIntervalSinceReferenceDate)
+        case .string(let text): self = .text(text)
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import OrderKeys
+import PostgresNIO
+import SortKit
+import Testing
+@testable import SortKitSQL
+
+@Suite("PostgreSQL store")
+struct PostgresTests {
+    @Test("Two connections doing 10,000 moves into the same gap: unique positions, no lost move")
+    func concurrentMoves() async throws {
+        let location = try Backend.postgres.newLocation()
+        guard let first = try await Backend.postgres.open(location) as? PostgresTableStore,
+              let second = try await Backend.postgres.open(location) as? PostgresTableStore
+        else { return }
+        let count = 40
+        let csv = "n\n" + (1...count).map { "\($0)\n" }.joined()
+        try await first.importCSV(Array(csv.utf8), as: "items", delimiter: UInt8(ascii: ","), presets: [:])
+        let anchor: Int64 = 1
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 99
+        // Each connection moves random rows right after the same anchor, 5,000 times, and
+        // records the move's place in the list's serial order.
+        let moves = try await withThrowingTaskGroup(of: [(sequence: Int64, id: Int64)].self) { group in
+            for (worker, store) in [first, second].enumerated() {
+                group.addTask {
+                    var random = SplitMix64(seed: seed &+ UInt64(worker))
+                    var done: [(sequence: Int64, id: Int64)] = []
+                    for _ in 0..<5_000 {
+                        let id = Int64.random(in: 2...Int64(count), using: &random)
+                        done.append((try await store._move(id, in: "items", to: .after(anchor)), id))
+                    }
+                    return done
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }.sorted { $0.sequence < $1.sequence }
+        }
+        #expect(moves.count == 10_000)
+        #expect(Set(moves.map(\.sequence)).count == 10_000, "every move took effect once (seed \(seed))")
+        // Replaying the moves in the order they took effect gives the stored order.
+        var model = Array(Int64(1)...Int64(count))
+        for move in moves {
+            model.removeAll { $0 == move.id }
+            model.insert(move.id, at: model.firstIndex(of: anchor)! + 1)
+        }
+        let stored = try await first.page(of: "items", PageRequest(order: .manual, limit: 1_000)).rows.map(\.id)
+        #expect(stored == model, "seed \(seed)")
+        let distinct = try await first.transaction { session in
+            try await session.integer("SELECT count(DISTINCT pos) FROM ordered_item WHERE list = 'sortkit:st_1'")
+        }
+        #expect(distinct == Int64(count))
+        await first.close()
+        await second.close()
+    }
+
+    @Test("A preset's index serves its first page and its cursor seek")
+    func presetIndex() async throws {
+        guard let store = try await Backend.postgres.makeStore() as? PostgresTableStore else { return }
+        var random = SplitMix64(seed: 3)
+        let rows = (0..<20_000).map { _ in "t\(Int.random(in: 0...99_999, using: &random)),\(Int.random(in: 0...500, using: &random))" }
+        let csv = "title,price\n" + rows.joined(separator: "\n") + "\n"
+        try await store.importCSV(Array(csv.utf8), as: "books", delimiter: UInt8(ascii: ","), presets: ["cheapest": SortSpec(parsing: "price,title")])
+        let request = try PageRequest(order: .spec(SortSpec(parsing: "price,title")), limit: 50)
+        let plan = try await store.queryPlan(of: "books", request)
+        #expect(plan.contains { $0.contains("Index Scan using st_1_preset0") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("Sort") }, "\(plan)")
+        let page = try await store.page(of: "books", request)
+        let cursor = try KeysetCursor.decode(
+            try #require(page.next), secret: store.secret, order: request.order.description, search: "")
+        let seek = try await store.queryPlan(of: "books", request, cursorValues: cursor.values)
+        #expect(seek.contains { $0.contains("Index Cond") }, "\(seek)")
+        #expect(!seek.contains { $0.contains("Sort") }, "\(seek)")
+        await store.close()
+    }
+
+    @Test("URLs: user, password, port, database, sslmode and unix sockets; bad ones name the problem")
+    func urls() throws {
+        let tcp = try PostgresClient.Configuration(url: "postgres://us%40er:p%3Ass@db.example:6543/app?sslmode=disable")
+        #expect(tcp.host == "db.example" && tcp.port == 6543 && tcp.username == "us@er" && tcp.password == "p:ss" && tcp.database == "app")
+        let socket = try PostgresClient.Configuration(url: "postgresql://ci@localhost/ci?host=/tmp/pg")
+        #expect(socket.unixSocketPath == "/tmp/pg/.s.PGSQL.5432")
+        #expect(throws: TableStoreError.self) { try PostgresClient.Configuration(url: "mysql://a@b/c") }
+        #expect(throws: TableStoreError.self) { try PostgresClient.Configuration(url: "postgres://db/app") }
+        #expect(throws: TableStoreError.invalid("sslmode must be disable, prefer or require, got 'maybe'")) {
+            try PostgresClient.Configuration(url: "postgres://a@b/c?sslmode=maybe")
+        }
+    }
+}

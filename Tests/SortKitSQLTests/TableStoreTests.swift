@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+import SortKit
+import Testing
+@testable import SortKitSQL
+
+let booksCSV = """
+    title,author,status,price,published
+    The Hobbit,Tolkien,done,12.50,1937-09-21
+    Émile,Rousseau,todo,,1762-05-01
+    file10,Zed,reading,3,
+    file2,zed,abandoned,3,2001-01-01
+    emile,Voltaire,todo,7.25,1759-01-15
+
+    """
+
+@Suite("Table stores (SQLite and PostgreSQL)")
+struct TableStoreTests {
+    func store(_ backend: Backend, presets: [String: SortSpec] = [:]) async throws -> (any TableStore)? {
+        guard let store = try await backend.makeStore() else { return nil }
+        try await store.importCSV(Array(booksCSV.utf8), as: "books", delimiter: UInt8(ascii: ","), presets: presets)
+        return store
+    }
+
+    func ids(_ store: any TableStore, _ spec: String, search: String = "") async throws -> [Int64] {
+        try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: spec)), search: search, limit: 100)).rows.map(\.id)
+    }
+
+    @Test("Import infers types, keeps file order as ids, and sorts as memory does", arguments: Backend.allCases)
+    func importAndSort(_ backend: Backend) async throws {
+        guard let store = try await store(backend) else { return }
+        let schema = try await store.schema(of: "books")
+        #expect(schema.columns.map(\.type) == [.string, .string, .string, .float, .date])
+        #expect(try await ids(store, "") == [1, 2, 3, 4, 5])
+        #expect(try await ids(store, "title") == [5, 2, 4, 3, 1])   // natural: emile < Émile (tie-break) < file2 < file10
+        #expect(try await ids(store, "-price") == [1, 5, 3, 4, 2])  // blank last both ways
+        #expect(try await ids(store, "status:enum=todo|reading|done,-price") == [5, 2, 3, 1, 4])
+        #expect(try await ids(store, "published:nulls-first") == [3, 5, 2, 1, 4])
+        #expect(try await ids(store, "author:binary") == [2, 1, 5, 3, 4])
+        let page = try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "title")), search: "EMILE", limit: 1))
+        #expect(page.rows.map(\.id) == [5] && page.total == 5 && page.filtered == 2 && page.next != nil)
+        #expect(page.rows[0].cells == ["emile", "Voltaire", "todo", "7.25", "1759-01-15"])
+    }
+
+    @Test("Keyset cursors page through every row once, and reject tampering and other orders", arguments: Backend.allCases)
+    func cursors(_ backend: Backend) async throws {
+        guard let store = try await store(backend) else { return }
+        var request = try PageRequest(order: .spec(SortSpec(parsing: "-price,title")), limit: 2)
+        var seen: [Int64] = []
+        while true {
+            let page = try await store.page(of: "books", request)
+            seen += page.rows.map(\.id)
+            guard let next = page.next else { break }
+            request.after = next
+        }
+        #expect(seen == [1, 5, 4, 3, 2])
+        let first = try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "title")), limit: 1))
+        let cursor = try #require(first.next)
+        var tampered = Array(cursor)
+        tampered[3] = tampered[3] == "A" ? "B" : "A"
+        await #expect(throws: TableStoreError.self) {
+            try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "title")), limit: 1, after: String(tampered)))
+        }
+        await #expect(throws: TableStoreError.invalid("the cursor belongs to another sort or search; start from the first page")) {
+            try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "-title")), limit: 1, after: cursor))
+        }
+    }
+
+    @Test("Rows are added, edited and deleted with validation by column type", arguments: Backend.allCases)
+    func writes(_ backend: Backend) async throws {
+        guard let store = try await store(backend) else { return }
+        let id = try await store.insert(["title": "Aardvark", "price": "1"], into: "books")
+        #expect(id == 6)
+        #expect(try await ids(store, "title").first == 6)
+        try await store.update(6, in: "books", set: ["title": "zzz"])
+        #expect(try await ids(store, "title").last == 6)
+        #expect(try await store.row(6, in: "books").cells == ["zzz", "", "", "1", ""])
+        await #expect(throws: TableStoreError.invalidValue("cheap", column: "price", type: .float)) {
+            try await store.update(6, in: "books", set: ["price": "cheap"])
+        }
+        await #expect(throws: TableStoreError.unknownColumn("colour", table: "books", known: ["title", "author", "status", "price", "published"])) {
+            try await store.insert(["colour": "red"], into: "books")
+        }
+        try await store.delete(6, from: "books")
+        await #expect(throws: TableStoreError.unknownRow(6, table: "books")) { try await store.delete(6, from: "books") }
+        await #expect(throws: TableStoreError.unknownTable("films")) { try await store.row(1, in: "films") }
+        #expect(try await ids(store, "", search: "zzz").isEmpty)
+    }
+
+    @Test("A bad CSV names its line and imports nothing", arguments: Backend.allCases)
+    func badImport(_ backend: Backend) async throws {
+        guard let store = try await backend.makeStore() else { return }
+        let error = await #expect(throws: CSVError.self) { try await store.importCSV(Array("a,b\n1,2\n3,4,5\n".utf8), as: "t", delimiter: 44, presets: [:]) }
+        #expect(error?.description == "line 3: expected 2 fields (as in the first line), found 3")
+        #expect(try await store.tables().isEmpty)
+        await #expect(throws: TableStoreError.invalid("line 1: table 't' names column 'a' twice")) {
+            try await store.importCSV(Array("a,a\n1,2\n".utf8), as: "t", delimiter: 44, presets: [:])
+        }
+        try await store.importCSV(Array("a\n1\n".utf8), as: "t", delimiter: 44, presets: [:])
+        await #expect(throws: TableStoreError.tableExists("t")) { try await store.importCSV(Array("a\n1\n".utf8), as: "t", delimiter: 44, presets: [:]) }
+    }
+
+    @Test("The manual order: moves by id and by index, new rows at the end, survives reopening", arguments: Backend.allCases)
+    func manualOrder(_ backend: Backend) async throws {
+        let path = try backend.newLocation()
+        do {
+            guard let store = try await backend.open(path) else { return }
+            try await store.importCSV(Array(booksCSV.utf8), as: "books", delimiter: UInt8(ascii: ","), presets: [:])
+            try await store.move(5, in: "books", to: .before(1))
+            try await store.move(1, in: "books", to: .after(3))
+            try await store.move(2, in: "books", to: .toIndex(0))
+            try await store.insert(["title": "new"], into: "books")
+            try await store.move(4, in: "books", to: .toIndex(99))
+            await #expect(throws: TableStoreError.self) { try await store.move(42, in: "books", to: .toIndex(0)) }
+        }
+        let store = try #require(try await backend.open(path))
+        let manual = try await store.page(of: "books", PageRequest(order: .manual, limit: 100)).rows.map(\.id)
+        #expect(manual == [2, 5, 3, 1, 6, 4])
+        var request = PageRequest(order: .manual, limit: 4)
+        let first = try await store.page(of: "books", request)
+        request.after = first.next
+        #expect(try await first.rows.map(\.id) + store.page(of: "books", request).rows.map(\.id) == manual)
+    }
+
+    @Test("SQLite: a preset's index serves its order and its cursor seek, with no sort step")
+    func presetIndex() async throws {
+        let store = try #require(try await store(.sqlite, presets: ["cheapest": SortSpec(parsing: "price,title")]) as? SQLiteTableStore)
+        let request = try PageRequest(order: .spec(SortSpec(parsing: "price,title")), limit: 10)
+        let plan = try await store.queryPlan(of: "books", request)
+        #expect(plan.contains { $0.contains("USING INDEX st_1_preset0") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+        let seek = try await store.queryPlan(of: "books", request, cursorValues: [.double(3), .blob([0x30]), .integer(1)])
+        #expect(seek.contains { $0.contains("SEARCH t USING INDEX st_1_preset0") }, "\(seek)")
+        #expect(try await ids(store, "price,title") == [4, 3, 5, 1, 2])
+    }
+}
