@@ -96,3 +96,19 @@ struct SQLBench: AsyncParsableCommand {
         guard condition else { throw ValidationError("wrong result: \(message)") }
     }
 }
+
+/// `sortkit-bench data`: writes the benchmark data set as CSV (for the load script and for
+/// external tools).
+struct DataCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "data", abstract: "Write the benchmark data set as CSV.")
+
+    @Option(help: "Rows to write.")
+    var rows: Int = 1_000_000
+
+    @Option(help: ArgumentHelp("The CSV file to write.", valueName: "FILE"))
+    var out: String
+
+    func run() throws {
+        try BenchData.writeCSV(BenchData.books(count: rows), to: URL(fileURLWithPath: out))
+    }
+}

@@ -18,6 +18,7 @@ struct ServeCommand: AsyncParsableCommand {
 
             Examples:
               sortkit serve people.csv --port 8081
+              sortkit serve books.csv --preset 'Cheapest=price,title' --preset 'Newest=-published'
               sortkit serve --postgres postgres://app:secret@127.0.0.1:5432/app
             """
     )
@@ -33,14 +34,44 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "URL"))
     var postgres: String?
 
+    @Option(
+        name: .customLong("preset"),
+        help: ArgumentHelp(
+            "A \"Sort by\" preset for the imported CSV tables, indexed in the database (repeatable).",
+            valueName: "NAME=SPEC"))
+    var presetOptions: [String] = []
+
     @Option(help: "The address to listen on.")
     var host: String = "127.0.0.1"
 
     @Option(help: "The port to listen on.")
     var port: Int = 8080
 
+    /// The `--preset NAME=SPEC` options, parsed.
+    var presets: [String: SortSpec] {
+        get throws {
+            var presets: [String: SortSpec] = [:]
+            for option in presetOptions {
+                guard let equals = option.firstIndex(of: "="), equals != option.startIndex else {
+                    throw ValidationError("--preset needs NAME=SPEC (e.g. 'Cheapest=price,title'), got '\(option)'")
+                }
+                let name = String(option[..<equals])
+                do {
+                    presets[name] = try SortSpec(parsing: String(option[option.index(after: equals)...]))
+                } catch {
+                    throw ValidationError("--preset \(name): \(error)")
+                }
+            }
+            return presets
+        }
+    }
+
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, got \(port)") }
+        _ = try presets
+        if !presetOptions.isEmpty && files.isEmpty {
+            throw ValidationError("--preset applies to imported CSV files; name at least one FILE.csv")
+        }
         if let postgres {
             do {
                 _ = try PostgresClient.Configuration(url: postgres)
@@ -72,7 +103,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("cannot read '\(file)'")
             }
             do {
-                let schema = try await store.importCSV(Array(data), as: name, delimiter: UInt8(ascii: ","), presets: [:])
+                let schema = try await store.importCSV(Array(data), as: name, delimiter: UInt8(ascii: ","), presets: presets)
                 printToStandardError("sortkit: imported \(file) as table '\(name)' (\(schema.columns.count) columns)")
             } catch {
                 throw ValidationError("\(file): \(error)")

@@ -33,6 +33,9 @@ struct ViewCommandTests {
             (["view", "missing.csv"], "sortkit view: cannot read 'missing.csv'"),
             (["view", "books.csv", "--page", "0"], "--page must be 1 or more"),
             (["serve", "--postgres", "mysql://x"], "--postgres: the PostgreSQL URL must look like postgres://"),
+            (["serve", "books.csv", "--preset", "Cheapest"], "--preset needs NAME=SPEC"),
+            (["serve", "books.csv", "--preset", "Odd=price:sideways"], "--preset Odd: "),
+            (["serve", "--preset", "Cheapest=price"], "--preset applies to imported CSV files"),
         ]
         for (arguments, message) in cases {
             let result = try run(arguments)

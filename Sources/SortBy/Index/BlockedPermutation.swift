@@ -5,9 +5,9 @@
 /// (each touch of a nested array costs reference counting).
 @usableFromInline
 struct _BlockedPermutation {
-    @usableFromInline internal(set) var blocks: [[UInt32]] = []
+    @usableFromInline var blocks: [[UInt32]] = []
     @usableFromInline var sizes: [Int] = []
-    @usableFromInline internal(set) var count = 0
+    @usableFromInline var count = 0
     @inlinable static var blockSize: Int { 512 }
 
     /// All ids in order.

@@ -56,11 +56,12 @@ struct _LabelReplay {
         }
     }
 
-    /// Runs `plan` until it has every answer it reads, fetching each with `fetch`.
+    /// Runs `plan` until it has every answer it reads, fetching each with `fetch`; `known`
+    /// answers (read by the caller already) save their round trips.
     static func run<T>(
-        _ plan: (Reader) throws -> T, fetch: (Query) async throws -> Answer
+        known: [Query: Answer] = [:], _ plan: (Reader) throws -> T, fetch: (Query) async throws -> Answer
     ) async throws -> T {
-        var reader = Reader()
+        var reader = Reader(answers: known)
         while true {
             do {
                 return try plan(reader)

@@ -19,7 +19,8 @@ extension PostgresTableStore {
             """
             CREATE TABLE sortkit_table (
               id bigserial PRIMARY KEY, name text NOT NULL UNIQUE, schema text NOT NULL,
-              variants text NOT NULL DEFAULT '[]', version integer NOT NULL DEFAULT 0)
+              variants text NOT NULL DEFAULT '[]', version integer NOT NULL DEFAULT 0,
+              row_count bigint NOT NULL DEFAULT 0)
             """,
             "CREATE TABLE sortkit_meta (key text PRIMARY KEY, value bytea NOT NULL)",
         ]),
@@ -98,10 +99,22 @@ extension PostgresTableStore {
     // MARK: Catalog
 
     static func info(_ table: String, _ session: _PostgresSession, lock: Bool = false) async throws -> _TableInfo {
-        let sql = "SELECT id, schema, variants FROM sortkit_table WHERE name = $1" + (lock ? " FOR UPDATE" : "")
+        let sql = "SELECT id, schema, variants, row_count FROM sortkit_table WHERE name = $1" + (lock ? " FOR UPDATE" : "")
         guard let row = try await session.rows(sql, [.text(table)]).first else { throw TableStoreError.unknownTable(table) }
+        return try decodeInfo(row)
+    }
+
+    /// A catalog row (`id, schema, variants, row_count`) as a table's info.
+    static func decodeInfo(_ row: PostgresRandomAccessRow) throws -> _TableInfo {
         let variants = try JSONDecoder().decode([KeyVariant].self, from: Data(row[2].decode(String.self).utf8))
-        return _TableInfo(id: try row[0].decode(Int64.self), schema: try TableSchema.decode(row[1].decode(String.self)), variants: Set(variants))
+        return _TableInfo(
+            id: try row[0].decode(Int64.self), schema: try TableSchema.decode(row[1].decode(String.self)), variants: Set(variants),
+            rowCount: Int(try row[3].decode(Int64.self)))
+    }
+
+    /// Adds `delta` to the table's row count.
+    static func count(_ delta: Int, _ info: _TableInfo, _ session: _PostgresSession) async throws {
+        try await session.execute("UPDATE sortkit_table SET row_count = row_count + $1 WHERE id = $2", [.integer(Int64(delta)), .integer(info.id)])
     }
 
     static func create(_ schema: TableSchema, _ session: _PostgresSession) async throws -> _TableInfo {
@@ -157,7 +170,8 @@ extension PostgresTableStore {
                 variant.key(of: row.cells[variant.column], type: info.schema.columns[variant.column].type).map { .blob($0) } ?? .null
             }
         }, session)
-        let new = _TableInfo(id: info.id, schema: info.schema, variants: info.variants.union(missing))
+        var new = info
+        new.variants.formUnion(missing)
         try await saveCatalog(new, session)
         return new
     }
@@ -224,24 +238,52 @@ extension PostgresTableStore {
         return moves
     }
 
-    /// Checks that `id` (and `anchor`) are in the list, and takes `id` out. `false` when
-    /// the move is a no-op (`id` is its own anchor).
-    static func detach(_ id: Int64, anchor: Int64?, list: String, _ session: _PostgresSession) async throws -> Bool {
-        guard try await session.integer("SELECT pos FROM ordered_item WHERE list = $1 AND id = $2", [.text(list), .integer(id)]) != nil
-        else { throw OrderKeyError.unknownID(id) }
-        if let anchor {
-            guard try await session.integer(
-                "SELECT pos FROM ordered_item WHERE list = $1 AND id = $2", [.text(list), .integer(anchor)]) != nil
-            else { throw OrderKeyError.unknownID(anchor) }
-            if anchor == id { return false }
+    /// The table's catalog entry, with its list's row locked for the rest of the transaction
+    /// and its move count incremented — in one round trip.
+    static func infoLockingList(_ table: String, _ session: _PostgresSession) async throws -> (_TableInfo, Int64) {
+        guard let row = try await session.rows("""
+            WITH t AS (SELECT id, schema, variants, row_count FROM sortkit_table WHERE name = $1),
+                 l AS (UPDATE ordered_list SET moves = moves + 1 WHERE list = (SELECT 'sortkit:st_' || id FROM t) RETURNING moves)
+            SELECT t.id, t.schema, t.variants, t.row_count, (SELECT moves FROM l) FROM t
+            """, [.text(table)]).first
+        else { throw TableStoreError.unknownTable(table) }
+        let info = try decodeInfo(row)
+        guard let moves = try row[4].decode(Int64?.self) else { throw TableStoreError.invalid("the manual order of '\(table)' is missing") }
+        return (info, moves)
+    }
+
+    /// Takes `id` out of the list and reads `anchor`'s label, in one round trip; returns the
+    /// anchor's label as a planner answer, or `nil` when the move is a no-op (`id` is its own
+    /// anchor). An unknown id or anchor throws, and the transaction's rollback undoes the delete.
+    static func detach(
+        _ id: Int64, anchor: Int64?, list: String, _ session: _PostgresSession
+    ) async throws -> [_LabelReplay.Query: _LabelReplay.Answer]? {
+        let values: [SQLValue] = [.text(list), .integer(id)]
+        guard let anchor else {
+            guard try await session.integer("DELETE FROM ordered_item WHERE list = $1 AND id = $2 RETURNING pos", values) != nil
+            else { throw OrderKeyError.unknownID(id) }
+            return [:]
         }
-        try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id = $2", [.text(list), .integer(id)])
-        return true
+        if anchor == id {
+            guard try await session.integer("SELECT pos FROM ordered_item WHERE list = $1 AND id = $2", values) != nil
+            else { throw OrderKeyError.unknownID(id) }
+            return nil
+        }
+        let row = try await session.rows("""
+            WITH d AS (DELETE FROM ordered_item WHERE list = $1 AND id = $2 RETURNING pos)
+            SELECT (SELECT pos FROM d), (SELECT pos FROM ordered_item WHERE list = $1 AND id = $3)
+            """, values + [.integer(anchor)])[0]
+        guard try row[0].decode(Int64?.self) != nil else { throw OrderKeyError.unknownID(id) }
+        guard let label = try row[1].decode(Int64?.self) else { throw OrderKeyError.unknownID(anchor) }
+        return [.label(anchor): .label(UInt64(label))]
     }
 
     /// The label writes that place `id` (already detached) in the list.
-    static func plan(_ id: Int64, _ placement: _Placement, list: String, _ session: _PostgresSession) async throws -> [LabelWrite<Int64>] {
-        try await _LabelReplay.run({ reader in
+    static func plan(
+        _ id: Int64, _ placement: _Placement, list: String, known: [_LabelReplay.Query: _LabelReplay.Answer] = [:],
+        _ session: _PostgresSession
+    ) async throws -> [LabelWrite<Int64>] {
+        try await _LabelReplay.run(known: known, { reader in
             var random = SystemRandomNumberGenerator()
             switch placement {
             case .after(let predecessor): return try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
@@ -279,11 +321,18 @@ extension PostgresTableStore {
         }
     }
 
-    /// Writes labels in two phases, as the SQLite store does: park every written row at a
-    /// unique negative label, then flip them all, so the `UNIQUE (list, pos)` constraint never
-    /// sees two rows at one label mid-way.
-    static func apply(_ writes: [LabelWrite<Int64>], to list: String, _ session: _PostgresSession) async throws {
+    /// Writes labels. One write of the row being placed (`absent`: not in the list) at a
+    /// free label is a plain insert; otherwise two phases, as the SQLite store does: park every
+    /// written row at a unique negative label, then flip them all, so the `UNIQUE (list, pos)`
+    /// constraint never sees two rows at one label mid-way.
+    static func apply(_ writes: [LabelWrite<Int64>], to list: String, absent: Int64, _ session: _PostgresSession) async throws {
         guard !writes.isEmpty else { return }
+        if writes.count == 1 && writes[0].id == absent {
+            try await session.execute(
+                "INSERT INTO ordered_item (list, id, pos) VALUES ($1, $2, $3)",
+                [.text(list), .integer(absent), .integer(Int64(writes[0].label))])
+            return
+        }
         var bindings = PostgresBindings()
         bindings.append(list)
         bindings.append(writes.map(\.id))

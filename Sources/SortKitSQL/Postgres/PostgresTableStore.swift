@@ -27,7 +27,7 @@ public final class PostgresTableStore: TableStore {
     /// The cursor-signing key (kept in the database, shared by every server using it).
     let secret: Data
 
-    /// Connects to the database at `url` (see ``PostgresNIO/PostgresClient/Configuration/init(url:)``) and
+    /// Connects to the database at `url` (see `PostgresClient.Configuration(url:)`) and
     /// brings its SortKit tables up to date. With `schema`, every table lives in that
     /// PostgreSQL schema (created if needed), so one database can hold several stores.
     public init(url: String, schema: String? = nil, maximumConnections: Int = 10, logger: Logger? = nil) async throws {
@@ -95,7 +95,7 @@ public final class PostgresTableStore: TableStore {
             let info = try await Self.create(schema, session)
             try await session.copy(
                 into: info.physical, columns: ["id"] + info.physicalColumns,
-                rows: table.rows.enumerated().lazy.map { [.integer(Int64($0.offset + 1))] + info.rowValues($0.element) })
+                rows: info.rowValues(table.rows).lazy.map { [.integer(Int64($0.offset + 1))] + $0.values })
             let step = min(OrderLabels.step, (OrderLabels.limit - OrderLabels.first) / UInt64(table.rows.count + 1))
             try await session.copy(
                 into: "ordered_item", columns: ["list", "id", "pos"],
@@ -103,6 +103,7 @@ public final class PostgresTableStore: TableStore {
             if !table.rows.isEmpty {
                 try await session.execute("SELECT setval(pg_get_serial_sequence('\(info.physical)', 'id'), \(table.rows.count))")
             }
+            try await Self.count(table.rows.count, info, session)
             try await session.execute("ANALYZE \(info.physical)")
         }
         return schema
@@ -125,8 +126,9 @@ public final class PostgresTableStore: TableStore {
             guard let id = try await session.integer(
                 "INSERT INTO \(info.physical) (\(columns.joined(separator: ", "))) VALUES (\(marks)) RETURNING id", info.rowValues(cells))
             else { throw TableStoreError.invalid("the database returned no id") }
+            try await Self.count(1, info, session)
             try await Self.lockList(info.list, session)
-            try await Self.apply(Self.plan(id, .before(nil), list: info.list, session), to: info.list, session)
+            try await Self.apply(Self.plan(id, .before(nil), list: info.list, session), to: info.list, absent: id, session)
             return id
         }
     }
@@ -147,6 +149,7 @@ public final class PostgresTableStore: TableStore {
             let info = try await Self.info(table, session)
             guard try await session.integer("DELETE FROM \(info.physical) WHERE id = $1 RETURNING id", [.integer(id)]) != nil
             else { throw TableStoreError.unknownRow(id, table: table) }
+            try await Self.count(-1, info, session)
             try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id = $2", [.text(info.list), .integer(id)])
         }
     }
@@ -168,18 +171,16 @@ public final class PostgresTableStore: TableStore {
     /// moves took effect (the tests replay them in this order).
     func _move(_ id: Int64, in table: String, to destination: MoveDestination) async throws -> Int64 {
         try await transaction { session in
-            let info = try await Self.info(table, session)
+            let (info, sequence) = try await Self.infoLockingList(table, session)
             let list = info.list
-            let sequence = try await Self.lockList(list, session)
             do {
                 let placement: _Placement
+                var known: [_LabelReplay.Query: _LabelReplay.Answer] = [:]
                 switch destination {
-                case .after(let anchor):
-                    guard try await Self.detach(id, anchor: anchor, list: list, session) else { return sequence }
-                    placement = .after(anchor)
-                case .before(let anchor):
-                    guard try await Self.detach(id, anchor: anchor, list: list, session) else { return sequence }
-                    placement = .before(anchor)
+                case .after(let anchor), .before(let anchor):
+                    guard let answers = try await Self.detach(id, anchor: anchor, list: list, session) else { return sequence }
+                    known = answers
+                    if case .after = destination { placement = .after(anchor) } else { placement = .before(anchor) }
                 case .toIndex(let index):
                     guard index >= 0 else { throw TableStoreError.invalid("toIndex must be 0 or more, got \(index)") }
                     let predecessor = index == 0 ? nil : try await session.integer(
@@ -188,8 +189,8 @@ public final class PostgresTableStore: TableStore {
                     _ = try await Self.detach(id, anchor: nil, list: list, session)
                     placement = index > 0 && predecessor == nil ? .before(nil) : .after(predecessor)
                 }
-                let writes = try await Self.plan(id, placement, list: list, session)
-                try await Self.apply(writes, to: list, session)
+                let writes = try await Self.plan(id, placement, list: list, known: known, session)
+                try await Self.apply(writes, to: list, absent: id, session)
                 return sequence
             } catch let error as OrderKeyError where error.isUnknownID {
                 throw TableStoreError(.notFound, "table '\(table)': \(error.description)")
@@ -230,7 +231,7 @@ public final class PostgresTableStore: TableStore {
                     values: (0..<ordering.terms.count).map { try SQLValue(row[1 + columns + $0]) }
                 ).encoded(secret: secret)
             } : nil
-            let total = Int(try await session.integer("SELECT COUNT(*) FROM \(info.physical)") ?? 0)
+            let total = try await Self.info(table, session).rowCount
             let count = query.count()
             let filtered = query.isUnfiltered ? total : Int(try await session.integer(count.sql, count.arguments) ?? 0)
             return TablePage(

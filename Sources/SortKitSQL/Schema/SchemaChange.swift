@@ -92,7 +92,7 @@ struct _PhysicalMigration {
         let variants = kept.union(try schema.requiredVariants(dialect))
         droppedVariants = info.variants.subtracting(kept).sorted()
         addedVariants = variants.subtracting(kept).sorted()
-        new = _TableInfo(id: info.id, schema: schema, variants: variants)
+        new = _TableInfo(id: info.id, schema: schema, variants: variants, rowCount: info.rowCount)
     }
 
     /// Typed columns to drop: the old `n<i>` of retyped columns that had one.

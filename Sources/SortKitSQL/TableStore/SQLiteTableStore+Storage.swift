@@ -5,10 +5,12 @@ import SortKit
 
 extension SQLiteTableStore {
     static func info(_ table: String, _ db: Database) throws -> _TableInfo {
-        guard let row = try Row.fetchOne(db, sql: "SELECT id, schema, variants FROM sortkit_table WHERE name = ?", arguments: [table])
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT id, schema, variants, row_count FROM sortkit_table WHERE name = ?", arguments: [table])
         else { throw TableStoreError.unknownTable(table) }
         let variants = try JSONDecoder().decode([KeyVariant].self, from: Data((row["variants"] as String).utf8))
-        return _TableInfo(id: row["id"], schema: try TableSchema.decode(row["schema"]), variants: Set(variants))
+        return _TableInfo(
+            id: row["id"], schema: try TableSchema.decode(row["schema"]), variants: Set(variants), rowCount: row["row_count"])
     }
 
     /// Creates the catalog entry, the physical table, the default key columns and the preset
@@ -30,6 +32,11 @@ extension SQLiteTableStore {
         try createPresetIndexes(info, db)
         try saveCatalog(info, db)
         return info
+    }
+
+    /// Adds `delta` to the table's row count.
+    static func count(_ delta: Int, _ info: _TableInfo, _ db: Database) throws {
+        try db.execute(sql: "UPDATE sortkit_table SET row_count = row_count + ? WHERE id = ?", arguments: [delta, info.id])
     }
 
     static func typedColumn(_ type: ColumnType) -> String {
@@ -63,7 +70,9 @@ extension SQLiteTableStore {
                 try update.execute(arguments: [key, row["id"] as Int64])
             }
         }
-        try saveCatalog(_TableInfo(id: info.id, schema: info.schema, variants: info.variants.union(missing)), db)
+        var new = info
+        new.variants.formUnion(missing)
+        try saveCatalog(new, db)
     }
 
     /// Applies a schema change: checks every row against the new types, changes the physical

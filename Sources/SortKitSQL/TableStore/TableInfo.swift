@@ -6,6 +6,8 @@ struct _TableInfo {
     var id: Int64
     var schema: TableSchema
     var variants: Set<KeyVariant>
+    /// Rows in the table, kept in the catalog by every write (a `COUNT(*)` costs a scan).
+    var rowCount: Int = 0
 
     /// The physical table: named by its catalog id, never by user text.
     var physical: String { "st_\(id)" }
@@ -29,7 +31,7 @@ struct _TableInfo {
         values.reserveCapacity(schema.columns.count * 2 + variants.count + 1)
         for (index, column) in schema.columns.enumerated() {
             // Blank (whitespace only) is null, as in memory.
-            let text = cells[index].precomposedStringWithCanonicalMapping
+            let text = Collation.normalized(cells[index])
             values.append(text.allSatisfy(\.isWhitespace) ? .null : .text(text))
             if column.type != .string { values.append(SQLValue(column.type.sortValue(text))) }
         }
@@ -38,6 +40,30 @@ struct _TableInfo {
         }
         values.append(.text(SearchQuery.foldedFields(cells)))
         return values
+    }
+
+    /// ``rowValues(_:)`` of many rows, computed on every core (keys and folding are most of an
+    /// import's CPU time), in order.
+    func rowValues(_ rows: ArraySlice<[String]>) -> [[SQLValue]] {
+        var result = [[SQLValue]](repeating: [], count: rows.count)
+        let stripes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, rows.count / 256))
+        result.withUnsafeMutableBufferPointer { buffer in
+            // Each stripe writes its own range of the buffer.
+            nonisolated(unsafe) let output = buffer
+            DispatchQueue.concurrentPerform(iterations: stripes) { stripe in
+                let range = (rows.count * stripe / stripes)..<(rows.count * (stripe + 1) / stripes)
+                for index in range { output[index] = rowValues(rows[rows.startIndex + index]) }
+            }
+        }
+        return result
+    }
+
+    /// The rows' values in chunks of `chunk` rows, each chunk computed in parallel as the
+    /// sequence reaches it: bounded memory for any number of rows.
+    func rowValues(_ rows: [[String]], chunk: Int = 8_192) -> some Sequence<(offset: Int, values: [SQLValue])> {
+        stride(from: 0, to: rows.count, by: chunk).lazy.flatMap { start in
+            rowValues(rows[start..<min(start + chunk, rows.count)]).enumerated().map { (start + $0.offset, $0.element) }
+        }
     }
 
     /// The full row for a partial write: `values` (column name → text) over `cells`.
@@ -103,6 +129,11 @@ extension TableSchema {
     func requiredVariants(_ dialect: SQLDialect) throws -> Set<KeyVariant> {
         var variants = Set(columns.indices.filter { columns[$0].type == .string }
             .map { KeyVariant(column: $0, interpretation: .text, collation: .natural) })
+        if dialect == .postgresql {
+            // PostgreSQL orders typed values by their key too (see `SQLOrdering`).
+            variants.formUnion(columns.indices.filter { columns[$0].type != .string }
+                .map { KeyVariant(column: $0, interpretation: .inferred, collation: .natural) })
+        }
         for spec in presets.values { variants.formUnion(try SQLOrdering(.spec(spec), schema: self, dialect: dialect).variants) }
         return variants
     }
