@@ -16,21 +16,21 @@ work=$(mktemp -d /tmp/sortkit-load.XXXXXX)
 server=""
 cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-"$bin/sortkit-bench" data --rows "$rows" --out "$work/books.csv"
+"$bin/sortkit-bench" data --rows "$rows" --out "$work/big.csv"
 port=$(shuf -i 20000-32767 -n 1)
 start=$(date +%s.%N)
-"$bin/sortkit" serve "$work/books.csv" --preset "Cheapest=price,title" --db "$work/load.sqlite" --port "$port" 2>"$work/server.log" &
+"$bin/sortkit" serve "$work/big.csv" --preset "Cheapest=price,title" --db "$work/load.sqlite" --port "$port" 2>"$work/server.log" &
 server=$!
 until curl -sf "http://127.0.0.1:$port/api/tables" >/dev/null; do
   kill -0 "$server" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
   sleep 0.5
 done
-echo "server up with $rows rows after $(echo "$(date +%s.%N) - $start" | bc) s (import included)"
-base="http://127.0.0.1:$port/api/tables/books/rows"
+echo "server up with table big ($rows rows) after $(echo "$(date +%s.%N) - $start" | bc) s (import included)"
+base="http://127.0.0.1:$port/api/tables/big/rows"
 deep=$(( rows / 2 ))
 cursor=$(curl -sf "$base?sort=price,title&limit=50&offset=$deep" | python3 -c 'import json,sys,urllib.parse; print(urllib.parse.quote(json.load(sys.stdin)["next"], safe=""))')
-for name in "sorted page (sort=-price,title)|$base?sort=-price,title&limit=50" \
-            "searched page (q=garden, sort=title)|$base?sort=title&q=garden&limit=50" \
+for name in "sorted page (preset Cheapest = price,title, indexed)|$base?preset=Cheapest&limit=50" \
+            "searched page (q=garden, preset Cheapest)|$base?preset=Cheapest&q=garden&limit=50" \
             "deep cursor page (row $deep, sort=price,title)|$base?sort=price,title&limit=50&after=$cursor"; do
   label=${name%%|*}
   url=${name#*|}

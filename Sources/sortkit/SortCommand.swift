@@ -10,9 +10,15 @@ struct SortCommand: ParsableCommand {
             SPEC is KEY[,KEY...] with KEY := ['-'|'+'] column [':' modifier]...; '-' means descending.
             Modifiers: num, text, date, binary, nocase, fold, natural (default), nulls-first,
             nulls-last (default), nulls-natural, enum=a|b|c. Columns are typed by their values
-            (integer, float, date, bool, string) unless a modifier says otherwise. The sort is stable.
+            (integer, float, date, bool, string) unless a modifier says otherwise. The sort is stable,
+            and every record is written back byte for byte. Files larger than --max-memory are
+            sorted in runs spilled to temporary files and merged.
 
-            Example: sortkit sort books.csv --by 'status:enum=todo|reading|done,-price:num,title'
+            Examples:
+              sortkit sort books.csv --by 'status:enum=todo|reading|done,-price:num,title'
+              sortkit sort big.csv --by -price --max-memory 256M -o sorted.csv
+              sortkit sort big.csv --by title --top 10
+              sortkit sort sorted.csv --by -price --check
             """
     )
 
@@ -31,21 +37,118 @@ struct SortCommand: ParsableCommand {
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "FILE"))
     var output: String?
 
+    @Option(name: .customLong("max-memory"), help: ArgumentHelp(
+        "Memory for records and keys (e.g. 256M, 2G); larger inputs spill sorted runs to disk. Default: a quarter of RAM, at most 4G.",
+        valueName: "SIZE"))
+    var maxMemory: String?
+
+    @Flag(help: "Write only the first record of each group of equal keys.")
+    var unique = false
+
+    @Flag(help: "Reverse every key's direction.")
+    var reverse = false
+
+    @Option(help: ArgumentHelp("Write only the first N records (without sorting everything).", valueName: "N"))
+    var top: Int?
+
+    @Flag(help: "Exit 1 if the input is not sorted, naming the first line out of order; write nothing.")
+    var check = false
+
+    @Flag(help: "No progress bar (it is shown on a terminal only).")
+    var quiet = false
+
+    func validate() throws {
+        if let top, top < 1 { throw ValidationError("--top must be 1 or more, got \(top)") }
+        if let maxMemory { _ = try Self.size(maxMemory) }
+        if check && (output != nil || top != nil) { throw ValidationError("--check writes nothing; drop -o and --top") }
+    }
+
     func run() throws {
         try reportingFailures(of: "sortkit sort") {
-            let spec = try combinedSpec()
-            let separator = try delimiterByte()
-            let input = try readInput()
-            let table: TextTable
+            var sorter = CSVFileSorter(
+                spec: try combinedSpec(), delimiter: try delimiterByte(), hasHeader: !noHeader, unique: unique, reverse: reverse,
+                top: top, maxMemory: try maxMemory.map(Self.size) ?? CSVFileSorter.defaultMaxMemory,
+                temporaryDirectory: Self.scratch)
+            try FileManager.default.createDirectory(at: Self.scratch, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: Self.scratch) }
+            Self.removeScratchOnInterrupt()
+            let input = try inputFile()
+            let bar = !quiet && isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
+            if let bar { sorter.progress = { progress in bar.show(progress) } }
             do {
-                table = try TextTable(csv: input, delimiter: separator, hasHeader: !noHeader)
+                if check {
+                    if let line = try sorter.firstDisorder(in: input) {
+                        bar?.finish()
+                        printToStandardError("sortkit sort: \(displayName): line \(line) is out of order")
+                        throw ExitCode(1)
+                    }
+                    return
+                }
+                if let output {
+                    try sorter.sort(input, to: URL(fileURLWithPath: output))
+                } else {
+                    try sorter.sortToStandardOutput(input)
+                }
+                bar?.finish()
             } catch let error as CSVError {
-                throw CommandFailure("\(file == "-" ? "<stdin>" : file): \(error)")
+                bar?.finish()
+                throw CommandFailure("\(displayName): \(error)")
             }
-            let sorted = try table.sorted(by: spec)
-            let text = sorted.csv(delimiter: Character(Unicode.Scalar(separator)), includeHeader: !noHeader)
-            try writeOutput(Data(text.utf8))
         }
+    }
+
+    var displayName: String { file == "-" ? "<stdin>" : file }
+
+    /// The run folder of this process, removed at exit and on Ctrl-C.
+    static let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-\(getpid())")
+
+    /// On SIGINT/SIGTERM: remove the temporary runs, then exit 130/143.
+    static func removeScratchOnInterrupt() {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler {
+                try? FileManager.default.removeItem(at: scratch)
+                Foundation.exit(128 + signalNumber)
+            }
+            source.resume()
+            _signalSources.append(source)
+        }
+    }
+
+    /// `256M`, `2G`, `512k` or plain bytes.
+    static func size(_ text: String) throws -> Int {
+        let units: [Character: Int] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
+        var digits = Substring(text)
+        var unit = 1
+        if let last = digits.last, let scale = units[last] {
+            unit = scale
+            digits = digits.dropLast()
+        }
+        guard let value = Int(digits), value > 0 else {
+            throw ValidationError("--max-memory must be a size like 256M, 2G or 1000000, got '\(text)'")
+        }
+        guard value * unit >= 1 << 16 else { throw ValidationError("--max-memory must be at least 64k, got '\(text)'") }
+        return value * unit
+    }
+
+    /// The input as a file: the named file, or standard input copied to the scratch folder.
+    func inputFile() throws -> URL {
+        if file == "-" {
+            let copy = Self.scratch.appendingPathComponent("stdin.csv")
+            guard FileManager.default.createFile(atPath: copy.path, contents: nil), let handle = FileHandle(forWritingAtPath: copy.path)
+            else { throw CommandFailure("cannot buffer standard input in \(Self.scratch.path)") }
+            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty { handle.write(chunk) }
+            try handle.close()
+            return copy
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
+            throw CommandFailure("cannot read '\(file)': no such file")
+        }
+        guard !isDirectory.boolValue else { throw CommandFailure("cannot read '\(file)': it is a directory") }
+        guard FileManager.default.isReadableFile(atPath: file) else { throw CommandFailure("cannot read '\(file)': permission denied") }
+        return URL(fileURLWithPath: file)
     }
 
     /// The `--by` specs joined into one, most significant first.
@@ -74,36 +177,45 @@ struct SortCommand: ParsableCommand {
         }
         return byte
     }
+}
 
-    func readInput() throws -> [UInt8] {
-        if file == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
-            throw CommandFailure("cannot read '\(file)': no such file")
-        }
-        guard !isDirectory.boolValue else { throw CommandFailure("cannot read '\(file)': it is a directory") }
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw CommandFailure("cannot read '\(file)': permission denied")
-        }
-        return Array(data)
+/// The signal sources must stay alive for the process's life.
+nonisolated(unsafe) private var _signalSources: [any DispatchSourceSignal] = []
+
+/// A one-line progress bar on standard error: bytes, rows, rate and time left.
+final class ProgressBar: @unchecked Sendable {
+    private let lock = NSLock()
+    private let start = Date()
+    private var last = Date.distantPast
+    private var shown = false
+
+    func show(_ progress: CSVFileSorter.Progress) {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = Date()
+        guard now.timeIntervalSince(last) >= 0.2 || progress.bytesRead == progress.totalBytes else { return }
+        last = now
+        let elapsed = max(now.timeIntervalSince(start), 0.001)
+        let fraction = progress.totalBytes > 0 ? Double(progress.bytesRead) / Double(progress.totalBytes) : 1
+        let rate = Double(progress.bytesRead) / elapsed / 1e6
+        let left = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
+        let width = 24
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        let line = String(format: "\r[%@] %3.0f%% %.0f/%.0f MB, %d rows, %.0f MB/s, %.0f s left ",
+                          bar, fraction * 100, Double(progress.bytesRead) / 1e6, Double(progress.totalBytes) / 1e6,
+                          progress.records, rate, left)
+        FileHandle.standardError.write(Data(line.utf8))
+        shown = true
     }
 
-    /// Writes all of `data`, to a temporary file renamed over the destination, so a failure
-    /// never leaves a partial output file.
-    func writeOutput(_ data: Data) throws {
-        guard let output else {
-            FileHandle.standardOutput.write(data)
-            return
-        }
-        do {
-            try data.write(to: URL(fileURLWithPath: output), options: .atomic)
-        } catch {
-            throw CommandFailure("cannot write '\(output)': \(error.localizedDescription)")
-        }
+    func finish() {
+        lock.lock()
+        defer { lock.unlock() }
+        if shown { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
     }
 }
 
-/// A failure with a message for the user; the command prints it and exits with status 2.
 /// Runs a command's body; a bad spec, a malformed CSV or a ``CommandFailure`` becomes one
 /// line on standard error, prefixed with `command`, and exit status 2.
 func reportingFailures(of command: String, _ body: () throws -> Void) throws {
@@ -121,6 +233,7 @@ func reportingFailures(of command: String, _ body: () throws -> Void) throws {
     }
 }
 
+/// A failure with a message for the user; the command prints it and exits with status 2.
 struct CommandFailure: Error {
     let message: String
     init(_ message: String) { self.message = message }

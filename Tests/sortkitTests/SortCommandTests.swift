@@ -91,6 +91,8 @@ struct SortCommandTests {
         (["sort", "books.csv", "--by", "title", "--by", "-title"], "column 'title' is named in more than one --by"),
         (["sort", "books.csv", "--by", "title", "--delimiter", "::"], "--delimiter must be one ASCII character"),
         (["sort", "books.csv", "--by", "title", "--bogus"], "Unknown option '--bogus'"),
+        (["sort", "books.csv", "--by", "title", "--max-memory", "lots"], "--max-memory must be a size like 256M, 2G or 1000000"),
+        (["sort", "books.csv", "--by", "title", "--top", "0"], "--top must be 1 or more"),
     ])
     func errors(arguments: [String], message: String) throws {
         let (result, _) = try run(arguments, files: ["books.csv": booksCSV, "bad.csv": "a,b\n1,2\n3,4,5\n"])
@@ -107,5 +109,21 @@ struct SortCommandTests {
         let (again, folder2) = try run(["sort", "books.csv", "--by", "nope", "-o", "out.csv"], files: ["books.csv": booksCSV, "out.csv": "keep me\n"])
         #expect(again.status == 2)
         #expect(try String(contentsOf: folder2.appendingPathComponent("out.csv"), encoding: .utf8) == "keep me\n")
+    }
+
+    @Test("--check exits 1 naming the first line out of order; --top, --unique and a tiny --max-memory")
+    func checkTopUnique() throws {
+        let (unsorted, _) = try run(["sort", "books.csv", "--by", "title", "--check"])
+        #expect(unsorted.status == 1 && unsorted.stdout.isEmpty)
+        #expect(unsorted.stderr == "sortkit sort: books.csv: line 3 is out of order\n")
+        let (sorted, folder) = try run(["sort", "books.csv", "--by", "title", "-o", "sorted.csv"])
+        #expect(sorted.status == 0)
+        let (again, _) = try run(["sort", "sorted.csv", "--by", "title", "--check"],
+                                 files: ["sorted.csv": try String(contentsOf: folder.appendingPathComponent("sorted.csv"), encoding: .utf8)])
+        #expect(again.status == 0 && again.stderr.isEmpty)
+        let (top, _) = try run(["sort", "books.csv", "--by", "-price:num", "--top", "2", "--max-memory", "64k"])
+        #expect(top.stdout == "title,author,status,price,published\nÉmile,Jean-Jacques Rousseau,todo,\"$1,234.56\",1762-05-01\nDune,Frank Herbert,reading,$12.50,1965-08-01\n")
+        let (unique, _) = try run(["sort", "books.csv", "--by", "author", "--unique"])
+        #expect(unique.stdout.split(separator: "\n").count == 7)   // header + 6 authors (Anonymous twice)
     }
 }

@@ -1,0 +1,208 @@
+import Foundation
+
+/// Sorts a CSV file by a ``SortSpec`` with bounded memory: the order of
+/// ``TextTable/sortedRowIndices(by:)`` (typed columns, collations, nulls, stable), with every
+/// record written back byte for byte. A file larger than `maxMemory` is sorted in runs that
+/// fit, spilled to temporary files and merged; the runs' folder is removed afterwards, also on
+/// failure.
+///
+///     let sorter = try CSVFileSorter(spec: SortSpec(parsing: "-price,title"), maxMemory: 256 << 20)
+///     let summary = try sorter.sort(URL(fileURLWithPath: "big.csv"), to: URL(fileURLWithPath: "sorted.csv"))
+///     summary.records   // rows written (the header not counted)
+public struct CSVFileSorter: Sendable {
+    /// What a sort did.
+    public struct Summary: Sendable, Hashable {
+        /// Records read (the header not counted).
+        public var records: Int
+        /// Records written (fewer than read with `unique` or `top`).
+        public var written: Int
+        /// Runs spilled to disk (0: sorted in memory).
+        public var runs: Int
+    }
+
+    /// How far a sort is, for a progress display.
+    public struct Progress: Sendable {
+        /// Input bytes read so far and in all (reading happens twice for a spilled sort that
+        /// infers column types: the first pass counts as the first half).
+        public var bytesRead: Int64
+        public var totalBytes: Int64
+        /// Records read so far.
+        public var records: Int
+    }
+
+    public var spec: SortSpec
+    public var delimiter: UInt8
+    public var hasHeader: Bool
+    /// Keep only the first record of each run of equal keys.
+    public var unique: Bool
+    /// Write only the first `top` records (no full sort: memory is bounded by `top`).
+    public var top: Int?
+    /// The memory budget for records and keys; larger inputs spill sorted runs.
+    public var maxMemory: Int
+    /// Where the runs' folder is made.
+    public var temporaryDirectory: URL
+    /// Called now and then while reading.
+    public var progress: (@Sendable (Progress) -> Void)?
+
+    /// A sorter; `reverse` flips every key's direction.
+    public init(
+        spec: SortSpec, delimiter: UInt8 = UInt8(ascii: ","), hasHeader: Bool = true, unique: Bool = false, reverse: Bool = false,
+        top: Int? = nil, maxMemory: Int = CSVFileSorter.defaultMaxMemory, temporaryDirectory: URL = FileManager.default.temporaryDirectory,
+        progress: (@Sendable (Progress) -> Void)? = nil
+    ) {
+        self.spec = reverse ? SortSpec(spec.keys.map(\.reversed)) : spec
+        self.delimiter = delimiter
+        self.hasHeader = hasHeader
+        self.unique = unique
+        self.top = top
+        self.maxMemory = maxMemory
+        self.temporaryDirectory = temporaryDirectory
+        self.progress = progress
+    }
+
+    /// A quarter of physical memory, at most 4 GiB.
+    public static var defaultMaxMemory: Int {
+        Int(min(ProcessInfo.processInfo.physicalMemory / 4, 4 << 30))
+    }
+
+    /// Sorts `input` into `output` (written to a temporary file renamed over `output` at the
+    /// end, so a failure never leaves a partial file).
+    ///
+    /// - Throws: ``CSVError`` for malformed CSV (naming its line), ``SortSpecError`` for a
+    ///   spec naming an unknown column, or a file error.
+    @discardableResult
+    public func sort(_ input: URL, to output: URL) throws -> Summary {
+        let folder = temporaryDirectory.appendingPathComponent("sortkit-sort-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let partial = folder.appendingPathComponent("output.partial")
+        let writer = try _BufferedWriter(partial)
+        let summary = try sort(input, into: writer, runsIn: folder)
+        try writer.close()
+        _ = try? FileManager.default.removeItem(at: output)
+        try FileManager.default.moveItem(at: partial, to: output)
+        return summary
+    }
+
+    /// Sorts `input` to standard output.
+    @discardableResult
+    public func sortToStandardOutput(_ input: URL) throws -> Summary {
+        let folder = temporaryDirectory.appendingPathComponent("sortkit-sort-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let writer = _BufferedWriter(FileHandle.standardOutput)
+        let summary = try sort(input, into: writer, runsIn: folder)
+        try writer.close()
+        return summary
+    }
+
+    /// Checks that `input` is sorted (strictly, with `unique`): `nil` if it is, else the line
+    /// of the first record out of order.
+    public func firstDisorder(in input: URL) throws -> Int? {
+        var reader = try _RecordReader(input, delimiter: delimiter, blockSize: blockSize)
+        let header = try reader.header(hasHeader: hasHeader)
+        let key = try resolvedKey(header: header, input: input)
+        reader.scanner.wanted = key.columns
+        var previous: [UInt8]? = nil
+        var current: [UInt8] = []
+        var cache = key.emptyCache
+        while let record = try reader.next() {
+            current.removeAll(keepingCapacity: true)
+            key.append(record.fields, to: &current, cache: &cache)
+            if let previous, unique ? !previous.lexicographicallyPrecedes(current) : current.lexicographicallyPrecedes(previous) {
+                return record.line
+            }
+            previous = current
+        }
+        return nil
+    }
+
+    // MARK: Internals
+
+    var blockSize: Int { max(1 << 16, min(maxMemory / 8, 16 << 20)) }
+
+    /// The header's columns, and the key with column types inferred over the whole file
+    /// (a first pass over the key columns only) where the spec reads by type.
+    func resolvedKey(header: [String], input: URL) throws -> _CSVSortKey {
+        let key = try _CSVSortKey(spec, header: header)
+        let inferred = Set(key.inferredFields)
+        guard !inferred.isEmpty else { return key }
+        var reader = try _RecordReader(input, delimiter: delimiter, blockSize: blockSize)
+        _ = try reader.header(hasHeader: hasHeader)
+        reader.scanner.wanted = key.columns
+        var inference = Array(repeating: _TypeInference(), count: key.columns.count)
+        var count = 0
+        while let record = try reader.next() {
+            for field in inferred { inference[field].add(record.fields[field]) }
+            count += 1
+            if count & 0xFFFF == 0 { progress?(Progress(bytesRead: reader.offset / 2, totalBytes: reader.size, records: 0)) }
+        }
+        return key.withTypes(Dictionary(uniqueKeysWithValues: inferred.map { ($0, inference[$0].type) }))
+    }
+
+    func sort(_ input: URL, into writer: _BufferedWriter, runsIn folder: URL) throws -> Summary {
+        var reader = try _RecordReader(input, delimiter: delimiter, blockSize: blockSize)
+        let header = try reader.header(hasHeader: hasHeader)
+        let key = try resolvedKey(header: header, input: input)
+        reader.scanner.wanted = key.columns
+        let terminator = reader.scanner.terminator ?? [0x0A]
+        if reader.hasBOM { writer.write([0xEF, 0xBB, 0xBF]) }
+        if let headerBytes = reader.headerBytes {
+            writer.write(headerBytes)
+            writer.write(terminator)
+        }
+        var run = _Run(key: key)
+        var runs: [URL] = []
+        var records = 0
+        let inferredPass = !key.inferredFields.isEmpty
+        while let record = try reader.next() {
+            records += 1
+            run.add(record, from: reader)
+            if let top, run.count >= max(2 * top, 65_536) {
+                run.sortAndKeep(top)
+            } else if top == nil, run.memory >= maxMemory / 2 {
+                runs.append(try run.spill(to: folder.appendingPathComponent("run-\(runs.count)")))
+                run.clear()
+            }
+            if records & 0x3FFF == 0 {
+                let read = inferredPass ? reader.size / 2 + reader.offset / 2 : reader.offset
+                progress?(Progress(bytesRead: read, totalBytes: reader.size, records: records))
+            }
+        }
+        progress?(Progress(bytesRead: reader.size, totalBytes: reader.size, records: records))
+        var output = _Output(writer: writer, terminator: terminator, unique: unique, limit: top ?? Int.max)
+        if runs.isEmpty {
+            run.sort()
+            for index in run.order where !output.isFull { output.write(key: run.key(index), record: run.record(index)) }
+        } else {
+            runs.append(try run.spill(to: folder.appendingPathComponent("run-\(runs.count)")))
+            try _merge(runs) { key, record in output.write(key: key, record: record); return !output.isFull }
+        }
+        guard top != nil || unique || output.written == records else {
+            throw CSVError(line: 0, "wrote \(output.written) records but read \(records); the output is incomplete")
+        }
+        return Summary(records: records, written: output.written, runs: runs.count)
+    }
+}
+
+/// Writes records in order, dropping repeated keys with `unique` and stopping at `limit`.
+private struct _Output {
+    let writer: _BufferedWriter
+    let terminator: [UInt8]
+    let unique: Bool
+    let limit: Int
+    var written = 0
+    var previous: [UInt8] = []
+
+    var isFull: Bool { written >= limit }
+
+    mutating func write(key: ArraySlice<UInt8>, record: ArraySlice<UInt8>) {
+        if unique {
+            if written > 0 && _compare(previous[...], key) == 0 { return }
+            previous = Array(key)
+        }
+        writer.write(record)
+        writer.write(terminator)
+        written += 1
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+
+/// A sort spec compiled for one CSV file: which columns it reads and how each record's fields
+/// become one memcmp-ordered byte key, so that comparing two records is one `memcmp` and a
+/// spilled run stores its keys next to its records.
+///
+/// The key is the same order as ``TextTable/sortedRowIndices(by:)`` gives (the stable sort
+/// then ties on input order): per spec key, an `enum=` rank and then the value, each encoded
+/// as a null marker (below or above every value, per the null policy), or `0x01` followed by
+/// ``SortValue/sortKey(collation:)`` with `0x00` escaped as `00 FF` and ended by `00 00` —
+/// prefix-free, so concatenating components keeps their order — and every byte inverted for
+/// a descending key.
+struct _CSVSortKey: Sendable {
+    struct Component: Sendable {
+        /// The position of the key's column among the scanned fields.
+        var field: Int
+        var key: SortSpec.Key
+        var type: ColumnType
+        /// Whether this component is the key's `enum=` rank (the value follows as its own
+        /// component).
+        var isRank: Bool
+    }
+
+    let components: [Component]
+    /// The file columns the key reads, in scanned-field order.
+    let columns: [Int]
+
+    /// Compiles `spec` for a file with `header`; types are filled in by ``withTypes(_:)``.
+    ///
+    /// - Throws: ``SortSpecError`` for a column the file doesn't have.
+    init(_ spec: SortSpec, header: [String]) throws {
+        let table = TextTable(columns: header, rows: [])
+        var columns: [Int] = []
+        var components: [Component] = []
+        for key in spec.keys {
+            let column = try table.columnIndex(key.column)
+            let field = columns.firstIndex(of: column) ?? { columns.append(column); return columns.count - 1 }()
+            if key.enumOrder != nil { components.append(Component(field: field, key: key, type: .string, isRank: true)) }
+            components.append(Component(field: field, key: key, type: .string, isRank: false))
+        }
+        self.columns = columns
+        self.components = components
+    }
+
+    private init(components: [Component], columns: [Int]) {
+        self.components = components
+        self.columns = columns
+    }
+
+    /// The fields whose column type must be inferred from the whole file first.
+    var inferredFields: [Int] {
+        components.filter { $0.key.interpretation == .inferred && $0.key.enumOrder == nil }.map(\.field)
+    }
+
+    /// The key with inferred column types (`types[field]`) for keys that read by type.
+    func withTypes(_ types: [Int: ColumnType]) -> _CSVSortKey {
+        _CSVSortKey(components: components.map { component in
+            var component = component
+            if let type = types[component.field], component.key.interpretation == .inferred, component.key.enumOrder == nil {
+                component.type = type
+            }
+            return component
+        }, columns: columns)
+    }
+
+    /// Encoded components by field text, one dictionary per component: columns repeat values
+    /// (authors, statuses), and a collation key costs far more than a lookup.
+    typealias Cache = [[String: [UInt8]]]
+
+    /// An empty cache for ``append(_:to:cache:)``.
+    var emptyCache: Cache { Array(repeating: [:], count: components.count) }
+
+    /// The key bytes of one record's scanned fields, appended to `bytes`.
+    func append(_ fields: [String], to bytes: inout [UInt8], cache: inout Cache) {
+        for (number, component) in components.enumerated() {
+            let text = fields[component.field]
+            if let encoded = cache[number][text] {
+                bytes.append(contentsOf: encoded)
+                continue
+            }
+            let start = bytes.count
+            encode(component, text, to: &bytes)
+            if cache[number].count < 65_536 { cache[number][text] = Array(bytes[start...]) }
+        }
+    }
+
+    private func encode(_ component: Component, _ text: String, to bytes: inout [UInt8]) {
+        let key = component.key
+        var value = key.sortValue(of: text, columnType: component.type)
+        if component.isRank { value = key.enumRank(of: value) ?? .null }
+        let start = bytes.count
+        let descending = key.direction == .descending
+        let nullsHigh = switch key.nulls {
+        case .last: !descending
+        case .first: descending
+        case .natural: false
+        }
+        if let valueKey = value.sortKey(collation: component.isRank ? .default : key.collation) {
+            bytes.append(0x01)
+            for byte in valueKey {
+                bytes.append(byte)
+                if byte == 0 { bytes.append(0xFF) }
+            }
+            bytes.append(0)
+            bytes.append(0)
+        } else {
+            bytes.append(nullsHigh ? 0xFF : 0x00)
+        }
+        if descending {
+            for index in start..<bytes.count { bytes[index] = ~bytes[index] }
+        }
+    }
+}
+
+/// Column type inference fed one value at a time (``ColumnType/infer(_:)`` over a stream).
+struct _TypeInference: Sendable {
+    private var candidates: Set<ColumnType> = [.integer, .float, .date, .bool]
+    private var sawValue = false
+
+    mutating func add(_ raw: String) {
+        guard !candidates.isEmpty else { return }
+        let text = _trimmed(raw)
+        if text.isEmpty { return }
+        sawValue = true
+        for candidate in candidates where candidate.parse(text) == nil { candidates.remove(candidate) }
+    }
+
+    var type: ColumnType {
+        guard sawValue else { return .string }
+        for type in [ColumnType.integer, .float, .date, .bool] where candidates.contains(type) { return type }
+        return .string
+    }
+}
