@@ -8,7 +8,7 @@ import SortKitSQL
 /// The web app, JSON API and DataTables endpoint over a ``TableStore``.
 ///
 ///     let store = try SQLiteTableStore(path: "sortkit.sqlite")
-///     try DemoLibrary.install(in: store)
+///     try await DemoLibrary.install(in: store)
 ///     let server = SortKitServer(store: store)
 ///     try await server.application(host: "127.0.0.1", port: 8080).runService()
 ///
