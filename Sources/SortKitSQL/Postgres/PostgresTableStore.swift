@@ -201,12 +201,7 @@ public final class PostgresTableStore: TableStore {
     // MARK: Pages
 
     public func page(of table: String, _ request: PageRequest) async throws -> TablePage {
-        guard request.limit >= 0 else { throw TableStoreError.invalid("limit must be 0 or more, got \(request.limit)") }
-        guard request.offset >= 0 else { throw TableStoreError.invalid("offset must be 0 or more, got \(request.offset)") }
-        let secret = secret
-        let cursor = try request.after.map {
-            try KeysetCursor.decode($0, secret: secret, order: request.order.description, search: request.search)
-        }
+        let cursor = try request.checkedCursor(secret: secret)
         var info = try await transaction { session in try await Self.info(table, session) }
         let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .postgresql)
         if !ordering.variants.isSubset(of: info.variants) {
@@ -214,31 +209,20 @@ public final class PostgresTableStore: TableStore {
                 try await Self.addVariants(ordering.variants, to: Self.info(table, session, lock: true), session)
             }
         }
-        var columnSearch: [Int: SearchQuery] = [:]
-        for (name, text) in request.columnSearch where !SearchQuery(text).isBlank {
-            columnSearch[try info.schema.columnIndex(name)] = SearchQuery(text)
-        }
-        let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: columnSearch)
+        let query = try PageQuery(request, info: info, ordering: ordering)
+        let secret = secret
         return try await transaction { session in
-            let select = query.select(after: cursor?.values, offset: cursor == nil ? request.offset : 0, limit: request.limit + 1)
-            var rows = try await session.rows(select.sql, select.arguments)
-            let hasMore = rows.count > request.limit
-            rows = Array(rows.prefix(request.limit))
+            let select = query.select(request, cursor: cursor)
+            let rows = try await session.rows(select.sql, select.arguments)
             let columns = info.schema.columns.count
-            let next = try hasMore ? rows.last.map { row in
-                try KeysetCursor(
-                    order: request.order.description, search: request.search,
-                    values: (0..<ordering.terms.count).map { try SQLValue(row[1 + columns + $0]) }
-                ).encoded(secret: secret)
-            } : nil
             let total = try await Self.info(table, session).rowCount
             let count = query.count()
             let filtered = query.isUnfiltered ? total : Int(try await session.integer(count.sql, count.arguments) ?? 0)
-            return TablePage(
-                rows: try rows.map { row in
+            return try query.page(
+                try rows.map { row in
                     TableRow(id: try row[0].decode(Int64.self), cells: try (0..<columns).map { try row[1 + $0].decode(String?.self) ?? "" })
-                },
-                total: total, filtered: filtered, next: next)
+                }, request, total: total, filtered: filtered, secret: secret
+            ) { index in try (0..<ordering.terms.count).map { try SQLValue(rows[index][1 + columns + $0]) } }
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import SortKit
 
 /// The page and count queries of one request.
@@ -8,6 +9,42 @@ struct PageQuery {
     let columnSearch: [Int: SearchQuery]
 
     var isUnfiltered: Bool { search.isBlank && columnSearch.isEmpty }
+
+    /// The query for `request` on a table (per-column searches resolved against its schema).
+    ///
+    /// - Throws: ``TableStoreError`` for a column search naming an unknown column.
+    init(_ request: PageRequest, info: _TableInfo, ordering: SQLOrdering) throws {
+        var columnSearch: [Int: SearchQuery] = [:]
+        for (name, text) in request.columnSearch where !SearchQuery(text).isBlank {
+            columnSearch[try info.schema.columnIndex(name)] = SearchQuery(text)
+        }
+        self.init(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: columnSearch)
+    }
+
+    init(info: _TableInfo, ordering: SQLOrdering, search: SearchQuery, columnSearch: [Int: SearchQuery]) {
+        self.info = info
+        self.ordering = ordering
+        self.search = search
+        self.columnSearch = columnSearch
+    }
+
+    /// The select for one page: after the cursor or from the offset, one row more than the
+    /// limit (to know whether a next page exists).
+    func select(_ request: PageRequest, cursor: KeysetCursor?) -> (sql: String, arguments: [SQLValue]) {
+        select(after: cursor?.values, offset: cursor == nil ? request.offset : 0, limit: request.limit + 1)
+    }
+
+    /// The page from the fetched rows (up to limit + 1), with a cursor after its last row when
+    /// more follow; `terms(i)` reads row `i`'s order values.
+    func page(
+        _ rows: [TableRow], _ request: PageRequest, total: Int, filtered: Int, secret: Data, terms: (Int) throws -> [SQLValue]
+    ) throws -> TablePage {
+        let kept = Array(rows.prefix(request.limit))
+        let next = try rows.count > request.limit && !kept.isEmpty
+            ? KeysetCursor(order: request.order.description, search: request.search, values: terms(kept.count - 1)).encoded(secret: secret)
+            : nil
+        return TablePage(rows: kept, total: total, filtered: filtered, next: next)
+    }
 
     private var from: SQLFragment {
         var fragment = SQLFragment(" FROM \(info.physical) AS t")

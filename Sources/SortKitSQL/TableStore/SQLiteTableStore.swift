@@ -202,40 +202,26 @@ public final class SQLiteTableStore: TableStore {
     // MARK: Pages
 
     public func page(of table: String, _ request: PageRequest) async throws -> TablePage {
-        guard request.limit >= 0 else { throw TableStoreError.invalid("limit must be 0 or more, got \(request.limit)") }
-        guard request.offset >= 0 else { throw TableStoreError.invalid("offset must be 0 or more, got \(request.offset)") }
+        let cursor = try request.checkedCursor(secret: secret)
         let info = try await database.read { db in try Self.info(table, db) }
         let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .sqlite)
         if !ordering.variants.isSubset(of: info.variants) {
             try await write { db in try Self.addVariants(ordering.variants, to: Self.info(table, db), db) }
         }
-        let cursor = try request.after.map {
-            try KeysetCursor.decode($0, secret: secret, order: request.order.description, search: request.search)
-        }
-        var columnSearch: [Int: SearchQuery] = [:]
-        for (name, text) in request.columnSearch where !SearchQuery(text).isBlank {
-            columnSearch[try info.schema.columnIndex(name)] = SearchQuery(text)
-        }
-        let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: columnSearch)
+        let query = try PageQuery(request, info: info, ordering: ordering)
+        let secret = secret
         return try await database.read { db in
-            let select = query.select(after: cursor?.values, offset: cursor == nil ? request.offset : 0, limit: request.limit + 1)
-            var rows = try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments.map(\.databaseValue)))
-            let hasMore = rows.count > request.limit
-            rows = Array(rows.prefix(request.limit))
+            let select = query.select(request, cursor: cursor)
+            let rows = try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments.map(\.databaseValue)))
             let columns = info.schema.columns.count
-            let next = try hasMore ? rows.last.map { row in
-                try KeysetCursor(
-                    order: request.order.description, search: request.search,
-                    values: (0..<ordering.terms.count).map { SQLValue(row[1 + columns + $0] as DatabaseValue) }
-                ).encoded(secret: secret)
-            } : nil
             let total = try Self.info(table, db).rowCount
             let count = query.count()
             let filtered = query.isUnfiltered ? total
                 : try Int.fetchOne(db, sql: count.sql, arguments: StatementArguments(count.arguments.map(\.databaseValue))) ?? 0
-            return TablePage(
-                rows: rows.map { row in TableRow(id: row[0], cells: (0..<columns).map { row[1 + $0] ?? "" }) },
-                total: total, filtered: filtered, next: next)
+            return try query.page(
+                rows.map { row in TableRow(id: row[0], cells: (0..<columns).map { row[1 + $0] ?? "" }) }, request,
+                total: total, filtered: filtered, secret: secret
+            ) { index in (0..<ordering.terms.count).map { SQLValue(rows[index][1 + columns + $0] as DatabaseValue) } }
         }
     }
 

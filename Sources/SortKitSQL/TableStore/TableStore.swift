@@ -83,6 +83,18 @@ public struct PageRequest: Sendable, Hashable {
     }
 }
 
+extension PageRequest {
+    /// Checks the limit and offset, and decodes the cursor (signed with `secret`, for this
+    /// request's order and search).
+    ///
+    /// - Throws: ``TableStoreError`` naming the bad parameter, or a tampered or foreign cursor.
+    func checkedCursor(secret: Data) throws -> KeysetCursor? {
+        guard limit >= 0 else { throw TableStoreError.invalid("limit must be 0 or more, got \(limit)") }
+        guard offset >= 0 else { throw TableStoreError.invalid("offset must be 0 or more, got \(offset)") }
+        return try after.map { try KeysetCursor.decode($0, secret: secret, order: order.description, search: search) }
+    }
+}
+
 /// A page of rows and the counts a pager shows.
 public struct TablePage: Sendable, Hashable {
     /// The rows, in order.
