@@ -90,11 +90,8 @@ struct _CSVSortKey: Sendable {
         if component.isRank { value = key.enumRank(of: value) ?? .null }
         let start = bytes.count
         let descending = key.direction == .descending
-        let nullsHigh = switch key.nulls {
-        case .last: !descending
-        case .first: descending
-        case .natural: false
-        }
+        // Nulls at the high end of the value order, by SortKit's one null rule.
+        let nullsHigh = key.nulls.nullsFirst(key.direction) == descending
         if let valueKey = value.sortKey(collation: component.isRank ? .default : key.collation) {
             bytes.append(0x01)
             for byte in valueKey {

@@ -196,13 +196,10 @@ public struct SQLOrdering: Sendable {
         }
     }
 
-    /// Whether nulls belong at the high end of the value order (else the low end).
+    /// Whether nulls belong at the high end of the value order (else the low end): SortKit's
+    /// one null rule (`NullPlacement.nullsFirst`) seen from the value order.
     private static func nullsHigh(_ key: SortSpec.Key) -> Bool {
-        switch key.nulls {
-        case .last: key.direction == .ascending
-        case .first: key.direction == .descending
-        case .natural: false
-        }
+        key.nulls.nullsFirst(key.direction) == (key.direction == .descending)
     }
 
     /// The `ORDER BY` list (without the keywords).
