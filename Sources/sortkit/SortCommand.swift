@@ -93,6 +93,9 @@ struct SortCommand: ParsableCommand {
             } catch let error as CSVError {
                 bar?.finish()
                 throw CommandFailure("\(displayName): \(error)")
+            } catch let error as CSVFileSorter.Failure {
+                bar?.finish()
+                throw CommandFailure(error.description)
             }
         }
     }

@@ -17,7 +17,7 @@ struct _RecordReader {
 
     init(_ url: URL, delimiter: UInt8, blockSize: Int) throws {
         guard let handle = FileHandle(forReadingAtPath: url.path) else {
-            throw CSVError(line: 0, "cannot read '\(url.path)'")
+            throw CSVFileSorter.Failure("cannot read '\(url.path)'")
         }
         self.handle = handle
         self.blockSize = blockSize
@@ -33,10 +33,10 @@ struct _RecordReader {
             position = 3
         }
         if hasHeader {
+            scanner.wanted = nil
             guard let record = try next() else { return [] }
-            let bytes = Array(buffer[record.bytes])
-            headerBytes = bytes
-            return try CSV.parse(bytes, delimiter: scanner.delimiter).first ?? []
+            headerBytes = Array(buffer[record.bytes])
+            return record.fields
         }
         var peek = self
         guard try peek.next() != nil, let count = peek.scanner.fieldCount else { return [] }
@@ -196,7 +196,7 @@ private struct _RunReader {
     var record: ArraySlice<UInt8> = []
 
     init(_ url: URL) throws {
-        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw CSVError(line: 0, "cannot read the run '\(url.path)'") }
+        guard let handle = FileHandle(forReadingAtPath: url.path) else { throw CSVFileSorter.Failure("cannot read the run '\(url.path)'") }
         self.handle = handle
     }
 
@@ -205,7 +205,7 @@ private struct _RunReader {
         guard try ensure(8) else { return false }
         let keyCount = Int(UInt32(littleEndian: buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position, as: UInt32.self) }))
         let recordCount = Int(UInt32(littleEndian: buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: position + 4, as: UInt32.self) }))
-        guard try ensure(8 + keyCount + recordCount) else { throw CSVError(line: 0, "a spilled run is truncated") }
+        guard try ensure(8 + keyCount + recordCount) else { throw CSVFileSorter.Failure("a spilled run is truncated") }
         key = buffer[(position + 8)..<(position + 8 + keyCount)]
         record = buffer[(position + 8 + keyCount)..<(position + 8 + keyCount + recordCount)]
         position += 8 + keyCount + recordCount
@@ -287,7 +287,7 @@ final class _BufferedWriter {
     init(_ url: URL) throws {
         guard FileManager.default.createFile(atPath: url.path, contents: nil),
               let handle = FileHandle(forWritingAtPath: url.path)
-        else { throw CSVError(line: 0, "cannot write '\(url.path)'") }
+        else { throw CSVFileSorter.Failure("cannot write '\(url.path)'") }
         self.handle = handle
         closes = true
         buffer.reserveCapacity(1 << 20)

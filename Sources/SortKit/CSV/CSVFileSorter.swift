@@ -20,6 +20,16 @@ public struct CSVFileSorter: Sendable {
         public var runs: Int
     }
 
+    /// A file that can't be read or written, or a run that went wrong on disk.
+    public struct Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What went wrong, naming the file.
+        public let description: String
+
+        init(_ description: String) {
+            self.description = description
+        }
+    }
+
     /// How far a sort is, for a progress display.
     public struct Progress: Sendable {
         /// Input bytes read so far and in all (reading happens twice for a spilled sort that
@@ -179,7 +189,7 @@ public struct CSVFileSorter: Sendable {
             try _merge(runs) { key, record in output.write(key: key, record: record); return !output.isFull }
         }
         guard top != nil || unique || output.written == records else {
-            throw CSVError(line: 0, "wrote \(output.written) records but read \(records); the output is incomplete")
+            throw Failure("wrote \(output.written) records but read \(records); the output is incomplete")
         }
         return Summary(records: records, written: output.written, runs: runs.count)
     }

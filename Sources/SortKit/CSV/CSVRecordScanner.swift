@@ -2,8 +2,9 @@ import Foundation
 
 /// Finds CSV records in a byte buffer without building strings for fields nobody reads: each
 /// record's byte range (written back unchanged by a file sort) and the decoded text of the
-/// wanted columns only. Same grammar and errors as ``CSV/parse(_:delimiter:)`` (RFC 4180,
-/// CRLF or LF, blank lines skipped), so a file sort and an in-memory sort read a file alike.
+/// wanted columns only, or of every column. This is SortKit's one CSV grammar (RFC 4180, CRLF,
+/// LF or CR, blank lines skipped): ``CSV/parse(_:delimiter:)`` reads through it too, so a file
+/// sort and an in-memory sort read a file alike, with the same errors.
 /// Written here because the CSV packages available (SwiftCSV, CSV.swift) build a `String` for
 /// every field, which is most of the cost of sorting a file by one or two of its columns.
 struct _CSVRecordScanner {
@@ -16,8 +17,9 @@ struct _CSVRecordScanner {
     }
 
     let delimiter: UInt8
-    /// The columns to decode, in the order `Record.fields` holds them.
-    var wanted: [Int]
+    /// The columns to decode, in the order `Record.fields` holds them; `nil` decodes every
+    /// column.
+    var wanted: [Int]?
     /// Fields in a record, from the first record.
     var fieldCount: Int?
     /// The physical line of the next byte.
@@ -25,7 +27,7 @@ struct _CSVRecordScanner {
     /// The line terminator of the first record, to write records with.
     var terminator: [UInt8]?
 
-    init(delimiter: UInt8, wanted: [Int]) {
+    init(delimiter: UInt8, wanted: [Int]?) {
         self.delimiter = delimiter
         self.wanted = wanted
     }
@@ -52,11 +54,12 @@ struct _CSVRecordScanner {
         }
         let start = position
         let recordLine = line
-        var fields = Array(repeating: "", count: wanted.count)
+        var fields = wanted.map { Array(repeating: "", count: $0.count) } ?? []
         var column = 0
         var end = position
         fieldLoop: while true {
-            let slot = wanted.firstIndex(of: column)
+            // Where this field's text goes: its wanted slot, or appended when decoding all.
+            let slot = wanted == nil ? fields.count : wanted?.firstIndex(of: column)
             if position < bytes.count, bytes[position] == 0x22 {
                 let openingLine = line
                 position += 1
@@ -86,7 +89,7 @@ struct _CSVRecordScanner {
                 if position < bytes.count, bytes[position] != delimiter, bytes[position] != 0x0A, bytes[position] != 0x0D {
                     throw CSVError(line: line, "unexpected text after a closing quote")
                 }
-                if let slot { fields[slot] = String(decoding: text, as: UTF8.self) }
+                if let slot { store(String(decoding: text, as: UTF8.self), at: slot, in: &fields) }
             } else {
                 let fieldStart = position
                 while position < bytes.count {
@@ -97,7 +100,9 @@ struct _CSVRecordScanner {
                     }
                     position += 1
                 }
-                if let slot { fields[slot] = String(decoding: UnsafeBufferPointer(rebasing: bytes[fieldStart..<position]), as: UTF8.self) }
+                if let slot {
+                    store(String(decoding: UnsafeBufferPointer(rebasing: bytes[fieldStart..<position]), as: UTF8.self), at: slot, in: &fields)
+                }
             }
             column += 1
             guard position < bytes.count else {
@@ -109,6 +114,8 @@ struct _CSVRecordScanner {
                 position += 1
                 if position >= bytes.count {
                     if !final { return nil }
+                    // A delimiter at the very end: one more, empty field.
+                    if wanted == nil { fields.append("") }
                     column += 1
                     end = position
                     break fieldLoop
@@ -138,5 +145,9 @@ struct _CSVRecordScanner {
             throw CSVError(line: recordLine, "invalid UTF-8 text")
         }
         return Record(bytes: start..<end, fields: fields, line: recordLine)
+    }
+
+    private func store(_ text: String, at slot: Int, in fields: inout [String]) {
+        if slot == fields.count { fields.append(text) } else { fields[slot] = text }
     }
 }

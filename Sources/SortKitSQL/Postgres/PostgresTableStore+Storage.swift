@@ -228,16 +228,6 @@ extension PostgresTableStore {
 
     // MARK: Manual order
 
-    /// Locks the list's row for the rest of the transaction and counts the move; returns the
-    /// count (the order in which concurrent moves took effect).
-    @discardableResult
-    static func lockList(_ list: String, _ session: _PostgresSession) async throws -> Int64 {
-        guard let moves = try await session.integer(
-            "UPDATE ordered_list SET moves = moves + 1 WHERE list = $1 RETURNING moves", [.text(list)])
-        else { throw TableStoreError.invalid("the manual order '\(list)' is missing") }
-        return moves
-    }
-
     /// The table's catalog entry, with its list's row locked for the rest of the transaction
     /// and its move count incremented — in one round trip.
     static func infoLockingList(_ table: String, _ session: _PostgresSession) async throws -> (_TableInfo, Int64) {

@@ -119,7 +119,8 @@ public final class PostgresTableStore: TableStore {
     @discardableResult
     public func insert(_ values: [String: String], into table: String) async throws -> Int64 {
         try await transaction { session in
-            let info = try await Self.info(table, session)
+            // The list is locked first, as a move locks it: inserts and moves never interleave.
+            let (info, _) = try await Self.infoLockingList(table, session)
             let cells = try info.merging(values, into: Array(repeating: "", count: info.schema.columns.count))
             let columns = info.physicalColumns
             let marks = columns.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
@@ -127,7 +128,6 @@ public final class PostgresTableStore: TableStore {
                 "INSERT INTO \(info.physical) (\(columns.joined(separator: ", "))) VALUES (\(marks)) RETURNING id", info.rowValues(cells))
             else { throw TableStoreError.invalid("the database returned no id") }
             try await Self.count(1, info, session)
-            try await Self.lockList(info.list, session)
             try await Self.apply(Self.plan(id, .before(nil), list: info.list, session), to: info.list, absent: id, session)
             return id
         }
