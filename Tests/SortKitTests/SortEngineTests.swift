@@ -89,4 +89,16 @@ struct SortEngineTests {
         #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(random.replay)")
         #expect(rows.min(count: 50, sortedBy: keys).map(\.id) == Array(rows._referenceSortedIndices(by: keys).prefix(50)))
     }
+
+    @Test("Top-k on large inputs splits the rows per core and merges to the one-pass result")
+    func parallelTopK() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0043)
+        let rows = makeRows(140_000, &random)
+        // Few distinct values: ties cross the slice boundary, so stability is tested too.
+        let keys: [SortKey<EngineRow>] = [SortKey(declaredOrderOf: \.status), SortKey(\.lowCardinality, .descending)]
+        let reference = rows.sortedIndices(by: keys)
+        for k in [1, 50, 3_000] {
+            #expect(rows.indices(ofMin: k, sortedBy: keys) == Array(reference.prefix(k)), "top-\(k), \(random.replay)")
+        }
+    }
 }

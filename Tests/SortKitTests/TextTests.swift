@@ -44,6 +44,21 @@ struct TextTests {
             #expect(ISODate.parse(bad) == nil, "\(bad)")
         }
     }
+
+    @Test("ISO 8601 formatting matches Foundation's style on random instants (seeded)")
+    func formatting() {
+        var random = SeededRandom.fromEnvironment(default: 1_970)
+        let style = Date.ISO8601FormatStyle()
+        // 1583 on: before it Foundation uses the Julian calendar (and so does `format`).
+        let fixed: [Double] = [0, -1, -0.5, 86_400.75, 951_782_400, 4_107_542_399, -12_212_553_600, 253_402_300_799]
+        let instants = fixed + (0..<2_000).map { _ in Double.random(in: -12_212_553_600...253_402_300_799, using: &random) }
+        for time in instants {
+            let date = Date(timeIntervalSince1970: time)
+            #expect(ISODate.format(date) == style.format(date), "\(time), \(random.replay)")
+            #expect(ISODate.parse(ISODate.format(date)) == Date(timeIntervalSince1970: time.rounded(.down)), "\(time)")
+        }
+        #expect(ISODate.format(Date(timeIntervalSince1970: -62_135_596_800)) == style.format(Date(timeIntervalSince1970: -62_135_596_800)))
+    }
 }
 
 @Suite("CSV")

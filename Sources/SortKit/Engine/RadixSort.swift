@@ -59,3 +59,12 @@ internal func _radixSort(_ records: inout [_SortEngine.Record], skippingLowBytes
     }
     if !sourceIsRecords { records = scratch }
 }
+
+/// Positions `0..<composites.count` ordered by their composite, ties in position order: the
+/// engine's radix sort for callers that pack their own integer keys (a data table's cached
+/// column ranks).
+package func _stableOrder(byComposite composites: [UInt64]) -> [Int] {
+    var records = composites.enumerated().map { _SortEngine.Record(hi: 0, lo: $0.element, index: UInt32($0.offset)) }
+    _radixSort(&records)
+    return records.map { Int($0.index) }
+}

@@ -94,25 +94,52 @@ internal struct _SortEngine {
     /// composite can't tell apart — re-sorted by the full comparison of the remaining keys.
     @usableFromInline
     mutating func sortedIndices() -> [Int] {
+        sort(markingTies: false).order
+    }
+
+    /// ``sortedIndices()`` and, per sorted position, whether that row ties with the one before
+    /// it on every key — read from the composites, with the full comparison only inside runs
+    /// the composite can't tell apart.
+    @usableFromInline
+    mutating func sortedIndicesMarkingTies() -> (order: [Int], tiesPrevious: [Bool]) {
+        let result = sort(markingTies: true)
+        return (result.order, result.ties)
+    }
+
+    private mutating func sort(markingTies: Bool) -> (order: [Int], ties: [Bool]) {
         _radixSort(&records, skippingLowBytes: indexPacked ? 4 : 0)
-        if !indexPacked && firstUnresolvedKey < columns.count {
+        var ties = markingTies ? [Bool](repeating: false, count: records.count) : []
+        let resolved = firstUnresolvedKey == columns.count
+        // Packed positions are not part of the key.
+        let mask: UInt64 = indexPacked ? ~0xFFFF_FFFF : ~0
+        if markingTies, resolved {
+            for i in records.indices.dropFirst() {
+                ties[i] = records[i].hi == records[i - 1].hi && records[i].lo & mask == records[i - 1].lo & mask
+            }
+        }
+        if !resolved {
             // The comparison captures the columns only: capturing `self` would share `records`
             // and make every run's in-place sort copy the whole array.
-            let ties = _Ties(columns: columns, first: firstUnresolvedKey)
+            let ties2 = _Ties(columns: columns, first: firstUnresolvedKey)
             var start = 0
             while start < records.count {
                 var end = start + 1
                 while end < records.count, records[end].hi == records[start].hi, records[end].lo == records[start].lo { end += 1 }
                 if end - start > 1 {
                     records[start..<end].sort { a, b in
-                        let result = ties.compare(Int(a.index), Int(b.index))
+                        let result = ties2.compare(Int(a.index), Int(b.index))
                         return result == .orderedSame ? a.index < b.index : result == .orderedAscending
+                    }
+                    if markingTies {
+                        for i in start + 1..<end {
+                            ties[i] = ties2.compare(Int(records[i - 1].index), Int(records[i].index)) == .orderedSame
+                        }
                     }
                 }
                 start = end
             }
         }
-        return records.map { Int($0.index) }
+        return (records.map { Int($0.index) }, ties)
     }
 
     /// Bytes held for keys and positions: words, composites, string arenas.

@@ -41,12 +41,31 @@ internal struct _TopK {
     }
 
     /// The positions of the `count` smallest of `rowCount` rows, in sorted order. Stable.
+    ///
+    /// Large inputs are split into one slice per core; each slice keeps its own heap, and the
+    /// slices' winners (at most `count` each) are merged by the full comparison, position last,
+    /// so the result is the same as one pass.
     @usableFromInline
     func smallest(_ count: Int, of rowCount: Int) -> [Int] {
-        guard count > 0, rowCount > 0 else { return [] }
+        let parts = Swift.min(ProcessInfo.processInfo.activeProcessorCount, rowCount / _topKSliceMinimum, 8)
+        guard parts > 1, count < rowCount / parts else { return smallest(count, in: 0..<rowCount) }
+        let slots = _ResultSlots<[Int]>(count: parts)
+        let selection = _UncheckedBox(self)
+        // Each slice only reads the rows; the keys' closures are @Sendable.
+        _concurrentPerform(iterations: parts, _UncheckedBox { part in
+            slots.set(part, selection.value.smallest(count, in: rowCount * part / parts..<rowCount * (part + 1) / parts))
+        })
+        let winners = slots.values.joined().map(decorated)
+        return winners.sorted { less($0, $1) }.prefix(count).map(\.position)
+    }
+
+    /// The `count` smallest rows among `positions`, in sorted order.
+    private func smallest(_ count: Int, in positions: Range<Int>) -> [Int] {
+        guard count > 0, !positions.isEmpty else { return [] }
         var heap: [Entry] = []
         heap.reserveCapacity(count)
-        for position in 0..<min(count, rowCount) {
+        let firstRest = positions.lowerBound + Swift.min(count, positions.count)
+        for position in positions.lowerBound..<firstRest {
             heap.append(decorated(position))
             siftUp(&heap)
         }
@@ -55,7 +74,7 @@ internal struct _TopK {
         var top = heap[0]
         // One buffer (and cache) for candidates' string keys, reused so a candidate costs no allocation.
         var scratch = _KeyScratch()
-        for position in min(count, rowCount)..<rowCount where compare(position, top, scratch: &scratch) == .orderedAscending {
+        for position in firstRest..<positions.upperBound where compare(position, top, scratch: &scratch) == .orderedAscending {
             heap[0] = decorated(position)
             siftDown(&heap)
             top = heap[0]
@@ -134,6 +153,9 @@ internal struct _TopK {
         }
     }
 }
+
+/// Below this many rows per slice, one pass is faster than splitting.
+private let _topKSliceMinimum = 65_536
 
 extension SortKey {
     /// This key's reader for streaming selection over `rows`.

@@ -34,6 +34,22 @@ extension RandomAccessCollection where Index == Int {
         return _offsetting(engine.sortedIndices())
     }
 
+    /// ``sortedIndices(by:)`` plus, per sorted position, whether that element ties with the one
+    /// before it on every key: what a data table keeps to re-rank a column without comparing
+    /// neighbours again. Tie marks come from the engine's composites where they decide.
+    @inlinable
+    package func _sortedIndicesMarkingTies(by keys: [SortKey<Element>]) -> (order: [Int], tiesPrevious: [Bool]) {
+        guard !keys.isEmpty else { return (Array(indices), indices.map { $0 > startIndex }) }
+        guard count >= _engineThreshold else {
+            let order = _referenceSortedIndices(by: keys)
+            let ties = order.indices.map { $0 > 0 && keys.compare(self[order[$0 - 1]], self[order[$0]]) == .orderedSame }
+            return (order, ties)
+        }
+        var engine = _SortEngine(_keyInputs(keys, self), count: count)
+        let result = engine.sortedIndicesMarkingTies()
+        return (_offsetting(result.order), result.tiesPrevious)
+    }
+
     /// Positions (0-based) as indices of this collection.
     @inlinable
     internal func _offsetting(_ positions: [Int]) -> [Int] {

@@ -60,6 +60,17 @@ public struct SortKey<Row>: Sendable {
         return false
     }
 
+    /// Whether `row` is null for this key: its value is null, or a comparator key's null test
+    /// says so. Null rows go where ``nulls`` puts them, in either direction.
+    ///
+    ///     SortKey(\Book.price).isNull(bookWithoutPrice)   // true
+    public func isNull(_ row: Row) -> Bool {
+        switch _source {
+        case .value(let extract): extract(row).isNull
+        case .comparator(let isNull, _): isNull?(row) ?? false
+        }
+    }
+
     /// The key's sort value for `row`, or `nil` for a comparator key.
     ///
     ///     SortKey(\Book.price).value(for: book)   // .double(12.5)

@@ -86,6 +86,46 @@ public enum ISODate {
         }
     }
 
+    /// `date` as `YYYY-MM-DDTHH:MM:SSZ` in UTC, whole seconds (the text `Date.ISO8601FormatStyle()`
+    /// gives, which this falls back to outside the years 1583–9999), by arithmetic: a formatter's calendar work costs more than a table's whole row.
+    ///
+    ///     ISODate.format(Date(timeIntervalSince1970: 86_400.75))   // "1970-01-02T00:00:00Z"
+    public static func format(_ date: Date) -> String {
+        let time = date.timeIntervalSince1970.rounded(.down)
+        guard time.isFinite, abs(time) < 2.5e11 else { return date.formatted(.iso8601) }
+        let seconds = Int(time)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let (year, month, day) = civil(fromDays: days)
+        // Foundation switches to the Julian calendar before the 1582 reform; keep its text there.
+        guard (1583...9999).contains(year) else { return date.formatted(.iso8601) }
+        let second = seconds - days * 86_400
+        var bytes = [UInt8](repeating: 0, count: 20)
+        func put(_ value: Int, _ at: Int, _ width: Int) {
+            var value = value
+            for i in (at..<at + width).reversed() {
+                bytes[i] = UInt8(0x30 + value % 10)
+                value /= 10
+            }
+        }
+        put(year, 0, 4); put(month, 5, 2); put(day, 8, 2)
+        put(second / 3600, 11, 2); put(second / 60 % 60, 14, 2); put(second % 60, 17, 2)
+        for (i, byte) in [(4, 0x2D), (7, 0x2D), (10, 0x54), (13, 0x3A), (16, 0x3A), (19, 0x5A)] { bytes[i] = UInt8(byte) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The civil date of a day count since 1970-01-01 (the inverse of `daysFromCivil`).
+    private static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
     /// Days since 1970-01-01 in the proleptic Gregorian calendar (Howard Hinnant's algorithm).
     private static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
