@@ -64,7 +64,8 @@ extension DataTable {
 
     private func measure(_ column: Int, _ strategy: ColumnWidthStrategy) -> Int {
         let positions = displayedPositions
-        func width(_ position: Int) -> Int { TerminalWidth.of(columns[column].display(rows[position])) }
+        let widths = cellWidths, stride = columns.count
+        func width(_ position: Int) -> Int { Int(widths[position * stride + column]) }
         func sample(_ size: Int) -> [Int] {
             guard positions.count > size, size > 0 else { return positions.map(width) }
             return (0..<size).map { width(positions[$0 * positions.count / size]) }

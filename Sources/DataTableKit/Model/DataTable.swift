@@ -71,7 +71,17 @@ public struct DataTable<Row: Identifiable> {
     /// Positions in ``rows`` of the displayed rows (filtered, sorted).
     public private(set) var displayedPositions: [Int] = []
     private var folded: [String] = []
+    /// Each cell's display width in terminal cells, row-major (measured with the folding, so
+    /// width strategies read numbers instead of formatting every cell again).
+    private(set) var cellWidths: [UInt16] = []
     private var positionOfID: [Row.ID: Int] = [:]
+    /// Every row position in the current sort, before search and filters; `nil` after a
+    /// change that needs a new sort.
+    private var sortedAll: [Int]?
+    /// Per sort key used so far (or prepared): its order over the rows, kept up to date.
+    private var rankings: [String: _Ranking<Row>] = [:]
+    /// The rankings ``sortedAll`` was made from.
+    private var sortedBy: Set<String> = []
 
     /// A table over `rows`, sorted at once by `defaultSort` (header names; typed keys apply).
     public init(rows: [Row], columns: [DataTableColumn<Row>], defaultSort: SortSpec = SortSpec(), pageSize: Int = 50) {
@@ -135,6 +145,7 @@ public struct DataTable<Row: Identifiable> {
         let changed = sortState.tap(columns[column].header, additive: additive, isSortable: sortable)
         if changed {
             pageIndex = 0
+            sortedAll = nil
             refresh()
         }
         onHeaderTap?(HeaderTap(column: column, additive: additive, isSortable: sortable, spec: sortState.spec))
@@ -147,15 +158,36 @@ public struct DataTable<Row: Identifiable> {
             columns.indices.contains { columns[$0].header == key.column && isSortable($0) }
         }), allowsUnsorted: sortState.allowsUnsorted)
         pageIndex = 0
+        sortedAll = nil
         refresh()
     }
 
     /// Sets the global search (multi-term, case- and diacritic-insensitive, on display text
     /// and typed values). The sort is kept; the first page shows.
     public mutating func setSearch(_ text: String) {
+        // A query that only adds to the old one (each old term inside a new term: "ga" →
+        // "gar") matches a subset of the shown rows, so only those are searched again.
+        let old = SearchQuery(searchText), new = SearchQuery(text)
+        let narrows = !old.isBlank && old.terms.allSatisfy { term in new.terms.contains { $0.contains(term) } }
         searchText = text
         pageIndex = 0
-        refresh()
+        refresh(narrowing: narrows)
+    }
+
+    /// Ranks the rows by every sortable column now, so that the first tap on any column is as
+    /// fast as later ones: a table keeps each sort key's order (a rank per row) once it has
+    /// sorted by it, and sorts by ranked keys with an integer radix sort. Call it after loading
+    /// when taps must be instant; otherwise a key is ranked at its first sort.
+    ///
+    ///     var table = DataTable(rows: books, columns: columns)
+    ///     table.prepareSorting()        // ~the time of one sort per column
+    ///     table.tapHeader(2)            // an integer sort
+    public mutating func prepareSorting() {
+        for index in columns.indices where columns[index].sortKey != nil {
+            for (id, key) in plan(SortSpec.Key(columns[index].header), column: index) where rankings[id] == nil {
+                rankings[id] = _Ranking(key, rows: rows)
+            }
+        }
     }
 
     /// Sets or clears (blank text) a filter on one column.
@@ -180,32 +212,80 @@ public struct DataTable<Row: Identifiable> {
     /// Replaces the data. Returns the change of the displayed rows by identity — inserts,
     /// removes, moves and content updates — for a UI to animate. Sort and filters are kept,
     /// and the page follows the first row of the current page when it is still shown.
+    ///
+    /// Rows are matched by id. A row counts as updated when it differs from its old version:
+    /// by `==` for `Equatable` rows, else by its display text in some column. Only updated and
+    /// new rows are folded for search and merged into the kept sort orders, so replacing a
+    /// large table where few rows changed costs little more than a pass over it.
     @discardableResult
     public mutating func setData(_ newRows: [Row]) -> DataTableDiff<Row.ID> {
+        _replaceRows(newRows, inPlace: nil, same: _equality(Row.self) ?? { [columns] old, new in
+            columns.allSatisfy { $0.display(old) == $0.display(new) }
+        })
+    }
+
+    /// The work of `setData`. `inPlace`, when the caller already knows that the new rows have
+    /// the old ids in the same order, says which of them changed.
+    @usableFromInline
+    mutating func _replaceRows(_ newRows: [Row], inPlace: [Bool]?, same: (Row, Row) -> Bool) -> DataTableDiff<Row.ID> {
         let anchor = pagePositions.first.map { rows[$0].id }
-        let before = displayedIDs
-        // Old rows by id: an Equatable row equal to its old version keeps its folded text and
-        // isn't an update; other rows compare by their display text.
-        let equatable = (rows.first ?? newRows.first).map { $0 is any Equatable } ?? false
-        var old: [Row.ID: Int] = [:]
-        old.reserveCapacity(rows.count)
-        for (position, row) in rows.enumerated() { old[row.id] = position }
-        let oldRows = rows, oldFolded = folded
-        var changed: Set<Row.ID> = []
-        rows = newRows
-        folded = rows.map { row in
-            guard let position = old[row.id] else { return fold(row) }
-            let same = equatable ? _equal(oldRows[position], row)
-                : columns.allSatisfy { $0.display(oldRows[position]) == $0.display(row) }
-            if same { return oldFolded[position] }
-            changed.insert(row.id)
-            return fold(row)
+        let oldRows = rows, oldDisplayed = displayedPositions
+        // Where each old row went (-1: gone); a duplicate id follows only its first row.
+        var newPosition = [Int](repeating: -1, count: oldRows.count)
+        var newPositionOfID = positionOfID
+        var identity = false
+        let unique = positionOfID.count == oldRows.count
+        if inPlace != nil || oldRows.count == newRows.count && _sameIDs(oldRows, newRows) {
+            for p in oldRows.indices where unique || positionOfID[oldRows[p].id] == p { newPosition[p] = p }
+            identity = unique
+        } else {
+            newPositionOfID = Dictionary(newRows.indices.map { (newRows[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
+            for (p, row) in oldRows.enumerated() where unique || positionOfID[row.id] == p {
+                newPosition[p] = newPositionOfID[row.id] ?? -1
+            }
         }
-        positionOfID = Dictionary(rows.indices.map { (rows[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
+        var changed = [Bool](repeating: false, count: oldRows.count)
+        var changedNew = [Bool](repeating: false, count: newRows.count)
+        var kept = [Int](repeating: -1, count: newRows.count)  // old position of an unchanged row
+        for (p, q) in newPosition.enumerated() where q >= 0 {
+            if inPlace.map({ !$0[p] }) ?? same(oldRows[p], newRows[q]) {
+                kept[q] = p
+            } else {
+                changed[p] = true
+                changedNew[q] = true
+            }
+        }
+        rows = newRows
+        // Unchanged rows keep their folded search text; in place when no row moved.
+        if identity {
+            for q in newRows.indices where kept[q] < 0 { index(newRows[q], at: q) }
+        } else {
+            let oldFolded = folded, oldWidths = cellWidths, width = columns.count
+            folded = [String](repeating: "", count: newRows.count)
+            cellWidths = [UInt16](repeating: 0, count: newRows.count * width)
+            for (q, p) in kept.enumerated() {
+                if p < 0 { index(newRows[q], at: q); continue }
+                folded[q] = oldFolded[p]
+                cellWidths[q * width..<(q + 1) * width] = oldWidths[p * width..<(p + 1) * width]
+            }
+        }
+        positionOfID = newPositionOfID
+        // The sort stands when every row kept its place and no key it uses changed.
+        var resort = !identity
+        for id in Array(rankings.keys) {
+            let changed = rankings[id]?.update(old: oldRows, new: newRows, newPosition: newPosition, changed: changed, identity: identity)
+            if changed == true, sortedBy.contains(id) { resort = true }
+        }
+        if resort { sortedAll = nil }
         refresh()
-        let after = displayedIDs
-        if let anchor, let index = after.firstIndex(of: anchor) { pageIndex = index / pageSize } else { setPage(pageIndex) }
-        return DataTableDiff(from: before, to: after, updated: after.filter { changed.contains($0) })
+        if let anchor, let position = positionOfID[anchor], let index = displayedPositions.firstIndex(of: position) {
+            pageIndex = index / pageSize
+        } else {
+            setPage(pageIndex)
+        }
+        return DataTableDiff(oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: newPosition,
+                             newCount: newRows.count, changed: { changedNew[$0] },
+                             oldID: { oldRows[$0].id }, newID: { newRows[$0].id })
     }
 
     /// Sets `column` of the row with `id` from `text` through the column's setter, then places
@@ -220,67 +300,132 @@ public struct DataTable<Row: Identifiable> {
         guard let setter = columns[column].setter else { throw DataTableError.notEditable(columns[column].header) }
         var row = rows[position]
         try setter(&row, text)
-        let before = displayedIDs
+        let oldRows = rows, oldDisplayed = displayedPositions
         rows[position] = row
-        folded[position] = fold(row)
+        index(row, at: position)
+        var changed = [Bool](repeating: false, count: rows.count)
+        changed[position] = true
+        let identity = Array(rows.indices)
+        for key in Array(rankings.keys) {
+            rankings[key]?.update(old: oldRows, new: rows, newPosition: identity, changed: changed, identity: true)
+        }
+        sortedAll = nil
         if editPolicy == .immediate { refresh() }
-        return DataTableDiff(from: before, to: displayedIDs, updated: displayedIDs.contains(id) ? [id] : [])
+        let rows = rows
+        return DataTableDiff(oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: identity,
+                             newCount: rows.count, changed: { $0 == position },
+                             oldID: { oldRows[$0].id }, newID: { rows[$0].id })
     }
 
     // MARK: Internals
 
     private mutating func reindex() {
-        folded = rows.map(fold)
+        folded = [String](repeating: "", count: rows.count)
+        cellWidths = [UInt16](repeating: 0, count: rows.count * columns.count)
+        for (position, row) in rows.enumerated() { index(row, at: position) }
         positionOfID = Dictionary(rows.indices.map { (rows[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    private func fold(_ row: Row) -> String {
+    /// Folds `row`'s display and value texts for search and measures its cells, into slot
+    /// `position` of ``folded`` and ``cellWidths``.
+    private mutating func index(_ row: Row, at position: Int) {
         var fields: [String] = []
-        for column in columns {
+        for (index, column) in columns.enumerated() {
             let text = column.display(row)
+            cellWidths[position * columns.count + index] = UInt16(clamping: TerminalWidth.of(text))
             fields.append(text)
             if let value = column.value?(row) {
                 let valueText = DataTableColumn<Row>.text(value)
                 if valueText != text { fields.append(valueText) }
             }
         }
-        return SearchQuery.foldedFields(fields)
+        folded[position] = SearchQuery.foldedFields(fields)
     }
 
-    /// Recomputes the displayed rows: filter, then a stable sort by typed keys.
-    private mutating func refresh() {
+    /// Recomputes the displayed rows: the current sort of all rows (kept until the sort or the
+    /// data changes), filtered — or, when `narrowing`, the shown rows filtered again.
+    private mutating func refresh(narrowing: Bool = false) {
+        let narrow = narrowing && sortedAll != nil
+        if sortedAll == nil { sortedAll = sortedPositions() }
         let query = SearchQuery(searchText)
         let filters = columnFilters.map { (column: $0.key, query: SearchQuery($0.value)) }
-        var positions = Array(rows.indices)
+        var positions = narrow ? displayedPositions : sortedAll ?? []
         if !query.isBlank || !filters.isEmpty {
             positions = positions.filter { position in
                 (query.isBlank || query.matches(folded: folded[position]))
                     && filters.allSatisfy { $0.query.matches([columns[$0.column].display(rows[position])]) }
             }
         }
-        let keys: [SortKey<Row>] = sortState.keys.flatMap { key -> [SortKey<Row>] in
-            guard let column = columns.first(where: { $0.header == key.column }) else { return [] }
-            if let specKeys = column.specSortKeys { return specKeys(key) }
-            guard var sortKey = column.sortKey else { return [] }
-            if key.direction == .descending { sortKey = sortKey.reversed }
-            return [sortKey]
-        }
-        if !keys.isEmpty {
-            let subset = positions.count == rows.count ? rows : positions.map { rows[$0] }
-            let order = subset.sortedIndices(by: keys)
-            positions = order.map { positions[$0] }
-        }
         displayedPositions = positions
         pageIndex = min(pageIndex, pageCount - 1)
     }
+
+    /// All row positions in the current sort: every key ranked (once, then kept), the ranks
+    /// radix-sorted. Stable: rows that tie on every key keep their data order.
+    private mutating func sortedPositions() -> [Int] {
+        let keys = sortState.keys.flatMap { key in
+            columns.firstIndex { $0.header == key.column }.map { plan(key, column: $0) } ?? []
+        }
+        sortedBy = Set(keys.map(\.id))
+        guard !keys.isEmpty else { return Array(rows.indices) }
+        let words = keys.map { id, key in
+            let ranking = rankings[id] ?? _Ranking(key, rows: rows)
+            rankings[id] = ranking
+            return ranking.sortWords(direction: key.direction, nulls: key.nulls)
+        }
+        return _sortedPositions(words, count: rows.count)
+    }
+
+    /// The typed keys for one spec key on `column`, each with the name its ranking is kept
+    /// under (direction left out: one ranking serves both directions).
+    private func plan(_ key: SortSpec.Key, column index: Int) -> [(id: String, key: SortKey<Row>)] {
+        let column = columns[index]
+        if let specKeys = column.specSortKeys {
+            var ascending = key
+            ascending.direction = .ascending
+            return specKeys(key).enumerated().map { ("\(index) \(SortSpec([ascending])) \($0.offset)", $0.element) }
+        }
+        guard var sortKey = column.sortKey else { return [] }
+        if key.direction == .descending { sortKey = sortKey.reversed }
+        return [("\(index)", sortKey)]
+    }
 }
 
-/// Whether two values are equal, when their type is Equatable (else `false`).
-private func _equal<T>(_ a: T, _ b: T) -> Bool {
-    guard let a = a as? any Equatable else { return false }
-    return _equalOpened(a, b)
+extension DataTable where Row: Equatable {
+    /// Replaces the data; see ``setData(_:)``. Rows are compared with `==` to find updates.
+    ///
+    ///     let diff = table.setData(reloaded)   // diff.updated: rows whose value changed
+    ///
+    /// Inlined so that, for rows that keep their ids and order (a reload), the rows are compared
+    /// in the caller's specialized code: generic code copies each row to compare it.
+    @inlinable @discardableResult
+    public mutating func setData(_ newRows: [Row]) -> DataTableDiff<Row.ID> {
+        let old = rows
+        guard old.count == newRows.count, old.indices.allSatisfy({ old[$0].id == newRows[$0].id }) else {
+            return _replaceRows(newRows, inPlace: nil, same: ==)
+        }
+        return _replaceRows(newRows, inPlace: old.indices.map { old[$0] != newRows[$0] }, same: ==)
+    }
 }
 
-private func _equalOpened<E: Equatable>(_ a: E, _ b: Any) -> Bool {
-    (b as? E) == a
+/// Whether both arrays hold the same ids in the same order (read in place, no row copies).
+private func _sameIDs<Row: Identifiable>(_ a: [Row], _ b: [Row]) -> Bool {
+    a.withUnsafeBufferPointer { a in
+        b.withUnsafeBufferPointer { b in
+            // `pointee` reads in place; a buffer subscript would copy each row.
+            a.indices.allSatisfy { (a.baseAddress! + $0).pointee.id == (b.baseAddress! + $0).pointee.id }
+        }
+    }
+}
+
+/// `==` for `Row` when it is `Equatable` (the check made once, not per row), else `nil`.
+private func _equality<Row>(_: Row.Type) -> ((Row, Row) -> Bool)? {
+    guard let type = Row.self as? any Equatable.Type else { return nil }
+    return type._equality()
+}
+
+extension Equatable {
+    fileprivate static func _equality<Row>() -> (Row, Row) -> Bool {
+        { a, b in (a as? Self) == (b as? Self) }
+    }
 }

@@ -127,14 +127,10 @@ public struct DataTableColumn<Row> {
         switch value {
         case .null: ""
         case .string(let text): text
-        case .date(let date): dateStyle.format(date)
+        case .date(let date): ISODate.format(date)
         default: value.description
         }
     }
-
-    /// One shared ISO 8601 style: creating a formatter per cell costs more than the rest of a
-    /// row's work together.
-    static var dateStyle: Date.ISO8601FormatStyle { _dateStyle }
 
     static func isNumber(_ type: Any.Type) -> Bool {
         [Int.self, Int64.self, Int32.self, Double.self, Float.self, Int?.self, Int64?.self, Double?.self, Decimal.self]
@@ -168,4 +164,3 @@ public struct DataTableError: Error, Hashable, CustomStringConvertible {
     }
 }
 
-private let _dateStyle = Date.ISO8601FormatStyle()

@@ -37,6 +37,35 @@ public struct DataTableDiff<ID: Hashable>: CustomStringConvertible {
         self.updated = updated.filter { keptSet.contains($0) }
     }
 
+    /// The same diff, computed on row positions with arrays instead of id dictionaries: what a
+    /// table uses for `setData` on large data. `newPosition[p]` is old row `p`'s position in the
+    /// new rows (-1: gone); `changed` tells which new positions hold updated rows.
+    init(
+        oldDisplayed: [Int], newDisplayed: [Int], newPosition: [Int], newCount: Int,
+        changed: (Int) -> Bool, oldID: (Int) -> ID, newID: (Int) -> ID
+    ) {
+        var newIndex = [Int](repeating: -1, count: newCount)
+        for (index, q) in newDisplayed.enumerated() { newIndex[q] = index }
+        var oldIndex = [Int](repeating: -1, count: newCount)
+        for (index, p) in oldDisplayed.enumerated() {
+            let q = newPosition[p]
+            if q >= 0, newIndex[q] >= 0 { oldIndex[q] = index } else { removed.append((oldID(p), index)) }
+        }
+        var kept: [(position: Int, from: Int, to: Int)] = []
+        kept.reserveCapacity(newDisplayed.count)
+        for (index, q) in newDisplayed.enumerated() {
+            if oldIndex[q] < 0 { inserted.append((newID(q), index)) } else { kept.append((q, oldIndex[q], index)) }
+        }
+        // Usually nothing moved; the longest increasing run is needed only when something did.
+        if zip(kept, kept.dropFirst()).contains(where: { $0.from > $1.from }) {
+            let stays = Self.longestIncreasing(kept.map(\.from))
+            for (offset, row) in kept.enumerated() where !stays.contains(offset) {
+                moved.append((newID(row.position), row.from, row.to))
+            }
+        }
+        updated = kept.filter { changed($0.position) }.map { newID($0.position) }
+    }
+
     /// Offsets of one longest strictly increasing subsequence (patience sorting, O(n log n)).
     static func longestIncreasing(_ values: [Int]) -> Set<Int> {
         var tails: [Int] = []          // offsets of the smallest tail of each length
