@@ -20,6 +20,9 @@ struct EngineBench: ParsableCommand {
     @Option(help: "Write each data set as CSV into this folder, for external tools.")
     var csv: String?
 
+    @Option(help: "A Python with the duckdb package: time DuckDB's ORDER BY of the same rows (2 threads and 1) for the 3-key case.")
+    var duckdb: String?
+
     @Flag(help: "Print the results again as a Markdown table at the end.")
     var markdown = false
 
@@ -29,15 +32,20 @@ struct EngineBench: ParsableCommand {
         print(report.rows[0].joined(separator: " | "))
         for size in sizes.split(separator: ",").compactMap({ Int($0) }) {
             let books = BenchData.books(count: size)
-            if let csv {
-                try BenchData.writeCSV(books, to: URL(fileURLWithPath: csv).appendingPathComponent("books-\(size).csv"))
+            let folder = csv ?? (duckdb == nil ? nil : NSTemporaryDirectory() + "sortkit-bench-\(getpid())")
+            var file: URL?
+            if let folder {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                file = URL(fileURLWithPath: folder).appendingPathComponent("books-\(size).csv")
+                try BenchData.writeCSV(books, to: file!)
             }
-            try runCases(books, &report)
+            try runCases(books, &report, csv: file)
+            if csv == nil, let folder { try? FileManager.default.removeItem(atPath: folder) }
         }
         if markdown { print("\n" + report.markdown()) }
     }
 
-    func runCases(_ books: [BenchBook], _ report: inout Report) throws {
+    func runCases(_ books: [BenchBook], _ report: inout Report, csv: URL?) throws {
         let n = books.count
         let threeKeys: [SortKey<BenchBook>] = [SortKey(declaredOrderOf: \.status), SortKey(\.author), SortKey(\.price, .descending)]
 
@@ -56,6 +64,12 @@ struct EngineBench: ParsableCommand {
         let full3 = try time("3 keys", n, "SortKit", &report, closure: closure3, foundation: foundation3) {
             books.sorted(by: threeKeys)
         } verify: { checkSortKit($0, threeKeys) }
+        if let duckdb, let csv {
+            for (threads, measurement) in try duckDBTimes(python: duckdb, csv: csv) {
+                report.add("3 keys", n, "DuckDB ORDER BY, \(threads) thread\(threads == 1 ? "" : "s")", measurement, closure: closure3, foundation: foundation3)
+                print(String(format: "3 keys | \(n) | SortKit vs DuckDB (\(threads) thread\(threads == 1 ? "" : "s")): %.2f×", measurement.median / full3.median))
+            }
+        }
         let footprint = books._sortEngineFootprint(by: threeKeys)
         print("3 keys | \(n) | SortKit keys + indices: \(footprint / n) bytes per row")
 
@@ -123,6 +137,49 @@ struct EngineBench: ParsableCommand {
         if let problem { throw ValidationError("\(name), \(method): result is not sorted: \(problem)") }
         report.add(name, n, method, measurement, closure: closure, foundation: foundation)
         return measurement
+    }
+}
+
+extension EngineBench {
+    /// DuckDB sorting the same rows (loaded from `csv` into a table first, status as an ENUM in
+    /// declared order): `CREATE TABLE … AS SELECT * … ORDER BY status, author, price DESC`, timed
+    /// in Python around the query, with 2 threads and with 1. The script checks the stored order.
+    func duckDBTimes(python: String, csv: URL) throws -> [(threads: Int, Measurement)] {
+        let script = """
+        import duckdb, sys, time
+        csv, runs = sys.argv[1], int(sys.argv[2])
+        con = duckdb.connect()
+        con.execute("SET enable_progress_bar = false")
+        con.execute("CREATE TYPE status AS ENUM ('todo', 'reading', 'done', 'abandoned')")
+        con.execute(f"CREATE TABLE books AS SELECT id, title, author, status::status AS status, price, published, pages FROM read_csv('{csv}', header=true)")
+        rank = {'todo': 0, 'reading': 1, 'done': 2, 'abandoned': 3}
+        for threads in (2, 1):
+            con.execute(f"SET threads = {threads}")
+            times = []
+            for _ in range(runs):
+                start = time.perf_counter()
+                con.execute("CREATE OR REPLACE TEMP TABLE sorted AS SELECT * FROM books ORDER BY status, author, price DESC")
+                times.append((time.perf_counter() - start) * 1000)
+            rows = [(rank[s], a, -p) for s, a, p in con.execute("SELECT status::VARCHAR, author, price FROM sorted").fetchall()]
+            ok = all(x <= y for x, y in zip(rows, rows[1:]))
+            print(threads, "ok" if ok else "unsorted", *times)
+        """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = ["-c", script, csv.path, String(runs)]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw ValidationError("DuckDB script failed (exit \(process.terminationStatus))") }
+        return try String(decoding: data, as: UTF8.self).split(separator: "\n").map { line in
+            let fields = line.split(separator: " ")
+            let times = fields.dropFirst(2).compactMap { Double($0) }
+            guard fields.count > 2, fields[1] == "ok", let threads = Int(fields[0]), !times.isEmpty
+            else { throw ValidationError("DuckDB: \(line)") }
+            return (threads, Measurement(wall: times))
+        }
     }
 }
 
