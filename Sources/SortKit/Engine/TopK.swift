@@ -74,13 +74,48 @@ internal struct _TopK {
         var top = heap[0]
         // One buffer (and cache) for candidates' string keys, reused so a candidate costs no allocation.
         var scratch = _KeyScratch()
-        for position in firstRest..<positions.upperBound where compare(position, top, scratch: &scratch) == .orderedAscending {
+        // The leading keys decide most rows: each is read through a local closure and compared
+        // with the top's value, outside the general per-key loop (whose struct and array copies
+        // cost reference counting on objects both cores share).
+        // Everything the loop reads is a non-optional local, bound once: unwrapping or copying
+        // per row would retain and release it.
+        let first = keys[0], second = keys.count > 1 ? keys[1] : keys[0]
+        let leading = first.value == nil ? 0 : keys.count > 1 && second.value != nil ? 2 : 1
+        let firstValue = first.value ?? { _ in .null }, secondValue = second.value ?? { _ in .null }
+        var bound1 = top.values[0] ?? .null, key1 = top.stringKeys[0]
+        var bound2 = top.values[keys.count > 1 ? 1 : 0] ?? .null, key2 = top.stringKeys[keys.count > 1 ? 1 : 0]
+        for position in firstRest..<positions.upperBound {
+            var result = ComparisonResult.orderedSame
+            if leading > 0 {
+                result = Self.compare(firstValue(position), bound1, key1, first, &scratch)
+                if result == .orderedSame, leading > 1 {
+                    result = Self.compare(secondValue(position), bound2, key2, second, &scratch)
+                }
+            }
+            if result == .orderedDescending { continue }
+            if result == .orderedSame, compare(position, top, scratch: &scratch) != .orderedAscending { continue }
             heap[0] = decorated(position)
             siftDown(&heap)
             top = heap[0]
+            (bound1, key1) = (top.values[0] ?? .null, top.stringKeys[0])
+            if keys.count > 1 { (bound2, key2) = (top.values[1] ?? .null, top.stringKeys[1]) }
         }
         heap.sort { less($0, $1) }
         return heap.map(\.position)
+    }
+
+    /// One key's comparison of a row's value `x` with a heap member's value `y` (and its
+    /// string key), direction and null placement applied.
+    private static func compare(
+        _ x: SortValue, _ y: SortValue, _ yKey: [UInt8]?, _ key: Key, _ scratch: inout _KeyScratch
+    ) -> ComparisonResult {
+        if x.isNull || y.isNull {
+            return x.isNull == y.isNull ? .orderedSame : key.nulls._compareNulls(x.isNull, y.isNull, key.direction)
+        }
+        if case .string(let s) = x, let yKey {
+            return key.direction._apply(key.collation.compare(s, toSortKey: yKey, scratch: &scratch))
+        }
+        return key.direction._apply(SortValue.compare(x, y))
     }
 
     /// A row that joins the heap, with every value key evaluated.
