@@ -110,11 +110,15 @@ struct _Ranking<Row> {
         mergedTies.reserveCapacity(newRows.count)
         var next = 0
         for q in dirtyOrder {
-            // The first kept row after q (after its ties too, so q joins its group last).
+            // The first kept row after q (after its ties too, so q joins its group last); q's
+            // value is read once, not per probe.
+            let value = key.value(for: newRows[q])
             var low = next, high = keptOrder.count
             while low < high {
                 let mid = (low + high) / 2
-                if key.compare(newRows[keptOrder[mid]], newRows[q]) == .orderedDescending { high = mid } else { low = mid + 1 }
+                let probe = newRows[keptOrder[mid]]
+                let order = value.map { key.compareValues(key.value(for: probe)!, $0) } ?? key.compare(probe, newRows[q])
+                if order == .orderedDescending { high = mid } else { low = mid + 1 }
             }
             merged.append(contentsOf: keptOrder[next..<low])
             mergedTies.append(contentsOf: keptTies[next..<low])

@@ -330,11 +330,13 @@ public struct DataTable<Row: Identifiable> {
     /// `position` of ``folded`` and ``cellWidths``.
     private mutating func index(_ row: Row, at position: Int) {
         var fields: [String] = []
-        for (index, column) in columns.enumerated() {
-            let text = column.display(row)
+        fields.reserveCapacity(2 * columns.count)
+        // Columns read in place: copying a column (its closures) per cell costs reference counting.
+        for index in columns.indices {
+            let text = columns[index].display(row)
             cellWidths[position * columns.count + index] = UInt16(clamping: TerminalWidth.of(text))
             fields.append(text)
-            if let value = column.value?(row) {
+            if let value = columns[index].value?(row) {
                 let valueText = DataTableColumn<Row>.text(value)
                 if valueText != text { fields.append(valueText) }
             }
