@@ -90,6 +90,26 @@ struct SortEngineTests {
         #expect(rows.min(count: 50, sortedBy: keys).map(\.id) == Array(rows._referenceSortedIndices(by: keys).prefix(50)))
     }
 
+    @Test("Large string columns build their collation keys in one slice per core, joined in order")
+    func parallelStringKeys() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0044)
+        // A long shared prefix: order is decided past the first 8 key bytes, in each slice's arena.
+        let rows = makeRows(60_000, &random).map { row in
+            var row = row
+            // Mostly distinct (so keys are prefix-encoded, not dictionary-encoded).
+            row.highCardinality = row.highCardinality.map { "A long shared prefix " + $0 + " \(row.id * 7_919 % 1_000)" }
+            return row
+        }
+        for keys: [SortKey<EngineRow>] in [
+            [SortKey(\.highCardinality)], [SortKey(\.highCardinality, .descending, collation: .caseInsensitive, nulls: .first)],
+        ] {
+            #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(random.replay)")
+        }
+        // Rows are moved into their sorted places in one slice per core.
+        let keys = [SortKey<EngineRow>(\.highCardinality)]
+        #expect(rows.sorted(by: keys).map(\.id) == rows.sortedIndices(by: keys), "\(random.replay)")
+    }
+
     @Test("Top-k on large inputs splits the rows per core and merges to the one-pass result")
     func parallelTopK() {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_0043)

@@ -360,19 +360,50 @@ private func _encodeStringsByDictionary(
     for i in raw.indices where rowIDs[i] >= 0 { raw[i] = rank[rowIDs[i]] }
 }
 
+/// Collation keys of every string, concatenated into one arena, and each key's first 8 bytes as
+/// its raw word. Building the keys (normalization, folding, digit runs) is the costly part of a
+/// string sort, so large columns are split into one slice per core, each building its own arena;
+/// the arenas are then joined in order.
 private func _encodeStringsByPrefix(
     _ values: [SortValue], collation: Collation, raw: inout [UInt64], isNull: inout [Bool]
 ) -> (arena: [UInt8], starts: [Int]) {
-    var arena: [UInt8] = []
-    arena.reserveCapacity(values.count * 24)
-    var starts = [Int](repeating: 0, count: values.count + 1)
-    for (i, value) in values.enumerated() {
-        starts[i] = arena.count
-        guard case .string(let s) = value else { isNull[i] = true; continue }
-        collation.appendSortKey(for: s, to: &arena)
-        raw[i] = _prefixWord(arena[starts[i]...])
+    let parts = values.count >= _parallelThreshold ? Swift.min(ProcessInfo.processInfo.activeProcessorCount, 8) : 1
+    typealias Slice = (arena: [UInt8], starts: [Int], raw: [UInt64], nulls: [Int])
+    func encode(_ range: Range<Int>) -> Slice {
+        var slice: Slice = ([], [], [UInt64](repeating: 0, count: range.count), [])
+        slice.arena.reserveCapacity(range.count * 24)
+        slice.starts.reserveCapacity(range.count)
+        for i in range {
+            slice.starts.append(slice.arena.count)
+            guard case .string(let s) = values[i] else { slice.nulls.append(i); continue }
+            let start = slice.arena.count
+            collation.appendSortKey(for: s, to: &slice.arena)
+            slice.raw[i - range.lowerBound] = _prefixWord(slice.arena[start...])
+        }
+        return slice
     }
-    starts[values.count] = arena.count
+    let ranges = (0..<Swift.max(parts, 1)).map { values.count * $0 / parts..<values.count * ($0 + 1) / parts }
+    let slices: [Slice]
+    if parts > 1 {
+        let slots = _ResultSlots<Slice>(count: parts)
+        // The values are only read; collation keys are pure functions of the text.
+        _concurrentPerform(iterations: parts, _UncheckedBox { slots.set($0, encode(ranges[$0])) })
+        slices = slots.values
+    } else {
+        slices = [encode(0..<values.count)]
+    }
+    var arena: [UInt8] = []
+    arena.reserveCapacity(slices.reduce(0) { $0 + $1.arena.count })
+    var starts: [Int] = []
+    starts.reserveCapacity(values.count + 1)
+    for (range, slice) in zip(ranges, slices) {
+        let base = arena.count
+        starts.append(contentsOf: slice.starts.lazy.map { $0 + base })
+        arena.append(contentsOf: slice.arena)
+        raw.replaceSubrange(range, with: slice.raw)
+        for i in slice.nulls { isNull[i] = true }
+    }
+    starts.append(arena.count)
     return (arena, starts)
 }
 

@@ -148,9 +148,16 @@ internal func _gather<Rows: Collection>(_ rows: Rows, _ positions: [Int]) -> [Ro
     let source = UnsafeMutableBufferPointer<Rows.Element>.allocate(capacity: count)
     _ = source.initialize(from: rows)
     let result = [Rows.Element](unsafeUninitializedCapacity: count) { buffer, initialized in
-        for (i, position) in positions.enumerated() {
-            (buffer.baseAddress! + i).moveInitialize(from: source.baseAddress! + position, count: 1)
+        guard let target = buffer.baseAddress, let from = source.baseAddress else { return }
+        // Bitwise moves touch no reference counts, so slices of the result fill on separate
+        // cores; each source element is moved exactly once.
+        let parts = count >= _parallelThreshold ? Swift.min(ProcessInfo.processInfo.activeProcessorCount, 4) : 1
+        let move = _UncheckedBox { (part: Int) in
+            for i in count * part / parts..<count * (part + 1) / parts {
+                (target + i).moveInitialize(from: from + positions[i], count: 1)
+            }
         }
+        if parts > 1 { _concurrentPerform(iterations: parts, move) } else { move.value(0) }
         initialized = count
     }
     source.deallocate()
