@@ -184,9 +184,7 @@ public struct DataTable<Row: Identifiable> {
     ///     table.tapHeader(2)            // an integer sort
     public mutating func prepareSorting() {
         for index in columns.indices where columns[index].sortKey != nil {
-            for (id, key) in plan(SortSpec.Key(columns[index].header), column: index) where rankings[id] == nil {
-                rankings[id] = _Ranking(key, rows: rows)
-            }
+            for (id, key) in plan(SortSpec.Key(columns[index].header), column: index) { _ = ranking(id, key) }
         }
     }
 
@@ -270,13 +268,7 @@ public struct DataTable<Row: Identifiable> {
             }
         }
         positionOfID = newPositionOfID
-        // The sort stands when every row kept its place and no key it uses changed.
-        var resort = !identity
-        for id in Array(rankings.keys) {
-            let changed = rankings[id]?.update(old: oldRows, new: newRows, newPosition: newPosition, changed: changed, identity: identity)
-            if changed == true, sortedBy.contains(id) { resort = true }
-        }
-        if resort { sortedAll = nil }
+        followChange(from: oldRows, newPosition: newPosition, changed: changed, identity: identity)
         refresh()
         if let anchor, let position = positionOfID[anchor], let index = displayedPositions.firstIndex(of: position) {
             pageIndex = index / pageSize
@@ -306,10 +298,7 @@ public struct DataTable<Row: Identifiable> {
         var changed = [Bool](repeating: false, count: rows.count)
         changed[position] = true
         let identity = Array(rows.indices)
-        for key in Array(rankings.keys) {
-            rankings[key]?.update(old: oldRows, new: rows, newPosition: identity, changed: changed, identity: true)
-        }
-        sortedAll = nil
+        followChange(from: oldRows, newPosition: identity, changed: changed, identity: true)
         if editPolicy == .immediate { refresh() }
         let rows = rows
         return DataTableDiff(oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: identity,
@@ -318,6 +307,26 @@ public struct DataTable<Row: Identifiable> {
     }
 
     // MARK: Internals
+
+    /// Brings every kept ranking up to date after ``rows`` changed from `oldRows` (see
+    /// ``_Ranking/update(old:new:newPosition:changed:identity:)``), and drops the sort of all
+    /// rows unless every row kept its place and no key that sort uses changed.
+    private mutating func followChange(from oldRows: [Row], newPosition: [Int], changed: [Bool], identity: Bool) {
+        var resort = !identity
+        for id in Array(rankings.keys) {
+            let updated = rankings[id]?.update(old: oldRows, new: rows, newPosition: newPosition, changed: changed, identity: identity)
+            if updated == true, sortedBy.contains(id) { resort = true }
+        }
+        if resort { sortedAll = nil }
+    }
+
+    /// The kept ranking named `id`, made from `key` the first time it is asked for.
+    private mutating func ranking(_ id: String, _ key: SortKey<Row>) -> _Ranking<Row> {
+        if let ranking = rankings[id] { return ranking }
+        let ranking = _Ranking(key, rows: rows)
+        rankings[id] = ranking
+        return ranking
+    }
 
     private mutating func reindex() {
         folded = [String](repeating: "", count: rows.count)
@@ -370,11 +379,7 @@ public struct DataTable<Row: Identifiable> {
         }
         sortedBy = Set(keys.map(\.id))
         guard !keys.isEmpty else { return Array(rows.indices) }
-        let words = keys.map { id, key in
-            let ranking = rankings[id] ?? _Ranking(key, rows: rows)
-            rankings[id] = ranking
-            return ranking.sortWords(direction: key.direction, nulls: key.nulls)
-        }
+        let words = keys.map { id, key in ranking(id, key).sortWords(direction: key.direction, nulls: key.nulls) }
         return _sortedPositions(words, count: rows.count)
     }
 

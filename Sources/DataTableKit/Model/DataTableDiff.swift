@@ -21,24 +21,18 @@ public struct DataTableDiff<ID: Hashable>: CustomStringConvertible {
 
     /// The diff from `old` to `new` (each without duplicates); `updated` lists changed rows.
     public init(from old: [ID], to new: [ID], updated: [ID] = []) {
-        var oldIndex: [ID: Int] = [:]
-        for (index, id) in old.enumerated() { oldIndex[id] = index }
+        // The ids' positions are the lists' indices: the position diff below does the work.
         var newIndex: [ID: Int] = [:]
         for (index, id) in new.enumerated() { newIndex[id] = index }
-        removed = old.enumerated().filter { newIndex[$0.element] == nil }.map { ($0.element, $0.offset) }
-        inserted = new.enumerated().filter { oldIndex[$0.element] == nil }.map { ($0.element, $0.offset) }
-        // Kept rows in new order, with their old indices; the longest increasing run stays.
-        let kept = new.filter { oldIndex[$0] != nil }
-        let stays = Self.longestIncreasing(kept.map { oldIndex[$0]! })
-        for (offset, id) in kept.enumerated() where !stays.contains(offset) {
-            moved.append((id, oldIndex[id]!, newIndex[id]!))
-        }
-        let keptSet = Set(kept)
-        self.updated = updated.filter { keptSet.contains($0) }
+        self.init(oldDisplayed: Array(old.indices), newDisplayed: Array(new.indices),
+                  newPosition: old.map { newIndex[$0] ?? -1 }, newCount: new.count,
+                  changed: { _ in false }, oldID: { old[$0] }, newID: { new[$0] })
+        let kept = Set(old).intersection(new)
+        self.updated = updated.filter { kept.contains($0) }
     }
 
-    /// The same diff, computed on row positions with arrays instead of id dictionaries: what a
-    /// table uses for `setData` on large data. `newPosition[p]` is old row `p`'s position in the
+    /// The diff computed on row positions with arrays instead of id dictionaries (what a table
+    /// uses for `setData` on large data, and what the id initializer maps onto). `newPosition[p]` is old row `p`'s position in the
     /// new rows (-1: gone); `changed` tells which new positions hold updated rows.
     init(
         oldDisplayed: [Int], newDisplayed: [Int], newPosition: [Int], newCount: Int,

@@ -382,7 +382,7 @@ private func _encodeStringsByPrefix(
         }
         return slice
     }
-    let ranges = (0..<Swift.max(parts, 1)).map { values.count * $0 / parts..<values.count * ($0 + 1) / parts }
+    let ranges = (0..<parts).map { values.count * $0 / parts..<values.count * ($0 + 1) / parts }
     let slices: [Slice]
     if parts > 1 {
         let slots = _ResultSlots<Slice>(count: parts)

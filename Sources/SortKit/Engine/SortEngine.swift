@@ -120,19 +120,19 @@ internal struct _SortEngine {
         if !resolved {
             // The comparison captures the columns only: capturing `self` would share `records`
             // and make every run's in-place sort copy the whole array.
-            let ties2 = _Ties(columns: columns, first: firstUnresolvedKey)
+            let remaining = _Ties(columns: columns, first: firstUnresolvedKey)
             var start = 0
             while start < records.count {
                 var end = start + 1
                 while end < records.count, records[end].hi == records[start].hi, records[end].lo == records[start].lo { end += 1 }
                 if end - start > 1 {
                     records[start..<end].sort { a, b in
-                        let result = ties2.compare(Int(a.index), Int(b.index))
+                        let result = remaining.compare(Int(a.index), Int(b.index))
                         return result == .orderedSame ? a.index < b.index : result == .orderedAscending
                     }
                     if markingTies {
                         for i in start + 1..<end {
-                            ties[i] = ties2.compare(Int(records[i - 1].index), Int(records[i].index)) == .orderedSame
+                            ties[i] = remaining.compare(Int(records[i - 1].index), Int(records[i].index)) == .orderedSame
                         }
                     }
                 }

@@ -139,27 +139,17 @@ internal struct _TopK {
     private func compare(_ position: Int, _ b: Entry, candidate: Entry? = nil, scratch: inout _KeyScratch) -> ComparisonResult {
         for k in keys.indices {
             let key = keys[k]
-            var result: ComparisonResult
+            let result: ComparisonResult
             if let comparator = key.comparator {
                 result = comparator(position, b.position)
             } else {
                 let x = candidate?.values[k] ?? key.value!(position)
-                let y = b.values[k]!
-                if x.isNull || y.isNull {
-                    if x.isNull == y.isNull { continue }
-                    return key.nulls._compareNulls(x.isNull, y.isNull, key.direction)
-                }
-                if case .string(let s) = x, case .string = y {
-                    if let left = candidate?.stringKeys[k] {
-                        result = _lexicographicCompare(left, b.stringKeys[k]!)
-                    } else {
-                        result = key.collation.compare(s, toSortKey: b.stringKeys[k]!, scratch: &scratch)
-                    }
+                if let left = candidate?.stringKeys[k], let right = b.stringKeys[k] {
+                    result = key.direction._apply(_lexicographicCompare(left, right))  // both decorated strings
                 } else {
-                    result = SortValue.compare(x, y)
+                    result = Self.compare(x, b.values[k]!, b.stringKeys[k], key, &scratch)
                 }
             }
-            result = key.direction._apply(result)
             if result != .orderedSame { return result }
         }
         return _compare(position, b.position)
