@@ -1,6 +1,7 @@
 #!/bin/bash
 # Benchmarks/csv-sort.sh - `sortkit sort` next to GNU sort and DuckDB on the benchmark data set.
 #   usage: Benchmarks/csv-sort.sh [ROWS...]        (default: 1000000; e.g. 1000000 10000000)
+#   SORTKIT_SCRATCH=DIR builds in DIR instead of .build (e.g. a release-only build folder).
 # Writes each data set once (sortkit-bench data), then times, in the same run: the 3-key sort
 # (status in declared order, author, price descending) and a single numeric key (price), for
 # sortkit sort, GNU sort (LC_ALL=C, equivalent -k keys; it has no enum order and no CSV quoting,
@@ -10,9 +11,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("${@:-1000000}")
-swift build -c release --product sortkit >/dev/null 2>&1
-swift build -c release --product sortkit-bench >/dev/null 2>&1
-bin=$(swift build -c release --show-bin-path)
+scratch=(--scratch-path "${SORTKIT_SCRATCH:-.build}")
+swift build -c release "${scratch[@]}" --product sortkit >/dev/null 2>&1
+swift build -c release "${scratch[@]}" --product sortkit-bench >/dev/null 2>&1
+bin=$(swift build -c release "${scratch[@]}" --show-bin-path)
 work=$(mktemp -d /tmp/sortkit-csv.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 duckdb=""

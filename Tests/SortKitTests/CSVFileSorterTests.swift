@@ -63,10 +63,13 @@ struct CSVFileSorterTests {
             let order = try table.sortedRowIndices(by: spec)
             let terminator = crlf ? "\r\n" : "\n"
             let expected = (bom ? [0xEF, 0xBB, 0xBF] : []) + Array(([file.header] + order.map { file.records[$0] }).map { $0 + terminator }.joined().utf8)
-            for memory in [CSVFileSorter.defaultMaxMemory, 1 << 16] {
-                let result = try sortFile(file.bytes, CSVFileSorter(spec: spec, maxMemory: memory))
+            // In memory on one core and in slices, and with spilled runs.
+            for (memory, slice) in [(CSVFileSorter.defaultMaxMemory, 1 << 20), (CSVFileSorter.defaultMaxMemory, 64), (1 << 16, 1 << 20), (1 << 12, 1 << 20)] {
+                var sorter = CSVFileSorter(spec: spec, maxMemory: memory)
+                sorter.sliceMinimum = slice
+                let result = try sortFile(file.bytes, sorter)
                 let difference = zip(result.output, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? (result.output.count == expected.count ? nil : min(result.output.count, expected.count))
-                #expect(difference == nil, "round \(round), spec \(spec), memory \(memory): first difference at byte \(difference ?? 0), seed \(seed) (replay with SORTKIT_SEED=\(seed))")
+                #expect(difference == nil, "round \(round), spec \(spec), memory \(memory), slice \(slice): first difference at byte \(difference ?? 0), seed \(seed) (replay with SORTKIT_SEED=\(seed))")
                 #expect(result.summary.records == file.records.count && result.summary.written == file.records.count)
                 #expect(try FileManager.default.contentsOfDirectory(atPath: result.folder.path).isEmpty, "temp files left")
             }
@@ -96,6 +99,7 @@ struct CSVFileSorterTests {
             #expect(top.summary.written == 3 && top.summary.records == 5)
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-check-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: folder) }
         try Data(csv).write(to: folder)
         #expect(try CSVFileSorter(spec: spec).firstDisorder(in: folder) == 3)   // "a" after "b" on line 3
         try Data("k,v\na,1\na,2\nb,3\n".utf8).write(to: folder)
@@ -113,6 +117,13 @@ struct CSVFileSorterTests {
         for (text, message) in cases {
             let error = #expect(throws: CSVError.self) { try sortFile(Array(text.utf8), CSVFileSorter(spec: SortSpec(parsing: "a"))) }
             #expect(error?.description == message)
+            // After 300 good records, in a file scanned in slices: the same problem, on its line.
+            let later = "a,b\n" + String(repeating: "1,\"2\n3\"\n", count: 150) + String(repeating: "5,6\n", count: 150) + text.dropFirst(4)
+            var sorter = try CSVFileSorter(spec: SortSpec(parsing: "a"))
+            sorter.sliceMinimum = 16
+            let sliced = #expect(throws: CSVError.self) { try sortFile(Array(later.utf8), sorter) }
+            let line = Int(message.dropFirst(5).prefix { $0.isNumber })!
+            #expect(sliced?.description == message.replacingOccurrences(of: "line \(line)", with: "line \(line + 450)"))
         }
         #expect(throws: SortSpecError.self) { try sortFile(Array("a\n1\n".utf8), CSVFileSorter(spec: SortSpec(parsing: "zz"))) }
     }

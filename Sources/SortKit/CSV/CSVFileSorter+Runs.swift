@@ -1,13 +1,27 @@
 import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+private let _readFile = Glibc.read
+private let _writeFile = Glibc.write
+private let _writeAt = Glibc.pwrite
+#elseif canImport(Darwin)
+import Darwin
+private let _readFile = Darwin.read
+private let _writeFile = Darwin.write
+private let _writeAt = Darwin.pwrite
+#endif
 
-/// Reads a CSV file block by block and hands out its records (valid until the next call).
+/// Reads a CSV file block by block and hands out its records (valid until the next call), or
+/// reads it whole (`whole`), so that records stay where they are in ``buffer``.
 struct _RecordReader {
     let handle: FileHandle
     let blockSize: Int
+    let whole: Bool
     let size: Int64
     var scanner: _CSVRecordScanner
     private(set) var buffer: [UInt8] = []
-    private var position = 0
+    private(set) var position = 0
     private var atEnd = false
     /// Input bytes consumed so far.
     private(set) var offset: Int64 = 0
@@ -15,12 +29,13 @@ struct _RecordReader {
     /// The header record's bytes, as written.
     private(set) var headerBytes: [UInt8]?
 
-    init(_ url: URL, delimiter: UInt8, blockSize: Int) throws {
+    init(_ url: URL, delimiter: UInt8, blockSize: Int, whole: Bool = false) throws {
         guard let handle = FileHandle(forReadingAtPath: url.path) else {
             throw CSVFileSorter.Failure("cannot read '\(url.path)'")
         }
         self.handle = handle
         self.blockSize = blockSize
+        self.whole = whole
         size = Int64((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
         scanner = _CSVRecordScanner(delimiter: delimiter, wanted: [])
     }
@@ -41,6 +56,7 @@ struct _RecordReader {
         var peek = self
         guard try peek.next() != nil, let count = peek.scanner.fieldCount else { return [] }
         scanner.terminator = peek.scanner.terminator
+        scanner.fieldCount = count
         return (1...count).map(String.init)
     }
 
@@ -57,133 +73,45 @@ struct _RecordReader {
         }
     }
 
-    /// Drops consumed bytes and reads the next block.
+    /// Finds the next record: its range in ``buffer``, and the wanted fields in
+    /// `scanner.spans`; `nil` at the end.
+    mutating func nextSpans() throws -> Range<Int>? {
+        while true {
+            let final = atEnd
+            let found = try buffer.withUnsafeBufferPointer { bytes in
+                try scanner.scan(bytes, at: &position, final: final)
+            }
+            if let (range, _) = found { return range }
+            if atEnd { return nil }
+            try fill()
+        }
+    }
+
+    /// Moves past every record of a `whole` reader (another scanner read them).
+    mutating func skipToEnd() { position = buffer.count }
+
+    /// Input bytes read up to the current record.
+    var consumed: Int64 { offset + Int64(position) }
+
+    /// Drops consumed bytes and reads the next block (or, for a `whole` reader, everything).
     private mutating func fill() throws {
+        guard !atEnd else { return }
         if position > 0 {
             offset += Int64(position)
             buffer.removeSubrange(0..<position)
             position = 0
         }
-        let data = try handle.read(upToCount: blockSize) ?? Data()
-        if data.isEmpty { atEnd = true } else { buffer.append(contentsOf: data) }
-    }
-}
-
-/// Records and their keys in two arenas, sorted by key (ties in input order). Keys are
-/// encoded in batches on every core.
-struct _Run {
-    let sortKey: _CSVSortKey
-    private var records: [UInt8] = []
-    private var recordEnds: [Int] = []
-    private var keys: [UInt8] = []
-    private var keyEnds: [Int] = []
-    /// Fields of records whose keys aren't encoded yet.
-    private var pending: [[String]] = []
-    /// One key cache per encoding stripe.
-    private var caches: [_CSVSortKey.Cache]
-    /// Record positions in sorted order, after ``sort()``.
-    private(set) var order: [Int] = []
-
-    init(key: _CSVSortKey) {
-        sortKey = key
-        caches = Array(repeating: key.emptyCache, count: ProcessInfo.processInfo.activeProcessorCount)
-    }
-
-    /// Empties the run for the next one, keeping its key caches and capacity.
-    mutating func clear() {
-        records.removeAll(keepingCapacity: true)
-        recordEnds.removeAll(keepingCapacity: true)
-        keys.removeAll(keepingCapacity: true)
-        keyEnds.removeAll(keepingCapacity: true)
-        pending.removeAll(keepingCapacity: true)
-        order = []
-    }
-
-    var count: Int { recordEnds.count }
-    var memory: Int { records.count + keys.count + count * 24 + pending.count * 64 }
-
-    mutating func add(_ record: _CSVRecordScanner.Record, from reader: _RecordReader) {
-        records.append(contentsOf: reader.buffer[record.bytes])
-        recordEnds.append(records.count)
-        pending.append(record.fields)
-        if pending.count >= 8_192 { encodePending() }
-    }
-
-    /// Encodes the pending records' keys, in parallel stripes, appended in input order.
-    private mutating func encodePending() {
-        guard !pending.isEmpty else { return }
-        let fields = pending
-        pending.removeAll(keepingCapacity: true)
-        var encoded = [[UInt8]](repeating: [], count: fields.count)
-        let stripes = max(1, min(caches.count, fields.count / 512))
-        let key = sortKey
-        encoded.withUnsafeMutableBufferPointer { buffer in
-            caches.withUnsafeMutableBufferPointer { caches in
-                // Each stripe writes its own range of the output and its own cache.
-                nonisolated(unsafe) let output = buffer
-                nonisolated(unsafe) let caches = caches
-                DispatchQueue.concurrentPerform(iterations: stripes) { stripe in
-                    for index in (fields.count * stripe / stripes)..<(fields.count * (stripe + 1) / stripes) {
-                        var bytes: [UInt8] = []
-                        key.append(fields[index], to: &bytes, cache: &caches[stripe])
-                        output[index] = bytes
-                    }
-                }
+        repeat {
+            let want = whole ? max(blockSize, Int(size) + 1 - buffer.count) : blockSize
+            var failure: Int32 = 0
+            let block = [UInt8](unsafeUninitializedCapacity: want) { block, count in
+                let read = _readFile(handle.fileDescriptor, block.baseAddress!, want)
+                count = max(0, read)
+                if read < 0 { failure = errno }
             }
-        }
-        for bytes in encoded {
-            keys.append(contentsOf: bytes)
-            keyEnds.append(keys.count)
-        }
-    }
-
-    func key(_ index: Int) -> ArraySlice<UInt8> { keys[(index == 0 ? 0 : keyEnds[index - 1])..<keyEnds[index]] }
-    func record(_ index: Int) -> ArraySlice<UInt8> { records[(index == 0 ? 0 : recordEnds[index - 1])..<recordEnds[index]] }
-
-    /// Sorts by key with `memcmp`; equal keys keep input order (stable).
-    mutating func sort() {
-        encodePending()
-        var order = Array(0..<count)
-        let ends = keyEnds
-        keys.withUnsafeBufferPointer { bytes in
-            order.sort { a, b in
-                let aStart = a == 0 ? 0 : ends[a - 1], bStart = b == 0 ? 0 : ends[b - 1]
-                let aCount = ends[a] - aStart, bCount = ends[b] - bStart
-                let common = memcmp(bytes.baseAddress! + aStart, bytes.baseAddress! + bStart, min(aCount, bCount))
-                if common != 0 { return common < 0 }
-                return aCount != bCount ? aCount < bCount : a < b
-            }
-        }
-        self.order = order
-    }
-
-    /// Keeps only the first `limit` records in order (for `top`), as a new run in that order.
-    mutating func sortAndKeep(_ limit: Int) {
-        sort()
-        var kept = _Run(key: sortKey)
-        for index in order.prefix(limit) {
-            kept.records.append(contentsOf: record(index))
-            kept.recordEnds.append(kept.records.count)
-            kept.keys.append(contentsOf: key(index))
-            kept.keyEnds.append(kept.keys.count)
-        }
-        self = kept
-    }
-
-    /// Writes the sorted run to `url`: per record, key length, record length (UInt32, little
-    /// endian), key, record.
-    mutating func spill(to url: URL) throws -> URL {
-        sort()
-        let writer = try _BufferedWriter(url)
-        for index in order {
-            let keyBytes = self.key(index), recordBytes = self.record(index)
-            withUnsafeBytes(of: UInt32(keyBytes.count).littleEndian) { writer.write($0) }
-            withUnsafeBytes(of: UInt32(recordBytes.count).littleEndian) { writer.write($0) }
-            writer.write(keyBytes)
-            writer.write(recordBytes)
-        }
-        try writer.close()
-        return url
+            guard failure == 0 else { throw CSVFileSorter.Failure("cannot read the input: \(String(cString: strerror(failure)))") }
+            if block.isEmpty { atEnd = true } else if buffer.isEmpty { buffer = block } else { buffer.append(contentsOf: block) }
+        } while whole && !atEnd
     }
 }
 
@@ -278,10 +206,13 @@ func _compare(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Int {
 }
 
 /// Buffered writes to a file handle (1 MB at a time).
-final class _BufferedWriter {
+final class _BufferedWriter: @unchecked Sendable {
     private let handle: FileHandle
     private let closes: Bool
     private var buffer: [UInt8] = []
+    private var failure: String?
+    /// Failures of direct writes, from any thread.
+    private let failures = Mutex<[String]>([])
 
     /// Creates (or empties) the file at `url` and writes to it.
     init(_ url: URL) throws {
@@ -304,18 +235,69 @@ final class _BufferedWriter {
         if buffer.count >= 1 << 20 { flush() }
     }
 
+    /// Writes `bytes` after what is buffered; a large array goes to the file without a copy.
+    func write(_ bytes: [UInt8]) {
+        guard bytes.count >= 1 << 16 else { return write(bytes[...]) }
+        flush()
+        bytes.withUnsafeBytes { writeAll($0) }
+    }
+
     func write(_ bytes: UnsafeRawBufferPointer) {
         buffer.append(contentsOf: bytes)
         if buffer.count >= 1 << 20 { flush() }
     }
 
     private func flush() {
-        handle.write(Data(buffer))
+        buffer.withUnsafeBytes { writeAll($0) }
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// For writes at given places (``write(_:at:)``, from any thread): flushes, and returns
+    /// the file position, or `nil` when the output is not a file this writer made (a pipe).
+    func positionForDirectWrites() -> Int? {
+        guard closes else { return nil }
+        flush()
+        let position = lseek(handle.fileDescriptor, 0, SEEK_CUR)
+        return position < 0 ? nil : Int(position)
+    }
+
+    /// Writes `bytes` at `offset` of the file (`pwrite(2)`); safe from several threads at
+    /// once for places that don't overlap.
+    func write(_ bytes: [UInt8], at offset: Int) {
+        var done = 0
+        while done < bytes.count {
+            let written = bytes.withUnsafeBytes { _writeAt(handle.fileDescriptor, $0.baseAddress! + done, bytes.count - done, off_t(offset + done)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                failures.withLock { $0.append(String(cString: strerror(errno))) }
+                return
+            }
+            done += written
+        }
+    }
+
+    /// Continues sequential writes at `end`, after direct writes.
+    func endDirectWrites(at end: Int) {
+        lseek(handle.fileDescriptor, off_t(end), SEEK_SET)
+    }
+
+    /// Writes with `write(2)` until every byte is out; a failure is kept for ``close()``.
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) {
+        var done = 0
+        while done < bytes.count, failure == nil {
+            let written = _writeFile(handle.fileDescriptor, bytes.baseAddress! + done, bytes.count - done)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = String(cString: strerror(errno))
+            } else {
+                done += written
+            }
+        }
     }
 
     func close() throws {
         flush()
         if closes { try handle.close() }
+        if let failure = failure ?? failures.withLock(\.first) { throw CSVFileSorter.Failure("cannot write the output: \(failure)") }
     }
 }

@@ -131,6 +131,9 @@ public struct CSVFileSorter: Sendable {
 
     var blockSize: Int { max(1 << 16, min(maxMemory / 8, 16 << 20)) }
 
+    /// The least input a core scans on its own (a smaller file is scanned on one core).
+    var sliceMinimum = 1 << 20
+
     /// The header's columns, and the key with column types inferred over the whole file
     /// (a first pass over the key columns only) where the spec reads by type.
     func resolvedKey(header: [String], input: URL) throws -> _CSVSortKey {
@@ -145,15 +148,21 @@ public struct CSVFileSorter: Sendable {
         while let record = try reader.next() {
             for field in inferred { inference[field].add(record.fields[field]) }
             count += 1
-            if count & 0xFFFF == 0 { progress?(Progress(bytesRead: reader.offset / 2, totalBytes: reader.size, records: 0)) }
+            if count & 0xFFFF == 0 { progress?(Progress(bytesRead: reader.consumed / 2, totalBytes: reader.size, records: 0)) }
         }
         return key.withTypes(Dictionary(uniqueKeysWithValues: inferred.map { ($0, inference[$0].type) }))
     }
 
     func sort(_ input: URL, into writer: _BufferedWriter, runsIn folder: URL) throws -> Summary {
-        var reader = try _RecordReader(input, delimiter: delimiter, blockSize: blockSize)
+        // A file well within the budget is read whole, its records sorted where they are, and
+        // its column types inferred from the run itself (one pass). A file that may spill, or a
+        // `top` sort that drops records as it goes, is read in blocks, after a first pass over
+        // its key columns that types them over the whole file.
+        let size = (try? FileManager.default.attributesOfItem(atPath: input.path)[.size] as? Int) ?? Int.max
+        let typeFirst = top != nil || size > maxMemory / 4
+        var reader = try _RecordReader(input, delimiter: delimiter, blockSize: blockSize, whole: !typeFirst)
         let header = try reader.header(hasHeader: hasHeader)
-        let key = try resolvedKey(header: header, input: input)
+        var key = typeFirst ? try resolvedKey(header: header, input: input) : try _CSVSortKey(spec, header: header)
         reader.scanner.wanted = key.columns
         let terminator = reader.scanner.terminator ?? [0x0A]
         if reader.hasBOM { writer.write([0xEF, 0xBB, 0xBF]) }
@@ -162,20 +171,28 @@ public struct CSVFileSorter: Sendable {
             writer.write(terminator)
         }
         var run = _Run(key: key)
+        if !typeFirst {
+            run.borrow(reader.buffer)
+            if run.addAll(from: reader, minimumSlice: sliceMinimum) { reader.skipToEnd() }
+        }
         var runs: [URL] = []
         var records = 0
-        let inferredPass = !key.inferredFields.isEmpty
-        while let record = try reader.next() {
+        records = run.count
+        while let range = try reader.nextSpans() {
             records += 1
-            run.add(record, from: reader)
+            run.add(range, from: reader)
             if let top, run.count >= max(2 * top, 65_536) {
                 run.sortAndKeep(top)
             } else if top == nil, run.memory >= maxMemory / 2 {
+                if !key.typesResolved {
+                    key = try resolvedKey(header: header, input: input)
+                    run.setKey(key)
+                }
                 runs.append(try run.spill(to: folder.appendingPathComponent("run-\(runs.count)")))
                 run.clear()
             }
             if records & 0x3FFF == 0 {
-                let read = inferredPass ? reader.size / 2 + reader.offset / 2 : reader.offset
+                let read = typeFirst ? reader.size / 2 + reader.consumed / 2 : reader.consumed
                 progress?(Progress(bytesRead: read, totalBytes: reader.size, records: records))
             }
         }
@@ -183,10 +200,13 @@ public struct CSVFileSorter: Sendable {
         var output = _Output(writer: writer, terminator: terminator, unique: unique, limit: top ?? Int.max)
         if runs.isEmpty {
             run.sort()
-            for index in run.order where !output.isFull { output.write(key: run.key(index), record: run.record(index)) }
+            run.write(to: &output)
         } else {
             runs.append(try run.spill(to: folder.appendingPathComponent("run-\(runs.count)")))
-            try _merge(runs) { key, record in output.write(key: key, record: record); return !output.isFull }
+            try _merge(runs) { key, record in
+                key.withUnsafeBufferPointer { key in record.withUnsafeBufferPointer { output.write(key: key, record: $0) } }
+                return !output.isFull
+            }
         }
         guard top != nil || unique || output.written == records else {
             throw Failure("wrote \(output.written) records but read \(records); the output is incomplete")
@@ -196,7 +216,7 @@ public struct CSVFileSorter: Sendable {
 }
 
 /// Writes records in order, dropping repeated keys with `unique` and stopping at `limit`.
-private struct _Output {
+struct _Output {
     let writer: _BufferedWriter
     let terminator: [UInt8]
     let unique: Bool
@@ -206,12 +226,13 @@ private struct _Output {
 
     var isFull: Bool { written >= limit }
 
-    mutating func write(key: ArraySlice<UInt8>, record: ArraySlice<UInt8>) {
+    mutating func write(key: UnsafeBufferPointer<UInt8>, record: UnsafeBufferPointer<UInt8>) {
         if unique {
-            if written > 0 && _compare(previous[...], key) == 0 { return }
-            previous = Array(key)
+            if written > 0 && previous.elementsEqual(key) { return }
+            previous.removeAll(keepingCapacity: true)
+            previous.append(contentsOf: key)
         }
-        writer.write(record)
+        writer.write(UnsafeRawBufferPointer(record))
         writer.write(terminator)
         written += 1
     }

@@ -1,12 +1,14 @@
 import Foundation
 
 /// Finds CSV records in a byte buffer without building strings for fields nobody reads: each
-/// record's byte range (written back unchanged by a file sort) and the decoded text of the
-/// wanted columns only, or of every column. This is SortKit's one CSV grammar (RFC 4180, CRLF,
-/// LF or CR, blank lines skipped): ``CSV/parse(_:delimiter:)`` reads through it too, so a file
-/// sort and an in-memory sort read a file alike, with the same errors.
+/// record's byte range (written back unchanged by a file sort) and where the wanted columns'
+/// values are (``spans``), or their decoded text (``next(_:at:final:)``). This is SortKit's one
+/// CSV grammar (RFC 4180, CRLF, LF or CR, blank lines skipped): ``CSV/parse(_:delimiter:)``
+/// reads through it too, so a file sort and an in-memory sort read a file alike, with the same
+/// errors.
 /// Written here because the CSV packages available (SwiftCSV, CSV.swift) build a `String` for
-/// every field, which is most of the cost of sorting a file by one or two of its columns.
+/// every field, which is most of the cost of sorting a file by one or two of its columns: a file
+/// sort reads the spans and copies the key columns' bytes only.
 struct _CSVRecordScanner {
     /// One record: where its bytes are, the text of the wanted columns (in `wanted` order)
     /// and the physical line it starts on.
@@ -16,28 +18,84 @@ struct _CSVRecordScanner {
         var line: Int
     }
 
+    /// Where one field's value is: the bytes between the quotes of a quoted field; `escaped`
+    /// when they hold doubled quotes, which stand for one.
+    struct Span {
+        var range: Range<Int>
+        var escaped: Bool
+    }
+
     let delimiter: UInt8
-    /// The columns to decode, in the order `Record.fields` holds them; `nil` decodes every
-    /// column.
-    var wanted: [Int]?
+    /// The delimiter or the quote, whichever is higher (line ends are lower).
+    private let highestSpecial: UInt8
+    /// The columns to decode, in the order `Record.fields` and ``spans`` hold them; `nil`
+    /// decodes every column.
+    var wanted: [Int]? {
+        didSet { slots = Self.slots(wanted) }
+    }
+    /// Column number → its place in ``spans`` (-1: not wanted), for `wanted` columns.
+    private var slots: [Int]
     /// Fields in a record, from the first record.
     var fieldCount: Int?
     /// The physical line of the next byte.
     var line = 1
     /// The line terminator of the first record, to write records with.
     var terminator: [UInt8]?
+    /// The wanted fields of the last record ``scan(_:at:final:)`` found.
+    private(set) var spans: [Span] = []
 
     init(delimiter: UInt8, wanted: [Int]?) {
         self.delimiter = delimiter
+        highestSpecial = max(delimiter, 0x22, 0x0D)
         self.wanted = wanted
+        slots = Self.slots(wanted)
     }
 
-    /// The record starting at `index` (after blank lines), advancing `index` past it; `nil`
-    /// at the end of the buffer, or when the buffer ends inside a record and more bytes may
-    /// follow (`final == false`) — `index` and the line count then stay where they were.
+    private static func slots(_ wanted: [Int]?) -> [Int] {
+        guard let wanted, let last = wanted.max() else { return [] }
+        var slots = Array(repeating: -1, count: last + 1)
+        for (slot, column) in wanted.enumerated() { slots[column] = slot }
+        return slots
+    }
+
+    /// The record starting at `index` (after blank lines) with its wanted fields' text,
+    /// advancing `index` past it; `nil` as ``scan(_:at:final:)`` returns `nil`.
     ///
     /// - Throws: ``CSVError`` naming the line of malformed CSV.
     mutating func next(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, final: Bool) throws -> Record? {
+        guard let (range, line) = try scan(bytes, at: &index, final: final) else { return nil }
+        return Record(bytes: range, fields: spans.map { Self.text($0, in: bytes) }, line: line)
+    }
+
+    /// A field's value as text.
+    static func text(_ span: Span, in bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard span.escaped else { return String(decoding: UnsafeBufferPointer(rebasing: bytes[span.range]), as: UTF8.self) }
+        var value: [UInt8] = []
+        appendValue(span, in: bytes, to: &value)
+        return String(decoding: value, as: UTF8.self)
+    }
+
+    /// Appends a field's value (doubled quotes undone) to `value`.
+    static func appendValue(_ span: Span, in bytes: UnsafeBufferPointer<UInt8>, to value: inout [UInt8]) {
+        guard span.escaped else {
+            value.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[span.range]))
+            return
+        }
+        var position = span.range.lowerBound
+        while position < span.range.upperBound {
+            value.append(bytes[position])
+            position += bytes[position] == 0x22 ? 2 : 1
+        }
+    }
+
+    /// Finds the record starting at `index` (after blank lines), sets ``spans`` to its wanted
+    /// fields and advances `index` past it; returns the record's bytes (without the line end)
+    /// and the line it starts on. `nil` at the end of the buffer, or when the buffer ends inside
+    /// a record and more bytes may follow (`final == false`) — `index` and the line count then
+    /// stay where they were.
+    ///
+    /// - Throws: ``CSVError`` naming the line of malformed CSV.
+    mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, final: Bool) throws -> (Range<Int>, Int)? {
         var position = index
         var line = self.line
         while position < bytes.count, bytes[position] == 0x0A || bytes[position] == 0x0D {
@@ -54,17 +112,19 @@ struct _CSVRecordScanner {
         }
         let start = position
         let recordLine = line
-        var fields = wanted.map { Array(repeating: "", count: $0.count) } ?? []
+        let all = wanted == nil
+        if all { spans.removeAll(keepingCapacity: true) } else if spans.count != wanted!.count {
+            spans = Array(repeating: Span(range: 0..<0, escaped: false), count: wanted!.count)
+        }
         var column = 0
         var end = position
         fieldLoop: while true {
-            // Where this field's text goes: its wanted slot, or appended when decoding all.
-            let slot = wanted == nil ? fields.count : wanted?.firstIndex(of: column)
+            let slot = all ? spans.count : column < slots.count ? slots[column] : -1
+            var span: Span
             if position < bytes.count, bytes[position] == 0x22 {
                 let openingLine = line
                 position += 1
-                var text: [UInt8] = []
-                var segment = position
+                span = Span(range: position..<position, escaped: false)
                 while true {
                     guard position < bytes.count else {
                         if !final { return nil }
@@ -74,12 +134,11 @@ struct _CSVRecordScanner {
                     if byte == 0x22 {
                         if position + 1 >= bytes.count && !final { return nil }
                         if position + 1 < bytes.count, bytes[position + 1] == 0x22 {
-                            if slot != nil { text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segment...position])) }
+                            span.escaped = true
                             position += 2
-                            segment = position
                             continue
                         }
-                        if slot != nil { text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[segment..<position])) }
+                        span.range = span.range.lowerBound..<position
                         position += 1
                         break
                     }
@@ -89,21 +148,24 @@ struct _CSVRecordScanner {
                 if position < bytes.count, bytes[position] != delimiter, bytes[position] != 0x0A, bytes[position] != 0x0D {
                     throw CSVError(line: line, "unexpected text after a closing quote")
                 }
-                if let slot { store(String(decoding: text, as: UTF8.self), at: slot, in: &fields) }
             } else {
                 let fieldStart = position
                 while position < bytes.count {
                     let byte = bytes[position]
+                    // Most bytes are above every special one: one comparison for them.
+                    if byte > highestSpecial {
+                        position += 1
+                        continue
+                    }
                     if byte == delimiter || byte == 0x0A || byte == 0x0D { break }
                     if byte == 0x22 {
                         throw CSVError(line: line, "a quote inside an unquoted field (quote the whole field and double the quote)")
                     }
                     position += 1
                 }
-                if let slot {
-                    store(String(decoding: UnsafeBufferPointer(rebasing: bytes[fieldStart..<position]), as: UTF8.self), at: slot, in: &fields)
-                }
+                span = Span(range: fieldStart..<position, escaped: false)
             }
+            if slot == spans.count && all { spans.append(span) } else if slot >= 0 { spans[slot] = span }
             column += 1
             guard position < bytes.count else {
                 if !final { return nil }
@@ -115,7 +177,7 @@ struct _CSVRecordScanner {
                 if position >= bytes.count {
                     if !final { return nil }
                     // A delimiter at the very end: one more, empty field.
-                    if wanted == nil { fields.append("") }
+                    if all { spans.append(Span(range: position..<position, escaped: false)) }
                     column += 1
                     end = position
                     break fieldLoop
@@ -141,13 +203,27 @@ struct _CSVRecordScanner {
         fieldCount = column
         index = position
         self.line = line
-        guard String(validating: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) != nil else {
+        let record = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        guard Self.isASCII(record) || String(validating: record, as: UTF8.self) != nil else {
             throw CSVError(line: recordLine, "invalid UTF-8 text")
         }
-        return Record(bytes: start..<end, fields: fields, line: recordLine)
+        return (start..<end, recordLine)
     }
 
-    private func store(_ text: String, at slot: Int, in fields: inout [String]) {
-        if slot == fields.count { fields.append(text) } else { fields[slot] = text }
+    /// Whether every byte is below 0x80 (then the bytes are valid UTF-8), eight at a time.
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var offset = 0
+        var bits: UInt64 = 0
+        while offset + 8 <= bytes.count {
+            bits |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < bytes.count {
+            bits |= UInt64(bytes[offset])
+            offset += 1
+        }
+        return bits & 0x8080_8080_8080_8080 == 0
     }
 }

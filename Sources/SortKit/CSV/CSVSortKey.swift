@@ -24,6 +24,8 @@ struct _CSVSortKey: Sendable {
     let components: [Component]
     /// The file columns the key reads, in scanned-field order.
     let columns: [Int]
+    /// Whether ``withTypes(_:)`` gave the inferred fields their types.
+    let typesResolved: Bool
 
     /// Compiles `spec` for a file with `header`; types are filled in by ``withTypes(_:)``.
     ///
@@ -40,11 +42,13 @@ struct _CSVSortKey: Sendable {
         }
         self.columns = columns
         self.components = components
+        typesResolved = false
     }
 
     private init(components: [Component], columns: [Int]) {
         self.components = components
         self.columns = columns
+        typesResolved = true
     }
 
     /// The fields whose column type must be inferred from the whole file first.
@@ -84,7 +88,8 @@ struct _CSVSortKey: Sendable {
         }
     }
 
-    private func encode(_ component: Component, _ text: String, to bytes: inout [UInt8]) {
+    /// Appends the encoding of one value (a field's text) for `component`.
+    func encode(_ component: Component, _ text: String, to bytes: inout [UInt8]) {
         let key = component.key
         var value = key.sortValue(of: text, columnType: component.type)
         if component.isRank { value = key.enumRank(of: value) ?? .null }
@@ -120,6 +125,12 @@ struct _TypeInference: Sendable {
         if text.isEmpty { return }
         sawValue = true
         for candidate in candidates where candidate.parse(text) == nil { candidates.remove(candidate) }
+    }
+
+    /// Takes in what another inference saw.
+    mutating func merge(_ other: _TypeInference) {
+        candidates.formIntersection(other.candidates)
+        sawValue = sawValue || other.sawValue
     }
 
     var type: ColumnType {

@@ -1,0 +1,246 @@
+import Foundation
+
+/// Records and their key columns' values in arenas; sorting builds the keys (``_RunKeys``)
+/// and orders the records by them (ties in input order).
+struct _Run: Sendable {
+    private(set) var sortKey: _CSVSortKey
+    /// The records' bytes: the run's own copies, or the whole input (``borrow(_:)``).
+    private var records: [UInt8] = []
+    private var starts: [Int] = []
+    private var ends: [Int] = []
+    private var borrows = false
+    /// The scanned fields' values (doubled quotes undone), one arena per field.
+    private var values: [_ByteArena]
+    private var keys: _RunKeys?
+    /// Record positions in sorted order, after ``sort()``.
+    private(set) var order: [Int] = []
+
+    init(key: _CSVSortKey) {
+        sortKey = key
+        values = Array(repeating: _ByteArena(), count: key.columns.count)
+    }
+
+    /// Keeps records as ranges of `input` (a whole file read at once) instead of copying them.
+    mutating func borrow(_ input: [UInt8]) {
+        records = input
+        borrows = true
+    }
+
+    /// Empties the run for the next one, keeping its capacity.
+    mutating func clear() {
+        if !borrows { records.removeAll(keepingCapacity: true) }
+        starts.removeAll(keepingCapacity: true)
+        ends.removeAll(keepingCapacity: true)
+        for field in values.indices {
+            values[field].bytes.removeAll(keepingCapacity: true)
+            values[field].ends.removeAll(keepingCapacity: true)
+        }
+        keys = nil
+        order = []
+    }
+
+    /// Sorts from now on with `key` (its column types resolved).
+    mutating func setKey(_ key: _CSVSortKey) {
+        sortKey = key
+        keys = nil
+    }
+
+    var count: Int { ends.count }
+    var memory: Int { (borrows ? 0 : records.count) + values.reduce(0) { $0 + $1.bytes.count } + count * 8 * (2 + values.count) }
+
+    /// Adds the record the reader's scanner found last.
+    mutating func add(_ range: Range<Int>, from reader: _RecordReader) {
+        reader.buffer.withUnsafeBufferPointer { bytes in
+            if borrows {
+                starts.append(range.lowerBound)
+                ends.append(range.upperBound)
+            } else {
+                starts.append(records.count)
+                records.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+                ends.append(records.count)
+            }
+            for (field, span) in reader.scanner.spans.enumerated() {
+                _CSVRecordScanner.appendValue(span, in: bytes, to: &values[field].bytes)
+                values[field].close()
+            }
+        }
+    }
+
+    func record(_ index: Int) -> ArraySlice<UInt8> { records[starts[index]..<ends[index]] }
+
+    /// Scans the rest of a whole-file reader's input in one slice per core and adds its records
+    /// in order. A slice starts after a line end outside quotes — an even count of quotes
+    /// before a byte means it is outside a quoted field. `false` (nothing added) if a slice
+    /// finds malformed CSV: the caller then scans from the start of the rest sequentially,
+    /// which reports the first problem with its line.
+    mutating func addAll(from reader: _RecordReader, minimumSlice: Int) -> Bool {
+        let input = reader.buffer, first = reader.position
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, (input.count - first) / max(1, minimumSlice)))
+        guard slices > 1, borrows else { return false }
+        let bounds = input.withUnsafeBufferPointer { bytes in
+            [first] + (1..<slices).map { Self.recordStart(near: first + (bytes.count - first) * $0 / slices, from: first, in: bytes) } + [bytes.count]
+        }
+        var parts = [_Run?](repeating: nil, count: slices)
+        let scanner = reader.scanner, empty = self
+        parts.withUnsafeMutableBufferPointer { parts in
+            nonisolated(unsafe) let parts = parts
+            DispatchQueue.concurrentPerform(iterations: slices) { slice in
+                var part = empty, scanner = scanner, position = bounds[slice]
+                let found: ()? = input.withUnsafeBufferPointer { bytes in
+                    let bytes = UnsafeBufferPointer(rebasing: bytes[..<bounds[slice + 1]])
+                    while let (range, _) = try? scanner.scan(bytes, at: &position, final: true) {
+                        part.starts.append(range.lowerBound)
+                        part.ends.append(range.upperBound)
+                        for (field, span) in scanner.spans.enumerated() {
+                            _CSVRecordScanner.appendValue(span, in: bytes, to: &part.values[field].bytes)
+                            part.values[field].close()
+                        }
+                    }
+                    return position == bytes.count ? () : nil
+                }
+                if found != nil { parts[slice] = part }
+            }
+        }
+        guard parts.allSatisfy({ $0 != nil }) else { return false }
+        for part in parts.map({ $0! }) {
+            starts.append(contentsOf: part.starts)
+            ends.append(contentsOf: part.ends)
+            for field in values.indices { values[field].append(part.values[field]) }
+        }
+        return true
+    }
+
+    /// The first byte after the first line end outside quotes at or after `target`.
+    private static func recordStart(near target: Int, from first: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var quoted = false
+        for byte in bytes[first..<target] where byte == 0x22 { quoted.toggle() }
+        var position = target
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            if byte == 0x22 {
+                quoted.toggle()
+            } else if !quoted, byte == 0x0A || byte == 0x0D {
+                if byte == 0x0D, position < bytes.count, bytes[position] == 0x0A { position += 1 }
+                return position
+            }
+        }
+        return position
+    }
+
+    /// Sorts by key; equal keys keep input order (stable).
+    mutating func sort() {
+        let keys = _RunKeys(key: sortKey, values: values)
+        order = keys.order()
+        self.keys = keys
+    }
+
+    /// Writes the sorted records to `output` (with `unique`, not those whose sort key equals
+    /// the previous record's; at most its limit). The records are gathered into pieces of the
+    /// output on every core at a time — moving records into a random order is most of a
+    /// sort's memory traffic — and the pieces written in order.
+    func write(to output: inout _Output) {
+        guard let keys else { return }
+        var chosen = order
+        if output.unique {
+            let sortKeys = keys.sortKeys
+            chosen = order.indices.compactMap { position in
+                position == 0 || !sortKeys.bytes[sortKeys.range(order[position - 1])].elementsEqual(sortKeys.bytes[sortKeys.range(order[position])])
+                    ? order[position] : nil
+            }
+        }
+        let written = Array(chosen.prefix(max(0, output.limit - output.written)))
+        let terminator = output.terminator
+        let pieceSize = 32_768, cores = ProcessInfo.processInfo.activeProcessorCount
+        let pieceCount = (written.count + pieceSize - 1) / pieceSize
+        @Sendable func gather(_ piece: Int, into bytes: inout [UInt8]) {
+            let chosen = written[(piece * pieceSize)..<min(written.count, (piece + 1) * pieceSize)]
+            let size = chosen.reduce(0) { $0 + ends[$1] - starts[$1] } + chosen.count * terminator.count
+            let base = bytes.count
+            bytes.append(contentsOf: repeatElement(0, count: size))
+            bytes.withUnsafeMutableBytes { target in
+                records.withUnsafeBytes { records in
+                    starts.withUnsafeBufferPointer { starts in
+                        ends.withUnsafeBufferPointer { ends in
+                            terminator.withUnsafeBytes { terminator in
+                                var cursor = base
+                                for index in chosen {
+                                    let count = ends[index] - starts[index]
+                                    target.baseAddress!.advanced(by: cursor).copyMemory(from: records.baseAddress! + starts[index], byteCount: count)
+                                    cursor += count
+                                    target.baseAddress!.advanced(by: cursor).copyMemory(from: terminator.baseAddress!, byteCount: terminator.count)
+                                    cursor += terminator.count
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        if let base = output.writer.positionForDirectWrites() {
+            // Into a file: each core gathers every `cores`-th piece and writes it at its place.
+            var sizes = [Int](repeating: 0, count: pieceCount + 1)
+            for piece in 0..<pieceCount {
+                sizes[piece + 1] = written[(piece * pieceSize)..<min(written.count, (piece + 1) * pieceSize)]
+                    .reduce(sizes[piece]) { $0 + ends[$1] - starts[$1] + terminator.count }
+            }
+            let offsets = sizes
+            let writer = output.writer
+            DispatchQueue.concurrentPerform(iterations: min(cores, pieceCount)) { worker in
+                var bytes: [UInt8] = []
+                for piece in stride(from: worker, to: pieceCount, by: cores) {
+                    bytes.removeAll(keepingCapacity: true)
+                    gather(piece, into: &bytes)
+                    writer.write(bytes, at: base + offsets[piece])
+                }
+            }
+            writer.endDirectWrites(at: base + offsets[pieceCount])
+        } else {
+            // Into a pipe: pieces gathered on every core at a time, written in order.
+            for batch in stride(from: 0, to: pieceCount, by: cores) {
+                var pieces = [[UInt8]](repeating: [], count: min(cores, pieceCount - batch))
+                pieces.withUnsafeMutableBufferPointer { pieces in
+                    nonisolated(unsafe) let pieces = pieces
+                    DispatchQueue.concurrentPerform(iterations: pieces.count) { gather(batch + $0, into: &pieces[$0]) }
+                }
+                for piece in pieces { output.writer.write(piece) }
+            }
+        }
+        output.written += written.count
+    }
+
+    /// Keeps only the first `limit` records in order (for `top`), as a new run in that order.
+    mutating func sortAndKeep(_ limit: Int) {
+        sort()
+        var kept = _Run(key: sortKey)
+        for index in order.prefix(limit) {
+            kept.starts.append(kept.records.count)
+            kept.records.append(contentsOf: record(index))
+            kept.ends.append(kept.records.count)
+            for field in values.indices {
+                kept.values[field].bytes.append(contentsOf: values[field].bytes[values[field].range(index)])
+                kept.values[field].close()
+            }
+        }
+        self = kept
+    }
+
+    /// Writes the sorted run to `url`: per record, key length, record length (UInt32, little
+    /// endian), key (the values' encodings, which compare across runs), record.
+    mutating func spill(to url: URL) throws -> URL {
+        sort()
+        let writer = try _BufferedWriter(url)
+        var key: [UInt8] = []
+        for index in order {
+            key.removeAll(keepingCapacity: true)
+            keys!.fullKey(index, to: &key)
+            let recordBytes = record(index)
+            withUnsafeBytes(of: UInt32(key.count).littleEndian) { writer.write($0) }
+            withUnsafeBytes(of: UInt32(recordBytes.count).littleEndian) { writer.write($0) }
+            writer.write(key)
+            writer.write(recordBytes)
+        }
+        try writer.close()
+        return url
+    }
+}
