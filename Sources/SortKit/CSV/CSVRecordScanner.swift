@@ -28,6 +28,8 @@ struct _CSVRecordScanner {
     let delimiter: UInt8
     /// The delimiter or the quote, whichever is higher (line ends are lower).
     private let highestSpecial: UInt8
+    /// The delimiter in every byte.
+    private let delimiterWord: UInt64
     /// The columns to decode, in the order `Record.fields` and ``spans`` hold them; `nil`
     /// decodes every column.
     var wanted: [Int]? {
@@ -47,6 +49,7 @@ struct _CSVRecordScanner {
     init(delimiter: UInt8, wanted: [Int]?) {
         self.delimiter = delimiter
         highestSpecial = max(delimiter, 0x22, 0x0D)
+        delimiterWord = UInt64(delimiter) &* 0x0101_0101_0101_0101
         self.wanted = wanted
         slots = Self.slots(wanted)
     }
@@ -150,6 +153,16 @@ struct _CSVRecordScanner {
                 }
             } else {
                 let fieldStart = position
+                // Eight bytes at a time up to the first special byte, then byte by byte.
+                while position + 8 <= bytes.count {
+                    let word = UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self))
+                    let specials = Self.specialBytes(word, delimiter: delimiterWord)
+                    if specials != 0 {
+                        position += specials.trailingZeroBitCount / 8
+                        break
+                    }
+                    position += 8
+                }
                 while position < bytes.count {
                     let byte = bytes[position]
                     // Most bytes are above every special one: one comparison for them.
@@ -208,6 +221,14 @@ struct _CSVRecordScanner {
             throw CSVError(line: recordLine, "invalid UTF-8 text")
         }
         return (start..<end, recordLine)
+    }
+
+    /// The high bit of each byte of `word` that is the delimiter, a line end or a quote (the
+    /// lowest one exact; bytes above it may be flagged falsely).
+    @inline(__always)
+    private static func specialBytes(_ word: UInt64, delimiter: UInt64) -> UInt64 {
+        func zeros(_ value: UInt64) -> UInt64 { (value &- 0x0101_0101_0101_0101) & ~value & 0x8080_8080_8080_8080 }
+        return zeros(word ^ delimiter) | zeros(word ^ 0x0A0A_0A0A_0A0A_0A0A) | zeros(word ^ 0x0D0D_0D0D_0D0D_0D0D) | zeros(word ^ 0x2222_2222_2222_2222)
     }
 
     /// Whether every byte is below 0x80 (then the bytes are valid UTF-8), eight at a time.
