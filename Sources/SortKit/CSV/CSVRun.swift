@@ -107,7 +107,15 @@ struct _Run: Sendable {
             }
         }
         guard parts.allSatisfy({ $0 != nil }) else { return false }
-        for part in parts.map({ $0! }) {
+        let all = parts.map { $0! }
+        // One copy of each part: reserve the whole first.
+        starts.reserveCapacity(starts.count + all.reduce(0) { $0 + $1.count })
+        ends.reserveCapacity(starts.capacity)
+        for field in values.indices {
+            values[field].bytes.reserveCapacity(values[field].bytes.count + all.reduce(0) { $0 + $1.values[field].bytes.count })
+            values[field].ends.reserveCapacity(starts.capacity)
+        }
+        for part in all {
             starts.append(contentsOf: part.starts)
             ends.append(contentsOf: part.ends)
             for field in values.indices { values[field].append(part.values[field]) }
