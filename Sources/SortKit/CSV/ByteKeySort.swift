@@ -1,8 +1,7 @@
 import Foundation
 
-/// Positions `0..<keys.count` in memcmp order of their byte strings, ties in position order
-/// (stable). The keys must be prefix-free — no key a proper prefix of another — as SortKit's
-/// encoded keys are (a null marker, or a value ended by `00 00`; fixed-width ranks).
+/// Positions `0..<keys.count` in memcmp order of their byte strings (a proper prefix first),
+/// ties in position order (stable).
 ///
 /// A most-significant-digit radix sort over 16-byte windows: every key's first 16 bytes
 /// (big-endian, zero-padded) are sorted by the engine's LSD radix sort (``_radixSort(_:skippingLowBytes:)``,
@@ -52,20 +51,38 @@ private struct _ByteKeySorter {
         while groupStart < to {
             var groupEnd = groupStart + 1
             while groupEnd < to, records[groupEnd].hi == records[groupStart].hi, records[groupEnd].lo == records[groupStart].lo { groupEnd += 1 }
-            // Prefix-free keys equal up to `depth`: either all end before it (equal) or none does.
-            let first = Int(records[groupStart].index)
-            if groupEnd - groupStart > 1, ends[first] - start(first) > depth {
+            if groupEnd - groupStart > 1 {
                 if groupEnd - groupStart <= 16 {
                     insertionSort(&records, from: groupStart, to: groupEnd, depth: depth)
                 } else {
-                    var group = records[groupStart..<groupEnd].map { record(Int($0.index), depth: depth) }
-                    _radixSort(&group)
-                    resolveTies(&group, from: 0, to: group.count, depth: depth + 16)
-                    records.replaceSubrange(groupStart..<groupEnd, with: group)
+                    resolveGroup(&records, from: groupStart, to: groupEnd, depth: depth)
                 }
             }
             groupStart = groupEnd
         }
+    }
+
+    /// Sorts a group of keys equal (zero-padded) before `depth`: keys that end before `depth`
+    /// are prefixes of the longer ones, so they come first, shorter first (equal lengths:
+    /// equal keys, in position order); the longer keys are radix-sorted by their next window.
+    private func resolveGroup(_ records: inout [_SortEngine.Record], from: Int, to: Int, depth: Int) {
+        let length = { (record: _SortEngine.Record) in ends[Int(record.index)] - start(Int(record.index)) }
+        let group = records[from..<to]
+        if group.allSatisfy({ length($0) > depth }) {
+            var longer = group.map { record(Int($0.index), depth: depth) }
+            _radixSort(&longer)
+            resolveTies(&longer, from: 0, to: longer.count, depth: depth + 16)
+            records.replaceSubrange(from..<to, with: longer)
+            return
+        }
+        let shorter = group.filter { length($0) <= depth }
+        guard shorter.count < group.count || Set(shorter.map(length)).count > 1 else { return }   // all equal
+        var ordered = shorter.sorted { (length($0), $0.index) < (length($1), $1.index) }
+        var longer = group.filter { length($0) > depth }.map { record(Int($0.index), depth: depth) }
+        _radixSort(&longer)
+        resolveTies(&longer, from: 0, to: longer.count, depth: depth + 16)
+        ordered.append(contentsOf: longer)
+        records.replaceSubrange(from..<to, with: ordered)
     }
 
     /// Sorts a small group by memcmp from `depth`, ties by position (records arrive in
@@ -82,10 +99,12 @@ private struct _ByteKeySorter {
         }
     }
 
+    /// Whether key `a` sorts before key `b`, given they are equal (zero-padded) before `depth`:
+    /// by their bytes from `depth`, then the shorter first (it is a prefix of the other).
     private func precedes(_ a: Int, _ b: Int, depth: Int) -> Bool {
-        let aStart = start(a) + depth, bStart = start(b) + depth
-        let aCount = max(0, ends[a] - aStart), bCount = max(0, ends[b] - bStart)
-        let common = memcmp(bytes.baseAddress! + aStart, bytes.baseAddress! + bStart, min(aCount, bCount))
-        return common != 0 ? common < 0 : aCount < bCount
+        let aLength = ends[a] - start(a), bLength = ends[b] - start(b)
+        let common = min(max(0, aLength - depth), max(0, bLength - depth))
+        let order = common == 0 ? 0 : memcmp(bytes.baseAddress! + start(a) + depth, bytes.baseAddress! + start(b) + depth, common)
+        return order != 0 ? order < 0 : aLength < bLength
     }
 }

@@ -1,0 +1,39 @@
+import OrderKeys
+import Testing
+@testable import SortKit
+
+@Suite("Radix sort of byte keys")
+struct ByteKeySortTests {
+    /// Random keys with long shared prefixes, zero bytes, keys that are prefixes of others and
+    /// many duplicates, so every path runs: one window, deeper windows, small and large groups.
+    static func keys(count: Int, using random: inout SplitMix64) -> [[UInt8]] {
+        let stems: [[UInt8]] = (0..<6).map { stem in (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8(stem % 3 == 0 ? 0 : Int.random(in: 0...2, using: &random)) } }
+        return (0..<count).map { _ in
+            var key = stems.randomElement(using: &random)!
+            for _ in 0..<Int.random(in: 0...3, using: &random) { key.append(UInt8.random(in: 0...3, using: &random)) }
+            if Int.random(in: 0..<4, using: &random) == 0 { key.removeLast(min(key.count, Int.random(in: 0...20, using: &random))) }
+            return key
+        }
+    }
+
+    @Test("Equals a stable comparison sort (memcmp, a prefix first, ties by position)", arguments: [0, 1, 15, 17, 300, 5_000])
+    func matchesOracle(count: Int) {
+        let seed = UInt64(count) &* 0x9E37_79B9 &+ 5
+        var random = SplitMix64(seed: seed)
+        for _ in 0..<5 {
+            let keys = Self.keys(count: count, using: &random)
+            var arena = _ByteArena()
+            for key in keys {
+                arena.bytes.append(contentsOf: key)
+                arena.close()
+            }
+            let expected = keys.indices.sorted { a, b in
+                keys[a] == keys[b] ? a < b : keys[a].lexicographicallyPrecedes(keys[b])
+            }
+            let actual = _sortByteKeys(arena)
+            let first = actual.indices.first { $0 < expected.count && actual[$0] != expected[$0] }
+            #expect(actual.count == expected.count && first == nil,
+                    "\(count) keys, seed \(seed): first difference at \(first ?? -1): \(first.map { "\(keys[actual[$0]]) (\(actual[$0])) where \(keys[expected[$0]]) (\(expected[$0])) belongs" } ?? "")")
+        }
+    }
+}
