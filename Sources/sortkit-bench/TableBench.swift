@@ -106,8 +106,10 @@ struct TableBench: ParsableCommand {
                 times.append(ms(since: start))
             }
             times.sort()
-            print(String(format: "  %-22@ %9.2f ms  %@  widths %@", name, times[times.count / 2],
-                         reference[name].map { "[\($0) at 10k]" } ?? "", "\(widths)"))
+            // `%-22@` doesn't pad objects: the name is padded here.
+            let label = name.padding(toLength: 22, withPad: " ", startingAt: 0)
+            let note = (reference[name].map { "[\($0) at 10k]" } ?? "").padding(toLength: 16, withPad: " ", startingAt: 0)
+            print(String(format: "  %@ %9.2f ms  %@ widths %@", label, times[times.count / 2], note, "\(widths)"))
         }
     }
 

@@ -35,7 +35,7 @@ struct _Ranking<Row> {
     }
 
     /// Dense ranks from the order and its tie marks; nulls, one group at one end, get ``null``.
-    private mutating func rerank(_ rows: [Row]) {
+    private mutating func rerank<Rows: RandomAccessCollection<Row>>(_ rows: Rows) where Rows.Index == Int {
         ranks = [UInt32](repeating: 0, count: order.count)
         distinct = 0
         guard let first = order.first, let last = order.last else { return }
@@ -79,8 +79,33 @@ struct _Ranking<Row> {
     /// ranking changed.
     @discardableResult
     mutating func update(old oldRows: [Row], new newRows: [Row], newPosition: [Int], changed: [Bool], identity: Bool) -> Bool {
-        if identity, !changed.indices.contains(where: { changed[$0] && key.compare(oldRows[$0], newRows[$0]) != .orderedSame }) {
-            return false  // no row's key changed: the order, ties and ranks stand
+        // Rows are read through pointers: this generic code would copy (and retain the fields
+        // of) every row it reads from an array.
+        oldRows.withUnsafeBufferPointer { old in
+            newRows.withUnsafeBufferPointer { new in
+                update(old: old, new: new, newPosition: newPosition, changed: changed, identity: identity)
+            }
+        }
+    }
+
+    private mutating func update(
+        old oldRows: UnsafeBufferPointer<Row>, new newRows: UnsafeBufferPointer<Row>, newPosition: [Int], changed: [Bool], identity: Bool
+    ) -> Bool {
+        // Element access through the base pointers borrows rows in place (a buffer's subscript
+        // returns a copy).
+        guard let old = oldRows.baseAddress, let new = newRows.baseAddress else {
+            self = _Ranking(key, rows: Array(newRows))
+            return true
+        }
+        // Plain loops, not closures per row: in this generic code a closure call per row was
+        // a tenth of a `setData`.
+        if identity {
+            var keyChanged = false
+            for p in changed.indices where changed[p] && key.compare(old[p], new[p]) != .orderedSame {
+                keyChanged = true
+                break
+            }
+            if !keyChanged { return false }  // no row's key changed: the order, ties and ranks stand
         }
         var covered = [Bool](repeating: false, count: newRows.count)
         var keptOrder: [Int] = []
@@ -92,18 +117,19 @@ struct _Ranking<Row> {
         for (i, p) in order.enumerated() {
             if i > 0 { chain = chain && tiesPrevious[i] }
             let q = newPosition[p]
-            guard q >= 0, !changed[p] || key.compare(oldRows[p], newRows[q]) == .orderedSame else { continue }
+            guard q >= 0, !changed[p] || key.compare(old[p], new[q]) == .orderedSame else { continue }
             covered[q] = true
             keptTies.append(!keptOrder.isEmpty && chain)
             keptOrder.append(q)
             chain = true
         }
-        let dirty = newRows.indices.filter { !covered[$0] }
+        var dirty: [Int] = []
+        for q in covered.indices where !covered[q] { dirty.append(q) }
         if dirty.count > newRows.count / 8 {
-            self = _Ranking(key, rows: newRows)
+            self = _Ranking(key, rows: Array(newRows))
             return true
         }
-        let dirtyOrder = dirty.map { newRows[$0] }._sortedIndicesMarkingTies(by: [key]).order.map { dirty[$0] }
+        let dirtyOrder = dirty.map { new[$0] }._sortedIndicesMarkingTies(by: [key]).order.map { dirty[$0] }
         var merged: [Int] = []
         merged.reserveCapacity(newRows.count)
         var mergedTies: [Bool] = []
@@ -112,21 +138,26 @@ struct _Ranking<Row> {
         for q in dirtyOrder {
             // The first kept row after q (after its ties too, so q joins its group last); q's
             // value is read once, not per probe.
-            let value = key.value(for: newRows[q])
+            let value = key.value(for: new[q])
             var low = next, high = keptOrder.count
             while low < high {
                 let mid = (low + high) / 2
-                let probe = newRows[keptOrder[mid]]
-                let order = value.map { key.compareValues(key.value(for: probe)!, $0) } ?? key.compare(probe, newRows[q])
+                let probe = keptOrder[mid]
+                let order: ComparisonResult
+                if let value {
+                    order = key.compareValues(key.value(for: new[probe])!, value)
+                } else {
+                    order = key.compare(new[probe], new[q])
+                }
                 if order == .orderedDescending { high = mid } else { low = mid + 1 }
             }
             merged.append(contentsOf: keptOrder[next..<low])
             mergedTies.append(contentsOf: keptTies[next..<low])
-            mergedTies.append(merged.last.map { key.compare(newRows[$0], newRows[q]) == .orderedSame } ?? false)
+            mergedTies.append(merged.last.map { key.compare(new[$0], new[q]) == .orderedSame } ?? false)
             merged.append(q)
             if low < keptOrder.count {
                 // The kept row after q now follows q.
-                keptTies[low] = key.compare(newRows[q], newRows[keptOrder[low]]) == .orderedSame
+                keptTies[low] = key.compare(new[q], new[keptOrder[low]]) == .orderedSame
             }
             next = low
         }

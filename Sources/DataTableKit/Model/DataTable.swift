@@ -82,6 +82,9 @@ public struct DataTable<Row: Identifiable> {
     private var rankings: [String: _Ranking<Row>] = [:]
     /// The rankings ``sortedAll`` was made from.
     private var sortedBy: Set<String> = []
+    /// Row counts from which `setData` updates the rankings in the background, while it folds
+    /// the changed rows; below it the hand-off costs more than it saves. Tests lower it.
+    var backgroundUpdateThreshold = 20_000
 
     /// A table over `rows`, sorted at once by `defaultSort` (header names; typed keys apply).
     public init(rows: [Row], columns: [DataTableColumn<Row>], defaultSort: SortSpec = SortSpec(), pageSize: Int = 50) {
@@ -254,6 +257,10 @@ public struct DataTable<Row: Identifiable> {
             }
         }
         rows = newRows
+        // The kept sort orders are updated in the background while the changed rows are
+        // folded here.
+        let rankingUpdate = startFollowingChange(from: oldRows, newPosition: newPosition, changed: changed, identity: identity,
+                                                 inBackground: newRows.count >= backgroundUpdateThreshold)
         // Unchanged rows keep their folded search text; in place when no row moved.
         if identity {
             for q in newRows.indices where kept[q] < 0 { index(newRows[q], at: q) }
@@ -268,7 +275,7 @@ public struct DataTable<Row: Identifiable> {
             }
         }
         positionOfID = newPositionOfID
-        followChange(from: oldRows, newPosition: newPosition, changed: changed, identity: identity)
+        finishFollowingChange(rankingUpdate, identity: identity)
         refresh()
         if let anchor, let position = positionOfID[anchor], let index = displayedPositions.firstIndex(of: position) {
             pageIndex = index / pageSize
@@ -298,7 +305,8 @@ public struct DataTable<Row: Identifiable> {
         var changed = [Bool](repeating: false, count: rows.count)
         changed[position] = true
         let identity = Array(rows.indices)
-        followChange(from: oldRows, newPosition: identity, changed: changed, identity: true)
+        finishFollowingChange(startFollowingChange(from: oldRows, newPosition: identity, changed: changed, identity: true,
+                                                   inBackground: false), identity: true)
         if editPolicy == .immediate { refresh() }
         let rows = rows
         return DataTableDiff(oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: identity,
@@ -308,16 +316,22 @@ public struct DataTable<Row: Identifiable> {
 
     // MARK: Internals
 
-    /// Brings every kept ranking up to date after ``rows`` changed from `oldRows` (see
-    /// ``_Ranking/update(old:new:newPosition:changed:identity:)``), and drops the sort of all
-    /// rows unless every row kept its place and no key that sort uses changed.
-    private mutating func followChange(from oldRows: [Row], newPosition: [Int], changed: [Bool], identity: Bool) {
-        var resort = !identity
-        for id in Array(rankings.keys) {
-            let updated = rankings[id]?.update(old: oldRows, new: rows, newPosition: newPosition, changed: changed, identity: identity)
-            if updated == true, sortedBy.contains(id) { resort = true }
-        }
-        if resort { sortedAll = nil }
+    /// Starts bringing every kept ranking up to date after ``rows`` changed from `oldRows` (see
+    /// ``_Ranking/update(old:new:newPosition:changed:identity:)``); ``finishFollowingChange(_:identity:)``
+    /// takes the result.
+    private func startFollowingChange(
+        from oldRows: [Row], newPosition: [Int], changed: [Bool], identity: Bool, inBackground: Bool
+    ) -> _RankingUpdate<Row> {
+        _RankingUpdate(rankings, old: oldRows, new: rows, newPosition: newPosition, changed: changed, identity: identity,
+                       inBackground: inBackground)
+    }
+
+    /// Keeps the updated rankings, and drops the sort of all rows unless every row kept its
+    /// place and no key that sort uses changed.
+    private mutating func finishFollowingChange(_ update: _RankingUpdate<Row>, identity: Bool) {
+        let (updatedRankings, updated) = update.wait()
+        rankings = updatedRankings
+        if !identity || !updated.isDisjoint(with: sortedBy) { sortedAll = nil }
     }
 
     /// The kept ranking named `id`, made from `key` the first time it is asked for.
