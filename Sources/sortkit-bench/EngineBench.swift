@@ -14,7 +14,7 @@ struct EngineBench: ParsableCommand {
     @Option(help: "Runs per case for SortKit and the closure (min and median are reported).")
     var runs: Int = 5
 
-    @Option(help: "Runs per case for the slow Foundation anchors.")
+    @Option(help: "Runs per case for the slow Foundation anchors (0 skips them).")
     var foundationRuns: Int = 1
 
     @Option(help: "Write each data set as CSV into this folder, for external tools.")
@@ -23,8 +23,20 @@ struct EngineBench: ParsableCommand {
     @Option(help: "A Python with the duckdb package: time DuckDB's ORDER BY of the same rows (2 threads and 1) for the 3-key case.")
     var duckdb: String?
 
+    @Option(help: "Case groups to run, comma-separated: 3keys (with top-50), numbers, strings.")
+    var cases: String = "3keys,numbers,strings"
+
     @Flag(help: "Print the results again as a Markdown table at the end.")
     var markdown = false
+
+    func validate() throws {
+        let unknown = caseGroups.subtracting(["3keys", "numbers", "strings"])
+        if let group = unknown.sorted().first {
+            throw ValidationError("--cases: unknown group '\(group)' (expected 3keys, numbers or strings)")
+        }
+    }
+
+    private var caseGroups: Set<String> { Set(cases.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
 
     func run() throws {
         var report = Report()
@@ -46,6 +58,12 @@ struct EngineBench: ParsableCommand {
     }
 
     func runCases(_ books: [BenchBook], _ report: inout Report, csv: URL?) throws {
+        if caseGroups.contains("3keys") { try runThreeKeys(books, &report, csv: csv) }
+        if caseGroups.contains("numbers") { try runNumbers(books, &report) }
+        if caseGroups.contains("strings") { try runStrings(books, &report) }
+    }
+
+    func runThreeKeys(_ books: [BenchBook], _ report: inout Report, csv: URL?) throws {
         let n = books.count
         let threeKeys: [SortKey<BenchBook>] = [SortKey(declaredOrderOf: \.status), SortKey(\.author), SortKey(\.price, .descending)]
 
@@ -57,7 +75,7 @@ struct EngineBench: ParsableCommand {
                 return a.price > b.price
             }
         } verify: { checkSorted($0) { a, b in (a.statusRank, a.author, b.price) < (b.statusRank, b.author, a.price) } }
-        let foundation3 = try time("3 keys", n, "Foundation", &report, runs: foundationRuns) {
+        let foundation3 = try time("3 keys", n, "Foundation", &report, runs: foundationRuns, optional: true) {
             books.sorted(using: [KeyPathComparator(\BenchBook.statusRank), KeyPathComparator(\BenchBook.author),
                                  KeyPathComparator(\BenchBook.price, order: .reverse)])
         } verify: { checkSorted($0) { a, b in (a.statusRank, a.author, b.price) < (b.statusRank, b.author, a.price) } }
@@ -81,11 +99,15 @@ struct EngineBench: ParsableCommand {
             return result.map(\.id) == expected ? nil : "top-50 differs from the full sort's first page"
         }
         print(String(format: "top-50 of 3 keys | \(n) | %.1f× faster than SortKit's full sort", full3.median / top.median))
+    }
+
+    func runNumbers(_ books: [BenchBook], _ report: inout Report) throws {
+        let n = books.count
 
         // Single keys; every anchor is a literal closure, as a tuned hand-written sort would be.
         let intClosure = try time("Int (pages)", n, "closure", &report) { books.sorted { $0.pages < $1.pages } }
             verify: { checkSorted($0) { $0.pages < $1.pages } }
-        let intFoundation = try time("Int (pages)", n, "Foundation", &report, runs: foundationRuns) {
+        let intFoundation = try time("Int (pages)", n, "Foundation", &report, runs: foundationRuns, optional: true) {
             books.sorted(using: KeyPathComparator(\BenchBook.pages))
         } verify: { checkSorted($0) { $0.pages < $1.pages } }
         try time("Int (pages)", n, "SortKit", &report, closure: intClosure, foundation: intFoundation) {
@@ -94,16 +116,19 @@ struct EngineBench: ParsableCommand {
 
         let doubleClosure = try time("Double (price)", n, "closure", &report) { books.sorted { $0.price < $1.price } }
             verify: { checkSorted($0) { $0.price < $1.price } }
-        let doubleFoundation = try time("Double (price)", n, "Foundation", &report, runs: foundationRuns) {
+        let doubleFoundation = try time("Double (price)", n, "Foundation", &report, runs: foundationRuns, optional: true) {
             books.sorted(using: KeyPathComparator(\BenchBook.price))
         } verify: { checkSorted($0) { $0.price < $1.price } }
         try time("Double (price)", n, "SortKit", &report, closure: doubleClosure, foundation: doubleFoundation) {
             books.sorted(by: [SortKey(\.price)])
         } verify: { checkSortKit($0, [SortKey(\.price)]) }
+    }
 
+    func runStrings(_ books: [BenchBook], _ report: inout Report) throws {
+        let n = books.count
         let stringClosure = try time("String (title, binary)", n, "closure", &report) { books.sorted { $0.title < $1.title } }
             verify: { checkSorted($0) { $0.title < $1.title } }
-        let stringFoundation = try time("String (title, binary)", n, "Foundation", &report, runs: foundationRuns) {
+        let stringFoundation = try time("String (title, binary)", n, "Foundation", &report, runs: foundationRuns, optional: true) {
             books.sorted(using: KeyPathComparator(\BenchBook.title))
         } verify: { checkSorted($0) { $0.title < $1.title } }
         try time("String (title, binary)", n, "SortKit", &report, closure: stringClosure, foundation: stringFoundation) {
@@ -113,13 +138,13 @@ struct EngineBench: ParsableCommand {
         // Natural and case-insensitive titles: SortKit's collations against plain `<` (which
         // knows neither) and against Foundation's options that do.
         let plain = stringClosure
-        let standard = try time("natural title", n, "Foundation localizedStandardCompare", &report, runs: foundationRuns) {
+        let standard = try time("natural title", n, "Foundation localizedStandardCompare", &report, runs: foundationRuns, optional: true) {
             books.sorted { $0.title.localizedStandardCompare($1.title) == .orderedAscending }
         } verify: { _ in nil }
         try time("natural title", n, "SortKit natural", &report, closure: plain, foundation: standard) {
             books.sorted(by: [SortKey(\.title)])
         } verify: { checkSortKit($0, [SortKey(\.title)]) }
-        let caseless = try time("nocase title", n, "Foundation compare(.caseInsensitive)", &report, runs: foundationRuns) {
+        let caseless = try time("nocase title", n, "Foundation compare(.caseInsensitive)", &report, runs: foundationRuns, optional: true) {
             books.sorted { $0.title.compare($1.title, options: .caseInsensitive) == .orderedAscending }
         } verify: { _ in nil }
         try time("nocase title", n, "SortKit caseInsensitive", &report, closure: plain, foundation: caseless) {
@@ -133,6 +158,17 @@ struct EngineBench: ParsableCommand {
         closure: Measurement? = nil, foundation: Measurement? = nil,
         _ body: () -> T, verify: (T) -> String?
     ) throws -> Measurement {
+        try time(name, n, method, &report, runs: runs, closure: closure, foundation: foundation, optional: false, body, verify: verify)!
+    }
+
+    /// An `optional` anchor is skipped (nil) when its runs are 0.
+    @discardableResult
+    func time<T>(
+        _ name: String, _ n: Int, _ method: String, _ report: inout Report, runs: Int? = nil,
+        closure: Measurement? = nil, foundation: Measurement? = nil, optional: Bool,
+        _ body: () -> T, verify: (T) -> String?
+    ) throws -> Measurement? {
+        if optional, runs == 0 { return nil }
         let (measurement, problem) = measure(runs: runs ?? self.runs, body, verify: verify)
         if let problem { throw ValidationError("\(name), \(method): result is not sorted: \(problem)") }
         report.add(name, n, method, measurement, closure: closure, foundation: foundation)
