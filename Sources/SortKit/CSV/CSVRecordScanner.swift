@@ -220,7 +220,8 @@ struct _CSVRecordScanner {
         index = position
         self.line = line
         let record = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        guard Self.isASCII(record) || String(validating: record, as: UTF8.self) != nil else {
+        // ASCII (checked eight bytes at a time) is valid UTF-8.
+        guard _isASCII(record) || String(validating: record, as: UTF8.self) != nil else {
             throw CSVError(line: recordLine, "invalid UTF-8 text")
         }
         return (start..<end, recordLine)
@@ -232,22 +233,5 @@ struct _CSVRecordScanner {
     private static func specialBytes(_ word: UInt64, delimiter: UInt64) -> UInt64 {
         func zeros(_ value: UInt64) -> UInt64 { (value &- 0x0101_0101_0101_0101) & ~value & 0x8080_8080_8080_8080 }
         return zeros(word ^ delimiter) | zeros(word ^ 0x0A0A_0A0A_0A0A_0A0A) | zeros(word ^ 0x0D0D_0D0D_0D0D_0D0D) | zeros(word ^ 0x2222_2222_2222_2222)
-    }
-
-    /// Whether every byte is below 0x80 (then the bytes are valid UTF-8), eight at a time.
-    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
-        let raw = UnsafeRawPointer(base)
-        var offset = 0
-        var bits: UInt64 = 0
-        while offset + 8 <= bytes.count {
-            bits |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            offset += 8
-        }
-        while offset < bytes.count {
-            bits |= UInt64(bytes[offset])
-            offset += 1
-        }
-        return bits & 0x8080_8080_8080_8080 == 0
     }
 }

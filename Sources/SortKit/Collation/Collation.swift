@@ -73,6 +73,20 @@ extension Collation {
     }
 }
 
+/// Lexicographic order of two byte arrays (sort keys) with `memcmp`; a proper prefix is smaller.
+internal func _lexicographicCompare(_ lhs: [UInt8], _ rhs: [UInt8]) -> ComparisonResult {
+    lhs.withUnsafeBufferPointer { a in
+        rhs.withUnsafeBufferPointer { b in
+            let common = Swift.min(a.count, b.count)
+            if common > 0, let left = a.baseAddress, let right = b.baseAddress {
+                let order = memcmp(left, right, common)
+                if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
+            }
+            return a.count == b.count ? .orderedSame : a.count < b.count ? .orderedAscending : .orderedDescending
+        }
+    }
+}
+
 /// Lexicographic order of two byte sequences; a proper prefix is smaller.
 internal func _lexicographicCompare<A: Sequence<UInt8>, B: Sequence<UInt8>>(
     _ lhs: A, _ rhs: B

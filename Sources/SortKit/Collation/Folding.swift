@@ -9,7 +9,7 @@ import Foundation
 /// Whether every UTF-8 byte is ASCII, in which case the string is its own NFC form.
 @inlinable
 internal func _isASCII(_ string: String) -> Bool {
-    string.utf8.allSatisfy { $0 < 0x80 }
+    string.utf8.withContiguousStorageIfAvailable { _isASCII($0) } ?? string.utf8.allSatisfy { $0 < 0x80 }
 }
 
 /// The NFC form of `string`. Text whose scalars are all below U+0300 is already NFC (every
