@@ -290,15 +290,19 @@ private func _rankIfRepetitive(_ raw: inout [UInt64], isNull: [Bool]) {
     }
     // At least one repeat in ten samples, and the spread wider than the distinct values need.
     guard seen > 0, sample.count * 10 <= seen * 9 else { return }
-    var distinct = Set<UInt64>(minimumCapacity: sample.count * 4)
-    for i in 0..<count where !isNull[i] { distinct.insert(raw[i]) }
-    let sorted = distinct.sorted()
-    guard let first = sorted.first, let last = sorted.last,
-        UInt64.bitWidth - UInt64(sorted.count).leadingZeroBitCount < UInt64.bitWidth - (last - first).leadingZeroBitCount
-    else { return }
-    var rank = [UInt64: UInt64](minimumCapacity: sorted.count)
-    for (r, word) in sorted.enumerated() { rank[word] = UInt64(r) }
-    for i in 0..<count where !isNull[i] { raw[i] = rank[raw[i]]! }
+    // Each word becomes its id in place; the ids become ranks, or the words again when ranking
+    // saves no bits.
+    var table = _DistinctWords(expectedCount: sample.count * 4)
+    for i in 0..<count where !isNull[i] { raw[i] = UInt64(table.id(of: raw[i])) }
+    let words = table.words
+    let order = words.indices.sorted { words[$0] < words[$1] }
+    let (first, last) = (words[order[0]], words[order[order.count - 1]])
+    let saves = UInt64.bitWidth - UInt64(order.count).leadingZeroBitCount < UInt64.bitWidth - (last - first).leadingZeroBitCount
+    var replacement = words
+    if saves {
+        for (rank, id) in order.enumerated() { replacement[id] = UInt64(rank) }
+    }
+    for i in 0..<count where !isNull[i] { raw[i] = replacement[Int(raw[i])] }
 }
 
 /// IEEE 754 bits made order-preserving as unsigned integers; -0 is 0 and every NaN the largest.
@@ -335,29 +339,21 @@ internal func _prefixWord<Bytes: Collection<UInt8>>(_ key: Bytes) -> UInt64 {
 private func _encodeStringsByDictionary(
     _ values: [SortValue], collation: Collation, raw: inout [UInt64], isNull: inout [Bool]
 ) {
-    var ids: [String: Int] = [:]
-    var distinct: [String] = []
-    var rowIDs = [Int](repeating: -1, count: values.count)
+    var table = _DistinctStrings(expectedCount: 1024)
     for (i, value) in values.enumerated() {
         guard case .string(let s) = value else { isNull[i] = true; continue }
-        if let id = ids[s] {
-            rowIDs[i] = id
-        } else {
-            ids[s] = distinct.count
-            rowIDs[i] = distinct.count
-            distinct.append(s)
-        }
+        raw[i] = UInt64(table.id(of: s))
     }
-    let keys = distinct.map { collation.sortKey(for: $0) }
+    let keys = table.strings.map { collation.sortKey(for: $0) }
     // Equal keys (canonically equivalent strings) share a rank, so the word stays exact.
-    let order = keys.indices.sorted { keys[$0].lexicographicallyPrecedes(keys[$1]) }
+    let order = keys.indices.sorted { _lexicographicCompare(keys[$0], keys[$1]) == .orderedAscending }
     var rank = [UInt64](repeating: 0, count: keys.count)
     var current: UInt64 = 0
     for (position, id) in order.enumerated() {
         if position > 0, keys[order[position - 1]] != keys[id] { current += 1 }
         rank[id] = current
     }
-    for i in raw.indices where rowIDs[i] >= 0 { raw[i] = rank[rowIDs[i]] }
+    for i in raw.indices where !isNull[i] { raw[i] = rank[Int(raw[i])] }
 }
 
 /// Collation keys of every string, concatenated into one arena, and each key's first 8 bytes as
