@@ -81,6 +81,27 @@ struct SortEngineTests {
         #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(random.replay)")
     }
 
+    @Test("Keys that fit in 32 bits sort as one 64-bit word per row, wider keys as 128-bit records, with the same ties")
+    func compactAndRecordPaths() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0045)
+        let rows = makeRows(3_000, &random)
+        let narrow: [SortKey<EngineRow>] = [SortKey(declaredOrderOf: \.status), SortKey(\.smallInt, .descending), SortKey(\.flag)]
+        // Values spread over 64 bits, too few repeats (1 row in 16 shares one) to be ranked:
+        // they can't fit the compact word, and the repeats make ties.
+        let wide: [SortKey<EngineRow>] = [
+            SortKey(\.smallInt), SortKey(.descending) { Int64($0.id % 16 == 0 ? 0 : $0.id) &* 0x1E37_79B9_7F4A_7C15 },
+        ]
+        #expect(_SortEngine(_keyInputs(narrow, rows), count: rows.count).isCompact)
+        #expect(!_SortEngine(_keyInputs(wide, rows), count: rows.count).isCompact)
+        for keys in [narrow, wide] {
+            let reference = rows._referenceSortedIndices(by: keys)
+            let (order, ties) = rows._sortedIndicesMarkingTies(by: keys)
+            #expect(order == reference, "\(random.replay)")
+            let expectedTies = reference.indices.map { $0 > 0 && keys.compare(rows[reference[$0 - 1]], rows[reference[$0]]) == .orderedSame }
+            #expect(ties == expectedTies, "\(random.replay)")
+        }
+    }
+
     @Test("Large inputs take the parallel encoding path")
     func parallelEncoding() {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_0042)

@@ -4,7 +4,7 @@ import Foundation
 /// ties in position order (stable).
 ///
 /// A most-significant-digit radix sort over 16-byte windows: every key's first 16 bytes
-/// (big-endian, zero-padded) are sorted by the engine's LSD radix sort (``_radixSort(_:skippingLowBytes:)``,
+/// (big-endian, zero-padded) are sorted by the engine's LSD radix sort (``_radixSort(_:fromByte:)``,
 /// which skips byte positions where every key agrees), then each group of keys equal so far
 /// and longer than the window is sorted by its next 16 bytes, and so on; groups of at most
 /// 16 keys by comparison. A run's keys of ranks (statuses, authors, prices: 5 bytes) sort in

@@ -1,37 +1,62 @@
-/// Sorts records by their 128-bit composite (`hi`, `lo`) with a least-significant-digit radix
-/// sort, one byte per pass. Stable, so records that start in position order end with equal
-/// composites in position order. Byte positions where every record has the same byte are
-/// skipped (one pass counts all sixteen), so a composite using 40 bits costs 5 passes.
+/// A fixed-width key a radix sort reads one byte at a time, least significant first.
+internal protocol _RadixSortable: BitwiseCopyable {
+    /// How many bytes the key has.
+    static var byteCount: Int { get }
+    /// The key's byte at `position` (0 is the least significant).
+    func byte(_ position: Int) -> Int
+}
+
+extension _SortEngine.Record: _RadixSortable {
+    static var byteCount: Int { 16 }
+
+    /// `lo`'s bytes, then `hi`'s: the 128-bit composite.
+    @inline(__always)
+    func byte(_ position: Int) -> Int {
+        Int(((position < 8 ? lo : hi) >> UInt64((position & 7) * 8)) & 0xFF)
+    }
+}
+
+extension UInt64: _RadixSortable {
+    static var byteCount: Int { 8 }
+
+    @inline(__always)
+    func byte(_ position: Int) -> Int { Int((self >> UInt64(position * 8)) & 0xFF) }
+}
+
+/// Sorts fixed-width keys with a least-significant-digit radix sort, one byte per pass from
+/// `firstByte` up. Stable, so keys that start in position order end with equal keys in position
+/// order. Byte positions where every key has the same byte are skipped (one pass counts them
+/// all), so a 128-bit composite using 40 bits costs 5 passes.
 ///
-/// Measured by `sortkit-bench engine`: on 1M rows it replaces a comparison sort of
-/// O(n log n) 24-byte compares with a few linear passes.
+/// The engine sorts 24-byte records (a 128-bit composite and a position) or, when a row's keys
+/// fit in 32 bits, 64-bit words holding the keys above the position, which moves a third of the
+/// memory per pass (the 3-key benchmark's keys take 30 bits). Measured by `sortkit-bench
+/// engine`: on 1M rows it replaces a comparison sort of O(n log n) compares with a few linear
+/// passes.
 ///
-/// - Parameter skippingLowBytes: Low bytes of `lo` not to sort on: the packed positions, which
-///   records already hold in order.
-internal func _radixSort(_ records: inout [_SortEngine.Record], skippingLowBytes: Int = 0) {
-    let count = records.count
-    guard count > 1 else { return }
-    // Histograms of all 16 byte positions in one pass.
-    var histograms = [Int](repeating: 0, count: 16 * 256)
-    records.withUnsafeBufferPointer { buffer in
+///     var words: [UInt64] = [3 << 32 | 0, 1 << 32 | 1, 3 << 32 | 2]
+///     _radixSort(&words, fromByte: 4)  // [1 << 32 | 1, 3 << 32 | 0, 3 << 32 | 2]
+///
+/// - Parameter firstByte: Low bytes not to sort on: packed positions, already in order.
+internal func _radixSort<Key: _RadixSortable>(_ keys: inout [Key], fromByte firstByte: Int = 0) {
+    let count = keys.count
+    let width = Key.byteCount
+    guard count > 1, firstByte < width else { return }
+    // Histograms of all byte positions in one pass.
+    var histograms = [Int](repeating: 0, count: width * 256)
+    keys.withUnsafeBufferPointer { buffer in
         histograms.withUnsafeMutableBufferPointer { h in
-            for record in buffer {
-                var lo = record.lo
-                var hi = record.hi
-                for byte in 0..<8 {
-                    h[byte * 256 + Int(lo & 0xFF)] += 1
-                    h[(byte + 8) * 256 + Int(hi & 0xFF)] += 1
-                    lo >>= 8
-                    hi >>= 8
-                }
+            for key in buffer {
+                for position in firstByte..<width { h[position * 256 + key.byte(position)] += 1 }
             }
         }
     }
-    var scratch = records
-    var sourceIsRecords = true
-    for byte in skippingLowBytes..<16 {
-        let base = byte * 256
-        // Skip a byte position where all records agree.
+    // Every element is written by the first pass before it is read.
+    var scratch = [Key](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+    var sourceIsKeys = true
+    for position in firstByte..<width {
+        let base = position * 256
+        // Skip a byte position where all keys agree.
         if histograms[base..<base + 256].contains(count) { continue }
         var offsets = [Int](repeating: 0, count: 256)
         var total = 0
@@ -39,25 +64,23 @@ internal func _radixSort(_ records: inout [_SortEngine.Record], skippingLowBytes
             offsets[digit] = total
             total += histograms[base + digit]
         }
-        let shift = UInt64((byte % 8) * 8)
-        let high = byte >= 8
-        func pass(_ source: UnsafeBufferPointer<_SortEngine.Record>, _ target: UnsafeMutableBufferPointer<_SortEngine.Record>) {
+        func pass(_ source: UnsafeBufferPointer<Key>, _ target: UnsafeMutableBufferPointer<Key>) {
             offsets.withUnsafeMutableBufferPointer { o in
-                for record in source {
-                    let digit = Int(((high ? record.hi : record.lo) >> shift) & 0xFF)
-                    target[o[digit]] = record
+                for key in source {
+                    let digit = key.byte(position)
+                    target[o[digit]] = key
                     o[digit] += 1
                 }
             }
         }
-        if sourceIsRecords {
-            records.withUnsafeBufferPointer { source in scratch.withUnsafeMutableBufferPointer { pass(source, $0) } }
+        if sourceIsKeys {
+            keys.withUnsafeBufferPointer { source in scratch.withUnsafeMutableBufferPointer { pass(source, $0) } }
         } else {
-            scratch.withUnsafeBufferPointer { source in records.withUnsafeMutableBufferPointer { pass(source, $0) } }
+            scratch.withUnsafeBufferPointer { source in keys.withUnsafeMutableBufferPointer { pass(source, $0) } }
         }
-        sourceIsRecords.toggle()
+        sourceIsKeys.toggle()
     }
-    if !sourceIsRecords { records = scratch }
+    if !sourceIsKeys { keys = scratch }
 }
 
 /// Positions `0..<composites.count` ordered by their composite, ties in position order: the

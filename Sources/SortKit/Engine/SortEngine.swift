@@ -23,6 +23,10 @@ internal struct _SortEngine {
     /// Whether the row position is packed into the composite (so composites are unique).
     let indexPacked: Bool
     var records: [Record]
+    /// The compact form used instead of ``records`` when every key is exact and all of them fit
+    /// in 32 bits: per row, the keys above the row's position in one word.
+    var compact: [UInt64] = []
+    let isCompact: Bool
 
     @usableFromInline
     init(_ keys: [_KeyInput], count: Int) {
@@ -54,6 +58,18 @@ internal struct _SortEngine {
         self.firstUnresolvedKey = unresolved
         let packIndex = unresolved == columns.count && used <= 96
         self.indexPacked = packIndex
+        self.isCompact = packIndex && used <= 32
+        if isCompact {
+            var compact = [UInt64](repeating: 0, count: count)
+            for i in 0..<count {
+                var key: UInt64 = 0
+                for (k, take, _) in plan { key = key << UInt64(take) | columns[k].words[i] }
+                compact[i] = key << 32 | UInt64(i)
+            }
+            self.compact = compact
+            self.records = []
+            return
+        }
         var records = [Record](repeating: Record(hi: 0, lo: 0, index: 0), count: count)
         for i in 0..<count {
             var hi: UInt64 = 0
@@ -107,7 +123,15 @@ internal struct _SortEngine {
     }
 
     private mutating func sort(markingTies: Bool) -> (order: [Int], ties: [Bool]) {
-        _radixSort(&records, skippingLowBytes: indexPacked ? 4 : 0)
+        if isCompact {
+            _radixSort(&compact, fromByte: 4)
+            var ties = [Bool](repeating: false, count: markingTies ? compact.count : 0)
+            if markingTies {
+                for i in compact.indices.dropFirst() { ties[i] = compact[i] >> 32 == compact[i - 1] >> 32 }
+            }
+            return (compact.map { Int($0 & 0xFFFF_FFFF) }, ties)
+        }
+        _radixSort(&records, fromByte: indexPacked ? 4 : 0)
         var ties = markingTies ? [Bool](repeating: false, count: records.count) : []
         let resolved = firstUnresolvedKey == columns.count
         // Packed positions are not part of the key.
@@ -144,7 +168,7 @@ internal struct _SortEngine {
 
     /// Bytes held for keys and positions: words, composites, string arenas.
     var memoryFootprint: Int {
-        var bytes = records.count * MemoryLayout<Record>.stride
+        var bytes = records.count * MemoryLayout<Record>.stride + compact.count * 8
         for column in columns {
             bytes += (column.words.count + column.nextWords.count) * 8 + column.arena.count + column.starts.count * 8
                 + column.values.count * MemoryLayout<SortValue>.stride
