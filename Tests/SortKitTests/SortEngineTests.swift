@@ -102,6 +102,37 @@ struct SortEngineTests {
         }
     }
 
+    @Test("Strings that share long key prefixes: runs sorted by 16-byte windows agree with the reference")
+    func sharedPrefixWindows() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0046)
+        for round in 0..<60 {
+            // Few prefixes, many rows each: runs of equal composites longer than 16 rows, whose
+            // keys differ 16, 32 or more bytes in (NUL characters and digits included).
+            let prefixes = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                String(repeating: random.unicodeString(maxLength: 6), count: Int.random(in: 1...6, using: &random))
+            }
+            let rows = makeRows(Int.random(in: 100...1_500, using: &random), &random).map { row in
+                var row = row
+                // Mostly distinct (so keys are prefix-encoded), some equal (so there are ties).
+                let suffix = Int.random(in: 0..<20, using: &random) == 0 ? "="
+                    : random.unicodeString(maxLength: 3) + String(Int.random(in: 0..<100_000, using: &random))
+                row.highCardinality = Int.random(in: 0..<10, using: &random) == 0 ? nil : prefixes.randomElement(using: &random)! + suffix
+                return row
+            }
+            let direction = SortDirection.allCases.randomElement(using: &random)!
+            let collation = Collation.allCases.randomElement(using: &random)!
+            let nulls = NullPlacement.allCases.randomElement(using: &random)!
+            var keys = [SortKey<EngineRow>(\.highCardinality, direction, collation: collation, nulls: nulls)]
+            if Bool.random(using: &random) { keys.insert(SortKey(\.flag, nulls: nulls), at: 0) }
+            if Bool.random(using: &random) { keys.append(SortKey(\.smallInt, .descending)) }
+            let reference = rows._referenceSortedIndices(by: keys)
+            #expect(rows.sortedIndices(by: keys) == reference, "round \(round), \(direction), \(collation), \(nulls), \(random.replay)")
+            let ties = rows._sortedIndicesMarkingTies(by: keys).tiesPrevious
+            let expectedTies = reference.indices.map { $0 > 0 && keys.compare(rows[reference[$0 - 1]], rows[reference[$0]]) == .orderedSame }
+            #expect(ties == expectedTies, "round \(round), \(random.replay)")
+        }
+    }
+
     @Test("Large inputs take the parallel encoding path")
     func parallelEncoding() {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_0042)

@@ -30,14 +30,7 @@ private struct _ByteKeySorter {
 
     /// The 8 bytes of key `index` from `depth`, big-endian, zero-padded past its end.
     func word(_ index: Int, _ depth: Int) -> UInt64 {
-        let from = start(index) + depth, end = ends[index]
-        if from + 8 <= end {
-            return UInt64(bigEndian: UnsafeRawPointer(bytes.baseAddress! + from).loadUnaligned(as: UInt64.self))
-        }
-        guard from < end else { return 0 }
-        var word: UInt64 = 0
-        for offset in from..<end { word = word << 8 | UInt64(bytes[offset]) }
-        return word << (8 * (8 - UInt64(end - from)))
+        _bigEndianWord(bytes, from: start(index) + depth, end: ends[index])
     }
 
     func record(_ index: Int, depth: Int) -> _SortEngine.Record {
@@ -107,4 +100,17 @@ private struct _ByteKeySorter {
         let order = common == 0 ? 0 : memcmp(bytes.baseAddress! + start(a) + depth, bytes.baseAddress! + start(b) + depth, common)
         return order != 0 ? order < 0 : aLength < bLength
     }
+}
+
+/// The 8 bytes of `bytes` from `from`, big-endian, zero-padded past `end`: words compare as
+/// the byte strings do where they differ (a string that ends sorts as if followed by zeros).
+@inline(__always)
+internal func _bigEndianWord(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> UInt64 {
+    if from + 8 <= end {
+        return UInt64(bigEndian: UnsafeRawPointer(bytes.baseAddress! + from).loadUnaligned(as: UInt64.self))
+    }
+    guard from < end else { return 0 }
+    var word: UInt64 = 0
+    for offset in from..<end { word = word << 8 | UInt64(bytes[offset]) }
+    return word << (8 * (8 - UInt64(end - from)))
 }

@@ -87,6 +87,24 @@ internal struct _KeyColumn {
     var starts = UnsafeMutableBufferPointer<Int>(start: nil, count: 0)
     var values = UnsafeMutableBufferPointer<SortValue>(start: nil, count: 0)
     var comparator: ((Int, Int) -> ComparisonResult)? = nil
+    /// Whether equal words mean equal raw words (false only when a full 64-bit range plus a
+    /// null slot had to drop a bit): for string prefixes, equal words then mean equal first
+    /// 8 bytes.
+    var wordsAreExact = true
+
+    /// For a string prefix column: bytes `depth..<depth + 16` of row `i`'s collation key,
+    /// big-endian, zero-padded past its end, inverted for a descending key. Where two rows'
+    /// windows differ, they order the rows as the full keys do.
+    @inline(__always)
+    func window(_ i: Int, depth: Int) -> (hi: UInt64, lo: UInt64) {
+        let bytes = UnsafeBufferPointer(arena)
+        let (start, end) = (starts[i] + depth, starts[i + 1])
+        let (hi, lo) = (_bigEndianWord(bytes, from: start, end: end), _bigEndianWord(bytes, from: start + 8, end: end))
+        return direction == .descending ? (~hi, ~lo) : (hi, lo)
+    }
+
+    /// The length of row `i`'s collation key in ``arena``.
+    func keyLength(_ i: Int) -> Int { starts[i + 1] - starts[i] }
 
     /// Full comparison of rows `i` and `j` by this key.
     @inline(__always)
@@ -207,6 +225,7 @@ extension _KeyColumn {
         let (normalized, bits, exact) = _normalize(raw, isNull: isNull, direction: key.direction, nullsFirst: key.nulls.nullsFirst(key.direction))
         self.words = allocations.buffer(normalized)
         self.bits = bits
+        self.wordsAreExact = exact
         if !exact, case .exact = tie { tie = .values }
         if case .values = tie { self.values = allocations.buffer(values) }
         if case .bytes = tie {

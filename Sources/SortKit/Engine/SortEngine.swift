@@ -27,6 +27,9 @@ internal struct _SortEngine {
     /// in 32 bits: per row, the keys above the row's position in one word.
     var compact: [UInt64] = []
     let isCompact: Bool
+    /// When the first unresolved key is a string prefix: how many bytes of its collation key
+    /// rows with equal composites share, where runs go on sorting by 16-byte windows.
+    let windowDepth: Int?
 
     @usableFromInline
     init(_ keys: [_KeyInput], count: Int) {
@@ -56,6 +59,14 @@ internal struct _SortEngine {
             }
         }
         self.firstUnresolvedKey = unresolved
+        // Bytes of the unresolved string key that every row in a run of equal composites shares:
+        // its first word (8 bytes) when packed whole and exact, 8 more when its next word is.
+        var depth: Int? = nil
+        if unresolved < columns.count, case .bytes = columns[unresolved].tie, columns[unresolved].wordsAreExact,
+           plan.contains(where: { $0.column == unresolved && !$0.next && $0.take == columns[unresolved].bits }) {
+            depth = plan.contains { $0.column == unresolved && $0.next && $0.take == 64 } ? 16 : 8
+        }
+        self.windowDepth = depth
         let packIndex = unresolved == columns.count && used <= 96
         self.indexPacked = packIndex
         self.isCompact = packIndex && used <= 32
@@ -142,7 +153,7 @@ internal struct _SortEngine {
             }
         }
         if !resolved {
-            // The comparison captures the columns only: capturing `self` would share `records`
+            // The runs' sorts capture the columns only: capturing `self` would share `records`
             // and make every run's in-place sort copy the whole array.
             let remaining = _Ties(columns: columns, first: firstUnresolvedKey)
             var start = 0
@@ -150,10 +161,7 @@ internal struct _SortEngine {
                 var end = start + 1
                 while end < records.count, records[end].hi == records[start].hi, records[end].lo == records[start].lo { end += 1 }
                 if end - start > 1 {
-                    records[start..<end].sort { a, b in
-                        let result = remaining.compare(Int(a.index), Int(b.index))
-                        return result == .orderedSame ? a.index < b.index : result == .orderedAscending
-                    }
+                    remaining.sortRun(&records, start..<end, depth: windowDepth)
                     if markingTies {
                         for i in start + 1..<end {
                             ties[i] = remaining.compare(Int(records[i - 1].index), Int(records[i].index)) == .orderedSame
@@ -189,6 +197,36 @@ private struct _Ties {
             if result != .orderedSame { return result }
         }
         return .orderedSame
+    }
+
+    /// Sorts a run of rows the composite can't tell apart, position last. With a `depth` (the
+    /// first remaining key is a string whose collation key the rows share up to `depth`
+    /// bytes), a large run is radix-sorted by the keys' next 16 bytes, again and again deeper
+    /// in the sub-runs that still tie, as long as some key goes on; what is left is compared in
+    /// full. Natural-order titles that share their first 16 key bytes ("Garden River 1…") then
+    /// cost a few linear passes instead of a comparison sort.
+    func sortRun(_ records: inout [_SortEngine.Record], _ run: Range<Int>, depth: Int?) {
+        let column = columns[first]
+        if let depth, run.count > 16, records[run].contains(where: { column.keyLength(Int($0.index)) > depth }) {
+            var windows = records[run].map { record in
+                let window = column.window(Int(record.index), depth: depth)
+                return _SortEngine.Record(hi: window.hi, lo: window.lo, index: record.index)
+            }
+            _radixSort(&windows)
+            var start = 0
+            while start < windows.count {
+                var end = start + 1
+                while end < windows.count, windows[end].hi == windows[start].hi, windows[end].lo == windows[start].lo { end += 1 }
+                if end - start > 1 { sortRun(&windows, start..<end, depth: depth + 16) }
+                start = end
+            }
+            records.replaceSubrange(run, with: windows)
+            return
+        }
+        records[run].sort { a, b in
+            let result = compare(Int(a.index), Int(b.index))
+            return result == .orderedSame ? a.index < b.index : result == .orderedAscending
+        }
     }
 }
 
