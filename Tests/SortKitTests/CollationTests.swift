@@ -110,4 +110,22 @@ struct CollationTests {
             }
         }
     }
+
+    @Test("Latin text below U+0250 folds scalar by scalar exactly as the general path folds it")
+    func latinFoldTable() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0005)
+        let scalars = (0x20..<0x7F).map { Unicode.Scalar($0)! } + (0x80..<0x250).map { Unicode.Scalar($0)! }
+        // Every scalar alone, then random text mixing them with ASCII.
+        var texts = scalars.map { String($0) }
+        for _ in 0..<3_000 {
+            var text = String.UnicodeScalarView()
+            for _ in 0..<Int.random(in: 1...8, using: &random) { text.append(scalars.randomElement(using: &random)!) }
+            texts.append(String(text))
+        }
+        for text in texts {
+            // Compared as bytes: `==` on strings is canonical equivalence.
+            #expect(Array(_caseFold(text).utf8) == Array(_slowCaseFold(text).utf8), "\(text.debugDescription), \(random.replay)")
+            #expect(Array(_diacriticFold(text).utf8) == Array(_slowDiacriticFold(text).utf8), "\(text.debugDescription), \(random.replay)")
+        }
+    }
 }
