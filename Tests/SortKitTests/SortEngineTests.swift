@@ -133,6 +133,26 @@ struct SortEngineTests {
         }
     }
 
+    @Test("Top-k compares stored strings where they are stored, in every collation and direction")
+    func topKStoredStrings() {
+        struct Named { var name: String; var rank: Int }
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0047)
+        for round in 0..<40 {
+            let names = (0..<Int.random(in: 1...300, using: &random)).map { _ in random.unicodeString(maxLength: 5) }
+            let rows = (0..<Int.random(in: 100...2_000, using: &random)).map { _ in
+                Named(name: names.randomElement(using: &random)!, rank: Int.random(in: 0...3, using: &random))
+            }
+            let direction = SortDirection.allCases.randomElement(using: &random)!
+            let collation = Collation.allCases.randomElement(using: &random)!
+            var keys = [SortKey<Named>(\.name, direction, collation: collation)]
+            if Bool.random(using: &random) { keys.insert(SortKey(\.rank), at: 0) }
+            #expect(keys.contains { $0._stringOffset != nil })
+            let k = Int.random(in: 1...60, using: &random)
+            let reference = Array(rows._referenceSortedIndices(by: keys).prefix(k))
+            #expect(rows.indices(ofMin: k, sortedBy: keys) == reference, "round \(round), \(collation), \(direction), \(random.replay)")
+        }
+    }
+
     @Test("Large inputs take the parallel encoding path")
     func parallelEncoding() {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_0042)

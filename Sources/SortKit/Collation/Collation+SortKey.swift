@@ -59,8 +59,7 @@ extension Collation {
     /// ``_produceASCIISortKey(_:into:)`` generates, compared one byte at a time. `nil` for other
     /// text.
     private func _compareASCIISortKey(of string: String, to key: [UInt8]) -> ComparisonResult? {
-        var string = string
-        return string.withUTF8 { bytes -> ComparisonResult? in
+        return _withUTF8(string) { bytes -> ComparisonResult? in
             guard _isASCII(bytes) else { return nil }
             return key.withUnsafeBufferPointer { key -> ComparisonResult in
                 var comparison = _KeyComparison(key)
@@ -74,8 +73,7 @@ extension Collation {
     /// its own NFC form, case folding is lowercasing, and there are no diacritics. Returns
     /// `false`, appending nothing, for text that isn't ASCII.
     private func _appendASCIISortKey(for string: String, to key: inout [UInt8]) -> Bool {
-        var string = string
-        return string.withUTF8 { bytes -> Bool in
+        return _withUTF8(string) { bytes -> Bool in
             guard _isASCII(bytes) else { return false }
             _produceASCIISortKey(bytes, into: &key)
             return true
@@ -209,6 +207,15 @@ private struct _KeyComparison: _KeySink {
         }
         result = rest.count == remaining ? .orderedSame : rest.count < remaining ? .orderedAscending : .orderedDescending
     }
+}
+
+/// Calls `body` with `string`'s UTF-8 bytes: in place for a native string (borrowed, no copy
+/// and no reference counting), through `withUTF8` on a copy for a bridged one.
+@inline(__always)
+private func _withUTF8<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+    var copy = string
+    return copy.withUTF8(body)
 }
 
 /// Whether every byte is ASCII, eight bytes at a time.

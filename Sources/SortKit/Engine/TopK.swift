@@ -14,15 +14,20 @@ internal struct _TopK {
         @usableFromInline let nulls: NullPlacement
         @usableFromInline let value: ((Int) -> SortValue)?
         @usableFromInline let comparator: ((Int, Int) -> ComparisonResult)?
+        /// For a stored `String` property of contiguous rows: where row 0's string is, and the
+        /// rows' stride, to compare strings in place.
+        @usableFromInline let strings: (base: UnsafeRawPointer, stride: Int)?
 
         @inlinable
         init(direction: SortDirection, collation: Collation, nulls: NullPlacement,
-             value: ((Int) -> SortValue)?, comparator: ((Int, Int) -> ComparisonResult)?) {
+             value: ((Int) -> SortValue)?, comparator: ((Int, Int) -> ComparisonResult)?,
+             strings: (base: UnsafeRawPointer, stride: Int)? = nil) {
             self.direction = direction
             self.collation = collation
             self.nulls = nulls
             self.value = value
             self.comparator = comparator
+            self.strings = strings
         }
     }
 
@@ -87,9 +92,9 @@ internal struct _TopK {
         for position in firstRest..<positions.upperBound {
             var result = ComparisonResult.orderedSame
             if leading > 0 {
-                result = Self.compare(firstValue(position), bound1, key1, first, &scratch)
+                result = Self.compare(position, firstValue, bound1, key1, first, &scratch)
                 if result == .orderedSame, leading > 1 {
-                    result = Self.compare(secondValue(position), bound2, key2, second, &scratch)
+                    result = Self.compare(position, secondValue, bound2, key2, second, &scratch)
                 }
             }
             if result == .orderedDescending { continue }
@@ -102,6 +107,21 @@ internal struct _TopK {
         }
         heap.sort { less($0, $1) }
         return heap.map(\.position)
+    }
+
+    /// One leading key's comparison of row `position` with a heap member's value `y` (and its
+    /// string key): a stored string is compared where it is stored, borrowed; other values are
+    /// read with `value`.
+    @inline(__always)
+    private static func compare(
+        _ position: Int, _ value: (Int) -> SortValue, _ y: SortValue, _ yKey: [UInt8]?, _ key: Key,
+        _ scratch: inout _KeyScratch
+    ) -> ComparisonResult {
+        if let strings = key.strings, let yKey {
+            let string = (strings.base + position * strings.stride).assumingMemoryBound(to: String.self)
+            return key.direction._apply(key.collation.compare(string.pointee, toSortKey: yKey, scratch: &scratch))
+        }
+        return compare(value(position), y, yKey, key, &scratch)
     }
 
     /// One key's comparison of a row's value `x` with a heap member's value `y` (and its
@@ -195,7 +215,8 @@ extension SortKey {
                 let raw = UnsafeRawPointer(base)
                 let stride = MemoryLayout<Row>.stride
                 return _TopK.Key(direction: direction, collation: collation, nulls: nulls,
-                                 value: { load(raw + $0 * stride) }, comparator: nil)
+                                 value: { load(raw + $0 * stride) }, comparator: nil,
+                                 strings: _stringOffset.map { (raw + $0, stride) })
             }
             return _TopK.Key(direction: direction, collation: collation, nulls: nulls,
                              value: { extract(rows[start + $0]) }, comparator: nil)

@@ -39,6 +39,12 @@ public struct SortKey<Row>: Sendable {
     @usableFromInline
     internal var _load: (@Sendable (UnsafeRawPointer) -> SortValue)? = nil
 
+    /// For a key path to a stored `String` property: its offset in the row, so a top-k
+    /// selection can compare the string where it is stored, without retaining it (strings
+    /// shared by many rows are retained from every core, which contends).
+    @usableFromInline
+    internal var _stringOffset: Int? = nil
+
     /// The key's direction.
     public var direction: SortDirection
     /// How string values compare.
