@@ -150,6 +150,22 @@ struct SortEngineTests {
             let k = Int.random(in: 1...60, using: &random)
             let reference = Array(rows._referenceSortedIndices(by: keys).prefix(k))
             #expect(rows.indices(ofMin: k, sortedBy: keys) == reference, "round \(round), \(collation), \(direction), \(random.replay)")
+            // A slice: positions count from its start.
+            let slice = rows[7...]
+            #expect(slice.indices(ofMin: k, sortedBy: keys) == Array(slice._referenceSortedIndices(by: keys).prefix(k)), "round \(round), \(random.replay)")
+        }
+    }
+
+    @Test("Slices sort by their own indices, below and above the engine's threshold")
+    func slices() {
+        let values = [5, 3, 9, 3, 1, 8, 2, 7] + (0..<200).map { ($0 * 37) % 11 }
+        let keys = [SortKey<Int>(\.self), SortKey(comparing: { _compare($0 % 2, $1 % 2) })]
+        for range in [2..<8, 3..<150] {
+            let slice = values[range]
+            let expected = slice.indices.sorted { (slice[$0], $0) < (slice[$1], $1) }
+            #expect(slice.sortedIndices(by: keys) == expected, "\(range)")
+            #expect(slice.sorted(by: keys) == expected.map { values[$0] }, "\(range)")
+            #expect(slice.indices(ofMin: 3, sortedBy: keys) == Array(expected.prefix(3)), "\(range)")
         }
     }
 

@@ -60,11 +60,12 @@ extension RandomAccessCollection where Index == Int {
     /// The reference path: decorated values compared key by key. The engine must agree with it.
     @usableFromInline
     internal func _referenceSortedIndices(by keys: [SortKey<Element>]) -> [Int] {
-        var order = Array(indices)
-        guard !keys.isEmpty, count > 1 else { return order }
+        guard !keys.isEmpty, count > 1 else { return Array(indices) }
+        // Positions from 0, offset at the end: a slice's indices start where it starts.
+        var order = Array(0..<count)
         let plan = _DecoratedSort(rows: self, keys: keys)
         order.sort { plan.compare($0, $1) == .orderedAscending }
-        return order
+        return _offsetting(order)
     }
 
     /// The positions of the `count` smallest elements by `keys`, in sorted order, without
@@ -191,12 +192,13 @@ internal struct _DecoratedSort<Rows: RandomAccessCollection> where Rows.Index ==
         }
     }
 
+    /// Compares the rows at positions `i` and `j` (from 0), position last.
     func compare(_ i: Int, _ j: Int) -> ComparisonResult {
         for (key, column) in zip(keys, columns) {
             let result: ComparisonResult
             switch column {
             case .comparator:
-                result = key.compare(rows[i], rows[j])
+                result = key.compare(rows[rows.startIndex + i], rows[rows.startIndex + j])
             case .values(let values, let stringKeys):
                 let (a, b) = (values[i], values[j])
                 if a.isNull || b.isNull {
