@@ -131,7 +131,8 @@ public struct CSVFileSorter: Sendable {
 
     var blockSize: Int { max(1 << 16, min(maxMemory / 8, 16 << 20)) }
 
-    /// The least input a core scans on its own (a smaller file is scanned on one core).
+    /// The least input a core scans on its own (a smaller file is scanned on one core); a file
+    /// 64 times this size is also read by every core.
     var sliceMinimum = 1 << 20
 
     /// The header's columns, and the key with column types inferred over the whole file
@@ -160,7 +161,8 @@ public struct CSVFileSorter: Sendable {
         // its key columns that types them over the whole file.
         let size = (try? FileManager.default.attributesOfItem(atPath: input.path)[.size] as? Int) ?? Int.max
         let typeFirst = top != nil || size > maxMemory / 4
-        var reader = try _RecordReader(input, delimiter: delimiter, blockSize: blockSize, whole: !typeFirst)
+        var reader = try _RecordReader(
+            input, delimiter: delimiter, blockSize: blockSize, whole: !typeFirst, parallelReadMinimum: Int64(sliceMinimum) * 64)
         let header = try reader.header(hasHeader: hasHeader)
         var key = typeFirst ? try resolvedKey(header: header, input: input) : try _CSVSortKey(spec, header: header)
         reader.scanner.wanted = key.columns
