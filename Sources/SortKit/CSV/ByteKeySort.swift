@@ -60,6 +60,15 @@ private struct _ByteKeySorter {
     /// equal keys, in position order); the longer keys are radix-sorted by their next window.
     private func resolveGroup(_ records: inout [_SortEngine.Record], from: Int, to: Int, depth: Int) {
         let length = { (record: _SortEngine.Record) in ends[Int(record.index)] - start(Int(record.index)) }
+        // Equal keys — the common case, say a repeated price — are already in position order:
+        // found without allocating.
+        var shortest = Int.max, longest = 0
+        for record in records[from..<to] {
+            let count = length(record)
+            shortest = min(shortest, count)
+            longest = max(longest, count)
+        }
+        if longest <= depth, shortest == longest { return }
         let group = records[from..<to]
         if group.allSatisfy({ length($0) > depth }) {
             var longer = group.map { record(Int($0.index), depth: depth) }
