@@ -6,8 +6,8 @@
 # (status in declared order, author, price descending) and a single numeric key (price), for
 # sortkit sort, GNU sort (LC_ALL=C, equivalent -k keys; it has no enum order and no CSV quoting,
 # so its 3-key order only approximates) and DuckDB (pip; skipped if it can't be installed).
-# Prints wall seconds, ratios and peak memory (/usr/bin/time -v), and sorts the largest file
-# again under --max-memory 256M. Needs: bc, GNU time (apt-get install time).
+# Prints median wall seconds of SORTKIT_RUNS runs (default 3), ratios and peak memory
+# (/usr/bin/time -v), and sorts the largest file again under --max-memory 256M. Needs: bc, GNU time (apt-get install time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("${@:-1000000}")
@@ -23,13 +23,22 @@ if [ -x .venv-bench/bin/python ] || { python3 -m venv .venv-bench && .venv-bench
 fi
 [ -n "$duckdb" ] || echo "SKIPPED DuckDB: pip install duckdb failed"
 
-# run LABEL COMMAND...: prints seconds and peak RSS; sets $seconds.
+# run LABEL COMMAND...: runs the command $runs times (SORTKIT_RUNS, default 3: one run on these
+# shared machines can be 30% off); prints the median seconds, all the times and the largest
+# peak RSS; sets $seconds to the median.
+runs=${SORTKIT_RUNS:-3}
 run() {
   local label=$1; shift
-  /usr/bin/time -v -o "$work/time.txt" "$@" >/dev/null
-  seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$work/time.txt")
-  local peak=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/time.txt")
-  printf "  %-34s %8.2f s  %6s MB peak\n" "$label" "$seconds" "$peak"
+  local times=() peak=0
+  for ((i = 0; i < runs; i++)); do
+    /usr/bin/time -v -o "$work/time.txt" "$@" >/dev/null
+    times+=("$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,p,":"); s=0; for(i=1;i<=n;i++) s=s*60+p[i]; print s}' "$work/time.txt")")
+    local rss=$(awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2/1024}' "$work/time.txt")
+    ((rss > peak)) && peak=$rss
+  done
+  local sorted=($(printf '%s\n' "${times[@]}" | sort -n))
+  seconds=${sorted[$((runs / 2))]}
+  printf "  %-34s %8.2f s  %6s MB peak   (runs: %s)\n" "$label" "$seconds" "$peak" "${times[*]}"
 }
 
 for rows in "${sizes[@]}"; do
