@@ -109,17 +109,16 @@ struct _Run: Sendable {
         }
         guard parts.allSatisfy({ $0 != nil }) else { return false }
         let all = parts.map { $0! }
-        // One copy of each part: reserve the whole first.
-        starts.reserveCapacity(starts.count + all.reduce(0) { $0 + $1.count })
-        ends.reserveCapacity(starts.capacity)
+        // One copy of each part, the parts copied into their places on every core: the copy
+        // faults in fresh pages that the kernel zeroes, which on one core was a serial step.
+        starts = _concatenated([starts] + all.map(\.starts))
+        ends = _concatenated([ends] + all.map(\.ends))
         for field in values.indices {
-            values[field].bytes.reserveCapacity(values[field].bytes.count + all.reduce(0) { $0 + $1.values[field].bytes.count })
-            values[field].ends.reserveCapacity(starts.capacity)
-        }
-        for part in all {
-            starts.append(contentsOf: part.starts)
-            ends.append(contentsOf: part.ends)
-            for field in values.indices { values[field].append(part.values[field]) }
+            let arenas = [values[field]] + all.map { $0.values[field] }
+            var bases = [0]
+            for arena in arenas.dropLast() { bases.append(bases[bases.count - 1] + arena.bytes.count) }
+            values[field] = _ByteArena(
+                bytes: _concatenated(arenas.map(\.bytes)), ends: _concatenated(arenas.map(\.ends), adding: bases))
         }
         return true
     }
@@ -282,5 +281,31 @@ struct _Run: Sendable {
         }
         try writer.close()
         return url
+    }
+}
+
+/// The arrays one after another, each one's elements plus its entry of `offsets` (if given),
+/// every array copied into its place on its own core.
+private func _concatenated<Element: FixedWidthInteger>(_ arrays: [[Element]], adding offsets: [Int]? = nil) -> [Element] {
+    var starts = [0]
+    for array in arrays { starts.append(starts[starts.count - 1] + array.count) }
+    let bases = starts, total = starts[starts.count - 1]
+    guard total > 0 else { return [] }
+    return [Element](unsafeUninitializedCapacity: total) { buffer, initialized in
+        let target = buffer.baseAddress!
+        // Each iteration writes only its own array's place.
+        _concurrentPerform(iterations: arrays.count, _UncheckedBox { index in
+            arrays[index].withUnsafeBufferPointer { source in
+                guard let from = source.baseAddress else { return }
+                let to = target + bases[index]
+                let offset = Element(offsets?[index] ?? 0)
+                if offset == 0 {
+                    to.initialize(from: from, count: source.count)
+                } else {
+                    for i in 0..<source.count { (to + i).initialize(to: source[i] + offset) }
+                }
+            }
+        })
+        initialized = total
     }
 }
