@@ -113,13 +113,7 @@ struct _Run: Sendable {
         // faults in fresh pages that the kernel zeroes, which on one core was a serial step.
         starts = _concatenated([starts] + all.map(\.starts))
         ends = _concatenated([ends] + all.map(\.ends))
-        for field in values.indices {
-            let arenas = [values[field]] + all.map { $0.values[field] }
-            var bases = [0]
-            for arena in arenas.dropLast() { bases.append(bases[bases.count - 1] + arena.bytes.count) }
-            values[field] = _ByteArena(
-                bytes: _concatenated(arenas.map(\.bytes)), ends: _concatenated(arenas.map(\.ends), adding: bases))
-        }
+        for field in values.indices { values[field] = .joined([values[field]] + all.map { $0.values[field] }) }
         return true
     }
 
@@ -286,7 +280,7 @@ struct _Run: Sendable {
 
 /// The arrays one after another, each one's elements plus its entry of `offsets` (if given),
 /// every array copied into its place on its own core.
-private func _concatenated<Element: FixedWidthInteger>(_ arrays: [[Element]], adding offsets: [Int]? = nil) -> [Element] {
+func _concatenated<Element: FixedWidthInteger>(_ arrays: [[Element]], adding offsets: [Int]? = nil) -> [Element] {
     var starts = [0]
     for array in arrays { starts.append(starts[starts.count - 1] + array.count) }
     let bases = starts, total = starts[starts.count - 1]

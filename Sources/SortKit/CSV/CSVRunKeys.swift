@@ -13,10 +13,11 @@ struct _ByteArena: Sendable {
     /// Ends the string appended since the last `close()`.
     mutating func close() { ends.append(bytes.count) }
 
-    mutating func append(_ other: _ByteArena) {
-        let base = bytes.count
-        bytes.append(contentsOf: other.bytes)
-        ends.append(contentsOf: other.ends.lazy.map { $0 + base })
+    /// The arenas one after another, each copied into its place on its own core.
+    static func joined(_ parts: [_ByteArena]) -> _ByteArena {
+        var bases = [0]
+        for part in parts.dropLast() { bases.append(bases[bases.count - 1] + part.bytes.count) }
+        return _ByteArena(bytes: _concatenated(parts.map(\.bytes)), ends: _concatenated(parts.map(\.ends), adding: bases))
     }
 }
 
@@ -269,5 +270,5 @@ private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Componen
             results[slice] = part
         }
     }
-    return parts.dropFirst().reduce(into: parts[0]) { $0.append($1) }
+    return _ByteArena.joined(parts)
 }
