@@ -21,6 +21,32 @@ struct _ByteArena: Sendable {
     }
 }
 
+/// The arrays one after another, each one's elements plus its entry of `offsets` (if given),
+/// every array copied into its place on its own core.
+func _concatenated<Element: FixedWidthInteger>(_ arrays: [[Element]], adding offsets: [Int]? = nil) -> [Element] {
+    var starts = [0]
+    for array in arrays { starts.append(starts[starts.count - 1] + array.count) }
+    let bases = starts, total = starts[starts.count - 1]
+    guard total > 0 else { return [] }
+    return [Element](unsafeUninitializedCapacity: total) { buffer, initialized in
+        let target = buffer.baseAddress!
+        // Each iteration writes only its own array's place.
+        _concurrentPerform(iterations: arrays.count, _UncheckedBox { index in
+            arrays[index].withUnsafeBufferPointer { source in
+                guard let from = source.baseAddress else { return }
+                let to = target + bases[index]
+                let offset = Element(offsets?[index] ?? 0)
+                if offset == 0 {
+                    to.initialize(from: from, count: source.count)
+                } else {
+                    for i in 0..<source.count { (to + i).initialize(to: source[i] + offset) }
+                }
+            }
+        })
+        initialized = total
+    }
+}
+
 /// The sort keys of one run of CSV records, built when the run is sorted from its key
 /// columns' values (``_Run``).
 ///

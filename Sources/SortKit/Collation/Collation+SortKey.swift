@@ -212,7 +212,7 @@ private struct _KeyComparison: _KeySink {
 /// Calls `body` with `string`'s UTF-8 bytes: in place for a native string (borrowed, no copy
 /// and no reference counting), through `withUTF8` on a copy for a bridged one.
 @inline(__always)
-private func _withUTF8<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+internal func _withUTF8<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
     if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
     var copy = string
     return copy.withUTF8(body)

@@ -93,8 +93,7 @@ internal struct _DistinctStrings {
 
     /// The string's id, adding it if it is new.
     mutating func id(of string: String) -> Int {
-        var utf8 = string
-        return utf8.withUTF8 { text in
+        _withUTF8(string) { text in
             let hash = _hashBytes(text, seed: seed)
             var slot = Int(truncatingIfNeeded: hash) & mask
             while true {
