@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 /// One settings array for every target, as hummingbird's Package.swift does.
@@ -9,9 +9,12 @@ let swiftSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "SortKit",
-    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10), .visionOS(.v1)],
+    // What the code needs: Int128, Synchronization's Mutex and String(validating:as:) arrived
+    // with macOS 15 / iOS 18; SendableMetatype with Swift 6.2 (the tools version above).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "SortKit", targets: ["SortKit"]),
+        .library(name: "SortKitFiles", targets: ["SortKitFiles"]),
         .library(name: "OrderKeys", targets: ["OrderKeys"]),
         .library(name: "SortKitSQL", targets: ["SortKitSQL"]),
         .library(name: "SortBy", targets: ["SortBy"]),
@@ -31,6 +34,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "SortKit", swiftSettings: swiftSettings),
+        // Sorting CSV files larger than memory (threads, pread/pwrite, spilled runs): kept out of
+        // the core, which needs none of it.
+        .target(name: "SortKitFiles", dependencies: ["SortKit"], swiftSettings: swiftSettings),
         .target(name: "OrderKeys", swiftSettings: swiftSettings),
         .target(name: "SortBy", dependencies: ["SortKit", "OrderKeys"], swiftSettings: swiftSettings),
         .target(name: "DataTableKit", dependencies: ["SortKit"], swiftSettings: swiftSettings),
@@ -60,7 +66,7 @@ let package = Package(
         .executableTarget(
             name: "sortkit",
             dependencies: [
-                "SortKit", "SortKitServer", "SortKitSQL", "DataTableKit",
+                "SortKit", "SortKitFiles", "SortKitServer", "SortKitSQL", "DataTableKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -77,6 +83,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "SortKitTests", dependencies: ["SortKit", "OrderKeys"], swiftSettings: swiftSettings),
+        .testTarget(name: "SortKitFilesTests", dependencies: ["SortKitFiles", "SortKit", "OrderKeys"], swiftSettings: swiftSettings),
         .testTarget(
             name: "OrderKeysTests", dependencies: ["OrderKeys"], resources: [.copy("Vectors")], swiftSettings: swiftSettings),
         .testTarget(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SortKit
+import SortKitFiles
 
 struct SortCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -71,7 +72,7 @@ struct SortCommand: ParsableCommand {
                 temporaryDirectory: Self.scratch)
             try FileManager.default.createDirectory(at: Self.scratch, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: Self.scratch) }
-            Self.removeScratchOnInterrupt()
+            Self.removeScratchOnInterrupt(partial: output.map { CSVFileSorter.partialFile(for: URL(fileURLWithPath: $0)) })
             let input = try inputFile()
             let bar = !quiet && isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
             if let bar { sorter.progress = { progress in bar.show(progress) } }
@@ -105,13 +106,14 @@ struct SortCommand: ParsableCommand {
     /// The run folder of this process, removed at exit and on Ctrl-C.
     static let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-\(getpid())")
 
-    /// On SIGINT/SIGTERM: remove the temporary runs, then exit 130/143.
-    static func removeScratchOnInterrupt() {
+    /// On SIGINT/SIGTERM: remove the temporary runs and the partial output, then exit 130/143.
+    static func removeScratchOnInterrupt(partial: URL?) {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
                 try? FileManager.default.removeItem(at: scratch)
+                if let partial { try? FileManager.default.removeItem(at: partial) }
                 Foundation.exit(128 + signalNumber)
             }
             source.resume()

@@ -49,9 +49,20 @@ struct CommandRunner {
             stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
     }
 
-    /// A fresh temporary folder holding `files`.
+    /// This process's folder for test files, `sortkit-cli-<pid>`; made once, after removing the
+    /// folders of earlier test runs whose process is gone.
+    static let processFolder: URL = {
+        let temporary = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? [] where name.hasPrefix("sortkit-cli-") {
+            guard let pid = Int32(name.dropFirst("sortkit-cli-".count)), kill(pid, 0) != 0 else { continue }
+            try? FileManager.default.removeItem(at: temporary.appendingPathComponent(name))
+        }
+        return temporary.appendingPathComponent("sortkit-cli-\(getpid())")
+    }()
+
+    /// A fresh temporary folder holding `files`, inside ``processFolder``.
     static func folder(with files: [String: String]) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-cli-\(UUID().uuidString)")
+        let folder = processFolder.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (name, contents) in files {
             try Data(contents.utf8).write(to: folder.appendingPathComponent(name))

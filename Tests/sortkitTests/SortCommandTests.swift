@@ -111,6 +111,42 @@ struct SortCommandTests {
         #expect(try String(contentsOf: folder2.appendingPathComponent("out.csv"), encoding: .utf8) == "keep me\n")
     }
 
+    @Test("An empty last field at the end of the input is blank, in memory, in blocks (--top) and with a tiny --max-memory", arguments: [
+        [String](), ["--top", "3"], ["--max-memory", "64k"], ["--top", "9223372036854775807"],
+    ])
+    func emptyLastFieldAtEnd(options: [String]) throws {
+        for input in ["name,score\na,9\nc,1\nb,", "name,score\r\na,9\r\nc,1\r\nb,"] {
+            let end = input.contains("\r\n") ? "\r\n" : "\n"
+            let (result, _) = try run(["sort", "-", "--by", "score"] + options, stdin: input)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout == ["name,score", "c,1", "a,9", "b,", ""].joined(separator: end), "\(options) \(input.debugDescription)")
+        }
+    }
+
+    @Test("Blank lines: a blank row in a one-column file, an error naming the line in a wider one")
+    func blankLines() throws {
+        let (single, _) = try run(["sort", "-", "--by", "name"], stdin: "name\nBob\n\nAda\n")
+        #expect(single.status == 0 && single.stdout == "name\nAda\nBob\n\n", "\(single.stdout.debugDescription)")
+        let (wide, _) = try run(["sort", "-", "--by", "a"], stdin: "a,b\n1,2\n\n3,4\n")
+        #expect(wide.status == 2 && wide.stdout.isEmpty)
+        #expect(wide.stderr.contains("line 3: blank line; expected 2 fields"), "\(wide.stderr)")
+    }
+
+    @Test("-o replaces an existing file by renaming a complete one over it, keeping its permissions; nothing left beside it")
+    func outputReplacedAtomically() throws {
+        let folder = try CommandRunner.folder(with: ["books.csv": booksCSV, "out.csv": "old\n", "bad.csv": "a,b\n1,2\n3\n"])
+        let out = folder.appendingPathComponent("out.csv")
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: out.path)
+        let failed = try CommandRunner.run(["sort", "bad.csv", "--by", "a", "-o", "out.csv"], in: folder)
+        #expect(failed.status == 2)
+        #expect(try String(contentsOf: out, encoding: .utf8) == "old\n")
+        let done = try CommandRunner.run(["sort", "books.csv", "--by", "title", "-o", "out.csv"], in: folder)
+        #expect(done.status == 0, "\(done.stderr)")
+        #expect(try String(contentsOf: out, encoding: .utf8).hasPrefix("title,author,status,price,published\nDune,"))
+        #expect(try FileManager.default.attributesOfItem(atPath: out.path)[.posixPermissions] as? Int == 0o640)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".partial") }.isEmpty)
+    }
+
     @Test("--check exits 1 naming the first line out of order; --top, --unique and a tiny --max-memory")
     func checkTopUnique() throws {
         let (unsorted, _) = try run(["sort", "books.csv", "--by", "title", "--check"])

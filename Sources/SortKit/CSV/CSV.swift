@@ -8,9 +8,17 @@ import Foundation
 ///     CSV.format(rows)
 ///     // "name,note\nAda,\"says \"\"hi\"\", twice\"\n"
 ///
-/// Reading accepts UTF-8 with or without a byte-order mark, LF or CRLF line ends, a last line
-/// with or without a line end, and skips empty lines. Every record must have as many fields as
-/// the first. Writing quotes only the fields that need it and ends lines with LF.
+/// Reading accepts UTF-8 with or without a byte-order mark, LF, CRLF or CR line ends, and a
+/// last line with or without a line end. Every record must have as many fields as the first.
+/// A blank line is a record with one empty field (RFC 4180's grammar, and how csvkit and
+/// Python's `csv` read it): a row whose cell is blank in a one-column file, and an error naming
+/// the line in a wider one — never a row dropped silently.
+///
+///     try CSV.parse(Array("name\nAda\n\nBob\n".utf8))   // [["name"], ["Ada"], [""], ["Bob"]]
+///     try CSV.parse(Array("a,b\n1,2\n\n".utf8))
+///     // CSVError: line 3: blank line; expected 2 fields (as in the first line) — …
+///
+/// Writing quotes only the fields that need it and ends lines with LF.
 public enum CSV {
     /// Parses CSV bytes into records of fields.
     ///
@@ -33,7 +41,8 @@ public enum CSV {
         return records
     }
 
-    /// Formats records as CSV text, quoting fields where needed.
+    /// Formats records as CSV text, quoting fields where needed (and a record of one empty
+    /// field, so that no reader takes it for a blank line to skip).
     ///
     /// - Parameters:
     ///   - rows: The records.
@@ -41,7 +50,9 @@ public enum CSV {
     public static func format(_ rows: [[String]], delimiter: Character = ",") -> String {
         var text = ""
         for row in rows {
-            text += row.map { quoted($0, delimiter: delimiter) }.joined(separator: String(delimiter))
+            // A record of one empty field is written `""`: as a blank line it would read back the
+            // same here, but readers that skip blank lines (pandas, spreadsheets) would drop it.
+            text += row == [""] ? "\"\"" : row.map { quoted($0, delimiter: delimiter) }.joined(separator: String(delimiter))
             text += "\n"
         }
         return text

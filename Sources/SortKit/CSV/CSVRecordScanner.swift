@@ -3,7 +3,9 @@ import Foundation
 /// Finds CSV records in a byte buffer without building strings for fields nobody reads: each
 /// record's byte range (written back unchanged by a file sort) and where the wanted columns'
 /// values are (``spans``), or their decoded text (``next(_:at:final:)``). This is SortKit's one
-/// CSV grammar (RFC 4180, CRLF, LF or CR, blank lines skipped): ``CSV/parse(_:delimiter:)``
+/// CSV grammar (RFC 4180; CRLF, LF or CR; a blank line is a record with one empty field, as RFC
+/// 4180 and csvkit read it — in a file of several columns, an error naming the line, never a
+/// record dropped silently): ``CSV/parse(_:delimiter:)``
 /// reads through it too, so a file sort and an in-memory sort read a file alike, with the same
 /// errors.
 /// Written here because the CSV packages available (SwiftCSV, CSV.swift) build a `String` for
@@ -12,44 +14,51 @@ import Foundation
 /// `Benchmarks/csv-sort.sh` on the 1M-row benchmark file (68 MB, 3 key columns, 2 cores): when
 /// this scanner still built a `String` per key field (and a key per record from them), the sort
 /// took 4.9 s; reading spans, it takes about 0.6 s end to end.
-struct _CSVRecordScanner {
+package struct _CSVRecordScanner {
     /// One record: where its bytes are, the text of the wanted columns (in `wanted` order)
     /// and the physical line it starts on.
-    struct Record {
-        var bytes: Range<Int>
-        var fields: [String]
-        var line: Int
+    package struct Record {
+        package var bytes: Range<Int>
+        package var fields: [String]
+        package var line: Int
     }
 
     /// Where one field's value is: the bytes between the quotes of a quoted field; `escaped`
     /// when they hold doubled quotes, which stand for one.
-    struct Span {
-        var range: Range<Int>
-        var escaped: Bool
+    @frozen
+    package struct Span {
+        @usableFromInline package var range: Range<Int>
+        @usableFromInline package var escaped: Bool
+
+        @inlinable
+        package init(range: Range<Int>, escaped: Bool) {
+            self.range = range
+            self.escaped = escaped
+        }
     }
 
-    let delimiter: UInt8
+    package let delimiter: UInt8
     /// The delimiter or the quote, whichever is higher (line ends are lower).
     private let highestSpecial: UInt8
     /// The delimiter in every byte.
     private let delimiterWord: UInt64
     /// The columns to decode, in the order `Record.fields` and ``spans`` hold them; `nil`
     /// decodes every column.
-    var wanted: [Int]? {
+    package var wanted: [Int]? {
         didSet { slots = Self.slots(wanted) }
     }
     /// Column number → its place in ``spans`` (-1: not wanted), for `wanted` columns.
     private var slots: [Int]
     /// Fields in a record, from the first record.
-    var fieldCount: Int?
+    package var fieldCount: Int?
     /// The physical line of the next byte.
-    var line = 1
+    package var line = 1
     /// The line terminator of the first record, to write records with.
-    var terminator: [UInt8]?
+    package var terminator: [UInt8]?
     /// The wanted fields of the last record ``scan(_:at:final:)`` found.
-    private(set) var spans: [Span] = []
+    package private(set) var spans: [Span] = []
 
-    init(delimiter: UInt8, wanted: [Int]?) {
+    package init(delimiter: UInt8, wanted: [Int]?) {
         self.delimiter = delimiter
         highestSpecial = max(delimiter, 0x22, 0x0D)
         delimiterWord = UInt64(delimiter) &* 0x0101_0101_0101_0101
@@ -64,17 +73,17 @@ struct _CSVRecordScanner {
         return slots
     }
 
-    /// The record starting at `index` (after blank lines) with its wanted fields' text,
+    /// The record starting at `index` with its wanted fields' text,
     /// advancing `index` past it; `nil` as ``scan(_:at:final:)`` returns `nil`.
     ///
     /// - Throws: ``CSVError`` naming the line of malformed CSV.
-    mutating func next(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, final: Bool) throws -> Record? {
+    package mutating func next(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, final: Bool) throws -> Record? {
         guard let (range, line) = try scan(bytes, at: &index, final: final) else { return nil }
         return Record(bytes: range, fields: spans.map { Self.text($0, in: bytes) }, line: line)
     }
 
     /// A field's value as text.
-    static func text(_ span: Span, in bytes: UnsafeBufferPointer<UInt8>) -> String {
+    package static func text(_ span: Span, in bytes: UnsafeBufferPointer<UInt8>) -> String {
         guard span.escaped else { return String(decoding: UnsafeBufferPointer(rebasing: bytes[span.range]), as: UTF8.self) }
         var value: [UInt8] = []
         appendValue(span, in: bytes, to: &value)
@@ -82,7 +91,8 @@ struct _CSVRecordScanner {
     }
 
     /// Appends a field's value (doubled quotes undone) to `value`.
-    static func appendValue(_ span: Span, in bytes: UnsafeBufferPointer<UInt8>, to value: inout [UInt8]) {
+    @inlinable
+    package static func appendValue(_ span: Span, in bytes: UnsafeBufferPointer<UInt8>, to value: inout [UInt8]) {
         guard span.escaped else {
             value.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[span.range]))
             return
@@ -94,21 +104,16 @@ struct _CSVRecordScanner {
         }
     }
 
-    /// Finds the record starting at `index` (after blank lines), sets ``spans`` to its wanted
+    /// Finds the record starting at `index`, sets ``spans`` to its wanted
     /// fields and advances `index` past it; returns the record's bytes (without the line end)
     /// and the line it starts on. `nil` at the end of the buffer, or when the buffer ends inside
     /// a record and more bytes may follow (`final == false`) — `index` and the line count then
     /// stay where they were.
     ///
     /// - Throws: ``CSVError`` naming the line of malformed CSV.
-    mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, final: Bool) throws -> (Range<Int>, Int)? {
+    package mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, at index: inout Int, final: Bool) throws -> (Range<Int>, Int)? {
         var position = index
         var line = self.line
-        while position < bytes.count, bytes[position] == 0x0A || bytes[position] == 0x0D {
-            if bytes[position] == 0x0D, position + 1 < bytes.count, bytes[position + 1] == 0x0A { position += 1 }
-            position += 1
-            line += 1
-        }
         guard position < bytes.count else {
             if final {
                 index = position
@@ -193,7 +198,12 @@ struct _CSVRecordScanner {
                 if position >= bytes.count {
                     if !final { return nil }
                     // A delimiter at the very end: one more, empty field.
-                    if all { spans.append(Span(range: position..<position, escaped: false)) }
+                    let empty = Span(range: position..<position, escaped: false)
+                    if all {
+                        spans.append(empty)
+                    } else if column < slots.count, slots[column] >= 0 {
+                        spans[slots[column]] = empty
+                    }
                     column += 1
                     end = position
                     break fieldLoop
@@ -214,6 +224,9 @@ struct _CSVRecordScanner {
             terminator = end < bytes.count ? Array(UnsafeBufferPointer(rebasing: bytes[end..<position])) : [0x0A]
         }
         if let fieldCount, column != fieldCount {
+            if start == end {
+                throw CSVError(line: recordLine, "blank line; expected \(fieldCount) fields (as in the first line) — a blank line is a record with one empty field")
+            }
             throw CSVError(line: recordLine, "expected \(fieldCount) fields (as in the first line), found \(column)")
         }
         fieldCount = column

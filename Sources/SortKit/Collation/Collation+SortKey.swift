@@ -49,10 +49,8 @@ extension Collation {
     /// `scratch` between calls, a comparison allocates nothing.
     func compare(_ string: String, toSortKey key: [UInt8], scratch: inout _KeyScratch) -> ComparisonResult {
         if let result = _compareASCIISortKey(of: string, to: key) { return result }
-        if let cached = scratch.cache[string] { return _lexicographicCompare(cached, key) }
-        let full = sortKey(for: string)
-        if scratch.cache.count < _KeyScratch.cacheLimit { scratch.cache[string] = full }
-        return _lexicographicCompare(full, key)
+        let full = scratch.sortKey(for: string, collation: self)
+        return _compareBytes(full, key)
     }
 
     /// ``compare(_:toSortKey:scratch:)`` for ASCII text: the key that
@@ -194,46 +192,10 @@ private struct _KeyComparison: _KeySink {
         return false
     }
 
-    /// Compares `rest` with the key's remaining bytes with `memcmp`.
+    /// Compares `rest` with the key's remaining bytes.
     mutating func finish(with rest: UnsafeBufferPointer<UInt8>) {
-        let remaining = key.count - matched
-        let common = Swift.min(rest.count, remaining)
-        if common > 0, let a = rest.baseAddress, let b = key.baseAddress {
-            let order = memcmp(a, b + matched, common)
-            if order != 0 {
-                result = order < 0 ? .orderedAscending : .orderedDescending
-                return
-            }
-        }
-        result = rest.count == remaining ? .orderedSame : rest.count < remaining ? .orderedAscending : .orderedDescending
+        result = _compareBytes(rest, UnsafeBufferPointer(rebasing: key[matched...]))
     }
-}
-
-/// Calls `body` with `string`'s UTF-8 bytes: in place for a native string (borrowed, no copy
-/// and no reference counting), through `withUTF8` on a copy for a bridged one.
-@inline(__always)
-internal func _withUTF8<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-    if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
-    var copy = string
-    return copy.withUTF8(body)
-}
-
-/// Whether every byte is ASCII, eight bytes at a time.
-@usableFromInline
-internal func _isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    guard let base = bytes.baseAddress else { return true }
-    let raw = UnsafeRawPointer(base)
-    var i = 0
-    var high: UInt64 = 0
-    while i + 8 <= bytes.count {
-        high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-        i += 8
-    }
-    while i < bytes.count {
-        high |= UInt64(bytes[i])
-        i += 1
-    }
-    return high & 0x8080_8080_8080_8080 == 0
 }
 
 @inline(__always)
@@ -241,15 +203,34 @@ private func _asciiLower(_ byte: UInt8) -> UInt8 {
     byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
 }
 
-/// Reusable state for comparing many strings with sort keys: a byte buffer and a bounded cache
-/// of non-ASCII strings' keys.
+/// Reusable state for comparing many strings with sort keys: a bounded cache of non-ASCII
+/// strings' keys, one per collation (a string has a different key under each).
 struct _KeyScratch {
     static let cacheLimit = 16_384
-    var buffer: [UInt8] = []
-    var cache: [String: [UInt8]] = [:]
+    /// Allocated at the first non-ASCII string.
+    private var caches: [[String: [UInt8]]] = []
 
-    init() {
-        buffer.reserveCapacity(256)
+    /// `string`'s sort key under `collation`, from the cache or built (and kept while the
+    /// cache has room).
+    mutating func sortKey(for string: String, collation: Collation) -> [UInt8] {
+        let slot = collation._ordinal
+        if caches.isEmpty { caches = Array(repeating: [:], count: Collation.allCases.count) }
+        if let cached = caches[slot][string] { return cached }
+        let key = collation.sortKey(for: string)
+        if caches[slot].count < Self.cacheLimit { caches[slot][string] = key }
+        return key
+    }
+}
+
+extension Collation {
+    /// The collation's place in `allCases`.
+    var _ordinal: Int {
+        switch self {
+        case .binary: 0
+        case .caseInsensitive: 1
+        case .folded: 2
+        case .natural: 3
+        }
     }
 }
 

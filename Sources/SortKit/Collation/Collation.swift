@@ -44,7 +44,7 @@ extension Collation {
         // ASCII text: compare the sort keys, built in one allocation-light pass each — the
         // same order (the keys' order is the comparison's, checked by property tests).
         if _isASCII(lhs) && _isASCII(rhs) {
-            return _lexicographicCompare(sortKey(for: lhs), sortKey(for: rhs))
+            return _compareBytes(sortKey(for: lhs), sortKey(for: rhs))
         }
         let primary = comparePrimary(lhs, rhs)
         if primary != .orderedSame || self == .binary { return primary }
@@ -62,44 +62,13 @@ extension Collation {
     internal func comparePrimary(_ lhs: String, _ rhs: String) -> ComparisonResult {
         switch self {
         case .binary:
-            return _lexicographicCompare(_nfc(lhs).utf8, _nfc(rhs).utf8)
+            return _compareUTF8(_nfc(lhs), _nfc(rhs))
         case .caseInsensitive:
-            return _lexicographicCompare(_caseFold(lhs).utf8, _caseFold(rhs).utf8)
+            return _compareUTF8(_caseFold(lhs), _caseFold(rhs))
         case .folded:
-            return _lexicographicCompare(_diacriticFold(lhs).utf8, _diacriticFold(rhs).utf8)
+            return _compareUTF8(_diacriticFold(lhs), _diacriticFold(rhs))
         case .natural:
             return _NaturalToken.compare(_diacriticFold(lhs), _diacriticFold(rhs))
-        }
-    }
-}
-
-/// Lexicographic order of two byte arrays (sort keys) with `memcmp`; a proper prefix is smaller.
-internal func _lexicographicCompare(_ lhs: [UInt8], _ rhs: [UInt8]) -> ComparisonResult {
-    lhs.withUnsafeBufferPointer { a in
-        rhs.withUnsafeBufferPointer { b in
-            let common = Swift.min(a.count, b.count)
-            if common > 0, let left = a.baseAddress, let right = b.baseAddress {
-                let order = memcmp(left, right, common)
-                if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
-            }
-            return a.count == b.count ? .orderedSame : a.count < b.count ? .orderedAscending : .orderedDescending
-        }
-    }
-}
-
-/// Lexicographic order of two byte sequences; a proper prefix is smaller.
-internal func _lexicographicCompare<A: Sequence<UInt8>, B: Sequence<UInt8>>(
-    _ lhs: A, _ rhs: B
-) -> ComparisonResult {
-    var left = lhs.makeIterator()
-    var right = rhs.makeIterator()
-    while true {
-        switch (left.next(), right.next()) {
-        case (nil, nil): return .orderedSame
-        case (nil, _): return .orderedAscending
-        case (_, nil): return .orderedDescending
-        case (let a?, let b?) where a != b: return a < b ? .orderedAscending : .orderedDescending
-        default: continue
         }
     }
 }

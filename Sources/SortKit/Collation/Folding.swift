@@ -1,16 +1,19 @@
 import Foundation
 
 // Folding written by hand: Foundation's case- and diacritic-insensitive comparators crash on
-// non-ASCII text on Linux, and the standard library has no case-folding mapping. Full case
-// folding is `uppercased().lowercased()` with the standard library's full Unicode mappings
-// ("ß" → "SS" → "ss", "ﬁ" → "FI" → "fi", final "ς" → "Σ" → "σ"), and diacritic folding removes
-// nonspacing marks after canonical decomposition ("É" → "E" + U+0301 → "E").
-
-/// Whether every UTF-8 byte is ASCII, in which case the string is its own NFC form.
-@inlinable
-internal func _isASCII(_ string: String) -> Bool {
-    string.utf8.withContiguousStorageIfAvailable { _isASCII($0) } ?? string.utf8.allSatisfy { $0 < 0x80 }
-}
+// non-ASCII text on Linux, and neither the standard library nor Foundation has Unicode's case
+// folding (`uppercased().lowercased()` is not it: it maps "ẞ" to "ß" but "ß" to "ss", and "ı"
+// to "i"). The tables come from the Unicode Character Database (UnicodeTables.swift).
+//
+// - Case folding is Unicode's full case folding (CaseFolding.txt, C + F mappings) of the
+//   canonically decomposed text, recomposed (NFC): canonical caseless matching, so "ẞ", "ß",
+//   "SS" and "ss" fold alike and folding is idempotent. No locale: "I" folds to "i", and
+//   dotless "ı" stays a letter of its own.
+// - Diacritic folding is case folding with nonspacing marks removed after canonical
+//   decomposition ("É" → "e"), and the Latin letters that the root collation (DUCET, what
+//   ICU's root locale uses) weighs at primary strength as other letters folded to those
+//   letters: "Æ" → "ae", "Œ" → "oe", "Ø" → "o", "Ł" → "l", "Đ" and "Ð" → "d", "Ħ" → "h",
+//   "Ĳ" → "ij", "ǆ" → "dz". Letters the root collation keeps apart stay: "Þ", "Ŋ", "ı", "Ŧ".
 
 /// The NFC form of `string`. Text whose scalars are all below U+0300 is already NFC (every
 /// such scalar is NFC_Quick_Check=Yes and none combines with a predecessor), which saves
@@ -28,56 +31,162 @@ extension Collation {
     public static func normalized(_ text: String) -> String {
         _nfc(text)
     }
+
+    /// `text` case folded the way ``caseInsensitive`` compares it: Unicode's full case
+    /// folding, in NFC. Idempotent.
+    ///
+    ///     Collation.caseFolded("STRAẞE") == Collation.caseFolded("strasse")   // true
+    ///     Collation.caseFolded("ΌΣΟΣ")                                        // "όσοσ"
+    public static func caseFolded(_ text: String) -> String {
+        _caseFold(text)
+    }
+
+    /// `text` folded the way ``folded`` and ``natural`` compare it (and search matches it):
+    /// case folded, diacritics removed, and letters the root collation weighs as others
+    /// replaced by them. Idempotent.
+    ///
+    ///     Collation.diacriticFolded("Ærø Łódź") == "aero lodz"   // true
+    public static func diacriticFolded(_ text: String) -> String {
+        _diacriticFold(text)
+    }
 }
 
 /// `string` case folded, in NFC.
 internal func _caseFold(_ string: String) -> String {
     if _isASCII(string) { return _asciiLowercased(string) }
-    if let folded = _latinFold(string, \.caseFolded) { return folded }
+    if let folded = _tableFold(string, \.caseFolded) { return folded }
     return _slowCaseFold(string)
 }
 
-/// `string` case folded with nonspacing marks removed, in NFC.
+/// `string` case folded with diacritics and root-collation letters folded, in NFC.
 internal func _diacriticFold(_ string: String) -> String {
     if _isASCII(string) { return _asciiLowercased(string) }
-    if let folded = _latinFold(string, \.diacriticFolded) { return folded }
+    if let folded = _tableFold(string, \.diacriticFolded) { return folded }
     return _slowDiacriticFold(string)
 }
 
+/// Full case folding of `string`'s canonical decomposition, scalar by scalar.
+private func _caseFoldedScalars(_ string: String) -> String.UnicodeScalarView {
+    var folded = String.UnicodeScalarView()
+    let tables = _UnicodeTables.shared
+    for scalar in string.decomposedStringWithCanonicalMapping.unicodeScalars {
+        tables.appendCaseFold(of: scalar, to: &folded)
+    }
+    return folded
+}
+
 internal func _slowCaseFold(_ string: String) -> String {
-    string.uppercased().lowercased().precomposedStringWithCanonicalMapping
+    String(_caseFoldedScalars(string)).precomposedStringWithCanonicalMapping
 }
 
 internal func _slowDiacriticFold(_ string: String) -> String {
+    // Folding can produce precomposed letters ("ᾀ" → "ἀι"): decompose again before marks go.
+    let folded = String(_caseFoldedScalars(string)).decomposedStringWithCanonicalMapping
     var scalars = String.UnicodeScalarView()
-    for scalar in string.uppercased().lowercased().decomposedStringWithCanonicalMapping.unicodeScalars
-    where scalar.properties.generalCategory != .nonspacingMark {
-        scalars.append(scalar)
+    let tables = _UnicodeTables.shared
+    for scalar in folded.unicodeScalars where scalar.properties.generalCategory != .nonspacingMark {
+        tables.appendRootLetters(of: scalar, to: &scalars)
     }
     return String(scalars).precomposedStringWithCanonicalMapping
 }
 
-/// The folds of each scalar U+0080..<U+0250 (Latin-1 Supplement, Latin Extended-A and -B),
-/// computed once by the general path. Text below U+0250 folds scalar by scalar: it is NFC, its
-/// case mappings have no context (the one context rule without a locale is Greek final sigma),
-/// and every scalar's fold starts with a starter that composes with nothing before it, so the
-/// folds of its scalars concatenate to the fold of the text. That saves Foundation's
-/// normalization (about 10 µs a string) on names like "Jürgen" or "Łukasz"; a test checks the
-/// table against the general path on random text.
-private struct _LatinFolds: Sendable {
-    static let range: Range<UInt32> = 0x80..<0x250
+/// The tables of UnicodeTables.swift, parsed once: sources ascending, each with the range of
+/// its target scalars.
+internal struct _UnicodeTables: Sendable {
+    static let shared = _UnicodeTables()
+
+    private let foldSources: [UInt32]
+    private let foldTargets: [Range<Int>]
+    private let rootSources: [UInt32]
+    private let rootTargets: [Range<Int>]
+    private let scalars: [Unicode.Scalar]
+
+    private init() {
+        var scalars: [Unicode.Scalar] = []
+        func parse(_ data: String) -> (sources: [UInt32], targets: [Range<Int>]) {
+            var sources: [UInt32] = []
+            var targets: [Range<Int>] = []
+            for entry in data.split(whereSeparator: { $0 == ";" || $0.isNewline }) {
+                let parts = entry.split(separator: ":")
+                let start = scalars.count
+                scalars += parts[1].split(separator: " ").map { Unicode.Scalar(UInt32($0, radix: 16)!)! }
+                sources.append(UInt32(parts[0].trimmingCharacters(in: .whitespaces), radix: 16)!)
+                targets.append(start..<scalars.count)
+            }
+            return (sources, targets)
+        }
+        (foldSources, foldTargets) = parse(Self.caseFoldingData)
+        (rootSources, rootTargets) = parse(Self.rootLetterData)
+        self.scalars = scalars
+    }
+
+    /// Appends `scalar`'s full case folding (itself if it has none).
+    @inline(__always)
+    func appendCaseFold(of scalar: Unicode.Scalar, to result: inout String.UnicodeScalarView) {
+        Self.append(scalar, from: foldSources, foldTargets, scalars, to: &result)
+    }
+
+    /// Appends the letters the root collation weighs a case-folded `scalar` as (itself if none).
+    @inline(__always)
+    func appendRootLetters(of scalar: Unicode.Scalar, to result: inout String.UnicodeScalarView) {
+        Self.append(scalar, from: rootSources, rootTargets, scalars, to: &result)
+    }
+
+    /// The sources of the case folding table, for tests.
+    var caseFoldingSources: [UInt32] { foldSources }
+
+    private static func append(
+        _ scalar: Unicode.Scalar, from sources: [UInt32], _ targets: [Range<Int>], _ scalars: [Unicode.Scalar],
+        to result: inout String.UnicodeScalarView
+    ) {
+        let value = scalar.value
+        // Binary search; nothing below "A" folds.
+        if value >= 0x41 {
+            var low = 0, high = sources.count
+            while low < high {
+                let middle = (low + high) / 2
+                if sources[middle] < value { low = middle + 1 } else { high = middle }
+            }
+            if low < sources.count, sources[low] == value {
+                result.append(contentsOf: scalars[targets[low]])
+                return
+            }
+        }
+        result.append(scalar)
+    }
+}
+
+/// The folds of each scalar U+0080..<U+0530 (Latin-1 Supplement, Latin Extended-A and -B, IPA,
+/// spacing modifiers, Greek, Cyrillic), computed once by the general path. Text in that range
+/// with no combining marks folds scalar by scalar: each scalar's fold is NFC and starts with a
+/// starter that composes with nothing before it, and Greek's final sigma needs no context in
+/// case folding (σ, ς and Σ all fold to σ), so the folds of its scalars concatenate to the fold
+/// of the text. That saves Foundation's normalization (about 10 µs a string) on names like
+/// "Jürgen", "Łukasz" or "Αλέξης"; a test checks the table against the general path on random
+/// text.
+private struct _TableFolds: Sendable {
+    static let range: Range<UInt32> = 0x80..<0x530
     let caseFolded: [String]
     let diacriticFolded: [String]
 
-    static let shared = _LatinFolds(
+    static let shared = _TableFolds(
         caseFolded: range.map { _slowCaseFold(String(Unicode.Scalar($0)!)) },
         diacriticFolded: range.map { _slowDiacriticFold(String(Unicode.Scalar($0)!)) })
+
+    /// Whether a scalar in ``range`` may be folded alone: not a combining mark (those change
+    /// the scalars before them under normalization).
+    @inline(__always)
+    static func isFoldedAlone(_ value: UInt32) -> Bool {
+        !(0x300...0x36F).contains(value) && !(0x483...0x489).contains(value)
+    }
 }
 
-/// `string` folded scalar by scalar with the table, or `nil` if a scalar is U+0250 or above.
-private func _latinFold(_ string: String, _ table: KeyPath<_LatinFolds, [String]>) -> String? {
-    guard string.unicodeScalars.allSatisfy({ $0.value < _LatinFolds.range.upperBound }) else { return nil }
-    let folds = _LatinFolds.shared[keyPath: table]
+/// `string` folded scalar by scalar with the table, or `nil` if a scalar is outside it.
+private func _tableFold(_ string: String, _ table: KeyPath<_TableFolds, [String]>) -> String? {
+    guard string.unicodeScalars.allSatisfy({ $0.value < _TableFolds.range.upperBound && _TableFolds.isFoldedAlone($0.value) }) else {
+        return nil
+    }
+    let folds = _TableFolds.shared[keyPath: table]
     var result = ""
     result.reserveCapacity(string.utf8.count + 4)
     for scalar in string.unicodeScalars {
@@ -85,7 +194,7 @@ private func _latinFold(_ string: String, _ table: KeyPath<_LatinFolds, [String]
         if value < 0x80 {
             result.unicodeScalars.append(value >= 0x41 && value <= 0x5A ? Unicode.Scalar(value | 0x20)! : scalar)
         } else {
-            result += folds[Int(value - _LatinFolds.range.lowerBound)]
+            result += folds[Int(value - _TableFolds.range.lowerBound)]
         }
     }
     return result

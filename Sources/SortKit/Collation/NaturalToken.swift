@@ -52,7 +52,7 @@ internal enum _NaturalToken: Equatable {
         case (.scalar(let a), .scalar(let b)): return _compare(a.value, b.value)
         case (.number(let a), .number(let b)):
             if a.count != b.count { return _compare(a.count, b.count) }
-            return _lexicographicCompare(a, b)
+            return _compareBytes(a, b)
         case (.number, .scalar(let b)): return _compare(0x30, b.value)
         case (.scalar(let a), .number): return _compare(a.value, 0x30)
         }

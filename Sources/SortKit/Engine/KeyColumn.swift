@@ -92,20 +92,6 @@ internal struct _KeyColumn {
     /// 8 bytes.
     var wordsAreExact = true
 
-    /// For a string prefix column: bytes `depth..<depth + 16` of row `i`'s collation key,
-    /// big-endian, zero-padded past its end, inverted for a descending key. Where two rows'
-    /// windows differ, they order the rows as the full keys do.
-    @inline(__always)
-    func window(_ i: Int, depth: Int) -> (hi: UInt64, lo: UInt64) {
-        let bytes = UnsafeBufferPointer(arena)
-        let (start, end) = (starts[i] + depth, starts[i + 1])
-        let (hi, lo) = (_bigEndianWord(bytes, from: start, end: end), _bigEndianWord(bytes, from: start + 8, end: end))
-        return direction == .descending ? (~hi, ~lo) : (hi, lo)
-    }
-
-    /// The length of row `i`'s collation key in ``arena``.
-    func keyLength(_ i: Int) -> Int { starts[i + 1] - starts[i] }
-
     /// Full comparison of rows `i` and `j` by this key.
     @inline(__always)
     func compare(_ i: Int, _ j: Int) -> ComparisonResult {
@@ -115,7 +101,9 @@ internal struct _KeyColumn {
         case .exact:
             return .orderedSame
         case .bytes:
-            return direction._apply(_compareBytes(UnsafeBufferPointer(arena), starts[i]..<starts[i + 1], starts[j]..<starts[j + 1]))
+            let bytes = UnsafeBufferPointer(arena)
+            return direction._apply(_compareBytes(
+                UnsafeBufferPointer(rebasing: bytes[starts[i]..<starts[i + 1]]), UnsafeBufferPointer(rebasing: bytes[starts[j]..<starts[j + 1]])))
         case .values:
             let (x, y) = (values[i], values[j])
             if x.isNull || y.isNull { return nulls._compareNulls(x.isNull, y.isNull, direction) }
@@ -147,16 +135,6 @@ internal final class _Allocations: @unchecked Sendable {
     deinit {
         for free in frees { free() }
     }
-}
-
-@inline(__always)
-internal func _compareBytes(_ buffer: UnsafeBufferPointer<UInt8>, _ a: Range<Int>, _ b: Range<Int>) -> ComparisonResult {
-    let common = min(a.count, b.count)
-    if common > 0 {
-        let result = memcmp(buffer.baseAddress! + a.lowerBound, buffer.baseAddress! + b.lowerBound, common)
-        if result != 0 { return result < 0 ? .orderedAscending : .orderedDescending }
-    }
-    return _compare(a.count, b.count)
 }
 
 extension _KeyColumn {
@@ -365,7 +343,7 @@ private func _encodeStringsByDictionary(
     }
     let keys = table.strings.map { collation.sortKey(for: $0) }
     // Equal keys (canonically equivalent strings) share a rank, so the word stays exact.
-    let order = keys.indices.sorted { _lexicographicCompare(keys[$0], keys[$1]) == .orderedAscending }
+    let order = keys.indices.sorted { _compareBytes(keys[$0], keys[$1]) == .orderedAscending }
     var rank = [UInt64](repeating: 0, count: keys.count)
     var current: UInt64 = 0
     for (position, id) in order.enumerated() {

@@ -8,13 +8,6 @@ import Foundation
 /// then by position, so the result is stable and identical to the reference path.
 @usableFromInline
 internal struct _SortEngine {
-    /// A row's composite key and position; 24 bytes.
-    struct Record {
-        var hi: UInt64
-        var lo: UInt64
-        var index: UInt32
-    }
-
     let columns: [_KeyColumn]
     /// Owns the columns' buffers; they live as long as any copy of the engine.
     let allocations: _Allocations
@@ -22,7 +15,7 @@ internal struct _SortEngine {
     let firstUnresolvedKey: Int
     /// Whether the row position is packed into the composite (so composites are unique).
     let indexPacked: Bool
-    var records: [Record]
+    var records: [_KeyRecord]
     /// The compact form used instead of ``records`` when every key is exact and all of them fit
     /// in 32 bits: per row, the keys above the row's position in one word.
     var compact: [UInt64] = []
@@ -33,7 +26,7 @@ internal struct _SortEngine {
 
     @usableFromInline
     init(_ keys: [_KeyInput], count: Int) {
-        precondition(count < Int(UInt32.max), "the fast sort path handles up to 2^32 - 1 rows")
+        precondition(count <= _maximumRecordCount, "the fast sort path handles up to 2^32 - 1 rows; callers sort more by comparison")
         let allocations = _Allocations()
         let columns = _SortEngine.encode(keys, count: count, allocations: allocations)
         self.columns = columns
@@ -81,7 +74,7 @@ internal struct _SortEngine {
             self.records = []
             return
         }
-        var records = [Record](repeating: Record(hi: 0, lo: 0, index: 0), count: count)
+        var records = [_KeyRecord](repeating: _KeyRecord(hi: 0, lo: 0, index: 0), count: count)
         for i in 0..<count {
             var hi: UInt64 = 0
             var lo: UInt64 = 0
@@ -98,7 +91,7 @@ internal struct _SortEngine {
             } else {
                 _shiftLeft(&hi, &lo, by: 128 - used)
             }
-            records[i] = Record(hi: hi, lo: lo, index: UInt32(i))
+            records[i] = _KeyRecord(hi: hi, lo: lo, index: UInt32(i))
         }
         self.records = records
     }
@@ -176,7 +169,7 @@ internal struct _SortEngine {
 
     /// Bytes held for keys and positions: words, composites, string arenas.
     var memoryFootprint: Int {
-        var bytes = records.count * MemoryLayout<Record>.stride + compact.count * 8
+        var bytes = records.count * MemoryLayout<_KeyRecord>.stride + compact.count * 8
         for column in columns {
             bytes += (column.words.count + column.nextWords.count) * 8 + column.arena.count + column.starts.count * 8
                 + column.values.count * MemoryLayout<SortValue>.stride
@@ -201,32 +194,44 @@ private struct _Ties {
 
     /// Sorts a run of rows the composite can't tell apart, position last. With a `depth` (the
     /// first remaining key is a string whose collation key the rows share up to `depth`
-    /// bytes), a large run is radix-sorted by the keys' next 16 bytes, again and again deeper
-    /// in the sub-runs that still tie, as long as some key goes on; what is left is compared in
-    /// full. Natural-order titles that share their first 16 key bytes ("Garden River 1…") then
-    /// cost a few linear passes instead of a comparison sort.
-    func sortRun(_ records: inout [_SortEngine.Record], _ run: Range<Int>, depth: Int?) {
-        let column = columns[first]
-        if let depth, run.count > 16, records[run].contains(where: { column.keyLength(Int($0.index)) > depth }) {
-            var windows = records[run].map { record in
-                let window = column.window(Int(record.index), depth: depth)
-                return _SortEngine.Record(hi: window.hi, lo: window.lo, index: record.index)
-            }
-            _radixSort(&windows)
-            var start = 0
-            while start < windows.count {
-                var end = start + 1
-                while end < windows.count, windows[end].hi == windows[start].hi, windows[end].lo == windows[start].lo { end += 1 }
-                if end - start > 1 { sortRun(&windows, start..<end, depth: depth + 16) }
-                start = end
-            }
-            records.replaceSubrange(run, with: windows)
+    /// bytes), the run is window-sorted by the keys' next bytes (``_windowSort(_:_:depth:keys:)``):
+    /// natural-order titles that share their first 16 key bytes ("Garden River 1…") then cost
+    /// a few linear passes instead of a comparison sort. Otherwise it is compared in full.
+    func sortRun(_ records: inout [_KeyRecord], _ run: Range<Int>, depth: Int?) {
+        if let depth {
+            _windowSort(&records, run, depth: depth, keys: _StringKeyRun(ties: self))
             return
         }
         records[run].sort { a, b in
             let result = compare(Int(a.index), Int(b.index))
             return result == .orderedSame ? a.index < b.index : result == .orderedAscending
         }
+    }
+}
+
+/// The first unresolved key's collation keys as window-sort keys; the keys after it break
+/// what its bytes leave tied.
+private struct _StringKeyRun: _WindowKeys {
+    let ties: _Ties
+
+    @inline(__always)
+    func key(_ index: Int) -> UnsafeBufferPointer<UInt8> {
+        let column = ties.columns[ties.first]
+        return UnsafeBufferPointer(rebasing: UnsafeBufferPointer(column.arena)[column.starts[index]..<column.starts[index + 1]])
+    }
+
+    var isDescending: Bool { ties.columns[ties.first].direction == .descending }
+    var equalKeysAreTies: Bool { false }
+
+    @inline(__always)
+    func compare(_ a: Int, _ b: Int, from depth: Int) -> ComparisonResult {
+        let result = ties.columns[ties.first].direction._apply(_compareKeys(key(a), key(b), from: depth))
+        if result != .orderedSame { return result }
+        for k in (ties.first + 1)..<ties.columns.count {
+            let next = ties.columns[k].compare(a, b)
+            if next != .orderedSame { return next }
+        }
+        return .orderedSame
     }
 }
 
@@ -241,28 +246,6 @@ private func _shiftLeft(_ hi: inout UInt64, _ lo: inout UInt64, by bits: Int) {
     }
     hi = (hi << UInt64(bits)) | (lo >> UInt64(64 - bits))
     lo <<= UInt64(bits)
-}
-
-/// Above this many rows, keys are extracted and encoded on several cores.
-@usableFromInline
-internal let _parallelThreshold = 50_000
-
-/// Write-once slots filled from `concurrentPerform`, each index by exactly one iteration.
-@usableFromInline
-internal final class _ResultSlots<Value>: @unchecked Sendable {
-    @usableFromInline var slots: [Value?]
-    @usableFromInline let lock = NSLock()
-    @inlinable init(count: Int) { slots = Array(repeating: nil, count: count) }
-    @inlinable func set(_ index: Int, _ value: Value) { lock.withLock { slots[index] = value } }
-    @inlinable var values: [Value] { lock.withLock { slots.map { $0! } } }
-}
-
-/// Shares read-only inputs with `concurrentPerform`: the key inputs are only read. A
-/// comparator input's closure is not called during encoding.
-@usableFromInline
-internal struct _UncheckedBox<Value>: @unchecked Sendable {
-    @usableFromInline let value: Value
-    @inlinable init(_ value: Value) { self.value = value }
 }
 
 extension RandomAccessCollection where Index == Int {

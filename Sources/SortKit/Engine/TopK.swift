@@ -47,16 +47,16 @@ internal struct _TopK {
 
     /// The positions of the `count` smallest of `rowCount` rows, in sorted order. Stable.
     ///
-    /// Large inputs are split into one slice per core; each slice keeps its own heap, and the
-    /// slices' winners (at most `count` each) are merged by the full comparison, position last,
-    /// so the result is the same as one pass.
+    /// With `parallel` (the rows are `Sendable`), large inputs are split into one slice per
+    /// core; each slice keeps its own heap, and the slices' winners (at most `count` each) are
+    /// merged by the full comparison, position last, so the result is the same as one pass.
     @usableFromInline
-    func smallest(_ count: Int, of rowCount: Int) -> [Int] {
-        let parts = Swift.min(ProcessInfo.processInfo.activeProcessorCount, rowCount / _topKSliceMinimum, 8)
+    func smallest(_ count: Int, of rowCount: Int, parallel: Bool) -> [Int] {
+        let parts = parallel ? Swift.min(ProcessInfo.processInfo.activeProcessorCount, rowCount / _topKSliceMinimum, 8) : 1
         guard parts > 1, count < rowCount / parts else { return smallest(count, in: 0..<rowCount) }
         let slots = _ResultSlots<[Int]>(count: parts)
         let selection = _UncheckedBox(self)
-        // Each slice only reads the rows; the keys' closures are @Sendable.
+        // Each slice only reads the rows, which are Sendable; the keys' closures are @Sendable.
         _concurrentPerform(iterations: parts, _UncheckedBox { part in
             slots.set(part, selection.value.smallest(count, in: rowCount * part / parts..<rowCount * (part + 1) / parts))
         })
@@ -165,7 +165,7 @@ internal struct _TopK {
             } else {
                 let x = candidate?.values[k] ?? key.value!(position)
                 if let left = candidate?.stringKeys[k], let right = b.stringKeys[k] {
-                    result = key.direction._apply(_lexicographicCompare(left, right))  // both decorated strings
+                    result = key.direction._apply(_compareBytes(left, right))  // both decorated strings
                 } else {
                     result = Self.compare(x, b.values[k]!, b.stringKeys[k], key, &scratch)
                 }

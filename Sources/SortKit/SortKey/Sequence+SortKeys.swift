@@ -1,5 +1,13 @@
 import Foundation
 
+// Threads: a sort evaluates key closures (key paths, extractors, comparators) on the calling
+// thread unless the rows are `Sendable`, since rows that are not — class instances with lazy
+// state, main-actor models — must not be read from other threads. With `Sendable` rows (the
+// overloads `where Element: Sendable`), several keys of a large input (from 50,000 rows) are
+// read on several cores, and a top-k selection reads slices of the rows on every core. Either
+// way the engine's own work — encoding extracted values, radix passes, moving rows into place —
+// runs on every core: it touches values, never user code.
+
 extension Sequence {
     /// Returns the elements sorted by a list of keys. Stable: elements that tie on every key
     /// keep their order, in both directions.
@@ -8,6 +16,9 @@ extension Sequence {
     ///     books.sorted(by: [SortKey(\.price, .descending)]).map(\.title)
     ///     // ["Dune", "Ulysses", "Emma"]: ties in input order, nulls last
     ///
+    /// Key closures run on the calling thread; with `Sendable` rows, large inputs read their
+    /// keys on several cores.
+    ///
     /// - Parameter keys: The keys, most significant first. No keys keeps the input order.
     /// - Returns: The sorted elements.
     /// - Complexity: O(*n* log *n*) comparisons. Value keys are evaluated once per element,
@@ -15,7 +26,37 @@ extension Sequence {
     @inlinable
     public func sorted(by keys: [SortKey<Element>]) -> [Element] {
         let rows = Array(self)
-        return _gather(rows, rows.sortedIndices(by: keys))
+        return _gather(rows, rows._sortedIndices(by: keys, parallel: false))
+    }
+
+    /// Returns the `count` smallest elements by a list of keys, in sorted order — the first
+    /// page of a sort — without sorting everything. Stable.
+    ///
+    ///     books.min(count: 50, sortedBy: [SortKey(\.price, .descending)])
+    ///     // the 50 most expensive books, ties in input order
+    ///
+    /// - Complexity: O(*n* log *k*) comparisons, where *k* is `count`.
+    @inlinable
+    public func min(count: Int, sortedBy keys: [SortKey<Element>]) -> [Element] {
+        let rows = Array(self)
+        return rows._indices(ofMin: count, sortedBy: keys, parallel: false).map { rows[$0] }
+    }
+}
+
+extension Sequence where Element: Sendable {
+    /// ``sorted(by:)`` for `Sendable` rows: the keys of a large input are read on several cores.
+    @inlinable
+    public func sorted(by keys: [SortKey<Element>]) -> [Element] {
+        let rows = Array(self)
+        return _gather(rows, rows._sortedIndices(by: keys, parallel: true))
+    }
+
+    /// ``min(count:sortedBy:)`` for `Sendable` rows: slices of a large input are read on
+    /// several cores.
+    @inlinable
+    public func min(count: Int, sortedBy keys: [SortKey<Element>]) -> [Element] {
+        let rows = Array(self)
+        return rows._indices(ofMin: count, sortedBy: keys, parallel: true).map { rows[$0] }
     }
 }
 
@@ -28,24 +69,60 @@ extension RandomAccessCollection where Index == Int {
     /// - Complexity: O(*n* log *n*) comparisons.
     @inlinable
     public func sortedIndices(by keys: [SortKey<Element>]) -> [Int] {
+        _sortedIndices(by: keys, parallel: false)
+    }
+
+    /// The positions of the `count` smallest elements by `keys`, in sorted order, without
+    /// sorting the rest. Stable: of equal elements, the earlier ones are taken first.
+    ///
+    ///     prices.indices(ofMin: 2, sortedBy: [SortKey(\.self)])
+    ///
+    /// - Complexity: O(*n* log *k*) comparisons; a key is evaluated for an element only when the
+    ///   keys before it tie with the largest element kept so far.
+    @inlinable
+    public func indices(ofMin count: Int, sortedBy keys: [SortKey<Element>]) -> [Int] {
+        _indices(ofMin: count, sortedBy: keys, parallel: false)
+    }
+
+    /// The sort of ``sortedIndices(by:)``; `parallel` reads several keys on several cores.
+    /// Inputs above `engineLimit` rows (2^32 − 1: positions the engine packs in 32 bits) are
+    /// sorted by the reference path.
+    @inlinable
+    internal func _sortedIndices(by keys: [SortKey<Element>], parallel: Bool, engineLimit: Int = _maximumRecordCount) -> [Int] {
         guard !keys.isEmpty, count > 1 else { return Array(indices) }
-        guard count >= _engineThreshold else { return _referenceSortedIndices(by: keys) }
-        var engine = _SortEngine(_keyInputs(keys, self), count: count)
+        guard count >= _engineThreshold, count <= engineLimit else { return _referenceSortedIndices(by: keys) }
+        var engine = _SortEngine(_keyInputs(keys, self, parallel: parallel), count: count)
         return _offsetting(engine.sortedIndices())
+    }
+
+    /// The selection of ``indices(ofMin:sortedBy:)``; `parallel` reads slices of the rows on
+    /// several cores.
+    @inlinable
+    internal func _indices(ofMin count: Int, sortedBy keys: [SortKey<Element>], parallel: Bool) -> [Int] {
+        precondition(count >= 0, "cannot take a negative number of elements")
+        guard count < self.count else { return _sortedIndices(by: keys, parallel: parallel) }
+        guard !keys.isEmpty else { return Array(indices.prefix(count)) }
+        let selected = withContiguousStorageIfAvailable { buffer in
+            _TopK(keys: keys.map { $0._topKKey(for: buffer) }).smallest(count, of: buffer.count, parallel: parallel)
+        } ?? _TopK(keys: keys.map { $0._topKKey(for: self) }).smallest(count, of: self.count, parallel: parallel)
+        return _offsetting(selected)
     }
 
     /// ``sortedIndices(by:)`` plus, per sorted position, whether that element ties with the one
     /// before it on every key: what a data table keeps to re-rank a column without comparing
-    /// neighbours again. Tie marks come from the engine's composites where they decide.
+    /// neighbours again. Tie marks come from the engine's composites where they decide. Key
+    /// closures run on the calling thread.
     @inlinable
-    package func _sortedIndicesMarkingTies(by keys: [SortKey<Element>]) -> (order: [Int], tiesPrevious: [Bool]) {
+    package func _sortedIndicesMarkingTies(
+        by keys: [SortKey<Element>], engineLimit: Int = _maximumRecordCount
+    ) -> (order: [Int], tiesPrevious: [Bool]) {
         guard !keys.isEmpty else { return (Array(indices), indices.map { $0 > startIndex }) }
-        guard count >= _engineThreshold else {
+        guard count >= _engineThreshold, count <= engineLimit else {
             let order = _referenceSortedIndices(by: keys)
             let ties = order.indices.map { $0 > 0 && keys.compare(self[order[$0 - 1]], self[order[$0]]) == .orderedSame }
             return (order, ties)
         }
-        var engine = _SortEngine(_keyInputs(keys, self), count: count)
+        var engine = _SortEngine(_keyInputs(keys, self, parallel: false), count: count)
         let result = engine.sortedIndicesMarkingTies()
         return (_offsetting(result.order), result.tiesPrevious)
     }
@@ -67,38 +144,21 @@ extension RandomAccessCollection where Index == Int {
         order.sort { plan.compare($0, $1) == .orderedAscending }
         return _offsetting(order)
     }
-
-    /// The positions of the `count` smallest elements by `keys`, in sorted order, without
-    /// sorting the rest. Stable: of equal elements, the earlier ones are taken first.
-    ///
-    ///     prices.indices(ofMin: 2, sortedBy: [SortKey(\.self)])
-    ///
-    /// - Complexity: O(*n* log *k*) comparisons; a key is evaluated for an element only when the
-    ///   keys before it tie with the largest element kept so far.
-    @inlinable
-    public func indices(ofMin count: Int, sortedBy keys: [SortKey<Element>]) -> [Int] {
-        precondition(count >= 0, "cannot take a negative number of elements")
-        guard count < self.count else { return sortedIndices(by: keys) }
-        guard !keys.isEmpty else { return Array(indices.prefix(count)) }
-        let selected = withContiguousStorageIfAvailable { buffer in
-            _TopK(keys: keys.map { $0._topKKey(for: buffer) }).smallest(count, of: buffer.count)
-        } ?? _TopK(keys: keys.map { $0._topKKey(for: self) }).smallest(count, of: self.count)
-        return _offsetting(selected)
-    }
 }
 
-extension Sequence {
-    /// Returns the `count` smallest elements by a list of keys, in sorted order — the first
-    /// page of a sort — without sorting everything. Stable.
-    ///
-    ///     books.min(count: 50, sortedBy: [SortKey(\.price, .descending)])
-    ///     // the 50 most expensive books, ties in input order
-    ///
-    /// - Complexity: O(*n* log *k*) comparisons, where *k* is `count`.
+extension RandomAccessCollection where Index == Int, Element: Sendable {
+    /// ``sortedIndices(by:)`` for `Sendable` rows: the keys of a large input are read on
+    /// several cores.
     @inlinable
-    public func min(count: Int, sortedBy keys: [SortKey<Element>]) -> [Element] {
-        let rows = Array(self)
-        return rows.indices(ofMin: count, sortedBy: keys).map { rows[$0] }
+    public func sortedIndices(by keys: [SortKey<Element>]) -> [Int] {
+        _sortedIndices(by: keys, parallel: true)
+    }
+
+    /// ``indices(ofMin:sortedBy:)`` for `Sendable` rows: slices of a large input are read on
+    /// several cores.
+    @inlinable
+    public func indices(ofMin count: Int, sortedBy keys: [SortKey<Element>]) -> [Int] {
+        _indices(ofMin: count, sortedBy: keys, parallel: true)
     }
 }
 
@@ -107,34 +167,42 @@ extension Sequence {
 internal let _engineThreshold = 64
 
 extension MutableCollection where Self: RandomAccessCollection, Index == Int {
-    /// Sorts the collection in place by a list of keys. Stable.
+    /// Sorts the collection in place by a list of keys. Stable. Key closures run on the
+    /// calling thread (with `Sendable` elements, on several cores for large inputs).
     ///
     ///     var names = ["file10", "file2", "File1"]
     ///     names.sort(by: [SortKey(\.self)])   // ["File1", "file2", "file10"]
     @inlinable
     public mutating func sort(by keys: [SortKey<Element>]) {
+        _sort(by: keys, parallel: false)
+    }
+
+    @inlinable
+    internal mutating func _sort(by keys: [SortKey<Element>], parallel: Bool) {
         let start = startIndex
-        let sorted = _gather(self, sortedIndices(by: keys).map { $0 - start })
+        let sorted = _gather(self, _sortedIndices(by: keys, parallel: parallel).map { $0 - start })
         for (index, element) in zip(indices, sorted) { self[index] = element }
     }
 }
 
-/// Every key's input for `rows`, several keys at once on several cores for large inputs.
-@inlinable
-internal func _keyInputs<Rows: RandomAccessCollection>(_ keys: [SortKey<Rows.Element>], _ rows: Rows) -> [_KeyInput]
-where Rows.Index == Int {
-    guard keys.count > 1, rows.count >= _parallelThreshold else { return keys.map { $0._input(for: rows) } }
-    let slots = _ResultSlots<_KeyInput>(count: keys.count)
-    // The rows are only read and the keys' closures are @Sendable.
-    _concurrentPerform(iterations: keys.count, _UncheckedBox { k in slots.set(k, keys[k]._input(for: rows)) })
-    return slots.values
+extension MutableCollection where Self: RandomAccessCollection, Index == Int, Element: Sendable {
+    /// ``sort(by:)`` for `Sendable` elements: the keys of a large input are read on several cores.
+    @inlinable
+    public mutating func sort(by keys: [SortKey<Element>]) {
+        _sort(by: keys, parallel: true)
+    }
 }
 
-/// `DispatchQueue.concurrentPerform` outside generic code, so its closure captures no
-/// generic metatypes.
-@usableFromInline
-internal func _concurrentPerform(iterations: Int, _ work: _UncheckedBox<(Int) -> Void>) {
-    DispatchQueue.concurrentPerform(iterations: iterations) { work.value($0) }
+/// Every key's input for `rows`; with `parallel`, several keys at once on several cores for
+/// large inputs (the rows must then be `Sendable`: the overloads that pass `true` require it).
+@inlinable
+internal func _keyInputs<Rows: RandomAccessCollection>(_ keys: [SortKey<Rows.Element>], _ rows: Rows, parallel: Bool) -> [_KeyInput]
+where Rows.Index == Int {
+    guard parallel, keys.count > 1, rows.count >= _parallelThreshold else { return keys.map { $0._input(for: rows) } }
+    let slots = _ResultSlots<_KeyInput>(count: keys.count)
+    // The rows are Sendable (the caller's overload requires it) and the keys' closures are @Sendable.
+    _concurrentPerform(iterations: keys.count, _UncheckedBox { k in slots.set(k, keys[k]._input(for: rows)) })
+    return slots.values
 }
 
 /// The elements at `positions` (0-based, a permutation of all positions), in that order.
@@ -206,7 +274,7 @@ internal struct _DecoratedSort<Rows: RandomAccessCollection> where Rows.Index ==
                 } else {
                     let raw: ComparisonResult
                     if case .string = a, case .string = b {
-                        raw = _lexicographicCompare(stringKeys[i], stringKeys[j])
+                        raw = _compareBytes(stringKeys[i], stringKeys[j])
                     } else {
                         raw = SortValue.compare(a, b)
                     }

@@ -2,16 +2,18 @@ import Foundation
 
 extension SortValue: Comparable {
     /// Compares two values in the total order of sort values, with strings compared under
-    /// `collation` and null as the smallest value.
+    /// `collation` (``Collation/default``, natural, unless given — the same default as
+    /// ``sortKey(collation:)``) and null as the smallest value.
     ///
     ///     SortValue.compare(9, 9.5)                          // .orderedAscending
     ///     SortValue.compare(10, "5a")                        // .orderedAscending (numbers < strings)
+    ///     SortValue.compare("file2", "file10")                // .orderedAscending (natural)
     ///     SortValue.compare("Éclair", "eclair", collation: .folded)
-    ///     // .orderedAscending: equal when folded, so the binary tie-break decides
+    ///     // .orderedDescending: equal when folded, so the binary tie-break decides
     ///
     /// - Complexity: O(1), or O(*m*) for two strings of total length *m*.
     public static func compare(
-        _ lhs: SortValue, _ rhs: SortValue, collation: Collation = .binary
+        _ lhs: SortValue, _ rhs: SortValue, collation: Collation = .default
     ) -> ComparisonResult {
         switch (lhs, rhs) {
         case (.integer(let a), .integer(let b)): return _compare(a, b)

@@ -14,8 +14,10 @@ import Foundation
 ///
 /// Equality follows the order: `SortValue.integer(9) == SortValue.double(9)` is `true`, NaN
 /// equals NaN, and canonically equivalent strings ("é" precomposed or decomposed) are equal.
-/// Strings compare under ``Collation/binary`` here; a ``SortKey`` or a ``SortSpec`` chooses
-/// another collation.
+/// Strings compare under ``Collation/default`` (natural) here, as everywhere a collation isn't
+/// named; a ``SortKey`` or a ``SortSpec`` chooses another. Only canonically equivalent strings
+/// are equal under any collation (folding collations break their ties by code points), so
+/// equality and hashing don't depend on it.
 public enum SortValue: Sendable {
     /// No value: a blank cell or `nil`.
     case null

@@ -72,8 +72,16 @@ public struct TextTable: Sendable, Hashable {
             let cells = rows.map { $0[column] }
             let type = key.interpretation == .inferred && key.enumOrder == nil ? ColumnType.infer(cells) : .string
             let values = cells.map { key.sortValue(of: $0, columnType: type) }
-            if let order = key.enumOrder {
-                let ranks = _enumRanks(values, order: order, collation: key.collation)
+            if key.enumOrder != nil {
+                // Each distinct text ranked once.
+                var cache: [String: SortValue] = [:]
+                let ranks = values.map { value -> SortValue in
+                    guard case .string(let text) = value else { return key.enumRank(of: value) ?? .null }
+                    if let rank = cache[text] { return rank }
+                    let rank = key.enumRank(of: value) ?? .null
+                    cache[text] = rank
+                    return rank
+                }
                 keys.append(SortKey(key.direction, nulls: key.nulls) { ranks[$0] })
             }
             keys.append(SortKey(key.direction, collation: key.collation, nulls: key.nulls) { values[$0] })
@@ -92,21 +100,6 @@ public struct TextTable: Sendable, Hashable {
     public func sorted(by spec: SortSpec) throws -> TextTable {
         let order = try sortedRowIndices(by: spec)
         return TextTable(columns: columns, rows: order.map { rows[$0] })
-    }
-}
-
-/// Each value's rank in an explicit order (matched under the collation's equivalence), the
-/// order's length for values not in it, and null for null.
-private func _enumRanks(_ values: [SortValue], order: [String], collation: Collation) -> [SortValue] {
-    var cache: [String: SortValue] = [:]
-    return values.map { value in
-        guard case .string(let text) = value else {
-            return value.isNull ? .null : .integer(Int64(order.count))
-        }
-        if let rank = cache[text] { return rank }
-        let rank = SortValue.integer(Int64(order.firstIndex { collation.areEquivalent($0, text) } ?? order.count))
-        cache[text] = rank
-        return rank
     }
 }
 

@@ -103,6 +103,20 @@ struct SortValueKeyTests {
         }
     }
 
+    @Test("compare and sortKey share one default collation: natural")
+    func defaults() {
+        var random = SeededRandom.fromEnvironment(default: 79)
+        #expect(SortValue.compare("file2", "file10") == .orderedAscending)
+        #expect(SortValue.string("file2") < SortValue.string("file10"))
+        for _ in 0..<5_000 {
+            let a = random.sortValue().value, b = random.sortValue().value
+            #expect(SortValue.compare(a, b) == SortValue.compare(a, b, collation: .default), "\(random.replay)")
+            if let keyA = a.sortKey(), let keyB = b.sortKey() {
+                #expect(_compareBytes(keyA, keyB) == SortValue.compare(a, b), "\(a) vs \(b), \(random.replay)")
+            }
+        }
+    }
+
     @Test("Equivalence key ranges hold exactly the equivalent strings")
     func equivalenceRanges() {
         var random = SeededRandom.fromEnvironment(default: 78)

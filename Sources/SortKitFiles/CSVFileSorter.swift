@@ -1,4 +1,5 @@
 import Foundation
+import SortKit
 
 /// Sorts a CSV file by a ``SortSpec`` with bounded memory: the order of
 /// ``TextTable/sortedRowIndices(by:)`` (typed columns, collations, nulls, stable), with every
@@ -75,8 +76,10 @@ public struct CSVFileSorter: Sendable {
         Int(min(ProcessInfo.processInfo.physicalMemory / 4, 4 << 30))
     }
 
-    /// Sorts `input` into `output` (written to a temporary file renamed over `output` at the
-    /// end, so a failure never leaves a partial file).
+    /// Sorts `input` into `output`. The output is written to ``partialFile(for:)`` beside it and
+    /// renamed over it once complete (`rename(2)`, atomic), so a failure — bad input, a full
+    /// disk, an interrupt — leaves an existing `output` as it was and no partial file. A
+    /// replaced file's permissions are kept.
     ///
     /// - Throws: ``CSVError`` for malformed CSV (naming its line), ``SortSpecError`` for a
     ///   spec naming an unknown column, or a file error.
@@ -85,13 +88,27 @@ public struct CSVFileSorter: Sendable {
         let folder = temporaryDirectory.appendingPathComponent("sortkit-sort-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let partial = folder.appendingPathComponent("output.partial")
+        let partial = Self.partialFile(for: output)
+        var renamed = false
+        defer { if !renamed { try? FileManager.default.removeItem(at: partial) } }
         let writer = try _BufferedWriter(partial)
         let summary = try sort(input, into: writer, runsIn: folder)
         try writer.close()
-        _ = try? FileManager.default.removeItem(at: output)
-        try FileManager.default.moveItem(at: partial, to: output)
+        if let permissions = try? FileManager.default.attributesOfItem(atPath: output.path)[.posixPermissions] {
+            try? FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: partial.path)
+        }
+        guard rename(partial.path, output.path) == 0 else {
+            throw Failure("cannot write '\(output.path)': \(String(cString: strerror(errno)))")
+        }
+        renamed = true
         return summary
+    }
+
+    /// Where ``sort(_:to:)`` writes the output before renaming it: a hidden file beside
+    /// `output` named for this process (`.sorted.csv.sortkit-4242.partial`), so that the
+    /// rename stays on one file system and an interrupted sort can remove it.
+    public static func partialFile(for output: URL) -> URL {
+        output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).sortkit-\(getpid()).partial")
     }
 
     /// Sorts `input` to standard output.
@@ -173,17 +190,19 @@ public struct CSVFileSorter: Sendable {
             writer.write(terminator)
         }
         var run = _Run(key: key)
+        // A `top` run is cut back to its best `top` records when it holds twice as many.
+        let (doubled, overflow) = (top ?? 0).multipliedReportingOverflow(by: 2)
+        let topThreshold = overflow ? Int.max : max(doubled, 65_536)
         if !typeFirst {
             run.borrow(reader.buffer)
             if run.addAll(from: reader, minimumSlice: sliceMinimum) { reader.skipToEnd() }
         }
         var runs: [URL] = []
-        var records = 0
-        records = run.count
+        var records = run.count
         while let range = try reader.nextSpans() {
             records += 1
             run.add(range, from: reader)
-            if let top, run.count >= max(2 * top, 65_536) {
+            if let top, run.count >= topThreshold {
                 run.sortAndKeep(top)
             } else if top == nil, run.memory >= maxMemory / 2 {
                 if !key.typesResolved {

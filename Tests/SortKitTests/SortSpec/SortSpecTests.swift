@@ -82,7 +82,13 @@ struct SortSpecTests {
                     modifiers.append(modifier)
                 }
                 if Bool.random(using: &random), !modifiers.contains(where: { [.interpretation(.number), .interpretation(.date)].contains($0) }) {
-                    modifiers.append(.enumOrder(Array(Set((0..<3).map { _ in name() }))))
+                    // Distinct values in the order drawn (a Set's order would differ between runs).
+                    var values: [String] = []
+                    for _ in 0..<3 {
+                        let value = name()
+                        if !values.contains(value) { values.append(value) }
+                    }
+                    modifiers.append(.enumOrder(values))
                 }
                 let column = name()
                 if !keys.contains(where: { $0.column == column }) {

@@ -1,4 +1,5 @@
 import Foundation
+import SortKit
 
 /// Records and their key columns' values in arenas; sorting builds the keys (``_RunKeys``)
 /// and orders the records by them (ties in input order).

@@ -1,9 +1,10 @@
+import Foundation
 import OrderKeys
 import Testing
 @testable import SortKit
 
-@Suite("Radix sort of byte keys")
-struct ByteKeySortTests {
+@Suite("Window sort of byte keys")
+struct WindowSortTests {
     /// Random keys with long shared prefixes, zero bytes, keys that are prefixes of others and
     /// many duplicates, so every path runs: one window, deeper windows, small and large groups.
     static func keys(count: Int, using random: inout SplitMix64) -> [[UInt8]] {
@@ -35,5 +36,27 @@ struct ByteKeySortTests {
             #expect(actual.count == expected.count && first == nil,
                     "\(count) keys, seed \(seed): first difference at \(first ?? -1): \(first.map { "\(keys[actual[$0]]) (\(actual[$0])) where \(keys[expected[$0]]) (\(expected[$0])) belongs" } ?? "")")
         }
+    }
+
+    @Test("Keys sharing a 1 MB prefix sort without deep recursion, and equal the comparison sort")
+    func longSharedPrefixes() {
+        var random = SplitMix64(seed: 0x5EED_0080)
+        let prefix = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        // 300 keys: the prefix, then a short random tail (some empty, some equal), and a few
+        // keys that stop inside the prefix.
+        var keys: [[UInt8]] = (0..<300).map { _ in prefix + (0..<Int.random(in: 0...3, using: &random)).map { _ in UInt8.random(in: 0...2, using: &random) } }
+        keys += [Array(prefix.prefix(300_000)), Array(prefix.prefix(17)), [], prefix]
+        keys.shuffle(using: &random)
+        var arena = _ByteArena()
+        for key in keys {
+            arena.bytes.append(contentsOf: key)
+            arena.close()
+        }
+        // memcmp as the oracle's comparison: element by element, 1 MB keys take minutes in a debug build.
+        let expected = keys.indices.sorted { a, b in
+            let order = _compareBytes(keys[a], keys[b])
+            return order == .orderedSame ? a < b : order == .orderedAscending
+        }
+        #expect(_sortByteKeys(arena) == expected)
     }
 }

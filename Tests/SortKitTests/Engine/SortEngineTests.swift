@@ -91,8 +91,8 @@ struct SortEngineTests {
         let wide: [SortKey<EngineRow>] = [
             SortKey(\.smallInt), SortKey(.descending) { Int64($0.id % 16 == 0 ? 0 : $0.id) &* 0x1E37_79B9_7F4A_7C15 },
         ]
-        #expect(_SortEngine(_keyInputs(narrow, rows), count: rows.count).isCompact)
-        #expect(!_SortEngine(_keyInputs(wide, rows), count: rows.count).isCompact)
+        #expect(_SortEngine(_keyInputs(narrow, rows, parallel: false), count: rows.count).isCompact)
+        #expect(!_SortEngine(_keyInputs(wide, rows, parallel: false), count: rows.count).isCompact)
         for keys in [narrow, wide] {
             let reference = rows._referenceSortedIndices(by: keys)
             let (order, ties) = rows._sortedIndicesMarkingTies(by: keys)
@@ -208,5 +208,64 @@ struct SortEngineTests {
         for k in [1, 50, 3_000] {
             #expect(rows.indices(ofMin: k, sortedBy: keys) == Array(reference.prefix(k)), "top-\(k), \(random.replay)")
         }
+    }
+
+    @Test("Hundreds of strings sharing a 1 MB prefix sort without deep recursion, as the reference does")
+    func megabytePrefixes() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0048)
+        // ASCII, so keys are built in one pass; the window sort meets 1 MB of equal bytes.
+        let prefix = String(repeating: "Chapter 10 of the title ", count: 44_000)
+        let tails = ["", "a", "B", "2", "10", "\u{0}", "~", "a2", "a10"]
+        let rows = (0..<200).map { _ in prefix + (0..<Int.random(in: 0...2, using: &random)).map { _ in tails.randomElement(using: &random)! }.joined() }
+            + [String(prefix.prefix(500_000)), "", "zz"]
+        for (collation, direction) in [(Collation.binary, SortDirection.ascending), (.natural, .descending), (.caseInsensitive, .ascending), (.folded, .descending)] {
+            let keys = [SortKey<String>(\.self, direction, collation: collation)]
+            #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(collation), \(direction), \(random.replay)")
+        }
+    }
+
+    @Test("Non-ASCII strings sharing a long prefix, every collation and direction")
+    func longNonASCIIPrefixes() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_004B)
+        let prefix = String(repeating: "Straße 10 Éclair ", count: 4_000)
+        let tails = ["", "a", "B", "é", "e\u{301}", "2", "10", "ß", "SS", "\u{0}"]
+        let rows = (0..<120).map { _ in prefix + (0..<Int.random(in: 0...2, using: &random)).map { _ in tails.randomElement(using: &random)! }.joined() }
+        for collation in Collation.allCases {
+            for direction in SortDirection.allCases {
+                let keys = [SortKey<String>(\.self, direction, collation: collation)]
+                #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(collation), \(direction), \(random.replay)")
+            }
+        }
+    }
+
+    @Test("Top-k equals the full sort's first rows for keys of mixed collations over non-ASCII text")
+    func topKMixedCollations() {
+        struct Pair { var a: String; var b: String }
+        // The case: one string key under binary, another under folded.
+        let pairs = [Pair(a: "É", b: "f"), Pair(a: "É", b: "É")]
+        let keys = [SortKey<Pair>(\.a, collation: .binary), SortKey(\.b, collation: .folded)]
+        #expect(pairs.sortedIndices(by: keys) == [1, 0])
+        #expect(pairs.indices(ofMin: 1, sortedBy: keys) == [1])
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0049)
+        for round in 0..<200 {
+            let rows = (0..<Int.random(in: 2...400, using: &random)).map { _ in Pair(a: random.unicodeString(maxLength: 2), b: random.unicodeString(maxLength: 3)) }
+            let keys = [
+                SortKey<Pair>(\.a, .allCases.randomElement(using: &random)!, collation: .allCases.randomElement(using: &random)!),
+                SortKey<Pair>(\.b, .allCases.randomElement(using: &random)!, collation: .allCases.randomElement(using: &random)!),
+            ]
+            let k = Int.random(in: 1...rows.count, using: &random)
+            #expect(rows.indices(ofMin: k, sortedBy: keys) == Array(rows.sortedIndices(by: keys).prefix(k)), "round \(round), \(random.replay)")
+        }
+    }
+
+    @Test("Beyond the engine's limit (2^32 − 1 rows) the comparison path gives the same order and ties")
+    func engineLimitFallback() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_004A)
+        let rows = makeRows(2_000, &random)
+        let keys: [SortKey<EngineRow>] = [SortKey(\.lowCardinality), SortKey(\.double, .descending)]
+        #expect(rows._sortedIndices(by: keys, parallel: false, engineLimit: 100) == rows.sortedIndices(by: keys), "\(random.replay)")
+        let limited = rows._sortedIndicesMarkingTies(by: keys, engineLimit: 100)
+        let engine = rows._sortedIndicesMarkingTies(by: keys)
+        #expect(limited.order == engine.order && limited.tiesPrevious == engine.tiesPrevious, "\(random.replay)")
     }
 }

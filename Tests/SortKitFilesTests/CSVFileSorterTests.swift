@@ -1,7 +1,8 @@
 import Foundation
 import OrderKeys
 import Testing
-@testable import SortKit
+@testable import SortKitFiles
+import SortKit
 
 @Suite("Sorting CSV files (bounded memory)")
 struct CSVFileSorterTests {
@@ -39,16 +40,21 @@ struct CSVFileSorterTests {
         return try! SortSpec(parsing: texts.randomElement(using: &random)!)
     }
 
-    func sortFile(_ bytes: [UInt8], _ sorter: CSVFileSorter) throws -> (output: [UInt8], summary: CSVFileSorter.Summary, folder: URL) {
+    /// Sorts `bytes` as a file; the folder it used is removed afterwards. `leftovers` names what
+    /// the sorter left in its temporary folder (nothing, if it cleaned up).
+    func sortFile(_ bytes: [UInt8], _ sorter: CSVFileSorter) throws -> (output: [UInt8], summary: CSVFileSorter.Summary, leftovers: [String]) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-csv-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("in.csv"), output = folder.appendingPathComponent("out.csv")
         try Data(bytes).write(to: input)
         var sorter = sorter
         sorter.temporaryDirectory = folder.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: sorter.temporaryDirectory, withIntermediateDirectories: true)
         let summary = try sorter.sort(input, to: output)
-        return (Array(try Data(contentsOf: output)), summary, sorter.temporaryDirectory)
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: sorter.temporaryDirectory.path)
+            + FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".partial") }
+        return (Array(try Data(contentsOf: output)), summary, leftovers)
     }
 
     @Test("Random files and specs: the in-memory order, records byte for byte; spilled runs agree; no temp files left")
@@ -71,7 +77,39 @@ struct CSVFileSorterTests {
                 let difference = zip(result.output, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? (result.output.count == expected.count ? nil : min(result.output.count, expected.count))
                 #expect(difference == nil, "round \(round), spec \(spec), memory \(memory), slice \(slice): first difference at byte \(difference ?? 0), seed \(seed) (replay with SORTKIT_SEED=\(seed))")
                 #expect(result.summary.records == file.records.count && result.summary.written == file.records.count)
-                #expect(try FileManager.default.contentsOfDirectory(atPath: result.folder.path).isEmpty, "temp files left")
+                #expect(result.leftovers.isEmpty, "temp files left: \(result.leftovers)")
+            }
+        }
+    }
+
+    @Test("Odd endings: no final line end, an empty last field at the end, blank lines in one-column files; in memory, in blocks and spilled (seeded)")
+    func oddEndings() throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 11
+        var random = SplitMix64(seed: seed)
+        let values = ["", "", "9", "10", "-1", "b", "B", "é", "2021-03-04", "x,y", "\"q\"", "two\nlines"]
+        for round in 0..<60 {
+            let width = Int.random(in: 1...3, using: &random)
+            let header = (0..<width).map { "c\($0)" }
+            var fields = (0..<Int.random(in: 1...120, using: &random)).map { _ in (0..<width).map { _ in values.randomElement(using: &random)! } }
+            // The last record ends with an empty field (a delimiter at the very end of the file).
+            if Bool.random(using: &random) { fields[fields.count - 1][width - 1] = "" }
+            let crlf = Bool.random(using: &random), finalEnd = Bool.random(using: &random)
+            func written(_ text: String) -> String {
+                text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+            }
+            let records = fields.map { $0.map(written).joined(separator: ",") }
+            let end = crlf ? "\r\n" : "\n"
+            // A one-column record of an empty field is a blank line; unless it is the last record
+            // of a file without a final line end, where there would be nothing to read.
+            if width == 1, !finalEnd, records.last == "" { continue }
+            let text = ([header.joined(separator: ",")] + records).joined(separator: end) + (finalEnd ? end : "")
+            let spec = try SortSpec(parsing: ["c0", "-c0:num", width > 1 ? "c\(width - 1):nocase,c0" : "c0:nulls-first"].randomElement(using: &random)!)
+            let order = try TextTable(columns: header, rows: fields).sortedRowIndices(by: spec)
+            let expected = Array(([header.joined(separator: ",")] + order.map { records[$0] }).map { $0 + end }.joined().utf8)
+            for (memory, top) in [(CSVFileSorter.defaultMaxMemory, nil), (1 << 12, nil), (CSVFileSorter.defaultMaxMemory, 5), (1 << 12, 1_000), (1 << 12, Int.max)] as [(Int, Int?)] {
+                let result = try sortFile(Array(text.utf8), CSVFileSorter(spec: spec, top: top, maxMemory: memory))
+                let wanted = top.map { Array(([header.joined(separator: ",")] + order.prefix($0).map { records[$0] }).map { $0 + end }.joined().utf8) } ?? expected
+                #expect(result.output == wanted, "round \(round), \(spec), memory \(memory), top \(top.map(String.init) ?? "-"), final line end \(finalEnd): \(text.debugDescription), seed \(seed)")
             }
         }
     }

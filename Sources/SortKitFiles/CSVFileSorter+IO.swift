@@ -1,4 +1,5 @@
 import Foundation
+import SortKit
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -213,8 +214,8 @@ func _merge(_ runs: [URL], _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Boo
         if try reader.next() { readers.append(reader) }
     }
     func precedes(_ a: Int, _ b: Int) -> Bool {
-        let order = _compare(readers[a].key, readers[b].key)
-        return order != 0 ? order < 0 : a < b
+        let order = _compareBytes(readers[a].key, readers[b].key)
+        return order != .orderedSame ? order == .orderedAscending : a < b
     }
     var heap = Array(readers.indices)
     func siftDown(_ start: Int) {
@@ -238,16 +239,6 @@ func _merge(_ runs: [URL], _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Boo
             heap[0] = heap[heap.count - 1]
             heap.removeLast()
             if !heap.isEmpty { siftDown(0) }
-        }
-    }
-}
-
-/// memcmp order of two byte strings, shorter first on a common prefix.
-func _compare(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Int {
-    a.withUnsafeBufferPointer { a in
-        b.withUnsafeBufferPointer { b in
-            let common = memcmp(a.baseAddress!, b.baseAddress!, min(a.count, b.count))
-            return common != 0 ? Int(common) : a.count - b.count
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SortKit
 
 /// A sort spec compiled for one CSV file: which columns it reads and how each record's fields
 /// become one memcmp-ordered byte key, so that comparing two records is one `memcmp` and a
@@ -111,31 +112,5 @@ struct _CSVSortKey: Sendable {
         if descending {
             for index in start..<bytes.count { bytes[index] = ~bytes[index] }
         }
-    }
-}
-
-/// Column type inference fed one value at a time (``ColumnType/infer(_:)`` over a stream).
-struct _TypeInference: Sendable {
-    private var candidates: Set<ColumnType> = [.integer, .float, .date, .bool]
-    private var sawValue = false
-
-    mutating func add(_ raw: String) {
-        guard !candidates.isEmpty else { return }
-        let text = _trimmed(raw)
-        if text.isEmpty { return }
-        sawValue = true
-        for candidate in candidates where candidate.parse(text) == nil { candidates.remove(candidate) }
-    }
-
-    /// Takes in what another inference saw.
-    mutating func merge(_ other: _TypeInference) {
-        candidates.formIntersection(other.candidates)
-        sawValue = sawValue || other.sawValue
-    }
-
-    var type: ColumnType {
-        guard sawValue else { return .string }
-        for type in [ColumnType.integer, .float, .date, .bool] where candidates.contains(type) { return type }
-        return .string
     }
 }

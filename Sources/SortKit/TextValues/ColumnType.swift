@@ -19,20 +19,12 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable, Codable {
     ///
     /// - Complexity: O(*n*) in the total length of the values.
     public static func infer<Values: Sequence<String>>(_ values: Values) -> ColumnType {
-        var candidates: Set<ColumnType> = [.integer, .float, .date, .bool]
-        var sawValue = false
-        for raw in values {
-            let text = _trimmed(raw)
-            if text.isEmpty { continue }
-            sawValue = true
-            for candidate in candidates where candidate.parse(text) == nil {
-                candidates.remove(candidate)
-            }
-            if candidates.isEmpty { return .string }
+        var inference = _TypeInference()
+        for value in values {
+            inference.add(value)
+            if inference.isSettled { break }
         }
-        guard sawValue else { return .string }
-        for type in [ColumnType.integer, .float, .date, .bool] where candidates.contains(type) { return type }
-        return .string
+        return inference.type
     }
 
     /// The sort value of one cell of a column of this type: null for blank, the parsed value,
@@ -72,4 +64,36 @@ internal func _trimmed(_ text: String) -> String {
     else { return text }
     let scalars = text.unicodeScalars.drop { $0.properties.isWhitespace }
     return String(String.UnicodeScalarView(scalars.reversed().drop { $0.properties.isWhitespace }.reversed()))
+}
+
+/// Column type inference fed one value at a time: ``ColumnType/infer(_:)`` over a stream, and
+/// over slices of a column on several cores (``merge(_:)``).
+package struct _TypeInference: Sendable {
+    private var candidates: Set<ColumnType> = [.integer, .float, .date, .bool]
+    private var sawValue = false
+
+    package init() {}
+
+    package mutating func add(_ raw: String) {
+        guard !candidates.isEmpty else { return }
+        let text = _trimmed(raw)
+        if text.isEmpty { return }
+        sawValue = true
+        for candidate in candidates where candidate.parse(text) == nil { candidates.remove(candidate) }
+    }
+
+    /// Whether more values can't change the type (it is ``ColumnType/string``).
+    package var isSettled: Bool { candidates.isEmpty }
+
+    /// Takes in what another inference saw.
+    package mutating func merge(_ other: _TypeInference) {
+        candidates.formIntersection(other.candidates)
+        sawValue = sawValue || other.sawValue
+    }
+
+    package var type: ColumnType {
+        guard sawValue else { return .string }
+        for type in [ColumnType.integer, .float, .date, .bool] where candidates.contains(type) { return type }
+        return .string
+    }
 }

@@ -1,26 +1,26 @@
 /// A fixed-width key a radix sort reads one byte at a time, least significant first.
-internal protocol _RadixSortable: BitwiseCopyable {
+package protocol _RadixSortable: BitwiseCopyable {
     /// How many bytes the key has.
     static var byteCount: Int { get }
     /// The key's byte at `position` (0 is the least significant).
     func byte(_ position: Int) -> Int
 }
 
-extension _SortEngine.Record: _RadixSortable {
-    static var byteCount: Int { 16 }
+extension _KeyRecord: _RadixSortable {
+    package static var byteCount: Int { 16 }
 
     /// `lo`'s bytes, then `hi`'s: the 128-bit composite.
     @inline(__always)
-    func byte(_ position: Int) -> Int {
+    package func byte(_ position: Int) -> Int {
         Int(((position < 8 ? lo : hi) >> UInt64((position & 7) * 8)) & 0xFF)
     }
 }
 
 extension UInt64: _RadixSortable {
-    static var byteCount: Int { 8 }
+    package static var byteCount: Int { 8 }
 
     @inline(__always)
-    func byte(_ position: Int) -> Int { Int((self >> UInt64(position * 8)) & 0xFF) }
+    package func byte(_ position: Int) -> Int { Int((self >> UInt64(position * 8)) & 0xFF) }
 }
 
 /// Sorts fixed-width keys with a least-significant-digit radix sort, one byte per pass from
@@ -38,7 +38,7 @@ extension UInt64: _RadixSortable {
 ///     _radixSort(&words, fromByte: 4)  // [1 << 32 | 1, 3 << 32 | 0, 3 << 32 | 2]
 ///
 /// - Parameter firstByte: Low bytes not to sort on: packed positions, already in order.
-internal func _radixSort<Key: _RadixSortable>(_ keys: inout [Key], fromByte firstByte: Int = 0) {
+package func _radixSort<Key: _RadixSortable>(_ keys: inout [Key], fromByte firstByte: Int = 0) {
     let count = keys.count
     let width = Key.byteCount
     guard count > 1, firstByte < width else { return }
@@ -85,9 +85,12 @@ internal func _radixSort<Key: _RadixSortable>(_ keys: inout [Key], fromByte firs
 
 /// Positions `0..<composites.count` ordered by their composite, ties in position order: the
 /// engine's radix sort for callers that pack their own integer keys (a data table's cached
-/// column ranks).
+/// column ranks). Beyond 2^32 − 1 positions, a comparison sort.
 package func _stableOrder(byComposite composites: [UInt64]) -> [Int] {
-    var records = composites.enumerated().map { _SortEngine.Record(hi: 0, lo: $0.element, index: UInt32($0.offset)) }
+    guard composites.count <= _maximumRecordCount else {
+        return composites.indices.sorted { (composites[$0], $0) < (composites[$1], $1) }
+    }
+    var records = composites.enumerated().map { _KeyRecord(hi: 0, lo: $0.element, index: UInt32($0.offset)) }
     _radixSort(&records)
     return records.map { Int($0.index) }
 }

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Byte strings one after another, with where each ends: a run's records, one column's
+/// values, or their keys, without an array per string.
+@frozen
+package struct _ByteArena: Sendable {
+    @usableFromInline package var bytes: [UInt8] = []
+    @usableFromInline package var ends: [Int] = []
+
+    @inlinable
+    package init(bytes: [UInt8] = [], ends: [Int] = []) {
+        self.bytes = bytes
+        self.ends = ends
+    }
+
+    @inlinable
+    package var count: Int { ends.count }
+
+    @inlinable
+    package func range(_ index: Int) -> Range<Int> { (index == 0 ? 0 : ends[index - 1])..<ends[index] }
+
+    /// Ends the string appended since the last `close()`.
+    @inlinable
+    package mutating func close() { ends.append(bytes.count) }
+
+    /// The arenas one after another, each copied into its place on its own core.
+    package static func joined(_ parts: [_ByteArena]) -> _ByteArena {
+        var bases = [0]
+        for part in parts.dropLast() { bases.append(bases[bases.count - 1] + part.bytes.count) }
+        return _ByteArena(bytes: _concatenated(parts.map(\.bytes)), ends: _concatenated(parts.map(\.ends), adding: bases))
+    }
+}
+
+/// The arrays one after another, each one's elements plus its entry of `offsets` (if given),
+/// every array copied into its place on its own core.
+package func _concatenated<Element: FixedWidthInteger>(_ arrays: [[Element]], adding offsets: [Int]? = nil) -> [Element] {
+    var starts = [0]
+    for array in arrays { starts.append(starts[starts.count - 1] + array.count) }
+    let bases = starts, total = starts[starts.count - 1]
+    guard total > 0 else { return [] }
+    return [Element](unsafeUninitializedCapacity: total) { buffer, initialized in
+        let target = buffer.baseAddress!
+        // Each iteration writes only its own array's place.
+        _concurrentPerform(iterations: arrays.count, _UncheckedBox { index in
+            arrays[index].withUnsafeBufferPointer { source in
+                guard let from = source.baseAddress else { return }
+                let to = target + bases[index]
+                let offset = Element(offsets?[index] ?? 0)
+                if offset == 0 {
+                    to.initialize(from: from, count: source.count)
+                } else {
+                    for i in 0..<source.count { (to + i).initialize(to: source[i] + offset) }
+                }
+            }
+        })
+        initialized = total
+    }
+}

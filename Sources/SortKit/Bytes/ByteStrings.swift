@@ -1,0 +1,98 @@
+import Foundation
+
+// Byte strings — collation keys, CSV fields, spilled keys — compared and read the one way every
+// part of SortKit uses: memcmp order, a proper prefix first (as `Array.lexicographicallyPrecedes`,
+// SQLite's BLOB and PostgreSQL's bytea compare).
+
+/// The memcmp order of two byte strings, a proper prefix first.
+@inlinable @inline(__always)
+package func _compareBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> ComparisonResult {
+    let common = Swift.min(a.count, b.count)
+    if common > 0, let left = a.baseAddress, let right = b.baseAddress {
+        let order = memcmp(left, right, common)
+        if order != 0 { return order < 0 ? .orderedAscending : .orderedDescending }
+    }
+    return a.count == b.count ? .orderedSame : a.count < b.count ? .orderedAscending : .orderedDescending
+}
+
+/// Whether two byte strings are equal: lengths first, then `memcmp`.
+@inlinable @inline(__always)
+package func _equalBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    guard let left = a.baseAddress, let right = b.baseAddress else { return true }
+    return memcmp(left, right, a.count) == 0
+}
+
+/// ``_compareBytes(_:_:)`` for typed buffers.
+@inlinable @inline(__always)
+package func _compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> ComparisonResult {
+    _compareBytes(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b))
+}
+
+/// ``_compareBytes(_:_:)`` for arrays of bytes.
+@inlinable @inline(__always)
+package func _compareBytes(_ a: [UInt8], _ b: [UInt8]) -> ComparisonResult {
+    a.withUnsafeBytes { a in b.withUnsafeBytes { b in _compareBytes(a, b) } }
+}
+
+/// ``_compareBytes(_:_:)`` for slices of byte arrays.
+@inlinable @inline(__always)
+package func _compareBytes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> ComparisonResult {
+    a.withUnsafeBytes { a in b.withUnsafeBytes { b in _compareBytes(a, b) } }
+}
+
+/// The memcmp order of two strings' UTF-8 bytes (code point order).
+@inline(__always)
+internal func _compareUTF8(_ a: String, _ b: String) -> ComparisonResult {
+    _withUTF8(a) { a in _withUTF8(b) { b in _compareBytes(a, b) } }
+}
+
+/// The 8 bytes of `bytes` from `from`, big-endian, zero-padded past `end`: words compare as
+/// the byte strings do where they differ (a string that ends sorts as if followed by zeros).
+@inlinable @inline(__always)
+package func _bigEndianWord(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, end: Int) -> UInt64 {
+    if from + 8 <= end {
+        return UInt64(bigEndian: UnsafeRawPointer(bytes.baseAddress! + from).loadUnaligned(as: UInt64.self))
+    }
+    guard from < end else { return 0 }
+    var word: UInt64 = 0
+    for offset in from..<end { word = word << 8 | UInt64(bytes[offset]) }
+    return word << (8 * (8 - UInt64(end - from)))
+}
+
+/// Calls `body` with `string`'s UTF-8 bytes: in place for a native string (borrowed, no copy
+/// and no reference counting), through `withUTF8` on a copy for a bridged one.
+@inline(__always)
+package func _withUTF8<Result>(_ string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    if let result = string.utf8.withContiguousStorageIfAvailable(body) { return result }
+    var copy = string
+    return copy.withUTF8(body)
+}
+
+/// Whether every byte is ASCII, eight bytes at a time.
+@inlinable
+package func _isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    let raw = UnsafeRawPointer(base)
+    var i = 0
+    var high: UInt64 = 0
+    while i + 8 <= bytes.count {
+        high |= raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        i += 8
+    }
+    while i < bytes.count {
+        high |= UInt64(bytes[i])
+        i += 1
+    }
+    return high & 0x8080_8080_8080_8080 == 0
+}
+
+/// Whether every UTF-8 byte of `string` is ASCII, in which case it is its own NFC form.
+@inlinable
+package func _isASCII(_ string: String) -> Bool {
+    string.utf8.withContiguousStorageIfAvailable { _isASCII($0) } ?? string.utf8.allSatisfy { $0 < 0x80 }
+}
+
+/// Whether `byte` is an ASCII decimal digit.
+@inlinable
+package func _isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
