@@ -44,6 +44,7 @@ let package = Package(
             name: "SortKitSQL",
             dependencies: [
                 "SortKit", "OrderKeys", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -84,7 +84,7 @@ struct _Run: Sendable {
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, (input.count - first) / max(1, minimumSlice)))
         guard slices > 1, borrows else { return false }
         let bounds = input.withUnsafeBufferPointer { bytes in
-            [first] + (1..<slices).map { Self.recordStart(near: first + (bytes.count - first) * $0 / slices, from: first, in: bytes) } + [bytes.count]
+            [first] + (1..<slices).map { _CSVRecordScanner.recordStart(near: first + (bytes.count - first) * $0 / slices, from: first, in: bytes) } + [bytes.count]
         }
         var parts = [_Run?](repeating: nil, count: slices)
         let scanner = reader.scanner, empty = self
@@ -139,24 +139,6 @@ struct _Run: Sendable {
             values[field].bytes.reserveCapacity(expected * (fieldBytes[field] + records - 1) / records + 16)
             values[field].ends.reserveCapacity(expected)
         }
-    }
-
-    /// The first byte after the first line end outside quotes at or after `target`.
-    private static func recordStart(near target: Int, from first: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var quoted = false
-        for byte in bytes[first..<target] where byte == 0x22 { quoted.toggle() }
-        var position = target
-        while position < bytes.count {
-            let byte = bytes[position]
-            position += 1
-            if byte == 0x22 {
-                quoted.toggle()
-            } else if !quoted, byte == 0x0A || byte == 0x0D {
-                if byte == 0x0D, position < bytes.count, bytes[position] == 0x0A { position += 1 }
-                return position
-            }
-        }
-        return position
     }
 
     /// Sorts by key; equal keys keep input order (stable).

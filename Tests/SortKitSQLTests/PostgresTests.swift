@@ -54,7 +54,10 @@ struct PostgresTests {
 
     @Test("A preset's index serves its first page and its cursor seek")
     func presetIndex() async throws {
-        guard let store = try await Backend.postgres.makeStore() as? PostgresTableStore else { return }
+        let location = try Backend.postgres.newLocation()
+        guard try await Backend.postgres.open(location) != nil, let url = Backend.postgres.url else { return }
+        // The SQL path (the in-memory index answers pages by default).
+        let store = try await PostgresTableStore(url: url, schema: location, inMemoryIndex: false)
         var random = SplitMix64(seed: 3)
         let rows = (0..<20_000).map { _ in "t\(Int.random(in: 0...99_999, using: &random)),\(Int.random(in: 0...500, using: &random))" }
         let csv = "title,price\n" + rows.joined(separator: "\n") + "\n"

@@ -8,6 +8,9 @@ import Testing
 /// `SORTKIT_REQUIRE_POSTGRES=1` makes a missing database a failure.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
+    /// SQLite answering pages by SQL (`ORDER BY`, keys computed in the query) instead of its
+    /// in-memory index.
+    case sqliteSQL
     case postgres
     case postgresICU
 
@@ -17,7 +20,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var url: String? {
         let environment = ProcessInfo.processInfo.environment
         switch self {
-        case .sqlite: return nil
+        case .sqlite, .sqliteSQL: return nil
         case .postgres: return environment["DATABASE_URL"]
         case .postgresICU: return environment["DATABASE_URL_ICU"]
         }
@@ -25,7 +28,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// A place for a fresh store: a new SQLite file, or a new PostgreSQL schema.
     func newLocation() throws -> String {
-        self == .sqlite ? try temporaryDatabase() : "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        url == nil && (self == .sqlite || self == .sqliteSQL) ? try temporaryDatabase() : "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 
     /// Opens the store at `location`; `nil` (after printing why) when the backend isn't here.
@@ -33,6 +36,8 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         switch self {
         case .sqlite:
             return try SQLiteTableStore(path: location)
+        case .sqliteSQL:
+            return try SQLiteTableStore(path: location, inMemoryIndex: false)
         case .postgres, .postgresICU:
             guard let url else {
                 let variable = self == .postgres ? "DATABASE_URL" : "DATABASE_URL_ICU"

@@ -240,6 +240,26 @@ package struct _CSVRecordScanner {
         return (start..<end, recordLine)
     }
 
+    /// The first byte after the first line end outside quotes at or after `target`, for
+    /// scanning a buffer in slices (one per core): a byte is outside a quoted field when an
+    /// even number of quotes precede it since `first`, a record start.
+    package static func recordStart(near target: Int, from first: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var quoted = false
+        for byte in bytes[first..<target] where byte == 0x22 { quoted.toggle() }
+        var position = target
+        while position < bytes.count {
+            let byte = bytes[position]
+            position += 1
+            if byte == 0x22 {
+                quoted.toggle()
+            } else if !quoted, byte == 0x0A || byte == 0x0D {
+                if byte == 0x0D, position < bytes.count, bytes[position] == 0x0A { position += 1 }
+                return position
+            }
+        }
+        return position
+    }
+
     /// The high bit of each byte of `word` that is the delimiter, a line end or a quote (the
     /// lowest one exact; bytes above it may be flagged falsely).
     @inline(__always)

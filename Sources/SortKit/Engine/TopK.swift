@@ -176,26 +176,11 @@ internal struct _TopK {
     }
 
     private func siftUp(_ heap: inout [Entry]) {
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard less(heap[parent], heap[child]) else { return }
-            heap.swapAt(parent, child)
-            child = parent
-        }
+        _MaxHeap.siftUp(&heap, by: less)
     }
 
     private func siftDown(_ heap: inout [Entry]) {
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            guard left < heap.count else { return }
-            var largest = left
-            if left + 1 < heap.count, less(heap[left], heap[left + 1]) { largest = left + 1 }
-            guard less(heap[parent], heap[largest]) else { return }
-            heap.swapAt(parent, largest)
-            parent = largest
-        }
+        _MaxHeap.siftDown(&heap, by: less)
     }
 }
 

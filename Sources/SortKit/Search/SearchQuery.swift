@@ -36,6 +36,17 @@ public struct SearchQuery: Sendable, Hashable {
         }
     }
 
+    /// Whether every term occurs in folded text given as UTF-8 bytes (as
+    /// ``foldedFields(_:)`` makes it): ``matches(folded:)`` without a `String`.
+    @inlinable
+    public func matches(foldedBytes text: UnsafeBufferPointer<UInt8>) -> Bool {
+        for term in terms {
+            var term = term
+            guard term.withUTF8({ _contains(text, $0) }) else { return false }
+        }
+        return true
+    }
+
     /// Fields folded and joined with a separator no term contains, so a term never matches
     /// across two fields.
     public static func foldedFields(_ fields: [String]) -> String {
@@ -53,7 +64,8 @@ public struct SearchQuery: Sendable, Hashable {
 /// Whether `needle` occurs in `haystack`, by byte: `memchr` to each candidate first byte, then
 /// `memcmp` (`memmem` isn't exported to Swift on every platform). Several times faster than
 /// `String.contains` on folded text, where UTF-8 byte equality is string equality.
-private func _contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
+@usableFromInline
+internal func _contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
     let count = needle.count
     guard count > 0 else { return true }
     guard haystack.count >= count, let base = haystack.baseAddress, let target = needle.baseAddress else { return false }

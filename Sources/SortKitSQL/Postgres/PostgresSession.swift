@@ -14,6 +14,12 @@ struct _PostgresSession {
             .collect().map { $0.makeRandomAccess() }
     }
 
+    /// Calls `body` with each row of `sql` as it arrives, without collecting them.
+    func forEachRow(_ sql: String, _ values: [SQLValue] = [], _ body: (PostgresRandomAccessRow) throws -> Void) async throws {
+        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: logger)
+        for try await row in rows { try body(row.makeRandomAccess()) }
+    }
+
     /// Runs a statement.
     func execute(_ sql: String, _ values: [SQLValue] = []) async throws {
         _ = try await rows(sql, values)

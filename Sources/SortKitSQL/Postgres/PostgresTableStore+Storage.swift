@@ -24,6 +24,13 @@ extension PostgresTableStore {
             """,
             "CREATE TABLE sortkit_meta (key text PRIMARY KEY, value bytea NOT NULL)",
         ]),
+        // Data versions and a change log keep every server's in-memory indexes current; a manual
+        // order is written out at its first move (until then it is id order).
+        (2, "data versions, change log, lazy manual order", [
+            "ALTER TABLE sortkit_table ADD COLUMN data_version bigint NOT NULL DEFAULT 0, ADD COLUMN manual_ready boolean NOT NULL DEFAULT true",
+            "CREATE TABLE sortkit_change (table_id bigint NOT NULL, version bigint NOT NULL, row_id bigint NOT NULL)",
+            "CREATE INDEX sortkit_change_version ON sortkit_change (table_id, version)",
+        ]),
     ]
 
     /// Applies the migrations the database lacks. Two servers starting at once serialize on
@@ -98,18 +105,52 @@ extension PostgresTableStore {
 
     // MARK: Catalog
 
-    static func info(_ table: String, _ session: _PostgresSession, lock: Bool = false) async throws -> _TableInfo {
-        let sql = "SELECT id, schema, variants, row_count FROM sortkit_table WHERE name = $1" + (lock ? " FOR UPDATE" : "")
+    /// A table's catalog entry. A writer reads it `forWrite` (`FOR SHARE`: a schema change,
+    /// which locks it `FOR UPDATE`, can't change the table under the write); a schema change
+    /// reads it with `lock`.
+    static func info(_ table: String, _ session: _PostgresSession, lock: Bool = false, forWrite: Bool = false) async throws -> _TableInfo {
+        let sql = "SELECT \(catalogColumns) FROM sortkit_table WHERE name = $1" + (lock ? " FOR UPDATE" : forWrite ? " FOR SHARE" : "")
         guard let row = try await session.rows(sql, [.text(table)]).first else { throw TableStoreError.unknownTable(table) }
         return try decodeInfo(row)
     }
 
-    /// A catalog row (`id, schema, variants, row_count`) as a table's info.
+    /// The catalog columns ``decodeInfo(_:)`` reads, in its order.
+    static let catalogColumns = "id, schema, variants, row_count, version, data_version, manual_ready"
+
+    /// A catalog row (``catalogColumns``) as a table's info.
     static func decodeInfo(_ row: PostgresRandomAccessRow) throws -> _TableInfo {
         let variants = try JSONDecoder().decode([KeyVariant].self, from: Data(row[2].decode(String.self).utf8))
         return _TableInfo(
             id: try row[0].decode(Int64.self), schema: try TableSchema.decode(row[1].decode(String.self)), variants: Set(variants),
-            rowCount: Int(try row[3].decode(Int64.self)))
+            rowCount: Int(try row[3].decode(Int64.self)), schemaVersion: Int64(try row[4].decode(Int32.self)),
+            dataVersion: try row[5].decode(Int64.self), manualReady: try row[6].decode(Bool.self))
+    }
+
+    /// Raises the table's data version and logs row `id` as written at it, in the write's
+    /// transaction (see ``SQLiteTableStore``'s `logChange`, which this mirrors).
+    static func logChange(_ id: Int64, _ info: _TableInfo, _ session: _PostgresSession) async throws {
+        let version = try await session.integer(
+            "UPDATE sortkit_table SET data_version = data_version + 1 WHERE id = $1 RETURNING data_version", [.integer(info.id)]) ?? 0
+        try await session.execute(
+            "INSERT INTO sortkit_change (table_id, version, row_id) VALUES ($1, $2, $3)", [.integer(info.id), .integer(version), .integer(id)])
+        if version % 4_096 == 0 {
+            try await session.execute(
+                "DELETE FROM sortkit_change WHERE table_id = $1 AND version <= $2", [.integer(info.id), .integer(version - 65_536)])
+        }
+    }
+
+    /// Writes out the manual order (id order until now) before its first move.
+    static func prepareManualOrder(_ info: _TableInfo, _ session: _PostgresSession) async throws {
+        guard !info.manualReady else { return }
+        let count = try await session.integer("SELECT COUNT(*) FROM \(info.physical)") ?? 0
+        let step = min(OrderLabels.step, (OrderLabels.limit - OrderLabels.first) / UInt64(count + 1))
+        try await session.execute(
+            """
+            INSERT INTO ordered_item (list, id, pos)
+            SELECT $1, id, $2 + (ROW_NUMBER() OVER (ORDER BY id) - 1) * $3 FROM \(info.physical)
+            """,
+            [.text(info.list), .integer(Int64(OrderLabels.first)), .integer(Int64(step))])
+        try await session.execute("UPDATE sortkit_table SET manual_ready = true WHERE id = $1", [.integer(info.id)])
     }
 
     /// Adds `delta` to the table's row count.
@@ -117,14 +158,19 @@ extension PostgresTableStore {
         try await session.execute("UPDATE sortkit_table SET row_count = row_count + $1 WHERE id = $2", [.integer(Int64(delta)), .integer(info.id)])
     }
 
-    static func create(_ schema: TableSchema, _ session: _PostgresSession) async throws -> _TableInfo {
+    /// Creates the catalog entry and the physical table; the preset indexes too unless
+    /// `indexesLater` (an import builds them after its rows are in).
+    static func create(
+        _ schema: TableSchema, _ session: _PostgresSession, manualReady: Bool = true, indexesLater: Bool = false
+    ) async throws -> _TableInfo {
         try schema.validateDefinition()
         guard try await session.integer(
-            "INSERT INTO sortkit_table (name, schema) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING RETURNING id",
-            [.text(schema.name), .text(schema.json)]) != nil
+            "INSERT INTO sortkit_table (name, schema, manual_ready) VALUES ($1, $2, $3 <> 0) ON CONFLICT (name) DO NOTHING RETURNING id",
+            [.text(schema.name), .text(schema.json), .integer(manualReady ? 1 : 0)]) != nil
         else { throw TableStoreError.tableExists(schema.name) }
         let id = try await session.integer("SELECT id FROM sortkit_table WHERE name = $1", [.text(schema.name)]) ?? 0
-        let info = _TableInfo(id: id, schema: schema, variants: try schema.requiredVariants(.postgresql))
+        var info = _TableInfo(id: id, schema: schema, variants: try schema.requiredVariants(.postgresql))
+        info.manualReady = manualReady
         var columns = ["id bigserial PRIMARY KEY"]
         for (index, column) in schema.columns.enumerated() {
             columns.append("c\(index) text COLLATE \"C\"")
@@ -134,7 +180,7 @@ extension PostgresTableStore {
         columns.append("s text NOT NULL DEFAULT ''")
         try await session.execute("CREATE TABLE \(info.physical) (\(columns.joined(separator: ", ")))")
         try await session.execute("INSERT INTO ordered_list (list) VALUES ($1)", [.text(info.list)])
-        try await createPresetIndexes(info, session)
+        if !indexesLater { try await createPresetIndexes(info, session) }
         try await saveCatalog(info, session)
         return info
     }
@@ -232,13 +278,13 @@ extension PostgresTableStore {
     /// and its move count incremented — in one round trip.
     static func infoLockingList(_ table: String, _ session: _PostgresSession) async throws -> (_TableInfo, Int64) {
         guard let row = try await session.rows("""
-            WITH t AS (SELECT id, schema, variants, row_count FROM sortkit_table WHERE name = $1),
+            WITH t AS (SELECT \(catalogColumns) FROM sortkit_table WHERE name = $1 FOR SHARE),
                  l AS (UPDATE ordered_list SET moves = moves + 1 WHERE list = (SELECT 'sortkit:st_' || id FROM t) RETURNING moves)
-            SELECT t.id, t.schema, t.variants, t.row_count, (SELECT moves FROM l) FROM t
+            SELECT t.id, t.schema, t.variants, t.row_count, t.version, t.data_version, t.manual_ready, (SELECT moves FROM l) FROM t
             """, [.text(table)]).first
         else { throw TableStoreError.unknownTable(table) }
         let info = try decodeInfo(row)
-        guard let moves = try row[4].decode(Int64?.self) else { throw TableStoreError.invalid("the manual order of '\(table)' is missing") }
+        guard let moves = try row[7].decode(Int64?.self) else { throw TableStoreError.invalid("the manual order of '\(table)' is missing") }
         return (info, moves)
     }
 
@@ -339,4 +385,48 @@ extension PostgresTableStore {
 enum _Placement {
     case after(Int64?)
     case before(Int64?)
+}
+
+extension PostgresTableStore {
+    /// The rows written since data version `version`, as they are now; `nil` when the change
+    /// log no longer reaches back that far.
+    static func changes(since version: Int64, _ info: _TableInfo, _ session: _PostgresSession) async throws -> [_RowChange]? {
+        guard info.dataVersion > version else { return [] }
+        guard let oldest = try await session.integer("SELECT MIN(version) FROM sortkit_change WHERE table_id = $1", [.integer(info.id)]),
+              oldest <= version + 1
+        else { return nil }
+        let ids = try await session.rows(
+            "SELECT DISTINCT row_id FROM sortkit_change WHERE table_id = $1 AND version > $2 ORDER BY row_id",
+            [.integer(info.id), .integer(version)]
+        ).map { try $0[0].decode(Int64.self) }
+        var found: [Int64: [String]] = [:]
+        let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            for row in try await session.rows("SELECT id\(columns) FROM \(info.physical) WHERE id = ANY($1::bigint[])", [.text("{" + chunk.map(String.init).joined(separator: ",") + "}")]) {
+                found[try row[0].decode(Int64.self)] = try info.schema.columns.indices.map { try row[1 + $0].decode(String?.self) ?? "" }
+            }
+        }
+        return ids.map { _RowChange(id: $0, cells: found[$0]) }
+    }
+
+    /// Reads a table into a new index, streaming its rows' bytes into arenas.
+    static func loadIndex(_ info: _TableInfo, _ session: _PostgresSession) async throws -> _TableIndex {
+        let width = info.schema.columns.count
+        var ids: [Int64] = []
+        ids.reserveCapacity(info.rowCount)
+        var arenas = [_ByteArena](repeating: _ByteArena(), count: width)
+        let columns = (0..<width).map { ", c\($0)" }.joined()
+        try await session.forEachRow("SELECT id\(columns) FROM \(info.physical) ORDER BY id") { row in
+            ids.append(try row[0].decode(Int64.self))
+            for column in 0..<width {
+                // Text arrives as its UTF-8 bytes.
+                if let bytes = row[1 + column].bytes { arenas[column].bytes.append(contentsOf: bytes.readableBytesView) }
+                arenas[column].close()
+            }
+        }
+        return _TableIndex(
+            schema: info.schema, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion, ids: ids, columns: arenas,
+            variants: try _TableIndex.defaultVariants(info.schema))
+    }
 }

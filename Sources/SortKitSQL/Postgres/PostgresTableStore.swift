@@ -26,11 +26,21 @@ public final class PostgresTableStore: TableStore {
     private let runner: Task<Void, Never>
     /// The cursor-signing key (kept in the database, shared by every server using it).
     let secret: Data
+    /// The tables held in memory to answer pages, kept current with every server's writes.
+    let indexes = _TableIndexCache()
+    let inMemoryIndex: Bool
 
     /// Connects to the database at `url` (see `PostgresClient.Configuration(url:)`) and
     /// brings its SortKit tables up to date. With `schema`, every table lives in that
     /// PostgreSQL schema (created if needed), so one database can hold several stores.
-    public init(url: String, schema: String? = nil, maximumConnections: Int = 10, logger: Logger? = nil) async throws {
+    ///
+    /// With `inMemoryIndex` (the default), pages sorted by a spec are answered from an
+    /// in-memory index of each table, refreshed from the database's change log when another
+    /// server wrote; without it, by SQL where the table stores the keys an order needs.
+    public init(
+        url: String, schema: String? = nil, maximumConnections: Int = 10, logger: Logger? = nil, inMemoryIndex: Bool = true
+    ) async throws {
+        self.inMemoryIndex = inMemoryIndex
         var configuration = try PostgresClient.Configuration(url: url)
         configuration.options.maximumConnections = maximumConnections
         if let schema {
@@ -86,25 +96,45 @@ public final class PostgresTableStore: TableStore {
         try await transaction { session in _ = try await Self.create(schema, session) }
     }
 
+    /// Imports a CSV file as a new table: read into columns on every core, types inferred,
+    /// the rows streamed with `COPY` in one transaction (preset indexes built after them) while
+    /// the table's in-memory index is built; the manual order is id order until a first move.
     @discardableResult
     public func importCSV(
         _ csv: [UInt8], as name: String, delimiter: UInt8 = UInt8(ascii: ","), presets: [String: SortSpec] = [:]
     ) async throws -> TableSchema {
-        let (schema, table) = try TableSchema.inferred(csv, name: name, delimiter: delimiter, presets: presets)
-        try await transaction { session in
-            let info = try await Self.create(schema, session)
+        let columns = try _CSVColumns.read(csv, delimiter: delimiter)
+        let schema = TableSchema(
+            name: name, columns: zip(columns.header, columns.inferredTypes()).map { TableSchema.Column($0, $1) }, presets: presets)
+        try schema.validateDefinition()
+        let exists = try await transaction { session in
+            try await session.integer("SELECT COUNT(*) FROM sortkit_table WHERE name = $1", [.text(name)]) != 0
+        }
+        guard !exists else { throw TableStoreError.tableExists(name) }
+        let variants = try _TableIndex.defaultVariants(schema)
+        let count = columns.count
+        let building = inMemoryIndex ? Task.detached(priority: .userInitiated) {
+            _TableIndex(schema: schema, schemaVersion: 0, dataVersion: 0, ids: (0..<count).map { Int64($0 + 1) }, columns: columns.columns, variants: variants)
+        } : nil
+        let info = try await transaction { session in
+            let info = try await Self.create(schema, session, manualReady: false, indexesLater: true)
             try await session.copy(
                 into: info.physical, columns: ["id"] + info.physicalColumns,
-                rows: info.rowValues(table.rows).lazy.map { [.integer(Int64($0.offset + 1))] + $0.values })
-            let step = min(OrderLabels.step, (OrderLabels.limit - OrderLabels.first) / UInt64(table.rows.count + 1))
-            try await session.copy(
-                into: "ordered_item", columns: ["list", "id", "pos"],
-                rows: table.rows.indices.lazy.map { [.text(info.list), .integer(Int64($0 + 1)), .integer(Int64(OrderLabels.first + UInt64($0) * step))] })
-            if !table.rows.isEmpty {
-                try await session.execute("SELECT setval(pg_get_serial_sequence('\(info.physical)', 'id'), \(table.rows.count))")
+                rows: (0..<count).lazy.map { record in
+                    [.integer(Int64(record + 1))] + info.rowValues(schema.columns.indices.map { columns.text(record, $0) })
+                })
+            if count > 0 {
+                try await session.execute("SELECT setval(pg_get_serial_sequence('\(info.physical)', 'id'), \(count))")
             }
-            try await Self.count(table.rows.count, info, session)
+            try await Self.count(count, info, session)
+            try await Self.createPresetIndexes(info, session)
             try await session.execute("ANALYZE \(info.physical)")
+            return try await Self.info(name, session)
+        }
+        if var index = await building?.value {
+            index.schemaVersion = info.schemaVersion
+            index.dataVersion = info.dataVersion
+            indexes.install(index, table: info.id)
         }
         return schema
     }
@@ -128,28 +158,36 @@ public final class PostgresTableStore: TableStore {
                 "INSERT INTO \(info.physical) (\(columns.joined(separator: ", "))) VALUES (\(marks)) RETURNING id", info.rowValues(cells))
             else { throw TableStoreError.invalid("the database returned no id") }
             try await Self.count(1, info, session)
-            try await Self.apply(Self.plan(id, .before(nil), list: info.list, session), to: info.list, absent: id, session)
+            try await Self.logChange(id, info, session)
+            // Until the manual order is written out it is id order, where a new row is last.
+            if info.manualReady {
+                try await Self.apply(Self.plan(id, .before(nil), list: info.list, session), to: info.list, absent: id, session)
+            }
             return id
         }
     }
 
     public func update(_ id: Int64, in table: String, set values: [String: String]) async throws {
         try await transaction { session in
-            let info = try await Self.info(table, session)
+            let info = try await Self.info(table, session, forWrite: true)
             let cells = try await info.merging(values, into: Self.cells(id, info, session, lock: true))
             let columns = info.physicalColumns.enumerated().map { "\($0.element) = $\($0.offset + 1)" }.joined(separator: ", ")
             try await session.execute(
                 "UPDATE \(info.physical) SET \(columns) WHERE id = $\(info.physicalColumns.count + 1)",
                 info.rowValues(cells) + [.integer(id)])
+            try await Self.logChange(id, info, session)
         }
     }
 
     public func delete(_ id: Int64, from table: String) async throws {
         try await transaction { session in
-            let info = try await Self.info(table, session)
+            // The list is locked, as a move locks it: a relabel can't write the row back into
+            // the manual order while it is deleted.
+            let (info, _) = try await Self.infoLockingList(table, session)
             guard try await session.integer("DELETE FROM \(info.physical) WHERE id = $1 RETURNING id", [.integer(id)]) != nil
             else { throw TableStoreError.unknownRow(id, table: table) }
             try await Self.count(-1, info, session)
+            try await Self.logChange(id, info, session)
             try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id = $2", [.text(info.list), .integer(id)])
         }
     }
@@ -172,6 +210,10 @@ public final class PostgresTableStore: TableStore {
     func _move(_ id: Int64, in table: String, to destination: MoveDestination) async throws -> Int64 {
         try await transaction { session in
             let (info, sequence) = try await Self.infoLockingList(table, session)
+            guard try await session.integer("SELECT id FROM \(info.physical) WHERE id = $1", [.integer(id)]) != nil else {
+                throw TableStoreError.unknownRow(id, table: table)
+            }
+            try await Self.prepareManualOrder(info, session)
             let list = info.list
             do {
                 let placement: _Placement
@@ -202,12 +244,15 @@ public final class PostgresTableStore: TableStore {
 
     public func page(of table: String, _ request: PageRequest) async throws -> TablePage {
         let cursor = try request.checkedCursor(secret: secret)
-        var info = try await transaction { session in try await Self.info(table, session) }
-        let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .postgresql)
-        if !ordering.variants.isSubset(of: info.variants) {
-            info = try await transaction { session in
-                try await Self.addVariants(ordering.variants, to: Self.info(table, session, lock: true), session)
-            }
+        let info = try await transaction { session in try await Self.info(table, session) }
+        // A manual order not written out yet is id order.
+        let order = request.order == .manual && !info.manualReady ? .spec(SortSpec()) : request.order
+        let ordering = try SQLOrdering(order, schema: info.schema, dialect: .postgresql)
+        // Reads never add key columns: an order whose keys aren't stored is served from the
+        // index whatever the setting.
+        if case .spec(let spec) = request.order, inMemoryIndex || !ordering.variants.isSubset(of: info.variants) {
+            let index = try await self.index(of: info)
+            return try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id)
         }
         let query = try PageQuery(request, info: info, ordering: ordering)
         let secret = secret
@@ -223,6 +268,23 @@ public final class PostgresTableStore: TableStore {
                     TableRow(id: try row[0].decode(Int64.self), cells: try (0..<columns).map { try row[1 + $0].decode(String?.self) ?? "" })
                 }, request, total: total, filtered: filtered, secret: secret
             ) { index in try (0..<ordering.terms.count).map { try SQLValue(rows[index][1 + columns + $0]) } }
+        }
+    }
+
+    /// The in-memory index of a table, current for the catalog versions in `info`.
+    func index(of info: _TableInfo) async throws -> _TableIndex {
+        let name = info.schema.name
+        let client = client, logger = logger
+        return try await indexes.index(table: info.id, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion) { old in
+            try await Self.transaction(client, logger) { session in
+                let info = try await Self.info(name, session)
+                if let old, let changes = try await Self.changes(since: old.dataVersion, info, session),
+                   let updated = old.applying(changes, dataVersion: info.dataVersion)
+                {
+                    return updated
+                }
+                return try await Self.loadIndex(info, session)
+            }
         }
     }
 

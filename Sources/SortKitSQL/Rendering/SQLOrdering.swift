@@ -22,6 +22,21 @@ public struct KeyVariant: Sendable, Hashable, Codable, Comparable {
             .sortKey(collation: collation)
     }
 
+    /// The SQLite expression computing this key from the cell text (see ``computedKey(_:)``):
+    /// only positions and enum names, never user text.
+    func computedExpression(type: ColumnType) -> String {
+        "sortkit_key(\"c\(column)\", '\(interpretation.rawValue)', '\(collation.rawValue)', '\(type.rawValue)')"
+    }
+
+    /// `sortkit_key(text, interpretation, collation, type)`: the key of a cell's text read as
+    /// ``computedExpression(type:)`` names; `nil` for null or unknown names.
+    static func computedKey(_ arguments: [String?]) -> [UInt8]? {
+        guard arguments.count == 4, let interpretation = arguments[1].flatMap(SortSpec.Interpretation.init(rawValue:)),
+              let collation = arguments[2].flatMap(Collation.init(rawValue:)), let type = arguments[3].flatMap(ColumnType.init(rawValue:))
+        else { return nil }
+        return KeyVariant(column: 0, interpretation: interpretation, collation: collation).key(of: arguments[0] ?? "", type: type)
+    }
+
     public static func < (lhs: KeyVariant, rhs: KeyVariant) -> Bool {
         lhs.columnName < rhs.columnName
     }
@@ -96,8 +111,18 @@ public struct SQLOrdering: Sendable {
 
     /// Renders `order` for a table with `schema`.
     ///
+    /// - Parameter stored: The key columns the table stores; on SQLite a key it doesn't store
+    ///   is computed in the query (`sortkit_key(…)`, registered by ``SQLiteTableStore``) rather
+    ///   than read, so a read never adds a column. `nil`: every key is a column (index DDL).
     /// - Throws: ``TableStoreError`` for a column the schema doesn't have.
-    public init(_ order: TableOrder, schema: TableSchema, dialect: SQLDialect) throws {
+    public init(_ order: TableOrder, schema: TableSchema, dialect: SQLDialect, stored: Set<KeyVariant>? = nil) throws {
+        /// The expression of a key: its column, or on SQLite the computed key when it isn't stored.
+        func keyExpression(_ variant: KeyVariant) -> SQLFragment {
+            if dialect == .sqlite, let stored, !stored.contains(variant) {
+                return SQLFragment(variant.computedExpression(type: schema.columns[variant.column].type))
+            }
+            return SQLFragment(dialect.quoted(variant.columnName))
+        }
         self.dialect = dialect
         var terms: [Term] = []
         var variants: Set<KeyVariant> = []
@@ -112,9 +137,10 @@ public struct SQLOrdering: Sendable {
                 let type = schema.columns[column].type
                 if let order = key.enumOrder {
                     let variant = KeyVariant(column: column, interpretation: .text, collation: key.collation)
-                    variants.insert(variant)
-                    terms.append(Self.term(Self.enumRank(variant, order: order, dialect: dialect, key: key), key, blob: false, dialect))
-                    terms.append(Self.term(SQLFragment(dialect.quoted(variant.columnName)), key, blob: true, dialect))
+                    if stored?.contains(variant) ?? true { variants.insert(variant) }
+                    let expression = keyExpression(variant)
+                    terms.append(Self.term(Self.enumRank(variant, expression, order: order, dialect: dialect, key: key), key, blob: false, dialect))
+                    terms.append(Self.term(expression, key, blob: true, dialect))
                     continue
                 }
                 var interpretation = key.interpretation
@@ -132,7 +158,7 @@ public struct SQLOrdering: Sendable {
                             column: column, interpretation: interpretation == .inferred ? .text : interpretation,
                             collation: key.collation)
                     variants.insert(variant)
-                    terms.append(Self.term(SQLFragment(dialect.quoted(variant.columnName)), key, blob: true, dialect))
+                    terms.append(Self.term(keyExpression(variant), key, blob: true, dialect))
                 } else if interpretation == .inferred && type != .string {
                     terms.append(Self.term(SQLFragment(dialect.quoted("n\(column)")), key, blob: false, dialect))
                 } else if interpretation == .inferred && key.collation == .binary {
@@ -142,8 +168,8 @@ public struct SQLOrdering: Sendable {
                     let variant = KeyVariant(
                         column: column, interpretation: interpretation == .inferred ? .text : interpretation,
                         collation: key.collation)
-                    variants.insert(variant)
-                    terms.append(Self.term(SQLFragment(dialect.quoted(variant.columnName)), key, blob: true, dialect))
+                    if stored?.contains(variant) ?? true { variants.insert(variant) }
+                    terms.append(Self.term(keyExpression(variant), key, blob: true, dialect))
                 }
             }
         }
@@ -154,8 +180,11 @@ public struct SQLOrdering: Sendable {
 
     /// `CASE` mapping the key column to the value's rank in `order` (matched by the
     /// collation's equivalence range, as memory does), the order's length otherwise.
-    private static func enumRank(_ variant: KeyVariant, order: [String], dialect: SQLDialect, key: SortSpec.Key) -> SQLFragment {
-        let name = dialect.quoted(variant.columnName)
+    private static func enumRank(
+        _ variant: KeyVariant, _ expression: SQLFragment, order: [String], dialect: SQLDialect, key: SortSpec.Key
+    ) -> SQLFragment {
+        precondition(expression.render(dialect).arguments.isEmpty, "key expressions are literal")
+        let name = expression.render(dialect).sql
         // Null's rank: SQLite leaves it NULL for `term` to place; PostgreSQL ranks it past
         // either end so the expression is never NULL.
         let null = dialect == .sqlite ? "NULL" : nullsHigh(key) ? "\(order.count + 1)" : "-1"

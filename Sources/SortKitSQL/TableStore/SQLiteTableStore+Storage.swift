@@ -6,22 +6,55 @@ import SortKit
 extension SQLiteTableStore {
     static func info(_ table: String, _ db: Database) throws -> _TableInfo {
         guard let row = try Row.fetchOne(
-            db, sql: "SELECT id, schema, variants, row_count FROM sortkit_table WHERE name = ?", arguments: [table])
+            db, sql: "SELECT id, schema, variants, row_count, version, data_version, manual_ready FROM sortkit_table WHERE name = ?",
+            arguments: [table])
         else { throw TableStoreError.unknownTable(table) }
         let variants = try JSONDecoder().decode([KeyVariant].self, from: Data((row["variants"] as String).utf8))
         return _TableInfo(
-            id: row["id"], schema: try TableSchema.decode(row["schema"]), variants: Set(variants), rowCount: row["row_count"])
+            id: row["id"], schema: try TableSchema.decode(row["schema"]), variants: Set(variants), rowCount: row["row_count"],
+            schemaVersion: row["version"], dataVersion: row["data_version"], manualReady: row["manual_ready"])
+    }
+
+    /// Raises the table's data version and logs row `id` as written (inserted, updated or
+    /// deleted) at it, in the write's transaction; every 4,096 versions, log entries more than
+    /// 65,536 versions old go (an index that far behind reads the table again).
+    static func logChange(_ id: Int64, _ info: _TableInfo, _ db: Database) throws {
+        let version = try Int64.fetchOne(
+            db, sql: "UPDATE sortkit_table SET data_version = data_version + 1 WHERE id = ? RETURNING data_version", arguments: [info.id]) ?? 0
+        try db.execute(sql: "INSERT INTO sortkit_change (table_id, version, row_id) VALUES (?, ?, ?)", arguments: [info.id, version, id])
+        if version % 4_096 == 0 {
+            try db.execute(sql: "DELETE FROM sortkit_change WHERE table_id = ? AND version <= ?", arguments: [info.id, version - 65_536])
+        }
+    }
+
+    /// Writes out the manual order (id order until now) before its first move: one label per
+    /// row, evenly spaced, in one statement.
+    static func prepareManualOrder(_ info: _TableInfo, _ db: Database) throws {
+        guard !info.manualReady else { return }
+        let count = try Int64.fetchOne(db, sql: "SELECT COUNT(*) FROM \(info.physical)") ?? 0
+        let step = min(OrderLabels.step, (OrderLabels.limit - OrderLabels.first) / UInt64(count + 1))
+        try db.execute(
+            sql: """
+                INSERT INTO ordered_item (list, id, pos)
+                SELECT ?, id, ? + (ROW_NUMBER() OVER (ORDER BY id) - 1) * ? FROM \(info.physical)
+                """,
+            arguments: [info.list, Int64(OrderLabels.first), Int64(step)])
+        try db.execute(sql: "UPDATE sortkit_table SET manual_ready = 1 WHERE id = ?", arguments: [info.id])
     }
 
     /// Creates the catalog entry, the physical table, the default key columns and the preset
     /// indexes.
-    static func create(_ schema: TableSchema, _ db: Database) throws -> _TableInfo {
+    static func create(_ schema: TableSchema, _ db: Database, manualReady: Bool = true) throws -> _TableInfo {
         try schema.validateDefinition()
         guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sortkit_table WHERE name = ?", arguments: [schema.name]) == 0
         else { throw TableStoreError.tableExists(schema.name) }
-        try db.execute(sql: "INSERT INTO sortkit_table (name, schema) VALUES (?, ?)", arguments: [schema.name, schema.json])
-        let info = _TableInfo(id: db.lastInsertedRowID, schema: schema, variants: try schema.requiredVariants(.sqlite))
-        var columns = ["id INTEGER PRIMARY KEY"]
+        try db.execute(
+            sql: "INSERT INTO sortkit_table (name, schema, manual_ready) VALUES (?, ?, ?)", arguments: [schema.name, schema.json, manualReady])
+        var info = _TableInfo(id: db.lastInsertedRowID, schema: schema, variants: try schema.requiredVariants(.sqlite))
+        info.manualReady = manualReady
+        // AUTOINCREMENT: a deleted row's id is never given to a new row (as PostgreSQL's
+        // sequences never do), so clients' ids and cursors never point at another row.
+        var columns = ["id INTEGER PRIMARY KEY AUTOINCREMENT"]
         for (index, column) in schema.columns.enumerated() {
             columns.append("c\(index) TEXT")
             if column.type != .string { columns.append("n\(index) \(typedColumn(column.type))") }

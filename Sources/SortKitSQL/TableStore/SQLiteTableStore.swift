@@ -22,9 +22,20 @@ public final class SQLiteTableStore: TableStore {
     let database: DatabasePool
     /// The cursor-signing key (kept in the file, so cursors outlive restarts).
     let secret: Data
+    /// The tables held in memory to answer pages (see ``init(path:busyTimeout:inMemoryIndex:)``).
+    let indexes = _TableIndexCache()
+    let inMemoryIndex: Bool
 
     /// Opens (creating if needed) the store at `path`.
-    public init(path: String, busyTimeout: TimeInterval = 10) throws {
+    ///
+    /// - Parameters:
+    ///   - busyTimeout: How long a write waits for another process's write.
+    ///   - inMemoryIndex: Whether pages sorted by a spec are answered from an in-memory index of
+    ///     each table (the default: every order, offset and search at interactive speed on
+    ///     millions of rows, about twice the table's text in memory) rather than by SQL
+    ///     (`ORDER BY`; keys that aren't stored are computed in the query).
+    public init(path: String, busyTimeout: TimeInterval = 10, inMemoryIndex: Bool = true) throws {
+        self.inMemoryIndex = inMemoryIndex
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.prepareDatabase { db in
@@ -34,6 +45,11 @@ public final class SQLiteTableStore: TableStore {
             // Per-column search folds a cell at query time, with memory's folding.
             db.add(function: DatabaseFunction("sortkit_fold", argumentCount: 1, pure: true) { values in
                 String.fromDatabaseValue(values[0]).map(SearchQuery.fold)
+            })
+            // A key column that isn't stored, computed in a query (never in an index or a
+            // stored column: other readers of the file don't have the function).
+            db.add(function: DatabaseFunction("sortkit_key", argumentCount: 4, pure: true) { values in
+                KeyVariant.computedKey(values.map { String.fromDatabaseValue($0) }).map { Data($0) }
             })
         }
         database = try DatabasePool(path: path, configuration: configuration)
@@ -71,6 +87,16 @@ public final class SQLiteTableStore: TableStore {
                 try db.execute(sql: "UPDATE sortkit_table SET row_count = (SELECT COUNT(*) FROM st_\(id)) WHERE id = ?", arguments: [id])
             }
         }
+        // Data versions and a change log keep in-memory indexes current across processes; a
+        // manual order is written out at its first move (until then it is id order).
+        migrator.registerMigration("v4: data versions") { db in
+            try db.execute(sql: """
+                ALTER TABLE sortkit_table ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE sortkit_table ADD COLUMN manual_ready INTEGER NOT NULL DEFAULT 1;
+                CREATE TABLE sortkit_change (table_id INTEGER NOT NULL, version INTEGER NOT NULL, row_id INTEGER NOT NULL);
+                CREATE INDEX sortkit_change_version ON sortkit_change (table_id, version);
+                """)
+        }
         return migrator
     }
 
@@ -90,23 +116,34 @@ public final class SQLiteTableStore: TableStore {
         try await write { db in _ = try Self.create(schema, db) }
     }
 
+    /// Imports a CSV file as a new table: read into columns on every core, types inferred,
+    /// the rows inserted in one transaction while the table's in-memory index is built on the
+    /// other cores; the manual order is id order until a row is first moved.
     @discardableResult
     public func importCSV(
         _ csv: [UInt8], as name: String, delimiter: UInt8 = UInt8(ascii: ","), presets: [String: SortSpec] = [:]
     ) async throws -> TableSchema {
-        let (schema, table) = try TableSchema.inferred(csv, name: name, delimiter: delimiter, presets: presets)
-        try await write { db in
-            let info = try Self.create(schema, db)
-            let insert = try Self.insertStatement(info, db)
-            let list = info.list
-            let step = min(OrderLabels.step, (OrderLabels.limit - OrderLabels.first) / UInt64(table.rows.count + 1))
-            let label = try db.makeStatement(sql: "INSERT INTO ordered_item (list, id, pos) VALUES (?, ?, ?)")
-            for (index, values) in info.rowValues(table.rows) {
-                try insert.execute(arguments: StatementArguments(values.map(\.databaseValue)))
-                let id = db.lastInsertedRowID
-                try label.execute(arguments: [list, id, Int64(OrderLabels.first + UInt64(index) * step)])
-            }
-            try Self.count(table.rows.count, info, db)
+        let columns = try _CSVColumns.read(csv, delimiter: delimiter)
+        let schema = TableSchema(
+            name: name, columns: zip(columns.header, columns.inferredTypes()).map { TableSchema.Column($0, $1) }, presets: presets)
+        try schema.validateDefinition()
+        guard try await database.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sortkit_table WHERE name = ?", arguments: [name]) }) == 0
+        else { throw TableStoreError.tableExists(name) }
+        let variants = try _TableIndex.defaultVariants(schema)
+        let ids = (0..<columns.count).map { Int64($0 + 1) }
+        let building = inMemoryIndex ? Task.detached(priority: .userInitiated) {
+            _TableIndex(schema: schema, schemaVersion: 0, dataVersion: 0, ids: ids, columns: columns.columns, variants: variants)
+        } : nil
+        let info = try await write { db in
+            let info = try Self.create(schema, db, manualReady: false)
+            try Self.bulkInsert(columns, info, db)
+            try Self.count(columns.count, info, db)
+            return try Self.info(name, db)
+        }
+        if var index = await building?.value {
+            index.schemaVersion = info.schemaVersion
+            index.dataVersion = info.dataVersion
+            indexes.install(index, table: info.id)
         }
         return schema
     }
@@ -121,6 +158,9 @@ public final class SQLiteTableStore: TableStore {
             try Self.insertStatement(info, db).execute(arguments: Self.rowArguments(cells, info))
             let id = db.lastInsertedRowID
             try Self.count(1, info, db)
+            try Self.logChange(id, info, db)
+            // Until the manual order is written out it is id order, where a new row is last.
+            guard info.manualReady else { return id }
             var random = SystemRandomNumberGenerator()
             let reader = _SQLiteLabelReader(db: db, list: info.list)
             let writes = try LabelPlanner.insert(id, before: nil, in: reader, using: &random)
@@ -137,6 +177,7 @@ public final class SQLiteTableStore: TableStore {
             try db.execute(
                 sql: "UPDATE \(info.physical) SET \(columns) WHERE id = ?",
                 arguments: StatementArguments(info.rowValues(cells).map(\.databaseValue) + [id.databaseValue]))
+            try Self.logChange(id, info, db)
         }
     }
 
@@ -146,6 +187,7 @@ public final class SQLiteTableStore: TableStore {
             try db.execute(sql: "DELETE FROM \(info.physical) WHERE id = ?", arguments: [id])
             guard db.changesCount > 0 else { throw TableStoreError.unknownRow(id, table: table) }
             try Self.count(-1, info, db)
+            try Self.logChange(id, info, db)
             try db.execute(sql: "DELETE FROM ordered_item WHERE list = ? AND id = ?", arguments: [info.list, id])
         }
     }
@@ -162,6 +204,10 @@ public final class SQLiteTableStore: TableStore {
     public func move(_ id: Int64, in table: String, to destination: MoveDestination) async throws {
         try await write { db in
             let info = try Self.info(table, db)
+            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(info.physical) WHERE id = ?", arguments: [id]) == 1 else {
+                throw TableStoreError.unknownRow(id, table: table)
+            }
+            try Self.prepareManualOrder(info, db)
             let reader = _SQLiteLabelReader(db: db, list: info.list)
             var random = SystemRandomNumberGenerator()
             do {
@@ -204,10 +250,13 @@ public final class SQLiteTableStore: TableStore {
     public func page(of table: String, _ request: PageRequest) async throws -> TablePage {
         let cursor = try request.checkedCursor(secret: secret)
         let info = try await database.read { db in try Self.info(table, db) }
-        let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .sqlite)
-        if !ordering.variants.isSubset(of: info.variants) {
-            try await write { db in try Self.addVariants(ordering.variants, to: Self.info(table, db), db) }
+        if inMemoryIndex, case .spec(let spec) = request.order {
+            let index = try await self.index(of: info)
+            return try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id)
         }
+        // A manual order not written out yet is id order.
+        let order = request.order == .manual && !info.manualReady ? .spec(SortSpec()) : request.order
+        let ordering = try SQLOrdering(order, schema: info.schema, dialect: .sqlite, stored: info.variants)
         let query = try PageQuery(request, info: info, ordering: ordering)
         let secret = secret
         return try await database.read { db in
@@ -230,7 +279,7 @@ public final class SQLiteTableStore: TableStore {
     public func queryPlan(of table: String, _ request: PageRequest, cursorValues: [SQLValue]? = nil) async throws -> [String] {
         try await database.read { db in
             let info = try Self.info(table, db)
-            let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .sqlite)
+            let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: .sqlite, stored: info.variants)
             let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: [:])
             let select = query.select(after: cursorValues, offset: request.offset, limit: request.limit)
             return try Row.fetchAll(
@@ -240,7 +289,7 @@ public final class SQLiteTableStore: TableStore {
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction.
-    private func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await database.writeWithoutTransaction { db in
             var result: T?
             try db.inTransaction(.immediate) {

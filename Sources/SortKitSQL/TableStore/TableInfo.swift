@@ -8,6 +8,13 @@ struct _TableInfo {
     var variants: Set<KeyVariant>
     /// Rows in the table, kept in the catalog by every write (a `COUNT(*)` costs a scan).
     var rowCount: Int = 0
+    /// The schema's version (raised by every schema change) and the rows' (raised by every
+    /// row write, which logs the row's id): what an in-memory index is current for.
+    var schemaVersion: Int64 = 1
+    var dataVersion: Int64 = 0
+    /// Whether the manual order is written out (`ordered_item`); until a row is first moved
+    /// it is id order.
+    var manualReady: Bool = true
 
     /// The physical table: named by its catalog id, never by user text.
     var physical: String { "st_\(id)" }
@@ -124,16 +131,11 @@ extension TableSchema {
         for spec in presets.values { try validate(spec) }
     }
 
-    /// The stored key columns a table needs from the start: the natural key of every string
-    /// column, and those its presets read.
+    /// The stored key columns a table needs: those its presets read, for their indexes. Other
+    /// orders are served by the store's in-memory index (or, on SQLite's SQL path, by keys
+    /// computed in the query), so reads never add columns.
     func requiredVariants(_ dialect: SQLDialect) throws -> Set<KeyVariant> {
-        var variants = Set(columns.indices.filter { columns[$0].type == .string }
-            .map { KeyVariant(column: $0, interpretation: .text, collation: .natural) })
-        if dialect == .postgresql {
-            // PostgreSQL orders typed values by their key too (see `SQLOrdering`).
-            variants.formUnion(columns.indices.filter { columns[$0].type != .string }
-                .map { KeyVariant(column: $0, interpretation: .inferred, collation: .natural) })
-        }
+        var variants: Set<KeyVariant> = []
         for spec in presets.values { variants.formUnion(try SQLOrdering(.spec(spec), schema: self, dialect: dialect).variants) }
         return variants
     }

@@ -1,0 +1,31 @@
+/// Sift operations of a binary max-heap kept in an array, under `less`: what a bounded top-k
+/// selection keeps (its largest member at the root, replaced when a smaller candidate comes).
+/// Used by the engine's top-k and by table indexes' first pages.
+package enum _MaxHeap {
+    /// Restores the heap after an element was appended at the end.
+    @inlinable
+    package static func siftUp<Element>(_ heap: inout [Element], by less: (Element, Element) -> Bool) {
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard less(heap[parent], heap[child]) else { return }
+            heap.swapAt(parent, child)
+            child = parent
+        }
+    }
+
+    /// Restores the heap after its root was replaced.
+    @inlinable
+    package static func siftDown<Element>(_ heap: inout [Element], by less: (Element, Element) -> Bool) {
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            guard left < heap.count else { return }
+            var largest = left
+            if left + 1 < heap.count, less(heap[left], heap[left + 1]) { largest = left + 1 }
+            guard less(heap[parent], heap[largest]) else { return }
+            heap.swapAt(parent, largest)
+            parent = largest
+        }
+    }
+}

@@ -1,0 +1,168 @@
+import Foundation
+import SortKit
+
+/// One sort variant's order of a table's rows: the live slots in ascending order of their
+/// values (ties in slot order, nulls last), where each group of equal values starts, and each
+/// slot's dense rank — what every page sorted by the variant reads.
+///
+///     order        [4, 0, 2, 1, 3]        values: 4 "a", 0 "b", 2 "b", 1 "c", 3 null
+///     groupStarts  [0, 1, 3, 4]           groups "a", "b", "c"; non-null rows end at 4
+///     ranks        [1, 2, 1, null, 0]     per slot
+///
+/// A page sorted by one column in either direction is a slice of `order` walked group by
+/// group (descending walks the groups backwards, each still in slot order: stable); several
+/// columns pack their ranks into one integer per row.
+struct _Ranking: Sendable {
+    /// Live non-null slots ascending by value, ties by slot; then live null slots by slot.
+    var order: [UInt32]
+    /// Where each group of equal values starts in `order`, and where the nulls start.
+    var groupStarts: [UInt32]
+    /// Per slot, its group; ``null`` for null (and for a slot that isn't live).
+    var ranks: [UInt32]
+
+    static let null = UInt32.max
+
+    /// Groups of equal non-null values.
+    var distinct: Int { groupStarts.count - 1 }
+    /// Live non-null slots.
+    var nonNullCount: Int { Int(groupStarts[groupStarts.count - 1]) }
+
+    /// The slots of group `group`, in slot order.
+    func group(_ group: Int) -> ArraySlice<UInt32> { order[Int(groupStarts[group])..<Int(groupStarts[group + 1])] }
+    /// The live null slots, in slot order.
+    var nulls: ArraySlice<UInt32> { order[nonNullCount...] }
+
+    /// Ranks the live slots of a table by `variant`, with SortKit's engine.
+    init(_ variant: KeyVariant, cells: _Cells, live: [Bool], schema: TableSchema) {
+        let type = schema.columns[variant.column].type
+        let slots = live.indices.filter { live[$0] }
+        let values = slots.map { variant.value(of: cells.text($0, variant.column), type: type) }
+        let key = SortKey<Int>(collation: variant.collation, nulls: .last) { values[$0] }
+        let (positions, ties) = values.indices._sortedIndicesMarkingTies(by: [key])
+        self.init(slotCount: live.count, sorted: positions.map { UInt32(slots[$0]) }, ties: ties, isNull: { values[positions[$0]].isNull })
+    }
+
+    /// A ranking from slots in sorted order (nulls last), whether each ties with the one before,
+    /// and whether the slot at a sorted position is null.
+    init(slotCount: Int, sorted: [UInt32], ties: [Bool], isNull: (Int) -> Bool) {
+        order = sorted
+        ranks = [UInt32](repeating: Self.null, count: slotCount)
+        groupStarts = []
+        var nonNull = sorted.count
+        for position in sorted.indices {
+            if isNull(position) {
+                nonNull = position
+                break
+            }
+            if position == 0 || !ties[position] { groupStarts.append(UInt32(position)) }
+            ranks[Int(sorted[position])] = UInt32(groupStarts.count - 1)
+        }
+        groupStarts.append(UInt32(nonNull))
+    }
+
+    /// The group that `value` would join (`exact`) or the first group above it (`!exact`;
+    /// `distinct` if none), by binary search over the groups' values.
+    func insertionPoint(of value: SortValue, _ valueOf: (UInt32) -> SortValue, collation: Collation) -> (group: Int, exact: Bool) {
+        var low = 0, high = distinct
+        while low < high {
+            let middle = (low + high) / 2
+            if SortValue.compare(valueOf(order[Int(groupStarts[middle])]), value, collation: collation) == .orderedAscending {
+                low = middle + 1
+            } else {
+                high = middle
+            }
+        }
+        let exact = low < distinct && SortValue.compare(valueOf(order[Int(groupStarts[low])]), value, collation: collation) == .orderedSame
+        return (low, exact)
+    }
+
+    /// The ranking after rows changed: `removed` slots leave it, and `added` slots (live, with
+    /// values as `valueOf` reads them) join it, each in its group or a new one between. Costs
+    /// O(n) integer passes and O(k log n) value comparisons for k changed rows.
+    func updated(removing removed: Set<UInt32>, adding added: [UInt32], slotCount: Int, _ valueOf: (UInt32) -> SortValue, collation: Collation) -> _Ranking {
+        // What stays, with its old group: equal old groups are equal values.
+        var keptOrder: [UInt32] = []
+        keptOrder.reserveCapacity(order.count + added.count)
+        var keptGroups: [Int] = []   // per kept non-null position, its old group
+        keptGroups.reserveCapacity(nonNullCount)
+        for group in 0..<distinct {
+            for slot in self.group(group) where !removed.contains(slot) {
+                keptOrder.append(slot)
+                keptGroups.append(group)
+            }
+        }
+        let keptNonNull = keptOrder.count
+        let keptNulls = nulls.filter { !removed.contains($0) }
+        // Each group that keeps a row, with one of its kept rows: their values are unchanged,
+        // where a removed row's value may be its new one.
+        var survivors: [(group: Int, slot: UInt32)] = []
+        for (position, group) in keptGroups.enumerated() where survivors.last?.group != group {
+            survivors.append((group, keptOrder[position]))
+        }
+        // The added rows, each with the old group it joins or goes before (a group emptied by
+        // the removal is passed over); sorted by value.
+        var joining: [(slot: UInt32, value: SortValue, group: Int, exact: Bool)] = []
+        var addedNulls: [UInt32] = []
+        for slot in added {
+            let value = valueOf(slot)
+            if value.isNull {
+                addedNulls.append(slot)
+                continue
+            }
+            var low = 0, high = survivors.count
+            while low < high {
+                let middle = (low + high) / 2
+                if SortValue.compare(valueOf(survivors[middle].slot), value, collation: collation) == .orderedAscending {
+                    low = middle + 1
+                } else {
+                    high = middle
+                }
+            }
+            let exact = low < survivors.count && SortValue.compare(valueOf(survivors[low].slot), value, collation: collation) == .orderedSame
+            joining.append((slot, value, low < survivors.count ? survivors[low].group : distinct, exact))
+        }
+        joining.sort { a, b in
+            if a.group != b.group { return a.group < b.group }
+            if a.exact != b.exact { return !a.exact }   // before the group, then in it
+            let order = SortValue.compare(a.value, b.value, collation: collation)
+            return order == .orderedSame ? a.slot < b.slot : order == .orderedAscending
+        }
+        // Merge: per old group, the new values before it (by value), then its kept and joining
+        // slots by slot.
+        var sorted: [UInt32] = []
+        sorted.reserveCapacity(keptNonNull + joining.count)
+        var ties: [Bool] = []
+        ties.reserveCapacity(keptNonNull + joining.count)
+        var kept = 0, next = 0
+        for group in 0...distinct {
+            var previousNew: SortValue? = nil
+            while next < joining.count, joining[next].group == group, !joining[next].exact {
+                let value = joining[next].value
+                ties.append(previousNew.map { SortValue.compare($0, value, collation: collation) == .orderedSame } ?? false)
+                sorted.append(joining[next].slot)
+                previousNew = value
+                next += 1
+            }
+            guard group < distinct else { break }
+            var members: [UInt32] = []
+            while kept < keptNonNull, keptGroups[kept] == group {
+                members.append(keptOrder[kept])
+                kept += 1
+            }
+            while next < joining.count, joining[next].group == group, joining[next].exact {
+                members.append(joining[next].slot)
+                next += 1
+            }
+            members.sort()
+            for (index, slot) in members.enumerated() {
+                ties.append(index > 0)
+                sorted.append(slot)
+            }
+        }
+        let nullSlots = (keptNulls + addedNulls).sorted()
+        let nonNull = sorted.count
+        sorted.append(contentsOf: nullSlots)
+        ties.append(contentsOf: repeatElement(true, count: nullSlots.count))
+        return _Ranking(slotCount: slotCount, sorted: sorted, ties: ties, isNull: { $0 >= nonNull })
+    }
+}

@@ -1,0 +1,325 @@
+import Foundation
+import SortKit
+
+/// Which rows a request keeps: per slot, whether it matches the search, and how many do.
+struct _Matches: Sendable {
+    /// Per slot; `nil` when every live row matches (no search).
+    var matches: [Bool]?
+    var count: Int
+
+    @inline(__always)
+    func contains(_ slot: Int, live: [Bool]) -> Bool { matches?[slot] ?? live[slot] }
+}
+
+/// One component of an order in rank space: a ranking (or an `enum=` order of its groups),
+/// direction and null placement, as an integer per row whose ascending order is the
+/// component's order. Integers are doubled (2 × ordinal + 1), so that a cursor's value that no
+/// row has still sits between two rows' integers (an even one).
+struct _Component {
+    let ranking: _Ranking
+    /// For an `enum=` component: per group, its value's place in the explicit order.
+    let enumPlaces: [UInt32]?
+    /// Distinct non-null ordinals: groups, or the explicit order's length + 1 (unknown values).
+    let levels: UInt32
+    let descending: Bool
+    let nullsFirst: Bool
+
+    /// Bits the doubled ordinals take.
+    var bits: Int { UInt64.bitWidth - UInt64(2 * (levels + 1) + 1).leadingZeroBitCount }
+
+    /// The ordinal (1…levels for values, 0 or levels + 1 for null) of a group.
+    @inline(__always)
+    func ordinal(ofGroup group: UInt32) -> UInt32 {
+        if group == _Ranking.null { return nullsFirst ? 0 : levels + 1 }
+        let place = enumPlaces?[Int(group)] ?? group
+        return descending ? levels - place : place + 1
+    }
+
+    @inline(__always)
+    func doubled(_ slot: Int) -> UInt64 { 2 * UInt64(ordinal(ofGroup: ranking.ranks[slot])) + 1 }
+}
+
+/// A request resolved against an index: its components, search and cursor.
+struct _IndexQuery {
+    var components: [_Component]
+    /// The rows that match the search.
+    var matches: _Matches
+    /// The cursor's position: its doubled ordinals and row id, rows after it only.
+    var after: (ordinals: [UInt64], id: Int64)?
+}
+
+extension _TableIndex {
+    /// The slots of rows that match `search` and `columnSearch` (folded substring terms), on
+    /// every core.
+    func matches(_ search: SearchQuery, columnSearch: [Int: SearchQuery]) -> _Matches {
+        let columnSearch = columnSearch.filter { !$0.value.isBlank }.sorted { $0.key < $1.key }
+        guard !search.isBlank || !columnSearch.isEmpty else { return _Matches(matches: nil, count: liveCount) }
+        let count = slotCount
+        var result = [Bool](repeating: false, count: count)
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 16_384))
+        let counts = _ResultSlots<Int>(count: slices)
+        result.withUnsafeMutableBufferPointer { buffer in
+            // Each slice writes its own range.
+            let output = _UncheckedBox(buffer)
+            DispatchQueue.concurrentPerform(iterations: slices) { slice in
+                var found = 0
+                for slot in (count * slice / slices)..<(count * (slice + 1) / slices) where live[slot] {
+                    let match = folded.withBytes(slot) { text in
+                        search.matches(foldedBytes: text) && columnSearch.allSatisfy { column, query in
+                            query.matches(foldedBytes: Self.field(column, of: text))
+                        }
+                    }
+                    if match {
+                        output.value[slot] = true
+                        found += 1
+                    }
+                }
+                counts.set(slice, found)
+            }
+        }
+        return _Matches(matches: result, count: counts.values.reduce(0, +))
+    }
+
+    /// Field `column` of a row's folded text (fields are joined by U+001F, which no folded
+    /// field contains).
+    static func field(_ column: Int, of text: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        var start = 0, field = 0
+        for index in text.indices where text[index] == 0x1F {
+            if field == column { return UnsafeBufferPointer(rebasing: text[start..<index]) }
+            field += 1
+            start = index + 1
+        }
+        return field == column ? UnsafeBufferPointer(rebasing: text[start...]) : UnsafeBufferPointer(start: nil, count: 0)
+    }
+
+    /// The components of `spec` (an `enum=` key gives its order, then its value), with the
+    /// rankings they read; `built` receives rankings this index didn't have yet.
+    func components(_ spec: SortSpec, built: inout [KeyVariant: _Ranking]) throws -> [_Component] {
+        var components: [_Component] = []
+        for key in spec.keys {
+            let variant = try Self.variant(key, schema: schema)
+            let ranking = rankings[variant] ?? built[variant] ?? {
+                let ranking = self.ranking(variant)
+                built[variant] = ranking
+                return ranking
+            }()
+            let nullsFirst = key.nulls.nullsFirst(key.direction)
+            let descending = key.direction == .descending
+            if let order = key.enumOrder {
+                let type = schema.columns[variant.column].type
+                let places = (0..<ranking.distinct).map { group -> UInt32 in
+                    let slot = Int(ranking.order[Int(ranking.groupStarts[group])])
+                    let value = variant.value(of: cells.text(slot, variant.column), type: type)
+                    if case .integer(let place)? = key.enumRank(of: value) { return UInt32(place) }
+                    return UInt32(order.count)
+                }
+                components.append(_Component(
+                    ranking: ranking, enumPlaces: places, levels: UInt32(order.count + 1), descending: descending, nullsFirst: nullsFirst))
+            }
+            components.append(_Component(
+                ranking: ranking, enumPlaces: nil, levels: UInt32(ranking.distinct), descending: descending, nullsFirst: nullsFirst))
+        }
+        return components
+    }
+
+    /// A cursor's position in rank space: per component the doubled ordinal of the cursor row's
+    /// value (odd where a group has that value, even between groups), from its cells' text.
+    func cursorOrdinals(_ spec: SortSpec, components: [_Component], texts: [String?]) throws -> [UInt64] {
+        var ordinals: [UInt64] = []
+        var next = 0
+        for (key, text) in zip(spec.keys, texts) {
+            let variant = try Self.variant(key, schema: schema)
+            let type = schema.columns[variant.column].type
+            let value = text.map { variant.value(of: $0, type: type) } ?? .null
+            let count = key.enumOrder == nil ? 1 : 2
+            for index in 0..<count {
+                let component = components[next]
+                next += 1
+                if value.isNull {
+                    ordinals.append(2 * UInt64(component.ordinal(ofGroup: _Ranking.null)) + 1)
+                    continue
+                }
+                if index == 0, key.enumOrder != nil {
+                    guard case .integer(let place)? = key.enumRank(of: value) else { continue }
+                    let ordinal = component.descending ? component.levels - UInt32(place) : UInt32(place) + 1
+                    ordinals.append(2 * UInt64(ordinal) + 1)
+                    continue
+                }
+                let ranking = component.ranking
+                let point = ranking.insertionPoint(of: value, { variant.value(of: cells.text(Int($0), variant.column), type: type) },
+                                                   collation: variant.collation)
+                let levels = UInt64(component.levels), group = UInt64(point.group)
+                if point.exact {
+                    ordinals.append(component.descending ? 2 * (levels - group) + 1 : 2 * (group + 1) + 1)
+                } else {
+                    ordinals.append(component.descending ? 2 * (levels - group) + 2 : 2 * (group + 1))
+                }
+            }
+        }
+        return ordinals
+    }
+
+    /// The slots of the rows at `offset..<offset + limit` of `query`'s order (rows after its
+    /// cursor, if any).
+    func page(_ query: _IndexQuery, offset: Int, limit: Int) -> [Int] {
+        guard limit > 0 else { return [] }
+        if query.after == nil, query.components.count <= 1 {
+            return orderedSlice(query.components.first, matches: query.matches, offset: offset, limit: limit)
+        }
+        return sortedByComposite(query, need: offset + limit).dropFirst(offset).prefix(limit).map(Int.init)
+    }
+
+    /// Rows in the order of one component (or slot order) without a sort: the ranking's
+    /// groups walked in the component's direction, nulls where it puts them.
+    private func orderedSlice(_ component: _Component?, matches: _Matches, offset: Int, limit: Int) -> [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(limit)
+        var skip = offset
+        func take<Slots: Sequence>(_ slots: Slots) -> Bool where Slots.Element: BinaryInteger {
+            for slot in slots {
+                let slot = Int(slot)
+                guard matches.contains(slot, live: live) else { continue }
+                if skip > 0 {
+                    skip -= 1
+                    continue
+                }
+                result.append(slot)
+                if result.count == limit { return true }
+            }
+            return false
+        }
+        guard let component else {
+            _ = take(0..<slotCount)
+            return result
+        }
+        let ranking = component.ranking
+        if matches.matches == nil, offset > 0 {
+            // Without a search every live row counts: jump whole groups.
+            return jumpedSlice(ranking, component: component, offset: offset, limit: limit)
+        }
+        if component.nullsFirst, take(ranking.nulls) { return result }
+        if component.descending {
+            for group in stride(from: ranking.distinct - 1, through: 0, by: -1) where take(ranking.group(group)) { return result }
+        } else if take(ranking.order[..<ranking.nonNullCount]) {
+            return result
+        }
+        if !component.nullsFirst { _ = take(ranking.nulls) }
+        return result
+    }
+
+    /// ``orderedSlice(_:matches:offset:limit:)`` without a search, where every live row
+    /// counts: the page's start is found by skipping whole blocks, so any offset costs what the
+    /// first page costs.
+    private func jumpedSlice(_ ranking: _Ranking, component: _Component, offset: Int, limit: Int) -> [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(limit)
+        var skip = offset
+        func take(_ block: ArraySlice<UInt32>) {
+            guard result.count < limit else { return }
+            if skip >= block.count {
+                skip -= block.count
+                return
+            }
+            for slot in block.dropFirst(skip).prefix(limit - result.count) { result.append(Int(slot)) }
+            skip = 0
+        }
+        if component.nullsFirst { take(ranking.nulls) }
+        let nonNull = ranking.nonNullCount
+        if !component.descending {
+            take(ranking.order[..<nonNull])
+        } else if skip >= nonNull {
+            skip -= nonNull
+        } else {
+            // Descending: the groups backwards, each in slot order. Output position p of the
+            // values lies in the group holding ascending index nonNull - 1 - p.
+            var position = skip
+            skip = 0
+            while position < nonNull, result.count < limit {
+                let group = Int(ranking.ranks[Int(ranking.order[nonNull - 1 - position])])
+                let start = Int(ranking.groupStarts[group]), end = Int(ranking.groupStarts[group + 1])
+                let within = position - (nonNull - end)
+                for slot in ranking.order[(start + within)..<end].prefix(limit - result.count) { result.append(Int(slot)) }
+                position += end - start - within
+            }
+        }
+        if !component.nullsFirst { take(ranking.nulls) }
+        return result
+    }
+
+    /// The first `need` rows of the order, by packed composites of doubled ordinals: a top-k
+    /// selection when `need` is small, otherwise a radix sort of every matching row.
+    func sortedByComposite(_ query: _IndexQuery, need: Int) -> [UInt32] {
+        let bits = query.components.reduce(0) { $0 + $1.bits }
+        var records: [_KeyRecord] = []
+        records.reserveCapacity(query.matches.count)
+        let components = query.components
+        func composite(_ slot: Int) -> (hi: UInt64, lo: UInt64) {
+            var hi: UInt64 = 0, lo: UInt64 = 0
+            for component in components {
+                let bits = UInt64(component.bits)
+                hi = hi << bits | lo >> (64 - bits)
+                lo = lo << bits | component.doubled(slot)
+            }
+            return (hi, lo)
+        }
+        var cursor: (hi: UInt64, lo: UInt64, id: Int64)? = nil
+        if let after = query.after, bits <= 128 {
+            var hi: UInt64 = 0, lo: UInt64 = 0
+            for (component, ordinal) in zip(components, after.ordinals) {
+                let bits = UInt64(component.bits)
+                hi = hi << bits | lo >> (64 - bits)
+                lo = lo << bits | ordinal
+            }
+            cursor = (hi, lo, after.id)
+        }
+        guard bits <= 128 else { return sortedByComparison(query, need: need) }
+        for slot in 0..<slotCount where query.matches.contains(slot, live: live) {
+            let (hi, lo) = composite(slot)
+            if let cursor, (hi, lo, ids[slot]) <= (cursor.hi, cursor.lo, cursor.id) { continue }
+            records.append(_KeyRecord(hi: hi, lo: lo, index: UInt32(slot)))
+        }
+        if need <= 4_096, records.count > 8 * need {
+            return Self.smallest(need, of: records)
+        }
+        // Slots ascend in the records, so the stable radix sort keeps ties in slot order.
+        _radixSort(&records)
+        return records.prefix(need).map(\.index)
+    }
+
+    /// The `count` smallest records (composite, then slot) in order: a bounded max-heap.
+    private static func smallest(_ count: Int, of records: [_KeyRecord]) -> [UInt32] {
+        func less(_ a: _KeyRecord, _ b: _KeyRecord) -> Bool { (a.hi, a.lo, a.index) < (b.hi, b.lo, b.index) }
+        var heap: [_KeyRecord] = []
+        heap.reserveCapacity(count)
+        for record in records {
+            if heap.count < count {
+                heap.append(record)
+                _MaxHeap.siftUp(&heap, by: less)
+            } else if less(record, heap[0]) {
+                heap[0] = record
+                _MaxHeap.siftDown(&heap, by: less)
+            }
+        }
+        return heap.sorted(by: less).map(\.index)
+    }
+
+    /// Orders too wide to pack in 128 bits: rows compared component by component.
+    private func sortedByComparison(_ query: _IndexQuery, need: Int) -> [UInt32] {
+        var slots = (0..<slotCount).filter { query.matches.contains($0, live: live) }.map { UInt32($0) }
+        if let after = query.after {
+            slots = slots.filter { slot in
+                let ordinals = query.components.map { $0.doubled(Int(slot)) }
+                return ordinals.lexicographicallyPrecedes(after.ordinals) == false
+                    && (ordinals != after.ordinals || ids[Int(slot)] > after.id)
+            }
+        }
+        slots.sort { a, b in
+            for component in query.components {
+                let (x, y) = (component.doubled(Int(a)), component.doubled(Int(b)))
+                if x != y { return x < y }
+            }
+            return a < b
+        }
+        return Array(slots.prefix(need))
+    }
+}

@@ -1,0 +1,196 @@
+import Foundation
+import SortKit
+
+/// One table held in memory to answer pages: every row's cells, its folded search text, and
+/// per sort variant a ranking of the rows — the database stays the store of record.
+///
+/// Why in memory: a page of a million rows sorted by any column, any combination of columns,
+/// at any offset, with a folded substring search and its exact count, is what people click
+/// through, and no set of SQL indexes serves all of that (an index per column and direction
+/// serves single-column orders only; substring search scans). With each sortable column
+/// ranked once (the engine's sort), a single-column page is a slice of the column's order, a
+/// multi-column page a radix sort or top-k of packed rank tuples, and a search a scan of folded
+/// text in memory — see the SortKitSQL article "Serving big tables".
+///
+/// The index is a value: a snapshot a request computes on without locks, while a newer one
+/// replaces it (``_TableIndexCache``). Memory per row: its cells and folded text (about twice
+/// the CSV), 8 bytes per ranking.
+struct _TableIndex: Sendable {
+    var schema: TableSchema
+    /// The catalog's schema version and data version this index reflects.
+    var schemaVersion: Int64
+    var dataVersion: Int64
+    /// Per slot, the row's id, ascending.
+    var ids: [Int64]
+    /// Per slot, whether the row exists.
+    var live: [Bool]
+    var liveCount: Int
+    /// The rows' cells: a base arena per column for the slots it was built with, and the
+    /// cells of rows written since.
+    var cells: _Cells
+    /// Per slot, the folded search text (``SearchQuery/foldedFields(_:)``).
+    var folded: _FoldedText
+    /// Rankings built so far, by variant.
+    var rankings: [KeyVariant: _Ranking]
+
+    var slotCount: Int { ids.count }
+
+    /// The slot of row `id`, if it has one (live or not).
+    func slot(of id: Int64) -> Int? {
+        var low = 0, high = ids.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ids[middle] < id { low = middle + 1 } else { high = middle }
+        }
+        return low < ids.count && ids[low] == id ? low : nil
+    }
+}
+
+/// Cells by slot and column: base arenas, and the rows written since as strings.
+struct _Cells: Sendable {
+    /// Per column, the cells of slots `0..<baseCount`.
+    var base: [_ByteArena]
+    var baseCount: Int
+    /// All cells of slots written after the base was built (updated, or new).
+    var written: [Int: [String]] = [:]
+
+    /// The cell's text as stored (NFC, empty for blank).
+    func text(_ slot: Int, _ column: Int) -> String {
+        if let row = written[slot] { return row[column] }
+        return base[column].bytes.withUnsafeBufferPointer { bytes in
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[base[column].range(slot)]), as: UTF8.self)
+        }
+    }
+
+    /// Every cell of a slot.
+    func row(_ slot: Int) -> [String] {
+        written[slot] ?? base.indices.map { text(slot, $0) }
+    }
+}
+
+/// Folded search text by slot: a base arena, and the rows written since.
+struct _FoldedText: Sendable {
+    var base: _ByteArena
+    var written: [Int: String] = [:]
+
+    /// Calls `body` with the slot's folded text.
+    @inline(__always)
+    func withBytes<Result>(_ slot: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if let text = written[slot] { return _withUTF8Text(text, body) }
+        return base.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[base.range(slot)])) }
+    }
+
+    /// The folded fields of a row, as ``SearchQuery/foldedFields(_:)`` joins them, appended to
+    /// `bytes`: ASCII cells lowercased byte by byte, others folded as text.
+    static func append(_ cells: [UnsafeBufferPointer<UInt8>], to bytes: inout [UInt8]) {
+        for (index, cell) in cells.enumerated() {
+            if index > 0 { bytes.append(0x1F) }
+            if _isASCII(cell) {
+                for byte in cell {
+                    // A field separator inside a field becomes a space, as SearchQuery.fold does.
+                    bytes.append(byte == 0x1F ? 0x20 : byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+                }
+            } else {
+                bytes.append(contentsOf: SearchQuery.fold(String(decoding: cell, as: UTF8.self)).utf8)
+            }
+        }
+    }
+}
+
+@inline(__always)
+private func _withUTF8Text<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+    var copy = text
+    return copy.withUTF8(body)
+}
+
+extension _TableIndex {
+    /// An index of rows with `ids` (ascending) and cells in `columns` (as stored), with the
+    /// rankings of `variants`; everything on every core.
+    init(schema: TableSchema, schemaVersion: Int64, dataVersion: Int64, ids: [Int64], columns: [_ByteArena], variants: Set<KeyVariant>) {
+        self.schema = schema
+        self.schemaVersion = schemaVersion
+        self.dataVersion = dataVersion
+        self.ids = ids
+        live = [Bool](repeating: true, count: ids.count)
+        liveCount = ids.count
+        cells = _Cells(base: columns, baseCount: ids.count)
+        folded = _FoldedText(base: Self.foldAll(columns, count: ids.count))
+        rankings = [:]
+        let built = Self.buildRankings(Array(variants), cells: cells, live: live, schema: schema)
+        for (variant, ranking) in zip(variants, built) { rankings[variant] = ranking }
+    }
+
+    /// The folded search text of every row, in one slice per core.
+    static func foldAll(_ columns: [_ByteArena], count: Int) -> _ByteArena {
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 16_384))
+        let results = _ResultSlots<_ByteArena>(count: slices)
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            var part = _ByteArena()
+            part.ends.reserveCapacity(count / slices + 1)
+            var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: columns.count)
+            for slot in (count * slice / slices)..<(count * (slice + 1) / slices) {
+                // The arenas are only read here and outlive the loop.
+                for column in columns.indices {
+                    cells[column] = columns[column].bytes.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[columns[column].range(slot)]) }
+                }
+                _FoldedText.append(cells, to: &part.bytes)
+                part.close()
+            }
+            results.set(slice, part)
+        }
+        return _ByteArena.joined(results.values)
+    }
+
+    /// The variant a spec key reads on this table: its column, how its text is read and the
+    /// collation, with equivalent forms made one (a string column read by type is read as
+    /// text; a typed column read by type ignores the collation).
+    static func variant(_ key: SortSpec.Key, schema: TableSchema) throws -> KeyVariant {
+        let column = try schema.columnIndex(key.column)
+        var interpretation = key.enumOrder == nil ? key.interpretation : .text
+        var collation = key.collation
+        if schema.columns[column].type == .string, interpretation == .inferred { interpretation = .text }
+        if schema.columns[column].type != .string, interpretation == .inferred { collation = .natural }
+        return KeyVariant(column: column, interpretation: interpretation, collation: collation)
+    }
+
+    /// The variants a table is served with from the start: each column read by its type, and
+    /// those its presets read.
+    static func defaultVariants(_ schema: TableSchema) throws -> Set<KeyVariant> {
+        var variants = Set(schema.columns.indices.map {
+            KeyVariant(column: $0, interpretation: schema.columns[$0].type == .string ? .text : .inferred, collation: .natural)
+        })
+        for spec in schema.presets.values {
+            for key in spec.keys { variants.insert(try variant(key, schema: schema)) }
+        }
+        return variants
+    }
+
+    /// The ranking of `variant`, built now if it wasn't (without changing the index: the
+    /// caller keeps it if the index is still current).
+    func ranking(_ variant: KeyVariant) -> _Ranking {
+        rankings[variant] ?? Self.buildRankings([variant], cells: cells, live: live, schema: schema)[0]
+    }
+
+    /// Rankings of several variants, side by side on the cores.
+    static func buildRankings(_ variants: [KeyVariant], cells: _Cells, live: [Bool], schema: TableSchema) -> [_Ranking] {
+        guard !variants.isEmpty else { return [] }
+        let results = _ResultSlots<_Ranking>(count: variants.count)
+        DispatchQueue.concurrentPerform(iterations: variants.count) { index in
+            results.set(index, _Ranking(variants[index], cells: cells, live: live, schema: schema))
+        }
+        return results.values
+    }
+}
+
+extension KeyVariant {
+    /// The spec key (ascending) whose values this variant orders by.
+    var key: SortSpec.Key {
+        SortSpec.Key("", .ascending, [.interpretation(interpretation), .collation(collation)])
+    }
+
+    /// The sort value of a cell's text in a column of `type`.
+    func value(of text: String, type: ColumnType) -> SortValue {
+        key.sortValue(of: text, columnType: type)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import SortKit
+import Synchronization
+
+/// A store's in-memory table indexes, kept current with its catalog.
+///
+/// Every write to a table's rows raises the table's data version and logs the row's id in the
+/// same transaction; a schema change raises its schema version. A page request reads both
+/// versions (one small query) and, when the index it has is older, brings it up to date: the
+/// logged rows are read and merged in (O(n) integer passes per ranking), or, after a schema
+/// change or when the log no longer reaches back, the table is read again. So several
+/// processes sharing one database answer alike, and a write through one is seen by the next
+/// read through another. Refreshes of one store are serialized; pages are computed on
+/// snapshots, in parallel, without locks.
+///
+/// Results that cost a scan — a search's matches, a full sort for a deep page — are kept for
+/// the versions they were computed at (a few of each), so paging on and repeated requests
+/// don't scan again.
+final class _TableIndexCache: Sendable {
+    private struct State {
+        var indexes: [Int64: _TableIndex] = [:]
+        var matches = _Kept<_Matches>()
+        var sorts = _Kept<[UInt32]>()
+    }
+
+    private let state = Mutex(State())
+    private let refreshes = _Serial()
+
+    /// The index of `table`, current for the catalog versions a request read: the kept one if it
+    /// is, else `refresh`'s (given the kept one, to update it in place where it can).
+    func index(
+        table: Int64, schemaVersion: Int64, dataVersion: Int64,
+        refresh: @escaping @Sendable (_TableIndex?) async throws -> _TableIndex
+    ) async throws -> _TableIndex {
+        if let index = current(table, schemaVersion: schemaVersion, dataVersion: dataVersion) { return index }
+        return try await refreshes.run {
+            if let index = self.current(table, schemaVersion: schemaVersion, dataVersion: dataVersion) { return index }
+            let old = self.state.withLock { $0.indexes[table] }
+            let index = try await refresh(old?.schemaVersion == schemaVersion ? old : nil)
+            self.install(index, table: table)
+            return index
+        }
+    }
+
+    private func current(_ table: Int64, schemaVersion: Int64, dataVersion: Int64) -> _TableIndex? {
+        state.withLock { state in
+            guard let index = state.indexes[table], index.schemaVersion == schemaVersion, index.dataVersion >= dataVersion else { return nil }
+            return index
+        }
+    }
+
+    /// Keeps `index` for `table` (an import's, or a refreshed one), unless a newer one is kept.
+    func install(_ index: _TableIndex, table: Int64) {
+        state.withLock { state in
+            if let kept = state.indexes[table], kept.schemaVersion == index.schemaVersion, kept.dataVersion > index.dataVersion { return }
+            state.indexes[table] = index
+        }
+    }
+
+    /// Adds rankings a request built to the kept index, if it is still the one they were built on.
+    func remember(_ rankings: [KeyVariant: _Ranking], table: Int64, schemaVersion: Int64, dataVersion: Int64) {
+        guard !rankings.isEmpty else { return }
+        state.withLock { state in
+            guard var index = state.indexes[table], index.schemaVersion == schemaVersion, index.dataVersion == dataVersion else { return }
+            index.rankings.merge(rankings) { kept, _ in kept }
+            state.indexes[table] = index
+        }
+    }
+
+    /// Forgets a table's index (it was dropped or replaced).
+    func forget(table: Int64) {
+        state.withLock { _ = $0.indexes.removeValue(forKey: table) }
+    }
+
+    /// The matches kept under `key`, or `compute`'s, kept.
+    func matches(_ key: String, _ compute: () -> _Matches) -> _Matches {
+        if let kept = state.withLock({ $0.matches[key] }) { return kept }
+        let matches = compute()
+        state.withLock { $0.matches[key] = matches }
+        return matches
+    }
+
+    /// The sorted slots kept under `key`, or `compute`'s, kept.
+    func sorted(_ key: String, _ compute: () -> [UInt32]) -> [UInt32] {
+        if let kept = state.withLock({ $0.sorts[key] }) { return kept }
+        let slots = compute()
+        state.withLock { $0.sorts[key] = slots }
+        return slots
+    }
+}
+
+/// The last few results of one kind, by key; the oldest goes when a ninth comes.
+private struct _Kept<Value> {
+    private var values: [String: Value] = [:]
+    private var keys: [String] = []
+    private let limit = 8
+
+    subscript(key: String) -> Value? {
+        get { values[key] }
+        set {
+            if values.updateValue(newValue!, forKey: key) == nil { keys.append(key) }
+            if keys.count > limit { values[keys.removeFirst()] = nil }
+        }
+    }
+}
+
+/// Runs async work one piece at a time.
+private actor _Serial {
+    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        try await body()
+    }
+}
+
+extension _TableIndex {
+    /// The page `request` asks for, sorted by `spec`, from this index: rows, counts and a
+    /// cursor (signed with `secret`) after the last row when more follow.
+    ///
+    /// - Throws: ``TableStoreError`` for an unknown column or a bad cursor.
+    func tablePage(_ request: PageRequest, spec: SortSpec, cursor: KeysetCursor?, secret: Data, cache: _TableIndexCache, table: Int64) throws -> TablePage {
+        var built: [KeyVariant: _Ranking] = [:]
+        let components = try components(spec, built: &built)
+        cache.remember(built, table: table, schemaVersion: schemaVersion, dataVersion: dataVersion)
+        var columnSearch: [Int: SearchQuery] = [:]
+        for (name, text) in request.columnSearch where !SearchQuery(text).isBlank {
+            columnSearch[try schema.columnIndex(name)] = SearchQuery(text)
+        }
+        let search = SearchQuery(request.search)
+        let versions = "\(table)/\(schemaVersion)/\(dataVersion)"
+        let filter = search.terms.joined(separator: " ") + "|" + columnSearch.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.terms.joined(separator: " "))" }.joined(separator: ",")
+        let matches = cache.matches(versions + "|" + filter) { self.matches(search, columnSearch: columnSearch) }
+        var after: (ordinals: [UInt64], id: Int64)? = nil
+        if let cursor {
+            // An index cursor: a marker, each key's cell text (null for blank), the row id.
+            let values = cursor.values
+            guard values.count == spec.keys.count + 2, values.first == .text("index"), case .integer(let id)? = values.last else {
+                throw TableStoreError.invalid("invalid cursor: pass the 'next' value of a previous page unchanged")
+            }
+            let texts: [String?] = values.dropFirst().dropLast().map { value in
+                if case .text(let text) = value { return text }
+                return nil
+            }
+            after = (try cursorOrdinals(spec, components: components, texts: texts), id)
+        }
+        let query = _IndexQuery(components: components, matches: matches, after: after)
+        let offset = cursor == nil ? request.offset : 0
+        let need = offset + request.limit + 1
+        let slots: [Int]
+        if after == nil, components.count > 1, need > 4_096 {
+            // A deep page of a multi-key order: the full sort, kept for the next pages.
+            let sorted = cache.sorted(versions + "|" + spec.description + "|" + filter) { self.sortedByComposite(query, need: Int.max) }
+            slots = sorted.dropFirst(offset).prefix(request.limit + 1).map(Int.init)
+        } else {
+            slots = page(query, offset: offset, limit: request.limit + 1)
+        }
+        let kept = slots.prefix(request.limit)
+        let rows = kept.map { TableRow(id: ids[$0], cells: cells.row($0)) }
+        var next: String? = nil
+        if slots.count > request.limit, let last = kept.last {
+            let columns = try spec.keys.map { try schema.columnIndex($0.column) }
+            let texts = columns.map { column -> SQLValue in
+                let text = cells.text(last, column)
+                return text.isEmpty ? .null : .text(text)
+            }
+            next = try KeysetCursor(order: request.order.description, search: request.search, values: [.text("index")] + texts + [.integer(ids[last])])
+                .encoded(secret: secret)
+        }
+        return TablePage(rows: rows, total: liveCount, filtered: matches.count, next: next)
+    }
+}

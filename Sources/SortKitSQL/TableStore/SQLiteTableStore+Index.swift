@@ -1,0 +1,169 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import SortKit
+
+extension SQLiteTableStore {
+    /// The in-memory index of a table, current for the catalog versions in `info`.
+    func index(of info: _TableInfo) async throws -> _TableIndex {
+        let database = database
+        let name = info.schema.name
+        return try await indexes.index(table: info.id, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion) { old in
+            try await database.read { db in
+                // Versions, changes and rows read in one transaction: one consistent state.
+                let info = try Self.info(name, db)
+                if let old, let changes = try Self.changes(since: old.dataVersion, info, db),
+                   let updated = old.applying(changes, dataVersion: info.dataVersion)
+                {
+                    return updated
+                }
+                return try Self.loadIndex(info, db)
+            }
+        }
+    }
+
+    /// The rows written since data version `version`, as they are now; `nil` when the change
+    /// log no longer reaches back that far.
+    static func changes(since version: Int64, _ info: _TableInfo, _ db: Database) throws -> [_RowChange]? {
+        guard info.dataVersion > version else { return [] }
+        guard let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(version) FROM sortkit_change WHERE table_id = ?", arguments: [info.id]),
+              oldest <= version + 1
+        else { return nil }
+        let ids = try Int64.fetchAll(
+            db, sql: "SELECT DISTINCT row_id FROM sortkit_change WHERE table_id = ? AND version > ? ORDER BY row_id",
+            arguments: [info.id, version])
+        var found: [Int64: [String]] = [:]
+        let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            for row in try Row.fetchAll(db, sql: "SELECT id\(columns) FROM \(info.physical) WHERE id IN (\(marks))", arguments: StatementArguments(chunk)) {
+                found[row[0]] = info.schema.columns.indices.map { row[1 + $0] ?? "" }
+            }
+        }
+        return ids.map { _RowChange(id: $0, cells: found[$0]) }
+    }
+
+    /// Reads a table into a new index (its cells straight into arenas).
+    static func loadIndex(_ info: _TableInfo, _ db: Database) throws -> _TableIndex {
+        let width = info.schema.columns.count
+        let columns = (0..<width).map { ", c\($0)" }.joined()
+        let statement = try db.makeStatement(sql: "SELECT id\(columns) FROM \(info.physical) ORDER BY id")
+        let handle = statement.sqliteStatement
+        var ids: [Int64] = []
+        ids.reserveCapacity(info.rowCount)
+        var arenas = [_ByteArena](repeating: _ByteArena(), count: width)
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            ids.append(sqlite3_column_int64(handle, 0))
+            for column in 0..<width {
+                if let text = sqlite3_column_text(handle, Int32(column + 1)) {
+                    arenas[column].bytes.append(contentsOf: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, Int32(column + 1)))))
+                }
+                arenas[column].close()
+            }
+        }
+        sqlite3_reset(handle)
+        return _TableIndex(
+            schema: info.schema, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion, ids: ids, columns: arenas,
+            variants: try _TableIndex.defaultVariants(info.schema))
+    }
+
+    /// Inserts every record of `columns` as rows 1…n, binding cells straight from the arenas:
+    /// per row one `sqlite3_step`, no `String` for text that is stored as it was read.
+    static func bulkInsert(_ columns: _CSVColumns, _ info: _TableInfo, _ db: Database) throws {
+        let schema = info.schema
+        let variants = info.variants.sorted()
+        let physical = info.physicalColumns
+        let marks = Array(repeating: "?", count: physical.count + 1).joined(separator: ", ")
+        let statement = try db.makeStatement(sql: "INSERT INTO \(info.physical) (id, \(physical.joined(separator: ", "))) VALUES (\(marks))")
+        let handle = statement.sqliteStatement
+        let typed = Self.typedValues(columns, schema)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        var folded: [UInt8] = []
+        // The cells in one buffer that stays put while statements read it (bound without a copy).
+        let total = columns.columns.reduce(0) { $0 + $1.bytes.count }
+        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(total, 1))
+        defer { storage.deallocate() }
+        var buffers: [UnsafeBufferPointer<UInt8>] = []
+        var offset = 0
+        for arena in columns.columns {
+            _ = UnsafeMutableBufferPointer(rebasing: storage[offset..<(offset + arena.bytes.count)]).initialize(from: arena.bytes)
+            buffers.append(UnsafeBufferPointer(rebasing: storage[offset..<(offset + arena.bytes.count)]))
+            offset += arena.bytes.count
+        }
+        do {
+            var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: schema.columns.count)
+            for record in 0..<columns.count {
+                var parameter: Int32 = 1
+                sqlite3_bind_int64(handle, parameter, Int64(record + 1))
+                for column in schema.columns.indices {
+                    let cell = UnsafeBufferPointer(rebasing: buffers[column][columns.columns[column].range(record)])
+                    cells[column] = cell
+                    parameter += 1
+                    if cell.isEmpty {
+                        sqlite3_bind_null(handle, parameter)
+                    } else {
+                        // The arena outlives the step: no copy.
+                        sqlite3_bind_text(handle, parameter, UnsafeRawPointer(cell.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(cell.count), nil)
+                    }
+                    if let values = typed[column] {
+                        parameter += 1
+                        switch values[record] {
+                        case .integer(let value): sqlite3_bind_int64(handle, parameter, value)
+                        case .double(let value): sqlite3_bind_double(handle, parameter, value)
+                        default: sqlite3_bind_null(handle, parameter)
+                        }
+                    }
+                }
+                for variant in variants {
+                    parameter += 1
+                    let text = String(decoding: cells[variant.column], as: UTF8.self)
+                    if let key = variant.key(of: text, type: schema.columns[variant.column].type) {
+                        sqlite3_bind_blob(handle, parameter, key, Int32(key.count), transient)
+                    } else {
+                        sqlite3_bind_null(handle, parameter)
+                    }
+                }
+                parameter += 1
+                folded.removeAll(keepingCapacity: true)
+                _FoldedText.append(cells, to: &folded)
+                if folded.isEmpty {
+                    sqlite3_bind_text(handle, parameter, "", 0, transient)
+                } else {
+                    folded.withUnsafeBufferPointer {
+                        _ = sqlite3_bind_text(handle, parameter, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), Int32($0.count), transient)
+                    }
+                }
+                let code = sqlite3_step(handle)
+                sqlite3_reset(handle)
+                guard code == SQLITE_DONE else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                }
+            }
+        }
+    }
+
+    /// Per typed column, each record's stored value (`n<i>`): computed on every core.
+    private static func typedValues(_ columns: _CSVColumns, _ schema: TableSchema) -> [[SQLValue]?] {
+        let results = _ResultSlots<[SQLValue]?>(count: schema.columns.count)
+        DispatchQueue.concurrentPerform(iterations: schema.columns.count) { column in
+            let type = schema.columns[column].type
+            guard type != .string else { return results.set(column, nil) }
+            let arena = columns.columns[column]
+            var values: [SQLValue] = []
+            values.reserveCapacity(arena.count)
+            arena.bytes.withUnsafeBufferPointer { bytes in
+                for record in 0..<arena.count {
+                    values.append(SQLValue(type.sortValue(String(decoding: UnsafeBufferPointer(rebasing: bytes[arena.range(record)]), as: UTF8.self))))
+                }
+            }
+            results.set(column, values)
+        }
+        return results.values
+    }
+}

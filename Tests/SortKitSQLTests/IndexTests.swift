@@ -1,0 +1,177 @@
+import Foundation
+import GRDB
+import OrderKeys
+import SortKit
+import Testing
+@testable import SortKitSQL
+
+/// The in-memory index against memory: pages after writes made through another store on the
+/// same database (another process), with searches, offsets and cursors; rankings updated in
+/// place against rankings built again; and reads that leave the database untouched.
+@Suite("Table indexes")
+struct IndexTests {
+    /// The page's ids as memory gives them: rows (in id order) that match `search`, sorted
+    /// by `spec` reading each cell by the schema's column type, stable.
+    static func expected(_ rows: [(id: Int64, cells: [String])], schema: TableSchema, spec: SortSpec, search: String) throws -> [Int64] {
+        let query = SearchQuery(search)
+        let kept = rows.filter { query.matches($0.cells) }
+        var keys: [SortKey<[String]>] = []
+        for key in spec.keys {
+            let column = try schema.columnIndex(key.column)
+            let type = key.interpretation == .inferred && key.enumOrder == nil ? schema.columns[column].type : .string
+            keys += key.sortKeys { cells in key.sortValue(of: cells[column], columnType: type) }
+        }
+        return kept.map(\.cells).sortedIndices(by: keys).map { kept[$0].id }
+    }
+
+    /// A cell a column of `type` accepts.
+    static func value(for column: Int, type: ColumnType, using random: inout SplitMix64) -> String {
+        for _ in 0..<50 {
+            let csv = DifferentialTests.randomCSV(rows: 1, using: &random)
+            let text = try! CSV.parse(Array(csv.utf8))[1][column]
+            if type.accepts(text) { return text }
+        }
+        return ""
+    }
+
+    @Test("Writes through another store are seen by the next page; search, offset and cursors agree with memory (seeded)",
+          arguments: Backend.allCases)
+    func writesFromElsewhere(_ backend: Backend) async throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 2027
+        var random = SplitMix64(seed: seed)
+        let location = try backend.newLocation()
+        guard let reader = try await backend.open(location), let writer = try await backend.open(location) else { return }
+        let terms = ["", "a", "é", "2", "do", "ß", "ss", "a 1", "zz", "e\u{301}"]
+        for table in 0..<3 {
+            let csv = DifferentialTests.randomCSV(rows: Int.random(in: 0...80, using: &random), using: &random)
+            let name = "w\(table)"
+            let schema = try await reader.importCSV(Array(csv.utf8), as: name, delimiter: UInt8(ascii: ","), presets: [:])
+            var rows = try CSV.parse(Array(csv.utf8)).dropFirst().enumerated().map { (id: Int64($0.offset + 1), cells: $0.element) }
+            var nextID = Int64(rows.count + 1)
+            for step in 0..<40 {
+                // A write through the other store.
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0:
+                    let cells = schema.columns.indices.map { Self.value(for: $0, type: schema.columns[$0].type, using: &random) }
+                    let id = try await writer.insert(Dictionary(uniqueKeysWithValues: zip(schema.columns.map(\.name), cells)), into: name)
+                    #expect(id == nextID, "\(backend)")
+                    nextID = id + 1
+                    rows.append((id, cells))
+                case 1 where !rows.isEmpty:
+                    let index = Int.random(in: 0..<rows.count, using: &random)
+                    let column = Int.random(in: 0..<schema.columns.count, using: &random)
+                    let text = Self.value(for: column, type: schema.columns[column].type, using: &random)
+                    try await writer.update(rows[index].id, in: name, set: [schema.columns[column].name: text])
+                    rows[index].cells[column] = text
+                case 2 where !rows.isEmpty:
+                    let index = Int.random(in: 0..<rows.count, using: &random)
+                    try await writer.delete(rows[index].id, from: name)
+                    rows.remove(at: index)
+                default: break
+                }
+                // A read through the first store.
+                let spec = DifferentialTests.randomSpec(columns: schema.columns.map(\.name), using: &random)
+                let search = terms.randomElement(using: &random)!
+                let expected = try Self.expected(rows, schema: schema, spec: spec, search: search)
+                let context = "\(backend), table \(table), step \(step), spec \(spec), search \(search.debugDescription), seed \(seed)"
+                let offset = Int.random(in: 0...max(0, expected.count), using: &random)
+                let page = try await reader.page(of: name, PageRequest(order: .spec(spec), search: search, offset: offset, limit: 10))
+                #expect(page.rows.map(\.id) == Array(expected.dropFirst(offset).prefix(10)), "\(context), offset \(offset)")
+                #expect(page.total == rows.count && page.filtered == expected.count, "\(context)")
+                for row in page.rows {
+                    let cells = rows.first { $0.id == row.id }!.cells.map { Collation.normalized($0).allSatisfy(\.isWhitespace) ? "" : Collation.normalized($0) }
+                    #expect(row.cells == cells, "\(context): row \(row.id)")
+                }
+                var request = PageRequest(order: .spec(spec), search: search, limit: Int.random(in: 1...9, using: &random))
+                var paged: [Int64] = []
+                while true {
+                    let page = try await reader.page(of: name, request)
+                    paged += page.rows.map(\.id)
+                    guard let next = page.next, paged.count <= expected.count else { break }
+                    request.after = next
+                }
+                #expect(paged == expected, "\(context): keyset paging")
+            }
+        }
+    }
+
+    @Test("A ranking updated in place equals one built again (seeded)")
+    func rankingUpdates() {
+        var random = SplitMix64(seed: 2028)
+        let schema = TableSchema(name: "t", columns: [.init("v", .string)])
+        let pool = ["", "a", "A", "b", "é", "e\u{301}", "10", "9", "ß", "SS", "zz"]
+        for round in 0..<200 {
+            let count = Int.random(in: 0...60, using: &random)
+            var cells = (0..<count).map { _ in [pool.randomElement(using: &random)!] }
+            var live = (0..<count).map { _ in Int.random(in: 0..<8, using: &random) != 0 }
+            let variant = KeyVariant(column: 0, interpretation: .text, collation: Collation.allCases.randomElement(using: &random)!)
+            func built() -> _Ranking {
+                var arena = _ByteArena()
+                for row in cells {
+                    arena.bytes.append(contentsOf: Collation.normalized(row[0]).utf8)
+                    arena.close()
+                }
+                return _Ranking(variant, cells: _Cells(base: [arena], baseCount: cells.count), live: live, schema: schema)
+            }
+            let before = built()
+            let liveBefore = live
+            var touched: Set<Int> = []
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0:
+                    cells.append([pool.randomElement(using: &random)!])
+                    live.append(true)
+                    touched.insert(cells.count - 1)
+                case 1 where !cells.isEmpty:
+                    let slot = Int.random(in: 0..<cells.count, using: &random)
+                    live[slot] = false
+                    touched.insert(slot)
+                default:
+                    guard !cells.isEmpty else { continue }
+                    let slot = Int.random(in: 0..<cells.count, using: &random)
+                    cells[slot] = [pool.randomElement(using: &random)!]
+                    live[slot] = true
+                    touched.insert(slot)
+                }
+            }
+            let removed = Set(touched.filter { $0 < liveBefore.count && liveBefore[$0] }.map { UInt32($0) })
+            let added = touched.filter { live[$0] }.sorted().map { UInt32($0) }
+            let after = built()
+            let updated = before.updated(
+                removing: removed, adding: added, slotCount: cells.count,
+                { variant.value(of: Collation.normalized(cells[Int($0)][0]), type: .string) }, collation: variant.collation)
+            #expect(updated.order == after.order && updated.groupStarts == after.groupStarts, "round \(round), \(variant)")
+            #expect(zip(updated.ranks, after.ranks).enumerated().allSatisfy { !live[$0.offset] || $0.element.0 == $0.element.1 }, "round \(round)")
+        }
+    }
+
+    @Test("Reads never change the database: every collation and reading, searches and cursors, on SQLite")
+    func readsDontWrite() async throws {
+        let path = try temporaryDatabase()
+        let store = try SQLiteTableStore(path: path)
+        var random = SplitMix64(seed: 2029)
+        let csv = DifferentialTests.randomCSV(rows: 200, using: &random)
+        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        let observer = try DatabaseQueue(path: path)
+        func snapshot() throws -> [String] {
+            try observer.read { db in
+                try String.fetchAll(db, sql: "SELECT coalesce(sql, name) FROM sqlite_master ORDER BY name")
+                    + String.fetchAll(db, sql: "SELECT name || schema || variants || version || data_version || manual_ready FROM sortkit_table")
+                    + Row.fetchAll(db, sql: "SELECT * FROM st_1 ORDER BY id").map(\.description)
+            }
+        }
+        let before = try snapshot()
+        for column in ["s", "i", "f", "d", "e", "m"] {
+            for modifier in ["", ":nocase", ":fold", ":binary", ":natural", ":num", ":text", ":date", ":enum=todo|done"] {
+                for store in [store, try SQLiteTableStore(path: path, inMemoryIndex: false)] {
+                    let page = try await store.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "-\(column)\(modifier)")), search: "a", limit: 5))
+                    if let next = page.next {
+                        _ = try await store.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "-\(column)\(modifier)")), search: "a", limit: 5, after: next))
+                    }
+                }
+            }
+        }
+        _ = try await store.page(of: "t", PageRequest(order: .manual, limit: 5))
+        #expect(try snapshot() == before)
+    }
+}
