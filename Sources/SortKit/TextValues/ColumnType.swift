@@ -59,6 +59,9 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// `text` without leading and trailing whitespace.
 internal func _trimmed(_ text: String) -> String {
+    // Most cells start and end with an ASCII letter or digit: no Unicode property lookup.
+    let utf8 = text.utf8
+    if let first = utf8.first, let last = utf8.last, first > 0x20, first < 0x7F, last > 0x20, last < 0x7F { return text }
     guard let first = text.unicodeScalars.first, let last = text.unicodeScalars.last,
         first.properties.isWhitespace || last.properties.isWhitespace
     else { return text }

@@ -109,7 +109,10 @@ struct _CSVColumns: Sendable {
         DispatchQueue.concurrentPerform(iterations: columns.count) { index in
             let column = columns[index]
             var inference = _TypeInference()
-            let records = _numberDistinct(column, limit: max(16, column.count / 2))?.firsts ?? Array(0..<column.count)
+            // A column of many distinct values (titles) is typed by its first values (one that
+            // settles it as text stops the scan) rather than numbered first.
+            let records = (Self.repeats(column) ? _numberDistinct(column, limit: max(16, min(column.count / 2, 65_536)))?.firsts : nil)
+                ?? Array(0..<column.count)
             column.bytes.withUnsafeBufferPointer { bytes in
                 for record in records {
                     inference.add(String(decoding: UnsafeBufferPointer(rebasing: bytes[column.range(record)]), as: UTF8.self))
@@ -120,4 +123,69 @@ struct _CSVColumns: Sendable {
         }
         return results.values
     }
+}
+
+extension _CSVColumns {
+    /// What both an import's inserts and its index need, computed once on every core: every
+    /// record's folded search text, and per typed column every record's value.
+    func derived(_ schema: TableSchema) -> (folded: _ByteArena, typed: [Int: [SortValue]]) {
+        let typedColumns = schema.columns.indices.filter { schema.columns[$0].type != .string }
+        let results = _ResultSlots<[SortValue]>(count: typedColumns.count)
+        let folded = _ResultSlots<_ByteArena>(count: 1)
+        let columns = self.columns, count = self.count
+        // The folded text on one side (itself split per core), the typed columns on the other.
+        DispatchQueue.concurrentPerform(iterations: typedColumns.count + 1) { task in
+            guard task < typedColumns.count else {
+                folded.set(0, _TableIndex.foldAll(columns, count: count))
+                return
+            }
+            let column = typedColumns[task], type = schema.columns[column].type, arena = columns[column]
+            func value(_ record: Int) -> SortValue {
+                arena.bytes.withUnsafeBufferPointer { bytes in
+                    let cell = UnsafeBufferPointer(rebasing: bytes[arena.range(record)])
+                    if type == .integer, let integer = _plainInteger(cell) { return .integer(integer) }
+                    return type.sortValue(String(decoding: cell, as: UTF8.self))
+                }
+            }
+            // Prices, dates and counts repeat: each distinct value is parsed once.
+            if Self.repeats(arena), let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4)) {
+                let distinct = firsts.map(value)
+                results.set(task, ids.map { distinct[Int($0)] })
+            } else {
+                results.set(task, (0..<arena.count).map(value))
+            }
+        }
+        return (folded.values[0], Dictionary(uniqueKeysWithValues: zip(typedColumns, results.values)))
+    }
+}
+
+extension _CSVColumns {
+    /// Whether a column's first values repeat at all (more than one in twenty) so that
+    /// numbering its distinct values pays: not ids, titles or timestamps.
+    static func repeats(_ column: _ByteArena) -> Bool {
+        let sample = _ByteArena(
+            bytes: Array(column.bytes.prefix(column.count > 4_096 ? column.ends[4_095] : column.bytes.count)),
+            ends: Array(column.ends.prefix(4_096)))
+        guard let (_, firsts) = _numberDistinct(sample, limit: sample.count) else { return true }
+        return firsts.count * 20 < sample.count * 19
+    }
+}
+
+/// A cell of ASCII digits with an optional sign that fits in 64 bits, read without a `String`
+/// (what `ColumnType.integer` reads it as); `nil` for anything else, which the caller parses
+/// the general way.
+private func _plainInteger(_ cell: UnsafeBufferPointer<UInt8>) -> Int64? {
+    guard !cell.isEmpty, cell.count <= 18 else { return nil }
+    var index = 0
+    let negative = cell[0] == 0x2D
+    if negative || cell[0] == 0x2B { index = 1 }
+    guard index < cell.count else { return nil }
+    var value: Int64 = 0
+    while index < cell.count {
+        let digit = cell[index]
+        guard digit >= 0x30, digit <= 0x39 else { return nil }
+        value = value * 10 + Int64(digit - 0x30)
+        index += 1
+    }
+    return negative ? -value : value
 }

@@ -37,9 +37,17 @@ struct _Ranking: Sendable {
         let type = schema.columns[variant.column].type
         let slots = live.indices.filter { live[$0] }
         let values = slots.map { variant.value(of: cells.text($0, variant.column), type: type) }
-        let key = SortKey<Int>(collation: variant.collation, nulls: .last) { values[$0] }
+        self.init(values: values, slots: slots, slotCount: live.count, collation: variant.collation)
+    }
+
+    /// Ranks rows by their `values`: slot `i` has `values[i]` (or `slots[i]`, with
+    /// `slotCount` slots in all).
+    init(values: [SortValue], slots: [Int]? = nil, slotCount: Int? = nil, collation: Collation) {
+        let key = SortKey<Int>(collation: collation, nulls: .last) { values[$0] }
         let (positions, ties) = values.indices._sortedIndicesMarkingTies(by: [key])
-        self.init(slotCount: live.count, sorted: positions.map { UInt32(slots[$0]) }, ties: ties, isNull: { values[positions[$0]].isNull })
+        self.init(
+            slotCount: slotCount ?? values.count, sorted: positions.map { UInt32(slots?[$0] ?? $0) }, ties: ties,
+            isNull: { values[positions[$0]].isNull })
     }
 
     /// A ranking from slots in sorted order (nulls last), whether each ties with the one before,

@@ -107,7 +107,14 @@ private func _withUTF8Text<Result>(_ text: String, _ body: (UnsafeBufferPointer<
 extension _TableIndex {
     /// An index of rows with `ids` (ascending) and cells in `columns` (as stored), with the
     /// rankings of `variants`; everything on every core.
-    init(schema: TableSchema, schemaVersion: Int64, dataVersion: Int64, ids: [Int64], columns: [_ByteArena], variants: Set<KeyVariant>) {
+    ///
+    /// An import that has the rows' folded text and typed values already passes them
+    /// (`folded`; `typedValues`, per typed column every row's value) so they aren't computed
+    /// twice.
+    init(
+        schema: TableSchema, schemaVersion: Int64, dataVersion: Int64, ids: [Int64], columns: [_ByteArena], variants: Set<KeyVariant>,
+        folded: _ByteArena? = nil, typedValues: [Int: [SortValue]] = [:]
+    ) {
         self.schema = schema
         self.schemaVersion = schemaVersion
         self.dataVersion = dataVersion
@@ -115,9 +122,9 @@ extension _TableIndex {
         live = [Bool](repeating: true, count: ids.count)
         liveCount = ids.count
         cells = _Cells(base: columns, baseCount: ids.count)
-        folded = _FoldedText(base: Self.foldAll(columns, count: ids.count))
+        self.folded = _FoldedText(base: folded ?? Self.foldAll(columns, count: ids.count))
         rankings = [:]
-        let built = Self.buildRankings(Array(variants), cells: cells, live: live, schema: schema)
+        let built = Self.buildRankings(Array(variants), cells: cells, live: live, schema: schema, typedValues: typedValues)
         for (variant, ranking) in zip(variants, built) { rankings[variant] = ranking }
     }
 
@@ -172,12 +179,20 @@ extension _TableIndex {
         rankings[variant] ?? Self.buildRankings([variant], cells: cells, live: live, schema: schema)[0]
     }
 
-    /// Rankings of several variants, side by side on the cores.
-    static func buildRankings(_ variants: [KeyVariant], cells: _Cells, live: [Bool], schema: TableSchema) -> [_Ranking] {
+    /// Rankings of several variants, side by side on the cores; a typed column read by its
+    /// type takes its values from `typedValues` when given.
+    static func buildRankings(
+        _ variants: [KeyVariant], cells: _Cells, live: [Bool], schema: TableSchema, typedValues: [Int: [SortValue]] = [:]
+    ) -> [_Ranking] {
         guard !variants.isEmpty else { return [] }
         let results = _ResultSlots<_Ranking>(count: variants.count)
         DispatchQueue.concurrentPerform(iterations: variants.count) { index in
-            results.set(index, _Ranking(variants[index], cells: cells, live: live, schema: schema))
+            let variant = variants[index]
+            if variant.interpretation == .inferred, let values = typedValues[variant.column], live.allSatisfy({ $0 }) {
+                results.set(index, _Ranking(values: values, collation: variant.collation))
+            } else {
+                results.set(index, _Ranking(variant, cells: cells, live: live, schema: schema))
+            }
         }
         return results.values
     }

@@ -75,16 +75,17 @@ extension SQLiteTableStore {
 
     /// Inserts every record of `columns` as rows 1…n, binding cells straight from the arenas:
     /// per row one `sqlite3_step`, no `String` for text that is stored as it was read.
-    static func bulkInsert(_ columns: _CSVColumns, _ info: _TableInfo, _ db: Database) throws {
+    static func bulkInsert(
+        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], _ info: _TableInfo, _ db: Database
+    ) throws {
         let schema = info.schema
         let variants = info.variants.sorted()
         let physical = info.physicalColumns
         let marks = Array(repeating: "?", count: physical.count + 1).joined(separator: ", ")
         let statement = try db.makeStatement(sql: "INSERT INTO \(info.physical) (id, \(physical.joined(separator: ", "))) VALUES (\(marks))")
         let handle = statement.sqliteStatement
-        let typed = Self.typedValues(columns, schema)
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        var folded: [UInt8] = []
+        let foldedBytes = folded.bytes
         // The cells in one buffer that stays put while statements read it (bound without a copy).
         let total = columns.columns.reduce(0) { $0 + $1.bytes.count }
         let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(total, 1))
@@ -113,10 +114,13 @@ extension SQLiteTableStore {
                     }
                     if let values = typed[column] {
                         parameter += 1
+                        // As `SQLValue(_:)` stores them: dates as seconds, booleans as 0 or 1.
                         switch values[record] {
                         case .integer(let value): sqlite3_bind_int64(handle, parameter, value)
                         case .double(let value): sqlite3_bind_double(handle, parameter, value)
-                        default: sqlite3_bind_null(handle, parameter)
+                        case .date(let date): sqlite3_bind_double(handle, parameter, date.timeIntervalSinceReferenceDate)
+                        case .bool(let flag): sqlite3_bind_int64(handle, parameter, flag ? 1 : 0)
+                        case .null, .string: sqlite3_bind_null(handle, parameter)
                         }
                     }
                 }
@@ -130,13 +134,14 @@ extension SQLiteTableStore {
                     }
                 }
                 parameter += 1
-                folded.removeAll(keepingCapacity: true)
-                _FoldedText.append(cells, to: &folded)
-                if folded.isEmpty {
+                let range = folded.range(record)
+                if range.isEmpty {
                     sqlite3_bind_text(handle, parameter, "", 0, transient)
                 } else {
-                    folded.withUnsafeBufferPointer {
-                        _ = sqlite3_bind_text(handle, parameter, UnsafeRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), Int32($0.count), transient)
+                    foldedBytes.withUnsafeBufferPointer {
+                        _ = sqlite3_bind_text(
+                            handle, parameter, UnsafeRawPointer($0.baseAddress! + range.lowerBound).assumingMemoryBound(to: CChar.self),
+                            Int32(range.count), transient)
                     }
                 }
                 let code = sqlite3_step(handle)
@@ -146,24 +151,5 @@ extension SQLiteTableStore {
                 }
             }
         }
-    }
-
-    /// Per typed column, each record's stored value (`n<i>`): computed on every core.
-    private static func typedValues(_ columns: _CSVColumns, _ schema: TableSchema) -> [[SQLValue]?] {
-        let results = _ResultSlots<[SQLValue]?>(count: schema.columns.count)
-        DispatchQueue.concurrentPerform(iterations: schema.columns.count) { column in
-            let type = schema.columns[column].type
-            guard type != .string else { return results.set(column, nil) }
-            let arena = columns.columns[column]
-            var values: [SQLValue] = []
-            values.reserveCapacity(arena.count)
-            arena.bytes.withUnsafeBufferPointer { bytes in
-                for record in 0..<arena.count {
-                    values.append(SQLValue(type.sortValue(String(decoding: UnsafeBufferPointer(rebasing: bytes[arena.range(record)]), as: UTF8.self))))
-                }
-            }
-            results.set(column, values)
-        }
-        return results.values
     }
 }

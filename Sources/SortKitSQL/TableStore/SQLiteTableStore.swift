@@ -93,6 +93,7 @@ public final class SQLiteTableStore: TableStore {
             try db.execute(sql: """
                 ALTER TABLE sortkit_table ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE sortkit_table ADD COLUMN manual_ready INTEGER NOT NULL DEFAULT 1;
+                ALTER TABLE sortkit_table ADD COLUMN next_id INTEGER NOT NULL DEFAULT 0;
                 CREATE TABLE sortkit_change (table_id INTEGER NOT NULL, version INTEGER NOT NULL, row_id INTEGER NOT NULL);
                 CREATE INDEX sortkit_change_version ON sortkit_change (table_id, version);
                 """)
@@ -131,14 +132,36 @@ public final class SQLiteTableStore: TableStore {
         else { throw TableStoreError.tableExists(name) }
         let variants = try _TableIndex.defaultVariants(schema)
         let ids = (0..<columns.count).map { Int64($0 + 1) }
+        let (folded, typed) = columns.derived(schema)
         let building = inMemoryIndex ? Task.detached(priority: .userInitiated) {
-            _TableIndex(schema: schema, schemaVersion: 0, dataVersion: 0, ids: ids, columns: columns.columns, variants: variants)
+            _TableIndex(
+                schema: schema, schemaVersion: 0, dataVersion: 0, ids: ids, columns: columns.columns, variants: variants,
+                folded: folded, typedValues: typed)
         } : nil
-        let info = try await write { db in
-            let info = try Self.create(schema, db, manualReady: false)
-            try Self.bulkInsert(columns, info, db)
-            try Self.count(columns.count, info, db)
-            return try Self.info(name, db)
+        let large = columns.count >= 100_000
+        let info = try await database.writeWithoutTransaction { db in
+            // A large import commits without waiting for the disk and leaves the WAL's
+            // checkpoint to after it (in the background below): the table is served sooner.
+            // The transaction is still all or nothing; a crash of the machine (not of the
+            // process) in the next moments could lose it, as an import never happened.
+            if large {
+                try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 0")
+            }
+            defer { if large { try? db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 1000") } }
+            var info: _TableInfo?
+            try db.inTransaction(.immediate) {
+                let created = try Self.create(schema, db, manualReady: false)
+                try Self.bulkInsert(columns, folded: folded, typed: typed, created, db)
+                try Self.count(columns.count, created, db)
+                try db.execute(sql: "UPDATE sortkit_table SET next_id = ? WHERE id = ?", arguments: [columns.count + 1, created.id])
+                info = try Self.info(name, db)
+                return .commit
+            }
+            return info!
+        }
+        if large {
+            let database = database
+            Task.detached(priority: .background) { try? await database.writeWithoutTransaction { try $0.checkpoint(.passive) } }
         }
         if var index = await building?.value {
             index.schemaVersion = info.schemaVersion
@@ -155,8 +178,8 @@ public final class SQLiteTableStore: TableStore {
         try await write { db in
             let info = try Self.info(table, db)
             let cells = try info.merging(values, into: Array(repeating: "", count: info.schema.columns.count))
-            try Self.insertStatement(info, db).execute(arguments: Self.rowArguments(cells, info))
-            let id = db.lastInsertedRowID
+            let id = try Self.nextID(info, db)
+            try Self.insertStatement(info, db, withID: true).execute(arguments: [id.databaseValue] + Self.rowArguments(cells, info))
             try Self.count(1, info, db)
             try Self.logChange(id, info, db)
             // Until the manual order is written out it is id order, where a new row is last.
