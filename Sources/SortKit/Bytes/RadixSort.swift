@@ -1,4 +1,5 @@
 /// A fixed-width key a radix sort reads one byte at a time, least significant first.
+@usableFromInline
 package protocol _RadixSortable: BitwiseCopyable {
     /// How many bytes the key has.
     static var byteCount: Int { get }
@@ -7,19 +8,21 @@ package protocol _RadixSortable: BitwiseCopyable {
 }
 
 extension _KeyRecord: _RadixSortable {
+    @inlinable
     package static var byteCount: Int { 16 }
 
     /// `lo`'s bytes, then `hi`'s: the 128-bit composite.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func byte(_ position: Int) -> Int {
         Int(((position < 8 ? lo : hi) >> UInt64((position & 7) * 8)) & 0xFF)
     }
 }
 
 extension UInt64: _RadixSortable {
+    @inlinable
     package static var byteCount: Int { 8 }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package func byte(_ position: Int) -> Int { Int((self >> UInt64(position * 8)) & 0xFF) }
 }
 
@@ -38,6 +41,7 @@ extension UInt64: _RadixSortable {
 ///     _radixSort(&words, fromByte: 4)  // [1 << 32 | 1, 3 << 32 | 0, 3 << 32 | 2]
 ///
 /// - Parameter firstByte: Low bytes not to sort on: packed positions, already in order.
+@inlinable
 package func _radixSort<Key: _RadixSortable>(_ keys: inout [Key], fromByte firstByte: Int = 0) {
     let count = keys.count
     let width = Key.byteCount

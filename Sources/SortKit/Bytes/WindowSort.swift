@@ -1,12 +1,13 @@
 import Foundation
 
 /// A row's 128-bit key and its position: what the radix sorts move (24 bytes).
+@frozen
 package struct _KeyRecord {
-    package var hi: UInt64
-    package var lo: UInt64
-    package var index: UInt32
+    @usableFromInline package var hi: UInt64
+    @usableFromInline package var lo: UInt64
+    @usableFromInline package var index: UInt32
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package init(hi: UInt64, lo: UInt64, index: UInt32) {
         self.hi = hi
         self.lo = lo

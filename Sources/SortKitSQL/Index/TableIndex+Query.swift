@@ -249,58 +249,132 @@ extension _TableIndex {
     /// The first `need` rows of the order, by packed composites of doubled ordinals: a top-k
     /// selection when `need` is small, otherwise a radix sort of every matching row.
     func sortedByComposite(_ query: _IndexQuery, need: Int) -> [UInt32] {
-        let bits = query.components.reduce(0) { $0 + $1.bits }
-        var records: [_KeyRecord] = []
-        records.reserveCapacity(query.matches.count)
         let components = query.components
-        func composite(_ slot: Int) -> (hi: UInt64, lo: UInt64) {
-            var hi: UInt64 = 0, lo: UInt64 = 0
-            for component in components {
-                let bits = UInt64(component.bits)
-                hi = hi << bits | lo >> (64 - bits)
-                lo = lo << bits | component.doubled(slot)
-            }
-            return (hi, lo)
-        }
-        var cursor: (hi: UInt64, lo: UInt64, id: Int64)? = nil
-        if let after = query.after, bits <= 128 {
-            var hi: UInt64 = 0, lo: UInt64 = 0
-            for (component, ordinal) in zip(components, after.ordinals) {
-                let bits = UInt64(component.bits)
-                hi = hi << bits | lo >> (64 - bits)
-                lo = lo << bits | ordinal
-            }
-            cursor = (hi, lo, after.id)
-        }
+        let bits = components.reduce(0) { $0 + $1.bits }
         guard bits <= 128 else { return sortedByComparison(query, need: need) }
-        for slot in 0..<slotCount where query.matches.contains(slot, live: live) {
-            let (hi, lo) = composite(slot)
-            if let cursor, (hi, lo, ids[slot]) <= (cursor.hi, cursor.lo, cursor.id) { continue }
-            records.append(_KeyRecord(hi: hi, lo: lo, index: UInt32(slot)))
+        if query.after == nil, need <= 4_096, let first = components.first {
+            return firstGroups(query, first: first, need: need)
         }
-        if need <= 4_096, records.count > 8 * need {
-            return Self.smallest(need, of: records)
+        // Per component, the doubled ordinal of each group (the last entry: null's), and its
+        // shift: a row's composite is one table lookup per component.
+        let tables = components.map { component in
+            (0...component.ranking.distinct).map { group in
+                2 * UInt64(component.ordinal(ofGroup: group == component.ranking.distinct ? _Ranking.null : UInt32(group))) + 1
+            }
         }
-        // Slots ascend in the records, so the stable radix sort keeps ties in slot order.
+        let shifts = components.map { UInt64($0.bits) }
+        let ranks = components.map(\.ranking.ranks)
+        let nullIndex = components.map(\.ranking.distinct)
+        let cursor: (hi: UInt64, lo: UInt64, id: Int64)? = query.after.map { after in
+            var hi: UInt64 = 0, lo: UInt64 = 0
+            for (shift, ordinal) in zip(shifts, after.ordinals) {
+                hi = hi << shift | lo >> (64 - shift)
+                lo = lo << shift | ordinal
+            }
+            return (hi, lo, after.id)
+        }
+        @Sendable func less(_ a: _KeyRecord, _ b: _KeyRecord) -> Bool { (a.hi, a.lo, a.index) < (b.hi, b.lo, b.index) }
+        let small = need <= 4_096
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, slotCount / 65_536))
+        let results = _ResultSlots<[_KeyRecord]>(count: slices)
+        let count = slotCount, keep = query.matches.matches ?? live
+        guard count > 0 else { return [] }
+        // Each slice reads the index and fills its own result; the arrays are read through
+        // pointers (no reference counting or bounds checks per row), valid in these closures.
+        _withBuffers(ranks) { ranks in
+            _withBuffers(tables) { tables in
+                keep.withUnsafeBufferPointer { keep in
+                    let pointers = _UncheckedBox((ranks, tables, keep))
+                    DispatchQueue.concurrentPerform(iterations: slices) { slice in
+                        let (ranks, tables, keep) = pointers.value
+                        var kept: [_KeyRecord] = []
+                        kept.reserveCapacity(small ? need : count / slices + 1)
+                        for slot in (count * slice / slices)..<(count * (slice + 1) / slices) where keep[slot] {
+                            var hi: UInt64 = 0, lo: UInt64 = 0
+                            for k in 0..<tables.count {
+                                let group = ranks[k][slot]
+                                let ordinal = tables[k][group == _Ranking.null ? nullIndex[k] : Int(group)]
+                                hi = hi << shifts[k] | lo >> (64 - shifts[k])
+                                lo = lo << shifts[k] | ordinal
+                            }
+                            if let cursor, (hi, lo, ids[slot]) <= (cursor.hi, cursor.lo, cursor.id) { continue }
+                            let record = _KeyRecord(hi: hi, lo: lo, index: UInt32(slot))
+                            guard small else {
+                                kept.append(record)
+                                continue
+                            }
+                            // A bounded max-heap of the best `need` so far.
+                            if kept.count < need {
+                                kept.append(record)
+                                _MaxHeap.siftUp(&kept, by: less)
+                            } else if less(record, kept[0]) {
+                                kept[0] = record
+                                _MaxHeap.siftDown(&kept, by: less)
+                            }
+                        }
+                        results.set(slice, kept)
+                    }
+                }
+            }
+        }
+        if small {
+            return results.values.joined().sorted(by: less).prefix(need).map(\.index)
+        }
+        // Slots ascend through the slices, so the stable radix sort keeps ties in slot order.
+        var records = Array(results.values.joined())
         _radixSort(&records)
         return records.prefix(need).map(\.index)
     }
 
-    /// The `count` smallest records (composite, then slot) in order: a bounded max-heap.
-    private static func smallest(_ count: Int, of records: [_KeyRecord]) -> [UInt32] {
-        func less(_ a: _KeyRecord, _ b: _KeyRecord) -> Bool { (a.hi, a.lo, a.index) < (b.hi, b.lo, b.index) }
-        var heap: [_KeyRecord] = []
-        heap.reserveCapacity(count)
-        for record in records {
-            if heap.count < count {
-                heap.append(record)
-                _MaxHeap.siftUp(&heap, by: less)
-            } else if less(record, heap[0]) {
-                heap[0] = record
-                _MaxHeap.siftDown(&heap, by: less)
+    /// The first `need` rows of a multi-component order without a cursor: the first
+    /// component's groups walked in its order, their matching rows collected until they cover
+    /// `need` (a group is always taken whole), and only those sorted by every component. A
+    /// first page of `-price,title` reads a few hundred rows, not every row.
+    private func firstGroups(_ query: _IndexQuery, first: _Component, need: Int) -> [UInt32] {
+        let ranking = first.ranking
+        // The groups in the component's order (nulls as the group past the last): by value,
+        // or for an `enum=` component by place in the list, groups of one place together.
+        var groups = Array(0...ranking.distinct)
+        if first.enumPlaces != nil || first.descending || first.nullsFirst {
+            groups.sort { a, b in
+                let (x, y) = (ordinal(first, a), ordinal(first, b))
+                return x == y ? a < b : x < y
             }
         }
-        return heap.sorted(by: less).map(\.index)
+        var candidates: [UInt32] = []
+        for (position, group) in groups.enumerated() {
+            let slots = group == ranking.distinct ? ranking.nulls : ranking.group(group)
+            for slot in slots where query.matches.contains(Int(slot), live: live) { candidates.append(slot) }
+            // Enough, and the next group sorts after this one: later groups can't come first.
+            if candidates.count >= need, position + 1 == groups.count || ordinal(first, groups[position + 1]) != ordinal(first, group) { break }
+        }
+        // Packed as in `sortedByComposite` (at most 128 bits, checked there).
+        let components = query.components
+        func less(_ a: _KeyRecord, _ b: _KeyRecord) -> Bool { (a.hi, a.lo, a.index) < (b.hi, b.lo, b.index) }
+        var kept: [_KeyRecord] = []
+        kept.reserveCapacity(min(candidates.count, need))
+        for slot in candidates {
+            var hi: UInt64 = 0, lo: UInt64 = 0
+            for component in components {
+                let shift = UInt64(component.bits)
+                hi = hi << shift | lo >> (64 - shift)
+                lo = lo << shift | component.doubled(Int(slot))
+            }
+            let record = _KeyRecord(hi: hi, lo: lo, index: slot)
+            if kept.count < need {
+                kept.append(record)
+                _MaxHeap.siftUp(&kept, by: less)
+            } else if less(record, kept[0]) {
+                kept[0] = record
+                _MaxHeap.siftDown(&kept, by: less)
+            }
+        }
+        return kept.sorted(by: less).map(\.index)
+    }
+
+    /// A group's ordinal in a component (the group past the last is null's).
+    private func ordinal(_ component: _Component, _ group: Int) -> UInt32 {
+        component.ordinal(ofGroup: group == component.ranking.distinct ? _Ranking.null : UInt32(group))
     }
 
     /// Orders too wide to pack in 128 bits: rows compared component by component.
@@ -322,4 +396,13 @@ extension _TableIndex {
         }
         return Array(slots.prefix(need))
     }
+}
+
+/// Calls `body` with a buffer of each array's elements (valid only inside `body`).
+private func _withBuffers<Element, Result>(_ arrays: [[Element]], _ body: ([UnsafeBufferPointer<Element>]) -> Result) -> Result {
+    func nest(_ index: Int, _ buffers: [UnsafeBufferPointer<Element>]) -> Result {
+        guard index < arrays.count else { return body(buffers) }
+        return arrays[index].withUnsafeBufferPointer { nest(index + 1, buffers + [$0]) }
+    }
+    return nest(0, [])
 }

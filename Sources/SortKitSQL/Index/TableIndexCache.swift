@@ -21,6 +21,8 @@ final class _TableIndexCache: Sendable {
         var indexes: [Int64: _TableIndex] = [:]
         var matches = _Kept<_Matches>()
         var sorts = _Kept<[UInt32]>()
+        /// Background ranking builds started, by table state and variants.
+        var building: Set<String> = []
     }
 
     private let state = Mutex(State())
@@ -65,6 +67,13 @@ final class _TableIndexCache: Sendable {
             index.rankings.merge(rankings) { kept, _ in kept }
             state.indexes[table] = index
         }
+    }
+
+    /// Whether a background build of `variants` should start: not if one already runs for
+    /// the same table state.
+    func startBuilding(_ variants: Set<KeyVariant>, table: Int64, schemaVersion: Int64, dataVersion: Int64) -> Bool {
+        let key = "\(table)/\(schemaVersion)/\(dataVersion)/" + variants.sorted().map(\.columnName).joined(separator: ",")
+        return state.withLock { $0.building.insert(key).inserted }
     }
 
     /// Forgets a table's index (it was dropped or replaced).
@@ -117,9 +126,6 @@ extension _TableIndex {
     ///
     /// - Throws: ``TableStoreError`` for an unknown column or a bad cursor.
     func tablePage(_ request: PageRequest, spec: SortSpec, cursor: KeysetCursor?, secret: Data, cache: _TableIndexCache, table: Int64) throws -> TablePage {
-        var built: [KeyVariant: _Ranking] = [:]
-        let components = try components(spec, built: &built)
-        cache.remember(built, table: table, schemaVersion: schemaVersion, dataVersion: dataVersion)
         var columnSearch: [Int: SearchQuery] = [:]
         for (name, text) in request.columnSearch where !SearchQuery(text).isBlank {
             columnSearch[try schema.columnIndex(name)] = SearchQuery(text)
@@ -128,6 +134,25 @@ extension _TableIndex {
         let versions = "\(table)/\(schemaVersion)/\(dataVersion)"
         let filter = search.terms.joined(separator: " ") + "|" + columnSearch.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.terms.joined(separator: " "))" }.joined(separator: ",")
         let matches = cache.matches(versions + "|" + filter) { self.matches(search, columnSearch: columnSearch) }
+        // A variant no request has sorted by yet (`title:nocase`): a first page comes from a
+        // top-k selection over the cells while its ranking is built in the background, so
+        // that first request costs what a ranked one costs, not a full sort.
+        let missing = Set(try spec.keys.map { try Self.variant($0, schema: schema) }).subtracting(rankings.keys)
+        if !missing.isEmpty, cursor == nil, request.offset + request.limit < 4_096 {
+            if cache.startBuilding(missing, table: table, schemaVersion: schemaVersion, dataVersion: dataVersion) {
+                let index = self
+                Task.detached(priority: .utility) {
+                    let built = Self.buildRankings(Array(missing), cells: index.cells, live: index.live, schema: index.schema)
+                    cache.remember(Dictionary(uniqueKeysWithValues: zip(missing, built)), table: table,
+                                   schemaVersion: index.schemaVersion, dataVersion: index.dataVersion)
+                }
+            }
+            let slots = try selected(spec, matches: matches, need: request.offset + request.limit + 1)
+            return try page(Array(slots.dropFirst(request.offset)), request, spec: spec, matches: matches, secret: secret)
+        }
+        var built: [KeyVariant: _Ranking] = [:]
+        let components = try components(spec, built: &built)
+        cache.remember(built, table: table, schemaVersion: schemaVersion, dataVersion: dataVersion)
         var after: (ordinals: [UInt64], id: Int64)? = nil
         if let cursor {
             // An index cursor: a marker, each key's cell text (null for blank), the row id.
@@ -152,6 +177,26 @@ extension _TableIndex {
         } else {
             slots = page(query, offset: offset, limit: request.limit + 1)
         }
+        return try page(slots, request, spec: spec, matches: matches, secret: secret)
+    }
+
+    /// The first `need` matching rows in `spec`'s order by the engine's top-k over the cells
+    /// (SortKit's own semantics, enum ranks included), without rankings.
+    private func selected(_ spec: SortSpec, matches: _Matches, need: Int) throws -> [Int] {
+        var keys: [SortKey<Int>] = []
+        for key in spec.keys {
+            let variant = try Self.variant(key, schema: schema)
+            let type = schema.columns[variant.column].type
+            let cells = cells
+            keys += key.sortKeys { slot in variant.value(of: cells.text(slot, variant.column), type: type) }
+        }
+        let slots = (0..<slotCount).filter { matches.contains($0, live: live) }
+        return slots.indices(ofMin: need, sortedBy: keys).map { slots[$0] }
+    }
+
+    /// The page of `slots` (up to limit + 1, the extra one telling that more follow): rows,
+    /// counts, and a cursor after the last row.
+    private func page(_ slots: [Int], _ request: PageRequest, spec: SortSpec, matches: _Matches, secret: Data) throws -> TablePage {
         let kept = slots.prefix(request.limit)
         let rows = kept.map { TableRow(id: ids[$0], cells: cells.row($0)) }
         var next: String? = nil
