@@ -60,30 +60,21 @@ struct ViewCommand: ParsableCommand {
     }
 
     private func show() throws {
-        guard let data = FileManager.default.contents(atPath: file) else {
-            throw CommandFailure("cannot read '\(file)'")
-        }
-        let csv: TextTable
+        // One page of the file as a table of it would show it, without loading the table:
+        // CSVPage scans the file on every core and selects the page by top-k.
+        let keys = try specs.flatMap { try SortSpec(parsing: $0).keys }
+        let options = ColumnWidthOptions(strategy: ColumnWidthStrategy(parsing: widths)!, maximum: maxWidth)
+        let csvPage: CSVPage
         do {
-            csv = try TextTable(csv: Array(data))
+            csvPage = try CSVPage(contentsOf: URL(fileURLWithPath: file), sort: SortSpec(keys), search: search,
+                                  page: page - 1, pageSize: pageSize, widths: options)
         } catch let error as CSVError {
             throw CommandFailure("\(file): \(error)")
+        } catch let error as CocoaError where error.code != .fileReadCorruptFile {
+            throw CommandFailure("cannot read '\(file)'")
         }
-        var keys: [SortSpec.Key] = []
-        for text in specs {
-            for var key in try SortSpec(parsing: text).keys {
-                key.column = csv.columns[try csv.columnIndex(key.column)]
-                keys.append(key)
-            }
-        }
-        var table = DataTable(csv: csv, pageSize: pageSize)
-        table.setSort(SortSpec(keys))
-        table.setSearch(search)
-        table.setPage(page - 1)
         let width = terminalWidth ?? ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init)
-        let renderer = TextTableRenderer(
-            widths: ColumnWidthOptions(strategy: ColumnWidthStrategy(parsing: widths)!, maximum: maxWidth),
-            maxWidth: width, fixedColumns: fixed, horizontalPage: columnsPage - 1)
-        print(renderer.render(table), terminator: "")
+        let renderer = TextTableRenderer(widths: options, maxWidth: width, fixedColumns: fixed, horizontalPage: columnsPage - 1)
+        print(renderer.render(csvPage), terminator: "")
     }
 }

@@ -51,38 +51,108 @@ public struct ColumnWidthOptions: Sendable, Hashable {
     }
 }
 
-extension DataTable {
-    /// Each column's width in terminal cells for the displayed rows.
-    public func columnWidths(_ options: ColumnWidthOptions = ColumnWidthOptions()) -> [Int] {
-        columns.indices.map { column in
-            let header = TerminalWidth.of(columns[column].header) + (sortIndicator(for: column) == .hidden ? 0 : 2)
-            if let fixed = columns[column].width { return max(fixed, header) }
-            let data = measure(column, options.strategy)
-            return max(min(max(data, options.minimum), options.maximum), header)
-        }
-    }
-
-    private func measure(_ column: Int, _ strategy: ColumnWidthStrategy) -> Int {
-        let positions = displayedPositions
-        let widths = cellWidths, stride = columns.count
-        func width(_ position: Int) -> Int { Int(widths[position * stride + column]) }
-        func sample(_ size: Int) -> [Int] {
-            guard positions.count > size, size > 0 else { return positions.map(width) }
-            return (0..<size).map { width(positions[$0 * positions.count / size]) }
-        }
-        func mean() -> Int {
-            positions.isEmpty ? 0 : Int((Double(positions.reduce(0) { $0 + width($1) }) / Double(positions.count)).rounded(.up))
-        }
-        switch strategy {
-        case .estimatedAverage: return mean()
-        case .hybrid(let size): return max(mean(), sample(size).max() ?? 0)
-        case .sampledMax(let size): return sample(size).max() ?? 0
-        case .maxMeasured: return positions.map(width).max() ?? 0
-        case .percentile(let p, let size):
-            let widths = sample(size).sorted()
+extension ColumnWidthStrategy {
+    /// A column's data width from what was measured of its shown rows (``_WidthStats``).
+    func measure(_ stats: _WidthStats) -> Int {
+        let mean = stats.count == 0 ? 0 : Int((Double(stats.sum) / Double(stats.count)).rounded(.up))
+        switch self {
+        case .estimatedAverage: return mean
+        case .hybrid: return max(mean, stats.sample.max() ?? 0)
+        case .sampledMax: return stats.sample.max() ?? 0
+        case .maxMeasured: return stats.max
+        case .percentile(let p, _):
+            let widths = stats.sample.sorted()
             guard !widths.isEmpty else { return 0 }
             return widths[min(widths.count - 1, Int((p / 100 * Double(widths.count - 1)).rounded(.up)))]
         case .fixed(let cells): return cells
         }
+    }
+
+    /// How many evenly spaced rows the strategy samples (0: none).
+    var sampleSize: Int {
+        switch self {
+        case .hybrid(let size), .sampledMax(let size), .percentile(_, let size): max(0, size)
+        case .estimatedAverage, .maxMeasured, .fixed: 0
+        }
+    }
+
+    /// Whether the strategy reads every row (a mean or a maximum).
+    var readsEveryRow: Bool {
+        switch self {
+        case .estimatedAverage, .hybrid, .maxMeasured: true
+        case .sampledMax, .percentile, .fixed: false
+        }
+    }
+
+    /// Which of `count` shown rows, numbered in data order, a sample of `size` reads: all of
+    /// them when there are no more than `size`, else `size` evenly spaced.
+    static func samplePlaces(count: Int, size: Int) -> [Int] {
+        guard count > size, size > 0 else { return Array(0..<count) }
+        return (0..<size).map { $0 * count / size }
+    }
+}
+
+/// What a width strategy reads of a column's shown rows: their count, the sum and the largest
+/// of their widths, and the widths of the sampled rows. Samples are taken in data order, not
+/// display order, so columns keep their widths when the sort changes.
+struct _WidthStats {
+    var count = 0
+    var sum = 0
+    var max = 0
+    var sample: [Int] = []
+}
+
+extension DataTable {
+    /// Each column's width in terminal cells for the displayed rows.
+    ///
+    /// Sampling strategies read rows evenly spaced in data order among the shown ones, so a
+    /// new sort doesn't change the widths (a new search may).
+    public func columnWidths(_ options: ColumnWidthOptions = ColumnWidthOptions()) -> [Int] {
+        let strategy = options.strategy
+        let widths = cellWidths, stride = columns.count
+        let shown = displayedPositions
+        // The sampled rows: evenly spaced among the shown rows in data order.
+        var sampled: [Int] = []
+        let size = strategy.sampleSize
+        if size > 0 {
+            if shown.count <= size {
+                sampled = shown
+            } else if shown.count == rows.count {
+                sampled = ColumnWidthStrategy.samplePlaces(count: rows.count, size: size)
+            } else {
+                var isShown = [Bool](repeating: false, count: rows.count)
+                for position in shown { isShown[position] = true }
+                let places = ColumnWidthStrategy.samplePlaces(count: shown.count, size: size)
+                var next = 0, seen = 0
+                for position in isShown.indices where isShown[position] {
+                    while next < places.count, places[next] == seen {
+                        sampled.append(position)
+                        next += 1
+                    }
+                    seen += 1
+                }
+            }
+        }
+        return columns.indices.map { column in
+            let header = TerminalWidth.of(columns[column].header) + (sortIndicator(for: column) == .hidden ? 0 : 2)
+            if let fixed = columns[column].width { return max(fixed, header) }
+            var stats = _WidthStats(count: shown.count)
+            stats.sample = sampled.map { Int(widths[$0 * stride + column]) }
+            if strategy.readsEveryRow {
+                for position in shown {
+                    let width = Int(widths[position * stride + column])
+                    stats.sum += width
+                    stats.max = Swift.max(stats.max, width)
+                }
+            }
+            return options.clamped(strategy.measure(stats), header: header)
+        }
+    }
+}
+
+extension ColumnWidthOptions {
+    /// A data width between the minimum and the maximum, widened to fit the header.
+    func clamped(_ data: Int, header: Int) -> Int {
+        max(min(max(data, minimum), maximum), header)
     }
 }

@@ -37,8 +37,11 @@ public struct TextTableRenderer: Sendable {
 
     /// The horizontal pages: each the columns it shows, frozen ones included.
     public func horizontalPages<Row>(_ table: DataTable<Row>) -> [[Int]] {
-        let widths = table.columnWidths(self.widths)
-        let count = table.columns.count
+        horizontalPages(table.columnWidths(self.widths))
+    }
+
+    private func horizontalPages(_ widths: [Int]) -> [[Int]] {
+        let count = widths.count
         let left = Array(0..<min(fixedColumns, count))
         let right = Array(max(left.count, count - fixedRightColumns)..<count)
         let middle = Array(left.count..<max(left.count, count - fixedRightColumns))
@@ -62,8 +65,21 @@ public struct TextTableRenderer: Sendable {
 
     /// The table's current page as text.
     public func render<Row>(_ table: DataTable<Row>) -> String {
-        var widths = table.columnWidths(self.widths)
-        let pages = horizontalPages(table)
+        render(_TextTableContent(table, widths: table.columnWidths(widths)))
+    }
+
+    /// A page of a CSV file read by ``CSVPage`` as text: what ``render(_:)-(DataTable<Row>)``
+    /// draws for a ``DataTable`` of the whole file on the same page.
+    ///
+    ///     let page = try CSVPage(contentsOf: url, sort: SortSpec(parsing: "title"), pageSize: 20)
+    ///     print(TextTableRenderer().render(page))
+    public func render(_ page: CSVPage) -> String {
+        render(_TextTableContent(page, widths: page.columnWidths(widths)))
+    }
+
+    private func render(_ table: _TextTableContent) -> String {
+        var widths = table.widths
+        let pages = horizontalPages(widths)
         let pageNumber = min(max(0, horizontalPage), pages.count - 1)
         let shown = pages[pageNumber]
         if let maxWidth, shown.count == 1 { widths[shown[0]] = min(widths[shown[0]], max(1, maxWidth - 4)) }
@@ -72,32 +88,25 @@ public struct TextTableRenderer: Sendable {
         }
         var output = [line("┌", "┬", "┐")]
         output.append("│" + shown.map { column in
-            var header = table.columns[column].header
-            switch table.sortIndicator(for: column) {
-            case .ascending, .descending:
-                let arrow = table.sortIndicator(for: column) == .ascending ? "▲" : "▼"
-                let priority = table.sortState.keys.count > 1 ? table.sortState.priority(of: header).map(String.init) ?? "" : ""
-                header += " " + arrow + priority
-            default: break
-            }
-            return " " + pad(TerminalWidth.truncate(header, to: widths[column]), widths[column], right: table.columns[column].isNumeric) + " "
+            let header = table.headers[column] + table.marks[column]
+            return " " + pad(TerminalWidth.truncate(header, to: widths[column]), widths[column], right: table.numeric[column]) + " "
         }.joined(separator: "│") + "│")
         output.append(line("├", "┼", "┤"))
-        for row in table.pageRows {
+        for row in table.rows {
             let cells = shown.map { column -> [String] in
-                let text = table.text(row, column: column).replacingOccurrences(of: "\n", with: " ")
+                let text = row[column].replacingOccurrences(of: "\n", with: " ")
                 return wrap ? TerminalWidth.wrap(text, to: widths[column]) : [TerminalWidth.truncate(text, to: widths[column])]
             }
             for lineIndex in 0..<(cells.map(\.count).max() ?? 1) {
                 output.append("│" + zip(shown, cells).map { column, lines in
                     let text = lineIndex < lines.count ? lines[lineIndex] : ""
-                    return " " + pad(text, widths[column], right: table.columns[column].isNumeric) + " "
+                    return " " + pad(text, widths[column], right: table.numeric[column]) + " "
                 }.joined(separator: "│") + "│")
             }
         }
         output.append(line("└", "┴", "┘"))
-        let first = table.filteredCount == 0 ? 0 : table.pageIndex * table.pageSize + 1
-        let last = table.pageIndex * table.pageSize + table.pageRows.count
+        let first = table.filteredCount == 0 ? 0 : table.firstRow + 1
+        let last = table.firstRow + table.rows.count
         var footer = "rows \(first)–\(last) of \(table.filteredCount) (\(table.totalCount))"
         if pages.count > 1 { footer += " · columns page \(pageNumber + 1) of \(pages.count)" }
         output.append(footer)
@@ -117,5 +126,58 @@ public struct TextTableRenderer: Sendable {
         case 0x0590...0x08FF, 0xFB1D...0xFDFF, 0xFE70...0xFEFF, 0x10800...0x10FFF, 0x1E800...0x1EFFF: true
         default: false
         }
+    }
+}
+
+/// What the text renderer draws, from a ``DataTable`` or a ``CSVPage``: headers with their
+/// sort marks, which columns are numeric, the page's cell texts, and the counts.
+private struct _TextTableContent {
+    var headers: [String]
+    /// " ▲", " ▼2" or "" per column.
+    var marks: [String]
+    var numeric: [Bool]
+    var widths: [Int]
+    var rows: [[String]]
+    /// Rows before the page.
+    var firstRow: Int
+    var filteredCount: Int
+    var totalCount: Int
+
+    init<Row>(_ table: DataTable<Row>, widths: [Int]) {
+        headers = table.columns.map(\.header)
+        marks = table.columns.indices.map { column in
+            let direction: SortDirection? = switch table.sortIndicator(for: column) {
+            case .ascending: .ascending
+            case .descending: .descending
+            default: nil
+            }
+            return Self.mark(direction, priority: table.sortState.priority(of: table.columns[column].header),
+                      keys: table.sortState.keys.count)
+        }
+        numeric = table.columns.map(\.isNumeric)
+        self.widths = widths
+        rows = table.pageRows.map { row in table.columns.indices.map { table.text(row, column: $0) } }
+        firstRow = table.pageIndex * table.pageSize
+        filteredCount = table.filteredCount
+        totalCount = table.totalCount
+    }
+
+    init(_ page: CSVPage, widths: [Int]) {
+        headers = page.columns
+        let state = page.sortState
+        marks = page.columns.map { header in
+            Self.mark(state.direction(of: header), priority: state.priority(of: header), keys: state.keys.count)
+        }
+        numeric = page.columnTypes.map { $0 == .integer || $0 == .float }
+        self.widths = widths
+        rows = page.rows
+        firstRow = page.pageIndex * page.pageSize
+        filteredCount = page.filteredCount
+        totalCount = page.totalCount
+    }
+
+    static func mark(_ direction: SortDirection?, priority: Int?, keys: Int) -> String {
+        guard let direction else { return "" }
+        return " " + (direction == .ascending ? "▲" : "▼") + (keys > 1 ? priority.map(String.init) ?? "" : "")
     }
 }

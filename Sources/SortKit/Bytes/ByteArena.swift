@@ -19,6 +19,12 @@ package struct _ByteArena: Sendable {
     @inlinable
     package func range(_ index: Int) -> Range<Int> { (index == 0 ? 0 : ends[index - 1])..<ends[index] }
 
+    /// Calls `body` with the bytes of string `index`.
+    @inlinable
+    package func withBytes<Result>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range(index)])) }
+    }
+
     /// Ends the string appended since the last `close()`.
     @inlinable
     package mutating func close() { ends.append(bytes.count) }

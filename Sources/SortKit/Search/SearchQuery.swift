@@ -61,6 +61,28 @@ public struct SearchQuery: Sendable, Hashable {
     }
 }
 
+extension SearchQuery {
+    /// A cell's folded text (``fold(_:)``) appended to `bytes`: ASCII lowercased byte by byte
+    /// (the field separator becoming a space), other text folded as a `String`.
+    package static func _appendFolded(_ cell: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+        // Copied, then lowercased in place in one pass that also finds non-ASCII bytes.
+        let start = bytes.count
+        bytes.append(contentsOf: cell)
+        let ascii = bytes.withUnsafeMutableBufferPointer { buffer in
+            var high: UInt8 = 0
+            for index in start..<buffer.count {
+                let byte = buffer[index]
+                high |= byte
+                buffer[index] = byte == 0x1F ? 0x20 : byte &- 0x41 < 26 ? byte | 0x20 : byte
+            }
+            return high < 0x80
+        }
+        guard !ascii else { return }
+        bytes.removeSubrange(start...)
+        bytes.append(contentsOf: fold(String(decoding: cell, as: UTF8.self)).utf8)
+    }
+}
+
 /// Whether `needle` occurs in `haystack`, by byte: `memchr` to each candidate first byte, then
 /// `memcmp` (`memmem` isn't exported to Swift on every platform). Several times faster than
 /// `String.contains` on folded text, where UTF-8 byte equality is string equality.

@@ -68,6 +68,22 @@ public enum ISODate {
         return Date(timeIntervalSince1970: seconds)
     }
 
+    /// Whether `cell` is exactly a valid `YYYY-MM-DD` date, from its bytes (what ``parse(_:)``
+    /// accepts for that shape, without a `String`).
+    package static func _isPlainDate(_ cell: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard cell.count == 10, cell[4] == 0x2D, cell[7] == 0x2D else { return false }
+        func digits(_ start: Int, _ count: Int) -> Int? {
+            var value = 0
+            for byte in cell[start..<start + count] {
+                guard _isDigit(byte) else { return nil }
+                value = value * 10 + Int(byte - 0x30)
+            }
+            return value
+        }
+        guard let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2), (1...12).contains(month) else { return false }
+        return day >= 1 && day <= daysInMonth(year, month)
+    }
+
     private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int? {
         guard start + count <= bytes.count else { return nil }
         var value = 0

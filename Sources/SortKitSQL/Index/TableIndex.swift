@@ -85,14 +85,7 @@ struct _FoldedText: Sendable {
     static func append(_ cells: [UnsafeBufferPointer<UInt8>], to bytes: inout [UInt8]) {
         for (index, cell) in cells.enumerated() {
             if index > 0 { bytes.append(0x1F) }
-            if _isASCII(cell) {
-                for byte in cell {
-                    // A field separator inside a field becomes a space, as SearchQuery.fold does.
-                    bytes.append(byte == 0x1F ? 0x20 : byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
-                }
-            } else {
-                bytes.append(contentsOf: SearchQuery.fold(String(decoding: cell, as: UTF8.self)).utf8)
-            }
+            SearchQuery._appendFolded(cell, to: &bytes)
         }
     }
 }
