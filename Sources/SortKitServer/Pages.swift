@@ -33,7 +33,8 @@ struct Pages {
             sort = form["sort"] ?? ""
             preset = form["preset"] ?? ""
             q = form["q"] ?? ""
-            page = max(1, Int(form["page"] ?? "") ?? 1)
+            // Bounded so that (page - 1) * size can't overflow; a page past the end shows the last.
+            page = min(max(1, Int(form["page"] ?? "") ?? 1), 1 << 30)
             size = min(max(1, Int(form["size"] ?? "") ?? 25), 500)
         }
 
@@ -60,11 +61,16 @@ struct Pages {
         if state.preset.isEmpty, case .spec(let spec) = order, let match = schema.presets.first(where: { $0.value == spec }) {
             state.preset = match.key
         }
-        let counts = try await server.store.page(of: name, PageRequest(order: order, search: state.q, limit: 0))
-        let pageCount = max(1, (counts.filtered + state.size - 1) / state.size)
-        state.page = min(state.page, pageCount)
-        let page = try await server.store.page(of: name, PageRequest(
+        // One read gives the page and its counts; a page past the end is read again as the last.
+        var page = try await server.store.page(of: name, PageRequest(
             order: order, search: state.q, offset: (state.page - 1) * state.size, limit: state.size))
+        let pageCount = max(1, (page.filtered + state.size - 1) / state.size)
+        if state.page > pageCount {
+            state.page = pageCount
+            page = try await server.store.page(of: name, PageRequest(
+                order: order, search: state.q, offset: (state.page - 1) * state.size, limit: state.size))
+        }
+        let counts = page
         let isManual = order == .manual
         let spec: SortSpec = if case .spec(let spec) = order { spec } else { SortSpec() }
         let headerState = HeaderSortState(spec)

@@ -89,6 +89,8 @@ struct APITests {
             let cases: [(String, HTTPResponse.Status, String)] = [
                 ("/api/tables/books/rows?limit=-1", .badRequest, "limit must be a whole number"),
                 ("/api/tables/books/rows?offset=ten", .badRequest, "offset must be a whole number"),
+                ("/api/tables/books/rows?offset=9223372036854775807", .badRequest, "offset must be at most"),
+                ("/api/tables/books/rows?offset=99999999999999999999999", .badRequest, "offset must be a whole number"),
                 ("/api/tables/books/rows?sort=title:shiny", .badRequest, "shiny"),
                 ("/api/tables/books/rows?sort=colour", .notFound, "no column 'colour'"),
                 ("/api/tables/books/rows?preset=Fancy", .badRequest, "unknown preset 'Fancy'"),
@@ -101,6 +103,11 @@ struct APITests {
                     #expect(response.status == status, "\(uri)")
                     #expect(response.json?["error"]?.string?.contains(message) == true, "\(uri): \(response.text)")
                 }
+            }
+            // A page number far past the end shows the last page, without overflow.
+            try await client.execute(uri: "/tables/books?page=9223372036854775807&size=500", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.text.contains("page 1 of 1"), "\(response.text.suffix(600))")
             }
         }
     }

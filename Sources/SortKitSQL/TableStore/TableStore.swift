@@ -91,6 +91,9 @@ extension PageRequest {
     func checkedCursor(secret: Data) throws -> KeysetCursor? {
         guard limit >= 0 else { throw TableStoreError.invalid("limit must be 0 or more, got \(limit)") }
         guard offset >= 0 else { throw TableStoreError.invalid("offset must be 0 or more, got \(offset)") }
+        // Bounds that keep offset + limit far from overflow (no table has 2^48 rows).
+        guard limit <= 1 << 31 else { throw TableStoreError.invalid("limit must be at most \(1 << 31), got \(limit)") }
+        guard offset <= 1 << 48 else { throw TableStoreError.invalid("offset must be at most \(1 << 48), got \(offset)") }
         return try after.map { try KeysetCursor.decode($0, secret: secret, order: order.description, search: search) }
     }
 }
