@@ -30,11 +30,17 @@ public struct SortByIndex<Row> {
         case manual
     }
 
-    @usableFromInline internal var rows: [Row?] = []
+    /// Rows by id; a deleted row stays (ids are places) with `live` false. Not optionals: a
+    /// comparison reads a row in place, where unwrapping an optional copied it (a retain of
+    /// every string field, and a cache miss on each, per comparison).
+    @usableFromInline internal var rows: [Row] = []
+    @usableFromInline internal var live: [Bool] = []
     /// Replicas in an array, found by name through `replicaSlot`: mutating an array element is
     /// in place, where `dictionary[name]!.mutate()` may copy the replica's block list.
     @usableFromInline internal var replicaList: [_Replica] = []
     @usableFromInline internal var replicaSlot: [String: Int] = [:]
+    /// Each replica's keys, by slot (no name lookup per update).
+    @usableFromInline internal var replicaKeys: [[SortKey<Row>]] = []
     @usableFromInline internal let presetKeys: [String: [SortKey<Row>]]
     @usableFromInline internal let relevancePresets: Set<String>
     @usableFromInline internal var manualLists: [String: OrderedList<UInt32>] = [:]
@@ -76,13 +82,15 @@ public struct SortByIndex<Row> {
         presetKeys = keyed
         relevancePresets = relevance
         self.searchable = searchable
-        rows = initial.map { $0 }
+        rows = initial
+        live = Array(repeating: true, count: initial.count)
         liveCount = initial.count
         if let searchable { searchText = initial.map { SearchQuery.foldedFields(searchable($0)) } }
         for (name, keys) in keyed {
             let order = initial.sortedIndices(by: keys).map { UInt32($0) }
             replicaSlot[name] = replicaList.count
             replicaList.append(_Replica(permutation: _BlockedPermutation(sorted: order)))
+            replicaKeys.append(keys)
         }
     }
 
@@ -95,16 +103,17 @@ public struct SortByIndex<Row> {
 
     /// The row with id `id`, if it exists.
     public subscript(id: Int) -> Row? {
-        id >= 0 && id < rows.count ? rows[id] : nil
+        id >= 0 && id < rows.count && live[id] ? rows[id] : nil
     }
 
     /// Adds a row; returns its id. O(p log n) comparisons for p presets.
     @inlinable @discardableResult public mutating func insert(_ row: Row) -> Int {
         let id = UInt32(rows.count)
         rows.append(row)
+        live.append(true)
         liveCount += 1
         if let searchable { searchText.append(SearchQuery.foldedFields(searchable(row))) }
-        for name in presetKeys.keys { place(id, in: name) }
+        for slot in replicaList.indices { place(id, slot: slot) }
         for name in manualLists.keys { _ = try? manualLists[name]!.append(id) }
         return Int(id)
     }
@@ -113,24 +122,25 @@ public struct SortByIndex<Row> {
     /// place stands: the keys and the id tie-break are the same). Returns whether the id existed.
     @inlinable @discardableResult public mutating func update(_ id: Int, to row: Row) -> Bool {
         guard let old = self[id] else { return false }
-        let moved = presetKeys.filter { $0.value.compare(old, row) != .orderedSame }.map(\.key)
-        for name in moved { unplace(UInt32(id), from: name) }
+        var moved: [Int] = []
+        for slot in replicaKeys.indices where replicaKeys[slot].compare(old, row) != .orderedSame { moved.append(slot) }
+        for slot in moved { unplace(UInt32(id), slot: slot) }
         rows[id] = row
         // Folding is the costly part of an update: skip it when the searchable text is the same.
         if let searchable {
             let fields = searchable(row)
             if fields != searchable(old) { searchText[id] = SearchQuery.foldedFields(fields) }
         }
-        for name in moved { place(UInt32(id), in: name) }
+        for slot in moved { place(UInt32(id), slot: slot) }
         return true
     }
 
     /// Removes a row. Returns whether the id existed.
     @inlinable @discardableResult public mutating func delete(_ id: Int) -> Bool {
         guard self[id] != nil else { return false }
-        for name in presetKeys.keys { unplace(UInt32(id), from: name) }
+        for slot in replicaList.indices { unplace(UInt32(id), slot: slot) }
         for name in manualLists.keys { _ = manualLists[name]!.remove(UInt32(id)) }
-        rows[id] = nil
+        live[id] = false
         liveCount -= 1
         return true
     }
@@ -144,7 +154,7 @@ public struct SortByIndex<Row> {
             return list.ids(in: start..<Swift.min(start + Swift.max(limit, 0), list.count)).map(Int.init)
         }
         if relevancePresets.contains(preset) {
-            return Array(rows.indices.lazy.filter { self.rows[$0] != nil }.dropFirst(Swift.max(offset, 0)).prefix(Swift.max(limit, 0)))
+            return Array(rows.indices.lazy.filter { self.live[$0] }.dropFirst(Swift.max(offset, 0)).prefix(Swift.max(limit, 0)))
         }
         guard let replica = replicaSlot[preset].map({ replicaList[$0] }) else { preconditionFailure("unknown preset '\(preset)'") }
         let start = Swift.min(Swift.max(offset, 0), replica.permutation.count)
@@ -171,7 +181,7 @@ public struct SortByIndex<Row> {
 
     /// A page of rows in a preset's order.
     @inlinable public func page(preset: String, offset: Int, limit: Int) -> [Row] {
-        ids(preset: preset, offset: offset, limit: limit).map { rows[$0]! }
+        ids(preset: preset, offset: offset, limit: limit).map { rows[$0] }
     }
 
     /// Row ids of a page of the rows matching `query`, in a preset's order: the replica is read
@@ -206,7 +216,7 @@ public struct SortByIndex<Row> {
     /// `offset + limit` are ordered (SortKit's top-k selection).
     @inlinable internal func relevant(_ query: SearchQuery, offset: Int, limit: Int) -> [Int] {
         var scored: [(score: Int, id: Int)] = []
-        for id in rows.indices where rows[id] != nil && query.matches(folded: searchText[id]) {
+        for id in rows.indices where live[id] && query.matches(folded: searchText[id]) {
             scored.append((RelevanceScore.score(query, folded: searchText[id]), id))
         }
         let top = scored.min(count: Swift.max(offset, 0) + Swift.max(limit, 0), sortedBy: [
@@ -218,7 +228,7 @@ public struct SortByIndex<Row> {
     /// How many rows match `query`.
     @inlinable public func count(matching query: SearchQuery) -> Int {
         if query.isBlank { return liveCount }
-        return rows.indices.filter { rows[$0] != nil && query.matches(folded: searchText[$0]) }.count
+        return rows.indices.filter { live[$0] && query.matches(folded: searchText[$0]) }.count
     }
 
     /// Bytes one preset's replica holds: 4 per row id plus each block's array header.
@@ -227,28 +237,28 @@ public struct SortByIndex<Row> {
         return replica.permutation.count * 4 + replica.permutation.blocks.count * 32
     }
 
-    /// Whether `a` comes before `b` in a preset: its keys, then row id.
-    @inlinable internal func precedes(_ a: UInt32, _ b: UInt32, keys: [SortKey<Row>]) -> Bool {
-        switch keys.compare(rows[Int(a)]!, rows[Int(b)]!) {
-        case .orderedAscending: true
-        case .orderedDescending: false
-        case .orderedSame: a < b
-        }
-    }
-
-    @inlinable internal mutating func place(_ id: UInt32, in name: String) {
-        let keys = presetKeys[name]!
-        let slot = replicaSlot[name]!
-        let place = replicaList[slot].permutation.partitionPoint { precedes($0, id, keys: keys) }
+    /// Inserts `id` where its row goes in replica `slot`: a binary search comparing with a
+    /// probe of the row (its keys read once).
+    @inlinable internal mutating func place(_ id: UInt32, slot: Int) {
+        var probe = _SortProbe(keys: replicaKeys[slot], row: rows[Int(id)])
+        let place = replicaList[slot].permutation.partitionPoint { other in precedes(other, id, probe: &probe) }
         replicaList[slot].permutation.insert(id, at: place)
     }
 
-    @inlinable internal mutating func unplace(_ id: UInt32, from name: String) {
-        let keys = presetKeys[name]!
-        let slot = replicaSlot[name]!
-        let place = replicaList[slot].permutation.partitionPoint { precedes($0, id, keys: keys) }
+    @inlinable internal mutating func unplace(_ id: UInt32, slot: Int) {
+        var probe = _SortProbe(keys: replicaKeys[slot], row: rows[Int(id)])
+        let place = replicaList[slot].permutation.partitionPoint { other in precedes(other, id, probe: &probe) }
         precondition(replicaList[slot].permutation.id(at: place) == id, "replica out of sync")
         replicaList[slot].permutation.remove(at: place)
+    }
+
+    /// Whether row `other` comes before the probe's row `id`: its keys, then row id.
+    @inlinable internal func precedes(_ other: UInt32, _ id: UInt32, probe: inout _SortProbe<Row>) -> Bool {
+        switch probe.compare(rows[Int(other)]) {
+        case .orderedAscending: true
+        case .orderedDescending: false
+        case .orderedSame: other < id
+        }
     }
 }
 

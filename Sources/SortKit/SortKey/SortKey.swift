@@ -135,3 +135,48 @@ extension Array {
         { self.compare($0, $1) == .orderedAscending }
     }
 }
+
+/// One row's keys prepared for many comparisons with other rows — a binary search for where
+/// the row goes: its values are read once, and a string value's sort key is built once and
+/// compared with each other string as that string's key is generated (ASCII stops at the
+/// first differing byte), instead of building both keys at every comparison.
+@usableFromInline
+package struct _SortProbe<Row> {
+    private let keys: [SortKey<Row>]
+    private let row: Row
+    private let values: [SortValue?]
+    /// The sort key of each string value (non-binary collations), else `nil`.
+    private let stringKeys: [[UInt8]?]
+    private var scratch = _KeyScratch()
+
+    @usableFromInline
+    package init(keys: [SortKey<Row>], row: Row) {
+        self.keys = keys
+        self.row = row
+        values = keys.map { $0.value(for: row) }
+        stringKeys = zip(keys, values).map { key, value in
+            if case .string(let text)? = value { return key.collation.sortKey(for: text) }
+            return nil
+        }
+    }
+
+    /// How `other` compares with the probe's row: the first key that doesn't tie decides.
+    @usableFromInline
+    package mutating func compare(_ other: Row) -> ComparisonResult {
+        for index in keys.indices {
+            let key = keys[index]
+            let result: ComparisonResult
+            if let value = values[index], let otherValue = key.value(for: other) {
+                if let stringKey = stringKeys[index], case .string(let text) = otherValue {
+                    result = key.direction._apply(key.collation.compare(text, toSortKey: stringKey, scratch: &scratch))
+                } else {
+                    result = key.compareValues(otherValue, value)
+                }
+            } else {
+                result = key.compare(other, row)
+            }
+            if result != .orderedSame { return result }
+        }
+        return .orderedSame
+    }
+}
