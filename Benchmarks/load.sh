@@ -2,8 +2,10 @@
 # Benchmarks/load.sh - HTTP load on `sortkit serve` over a 1M-row SQLite table (not part of the tests).
 #   usage: Benchmarks/load.sh [ROWS] [SECONDS]     (needs wrk: apt-get install wrk)
 # Builds the release binaries, writes the benchmark data set as CSV, imports it once, then runs
-# wrk (2 threads, 16 connections, bounded in time) against a sorted page, a searched page and a
-# deep cursor page, printing requests/s and latency percentiles for each.
+# wrk (2 threads, 16 connections, bounded in time) against a sorted page, searched pages (one
+# repeated term, answered from the server's cache after the first; then a new term for every
+# request) and a deep cursor page, then a sorted page while new-term searches run beside it,
+# printing requests/s and p50/p90/p99 for each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-1000000}
@@ -29,12 +31,25 @@ echo "server up with table big ($rows rows) after $(echo "$(date +%s.%N) - $star
 base="http://127.0.0.1:$port/api/tables/big/rows"
 deep=$(( rows / 2 ))
 cursor=$(curl -sf "$base?sort=price,title&limit=50&offset=$deep" | python3 -c 'import json,sys,urllib.parse; print(urllib.parse.quote(json.load(sys.stdin)["next"], safe=""))')
-for name in "sorted page (preset Cheapest = price,title, indexed)|$base?preset=Cheapest&limit=50" \
-            "searched page (q=garden, preset Cheapest)|$base?preset=Cheapest&q=garden&limit=50" \
-            "deep cursor page (row $deep, sort=price,title)|$base?sort=price,title&limit=50&after=$cursor"; do
-  label=${name%%|*}
-  url=${name#*|}
-  curl -sf "$url" >/dev/null   # warm: the first use of an order may add its key column
-  echo "== $label"
-  wrk -t2 -c16 -d"${seconds}s" --latency "$url" | grep -E "Requests/sec|^ +(50|90|99)%|Non-2xx|Socket errors"
-done
+# Searches that miss the server's cache: wrk's Lua script asks for a different term each time.
+cat > "$work/search.lua" <<'LUA'
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format("GET", "/api/tables/big/rows?preset=Cheapest&limit=50&q=" .. (n % 997) .. "%20i")
+end
+LUA
+run() {  # label, url, [extra wrk args]
+  echo "== $1"
+  wrk -t2 -c16 -d"${seconds}s" --latency "${@:3}" "$2" | grep -E "Requests/sec|^ +(50|90|99)%|Non-2xx|Socket errors"
+}
+curl -sf "$base?preset=Cheapest&limit=50" >/dev/null   # the first request of a table's state builds its cache
+run "sorted page (preset Cheapest = price,title)" "$base?preset=Cheapest&limit=50"
+run "searched page (q=garden, preset Cheapest; cached after the first)" "$base?preset=Cheapest&q=garden&limit=50"
+run "searched page (a new term each request: 'N i', preset Cheapest)" "http://127.0.0.1:$port" -s "$work/search.lua"
+run "deep cursor page (row $deep, sort=price,title)" "$base?sort=price,title&limit=50&after=$cursor"
+echo "== sorted page while new-term searches run beside it (two wrk at once, 1 thread and 8 connections each)"
+wrk -t1 -c8 -d"${seconds}s" -s "$work/search.lua" "http://127.0.0.1:$port" >/dev/null &
+side=$!
+wrk -t1 -c8 -d"${seconds}s" --latency "$base?preset=Cheapest&limit=50" | grep -E "Requests/sec|^ +(50|90|99)%|Non-2xx|Socket errors"
+wait "$side"

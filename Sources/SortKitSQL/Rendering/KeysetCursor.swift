@@ -57,7 +57,10 @@ struct KeysetCursor: Codable, Hashable {
 
     func encoded(secret: Data) throws -> String {
         let secret = SymmetricKey(data: secret)
-        let payload = try JSONEncoder().encode(self)
+        // Sorted keys: the same cursor text from every process (a dictionary's order is seeded).
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let payload = try encoder.encode(self)
         let tag = HMAC<SHA256>.authenticationCode(for: payload, using: secret)
         return Self.base64URL(payload) + "." + Self.base64URL(Data(tag))
     }

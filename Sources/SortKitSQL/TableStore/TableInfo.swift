@@ -105,7 +105,10 @@ extension TableSchema {
     /// The JSON a store keeps in its catalog.
     var json: String {
         // Encoding plain structs of strings can't fail.
-        String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self)
+        // Sorted keys: the same text from every process.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
     }
 
     /// Checks every cell against its column's type.

@@ -1,0 +1,149 @@
+#!/bin/bash
+# Benchmarks/big-table.sh - a big CSV served, searched and viewed, next to DuckDB (not part of the tests).
+#   usage: Benchmarks/big-table.sh [ROWS] [RUNS]        (defaults: 1000000 rows, 5 runs)
+#   PostgreSQL too when DATABASE_URL is set (e.g. under .ci/pg.sh).
+# Builds the release binaries and the benchmark CSV, then in one run:
+#   - `sortkit serve big.csv` on SQLite (and PostgreSQL): the time until the table is served,
+#     then every interaction over HTTP (curl's total time): the first request (cold: nothing
+#     cached) and the median of RUNS more (answered from the server's per-table cache), and
+#     the server's peak memory;
+#   - DuckDB (PyPI duckdb, 2 threads) loading the same CSV and answering the same questions
+#     (the page and its count, as the API returns both), median of RUNS;
+#   - `sortkit view` and DuckDB's query over read_csv, each a fresh process (median of RUNS,
+#     peak memory from GNU time).
+# Prints a Markdown table with the ratio SortKit / DuckDB (below 1: SortKit is faster).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rows=${1:-1000000}
+runs=${2:-5}
+swift build -c release --product sortkit >/dev/null
+swift build -c release --product sortkit-bench >/dev/null
+bin=$(swift build -c release --show-bin-path)
+if [ ! -x .venv-bench/bin/python ] || ! .venv-bench/bin/python -c 'import duckdb' 2>/dev/null; then
+  python3 -m venv .venv-bench && .venv-bench/bin/pip install -q duckdb
+fi
+command -v /usr/bin/time >/dev/null || { echo "big-table.sh: GNU time is missing (apt-get install time)" >&2; exit 1; }
+work=$(mktemp -d /tmp/sortkit-big.XXXXXX)
+server=""
+cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+"$bin/sortkit-bench" data --rows "$rows" --out "$work/big.csv" >/dev/null
+echo "data: $rows rows, $(du -m "$work/big.csv" | cut -f1) MB, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ)" >&2
+deep=$(( rows / 2 ))
+lastpage=$(( rows / 50 ))
+q1="isla"; q2="isla 7"
+# name | API path (SortKit) | DuckDB page query | DuckDB count query ("" = the table's count)
+cols="id, title, author, status, price, published, pages"
+match() { echo "strip_accents(lower(concat_ws(chr(31), $cols))) LIKE '%$1%'"; }
+interactions=(
+  "first page by title (API)|/api/tables/big/rows?sort=title&limit=25|SELECT * FROM t ORDER BY title, id LIMIT 25|"
+  "first page by -title|/api/tables/big/rows?sort=-title&limit=25|SELECT * FROM t ORDER BY title DESC, id LIMIT 25|"
+  "first page by -price,title|/api/tables/big/rows?sort=-price,title&limit=25|SELECT * FROM t ORDER BY price DESC, title, id LIMIT 25|"
+  "offset $deep by author,-published|/api/tables/big/rows?sort=author,-published&limit=25&offset=$deep|SELECT * FROM t ORDER BY author, published DESC, id LIMIT 25 OFFSET $deep|"
+  "search q=$q1 with its count|/api/tables/big/rows?q=$q1&limit=25|SELECT * FROM t WHERE $(match isla) LIMIT 25|SELECT count(*) FROM t WHERE $(match isla)"
+  "search q=$q2 by title, with its count|/api/tables/big/rows?q=isla%207&sort=title&limit=25|SELECT * FROM t WHERE $(match isla) AND $(match 7) ORDER BY title, id LIMIT 25|SELECT count(*) FROM t WHERE $(match isla) AND $(match 7)"
+  "HTML page by title|/tables/big?sort=title|SELECT * FROM t ORDER BY title, id LIMIT 25|"
+  "HTML page $lastpage by title (size 50)|/tables/big?sort=title&size=50&page=$lastpage|SELECT * FROM t ORDER BY title, id LIMIT 50 OFFSET $(( (lastpage - 1) * 50 ))|"
+  "DataTables: search $q1, by -price|/datatables/big?draw=1&start=0&length=25&search%5Bvalue%5D=$q1&order%5B0%5D%5Bcolumn%5D=4&order%5B0%5D%5Bdir%5D=desc&columns%5B4%5D%5Bdata%5D=price&columns%5B0%5D%5Bdata%5D=id&columns%5B1%5D%5Bdata%5D=title&columns%5B2%5D%5Bdata%5D=author&columns%5B3%5D%5Bdata%5D=status|SELECT * FROM t WHERE $(match isla) ORDER BY price DESC, id LIMIT 25|SELECT count(*) FROM t WHERE $(match isla)"
+)
+
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+ms() { awk -v s="$1" 'BEGIN { printf "%.1f", s * 1000 }'; }
+
+# DuckDB: load, then each question RUNS times; prints "load seconds" then one median per line.
+printf '%s\n' "${interactions[@]}" > "$work/interactions"
+cat > "$work/duck.py" <<'EOF'
+import duckdb, statistics, sys, time
+csv, runs, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+con = duckdb.connect(config={"threads": 2})
+start = time.perf_counter()
+con.execute(f"CREATE TABLE t AS SELECT * FROM read_csv('{csv}')")
+print(f"{time.perf_counter() - start:.4f}")
+for line in open(path):
+    _, _, page, count = line.rstrip("\n").split("|")
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        con.execute(page).fetchall()
+        con.execute(count or "SELECT count(*) FROM t").fetchall()
+        times.append(time.perf_counter() - start)
+    print(f"{statistics.median(times):.4f}")
+EOF
+mapfile -t duck < <(.venv-bench/bin/python "$work/duck.py" "$work/big.csv" "$runs" "$work/interactions")
+
+# SortKit over HTTP: "cold median" per interaction, after the import.
+serve() {  # $1 = label, rest = backend options
+  local label=$1; shift
+  local port; port=$(shuf -i 20000-32767 -n 1)
+  local start; start=$(date +%s.%N)
+  "$bin/sortkit" serve "$work/big.csv" "$@" --port "$port" 2>"$work/server.log" &
+  server=$!
+  until curl -sf "http://127.0.0.1:$port/api/tables/big/rows?limit=1" >/dev/null; do
+    kill -0 "$server" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  local import; import=$(echo "$(date +%s.%N) - $start" | bc)
+  echo "import|$import" > "$work/$label"
+  for line in "${interactions[@]}"; do
+    IFS='|' read -r _ path _ _ <<< "$line"
+    local url="http://127.0.0.1:$port$path"
+    local cold; cold=$(curl -sf -o /dev/null -w '%{time_total}' "$url")
+    local med; med=$(for _ in $(seq "$runs"); do curl -sf -o /dev/null -w '%{time_total}\n' "$url"; done | median)
+    echo "$cold|$med" >> "$work/$label"
+  done
+  echo "$label server peak memory: $(awk '/VmHWM/ { printf "%d MB", $2 / 1024 }' "/proc/$server/status")" >&2
+  kill "$server"; wait "$server" 2>/dev/null || true; server=""
+}
+serve sqlite --db "$work/big.sqlite"
+backends=(sqlite)
+if [ -n "${DATABASE_URL:-}" ]; then
+  # A fresh database, so that the import is measured (a stored table would be served as is).
+  pgdb="sortkit_bench_$$"
+  psql "$DATABASE_URL" -q -c "CREATE DATABASE $pgdb" >/dev/null
+  serve postgres --postgres "${DATABASE_URL%/*}/$pgdb"
+  psql "$DATABASE_URL" -q -c "DROP DATABASE $pgdb" >/dev/null
+  backends+=(postgres)
+fi
+
+# sortkit view vs DuckDB over read_csv, fresh processes.
+views=(
+  "view --by title|--by title|SELECT * FROM read_csv('$work/big.csv') ORDER BY title, id LIMIT 20"
+  "view --by -price,title|--by -price,title|SELECT * FROM read_csv('$work/big.csv') ORDER BY price DESC, title, id LIMIT 20"
+  "view --search $q1 (page and count)|--search $q1|SELECT *, count(*) OVER () FROM read_csv('$work/big.csv') WHERE $(match isla) LIMIT 20"
+  "view --search $q1 --by title|--search $q1 --by title|SELECT *, count(*) OVER () FROM read_csv('$work/big.csv') WHERE $(match isla) ORDER BY title, id LIMIT 20"
+)
+timed() {  # prints "seconds KB" for a command, median time of RUNS and the largest peak RSS
+  local times=() peak=0
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null
+    read -r t kb < "$work/time"
+    times+=("$t"); [ "$kb" -gt "$peak" ] && peak=$kb
+  done
+  echo "$(printf '%s\n' "${times[@]}" | median) $peak"
+}
+
+echo
+echo "| interaction | SortKit SQLite cold / median ms |$( [ ${#backends[@]} -gt 1 ] && echo ' SortKit PostgreSQL cold / median ms |') DuckDB median ms | ratio SQLite cold / DuckDB |"
+echo "|---|---|$( [ ${#backends[@]} -gt 1 ] && echo '---|')---|---|"
+mapfile -t sq < "$work/sqlite"
+[ ${#backends[@]} -gt 1 ] && mapfile -t pg < "$work/postgres"
+line="| import until served ($rows rows) | $(ms "${sq[0]#import|}") |"
+[ ${#backends[@]} -gt 1 ] && line+=" $(ms "${pg[0]#import|}") |"
+echo "$line $(ms "${duck[0]}") (load) | $(awk -v a="${sq[0]#import|}" -v b="${duck[0]}" 'BEGIN { printf "%.1f×", a / b }') |"
+for i in "${!interactions[@]}"; do
+  name=${interactions[$i]%%|*}
+  IFS='|' read -r cold med <<< "${sq[$((i + 1))]}"
+  line="| $name | $(ms "$cold") / $(ms "$med") |"
+  if [ ${#backends[@]} -gt 1 ]; then IFS='|' read -r pcold pmed <<< "${pg[$((i + 1))]}"; line+=" $(ms "$pcold") / $(ms "$pmed") |"; fi
+  echo "$line $(ms "${duck[$((i + 1))]}") | $(awk -v a="$cold" -v b="${duck[$((i + 1))]}" 'BEGIN { printf "%.2f×", a / b }') |"
+done
+echo
+echo "| whole process (fresh) | sortkit view ms, peak MB | DuckDB read_csv ms, peak MB | ratio |"
+echo "|---|---|---|---|"
+for v in "${views[@]}"; do
+  IFS='|' read -r name args sql <<< "$v"
+  read -r st sk <<< "$(timed "$bin/sortkit" view "$work/big.csv" $args)"
+  read -r dt dk <<< "$(timed .venv-bench/bin/python -c "import duckdb; duckdb.connect(config={'threads': 2}).execute(\"$sql\").fetchall()")"
+  echo "| $name | $(ms "$st"), $((sk / 1024)) | $(ms "$dt"), $((dk / 1024)) | $(awk -v a="$st" -v b="$dt" 'BEGIN { printf "%.2f×", a / b }') |"
+done
+echo "(file: $(( $(stat -c %s "$work/big.csv") / 1048576 )) MB)"

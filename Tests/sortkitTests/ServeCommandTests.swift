@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `sortkit serve` as processes: two servers over one PostgreSQL database, each with its own
+/// in-memory index of the table, answer alike, and a write through one is seen by the next read
+/// through the other. Needs `DATABASE_URL` (set by `.ci/run`); prints a SKIPPED line without it.
+@Suite("sortkit serve processes")
+struct ServeCommandTests {
+    /// A running `sortkit serve`, stopped (SIGTERM, then waited for) by ``stop()``.
+    final class Server: @unchecked Sendable {
+        let process = Process()
+        let port: Int
+        let log: URL
+
+        init(_ arguments: [String], in folder: URL) throws {
+            port = Int.random(in: 20_000...32_000)
+            log = folder.appendingPathComponent("server-\(port).log")
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.executableURL = CommandRunner.binary
+            process.arguments = ["serve"] + arguments + ["--port", String(port)]
+            process.currentDirectoryURL = folder
+            process.standardOutput = try FileHandle(forWritingTo: log)
+            process.standardError = try FileHandle(forWritingTo: log)
+            try process.run()
+        }
+
+        /// Waits until `path` answers 200 (at most 60 s, for an import).
+        func waitUntilServing(_ path: String) async throws {
+            for _ in 0..<600 {
+                guard process.isRunning else { break }
+                if let (_, status) = try? await get(path), status == 200 { return }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            throw CommandFailure("sortkit serve on port \(port) didn't serve \(path): \(output)")
+        }
+
+        func get(_ path: String) async throws -> (String, Int) {
+            try await send(URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!))
+        }
+
+        func send(_ method: String, _ path: String, json: String) async throws -> (String, Int) {
+            var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+            request.httpMethod = method
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(json.utf8)
+            return try await send(request)
+        }
+
+        private func send(_ request: URLRequest) async throws -> (String, Int) {
+            let (data, response) = try await URLSession.shared.data(for: request)
+            return (String(decoding: data, as: UTF8.self), (response as? HTTPURLResponse)?.statusCode ?? 0)
+        }
+
+        func stop() {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+    }
+
+    struct CommandFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    @Test("Two servers over one PostgreSQL agree; a write through one is read through the other")
+    func twoServersOnePostgres() async throws {
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"] else {
+            if ProcessInfo.processInfo.environment["SORTKIT_REQUIRE_POSTGRES"] == "1" {
+                Issue.record("DATABASE_URL is not set but SORTKIT_REQUIRE_POSTGRES=1")
+            } else {
+                print("SKIPPED two sortkit serve processes over PostgreSQL: DATABASE_URL is not set (.ci/run starts a PostgreSQL and sets it)")
+            }
+            return
+        }
+        // A table name of its own, so runs never meet in the shared database.
+        let table = "books_" + UUID().uuidString.prefix(8).lowercased()
+        var csv = "title,author,price\n"
+        for index in 0..<500 { csv += "Book \(index),Author \(index % 37),\(Double(index % 91) + 0.5)\n" }
+        let folder = try CommandRunner.folder(with: ["\(table).csv": csv])
+        let first = try Server(["\(table).csv", "--postgres", url, "--preset", "Cheapest=price,title"], in: folder)
+        defer { first.stop() }
+        try await first.waitUntilServing("/api/tables/\(table)/rows?limit=1")
+        let second = try Server(["--postgres", url], in: folder)
+        defer { second.stop() }
+        try await second.waitUntilServing("/api/tables/\(table)/rows?limit=1")
+
+        let reads = ["/api/tables/\(table)/rows?sort=-price,title&limit=10&offset=3", "/api/tables/\(table)/rows?preset=Cheapest&q=book%201&limit=5",
+                     "/api/tables/\(table)/rows?sort=author:nocase,-title&limit=7&offset=200"]
+        for path in reads {
+            let (a, b) = (try await first.get(path), try await second.get(path))
+            #expect(a.1 == 200 && a == b, "\(path)\n\(a.0)\n\(b.0)")
+        }
+        // A write through the first is seen by the next read through the second, in order and counts.
+        let (created, status) = try await first.send("POST", "/api/tables/\(table)/rows", json: #"{"title": "Aardvark", "author": "Zed", "price": "0.25"}"#)
+        #expect(status == 201 || status == 200, "\(created)")
+        let (cheapest, _) = try await second.get("/api/tables/\(table)/rows?preset=Cheapest&limit=1")
+        #expect(cheapest.contains("Aardvark"), "\(cheapest)")
+        let (counted, _) = try await second.get("/api/tables/\(table)/rows?limit=0")
+        #expect(counted.contains("\"total\":501"), "\(counted)")
+        // And the other way: an edit through the second moves the row for the first.
+        let id = try #require(created.firstMatch(of: /"id":(\d+)/).map { String($0.1) })
+        let (_, edited) = try await second.send("PATCH", "/api/tables/\(table)/rows/\(id)", json: #"{"price": "999"}"#)
+        #expect(edited == 200)
+        let (dearest, _) = try await first.get("/api/tables/\(table)/rows?sort=-price&limit=1")
+        #expect(dearest.contains("Aardvark"), "\(dearest)")
+        for path in reads + ["/api/tables/\(table)/rows?sort=title&q=aard&limit=3"] {
+            let (a, b) = (try await first.get(path), try await second.get(path))
+            #expect(a == b, "after the writes: \(path)")
+        }
+    }
+}
