@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import SortKit
 import SortKitSQL
 
@@ -9,14 +10,25 @@ struct APIHandlers: Sendable {
     let server: SortKitServer
     var store: any TableStore { server.store }
 
-    /// Runs a handler, turning any error into a JSON error reply.
-    func respond(_ body: () async throws -> Reply) async throws -> Response {
+    /// Runs a handler, turning any error into a JSON error reply. An internal error's details
+    /// are logged under a request id, and the client gets only the id.
+    func respond(_ context: some RequestContext, _ body: () async throws -> Reply) async throws -> Response {
         do {
             return try await body().response
         } catch {
-            let error = APIError(error)
-            return Reply.json(.object([("error", .string(error.message))]), status: error.status).response
+            return Self.errorResponse(error, logger: context.logger)
         }
+    }
+
+    /// `{"error": …}` for `error`; internal ones logged with a request id.
+    static func errorResponse(_ error: any Error, logger: Logger) -> Response {
+        let error = APIError(error)
+        guard error.isInternal || error.status == .serviceUnavailable else { return Reply.error(error.status, error.message) }
+        // Hummingbird's per-request id, which its log lines for the request carry too.
+        let id = logger[metadataKey: "hb.request.id"].map { "\($0)" } ?? String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        logger.error("request \(id): \(error.status.code) \(error.message)")
+        let message = error.isInternal ? "internal error; the server's log has the details under request id \(id)" : error.message
+        return Reply.json(.object([("error", .string(message)), ("request", .string(id))]), status: error.status).response
     }
 
     func tables() async throws -> Reply {
@@ -36,14 +48,16 @@ struct APIHandlers: Sendable {
 
     /// `GET /api/tables/{table}/rows?sort=…|preset=…&q=…&limit=…&offset=…|after=…`.
     func rows(_ table: String, query: String) async throws -> Reply {
-        let form = FormParameters(query)
+        let form = FormParameters(query, limit: server.limits.maxParameters)
+        try form.checkLimit(server.limits.maxParameters)
         let schema = try await store.schema(of: table)
         let order = try self.order(schema, sort: form["sort"], preset: form["preset"])
+        let search = try checkedSearch(form["q"], name: "q")
         let limit = try integer(form["limit"], name: "limit", default: 50)
         let offset = try integer(form["offset"], name: "offset", default: 0)
         let after = form["after"].flatMap { $0.isEmpty ? nil : $0 }
         let page = try await store.page(of: table, PageRequest(
-            order: order, search: form["q"] ?? "", offset: offset, limit: min(limit, server.maxPageSize), after: after))
+            order: order, search: search, offset: offset, limit: min(limit, server.maxPageSize), after: after))
         return .json(.object([
             ("rows", .array(page.rows.map { Self.json($0, schema) })),
             ("total", .integer(Int64(page.total))),
@@ -87,6 +101,34 @@ struct APIHandlers: Sendable {
 
     // MARK: Parameters
 
+    /// A search text within the limits: at most ``RequestLimits/maxTextLength`` characters and
+    /// ``RequestLimits/maxSearchTerms`` words.
+    func checkedSearch(_ text: String?, name: String) throws -> String {
+        guard let text else { return "" }
+        let limits = server.limits
+        guard text.utf8.count <= limits.maxTextLength else {
+            throw APIError.badRequest("\(name) is \(text.utf8.count) bytes long; the most is \(limits.maxTextLength)")
+        }
+        let terms = SearchQuery(text).terms.count
+        guard terms <= limits.maxSearchTerms else {
+            throw APIError.badRequest("\(name) has \(terms) words; the most is \(limits.maxSearchTerms)")
+        }
+        return text
+    }
+
+    /// Throws a 400 when `spec` has more keys, or an `enum=` more values, than the limits allow.
+    func checkLimits(_ spec: SortSpec, name: String) throws {
+        let limits = server.limits
+        guard spec.keys.count <= limits.maxSortKeys else {
+            throw APIError.badRequest("\(name) has \(spec.keys.count) sort keys; the most is \(limits.maxSortKeys)")
+        }
+        for key in spec.keys {
+            if let values = key.enumOrder, values.count > limits.maxEnumValues {
+                throw APIError.badRequest("\(name): enum= of column '\(key.column)' lists \(values.count) values; the most is \(limits.maxEnumValues)")
+            }
+        }
+    }
+
     func order(_ schema: TableSchema, sort: String?, preset: String?) throws -> TableOrder {
         if let preset, !preset.isEmpty {
             if preset == "manual" || preset == "My order" { return .manual }
@@ -98,7 +140,11 @@ struct APIHandlers: Sendable {
         }
         guard let sort, !sort.trimmingCharacters(in: .whitespaces).isEmpty else { return .spec(SortSpec()) }
         if sort == "manual" { return .manual }
+        guard sort.utf8.count <= server.limits.maxTextLength else {
+            throw APIError.badRequest("sort is \(sort.utf8.count) bytes long; the most is \(server.limits.maxTextLength)")
+        }
         let spec = try SortSpec(parsing: sort)
+        try checkLimits(spec, name: "sort")
         try schema.validate(spec)
         return .spec(spec)
     }

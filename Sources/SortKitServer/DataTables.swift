@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import SortKit
 import SortKitSQL
 
@@ -7,10 +8,15 @@ import SortKitSQL
 enum DataTablesRequest {
     /// A JSON request body (`ajax.contentType: "application/json"`, `data: JSON.stringify(d)`)
     /// flattened to the bracketed keys of the form encoding, so one parser reads both.
-    static func flatten(json body: [UInt8]) throws -> FormParameters {
+    static func flatten(json body: [UInt8], limit: Int = .max) throws -> FormParameters {
         guard let json = JSON.parse(body) else { throw APIError.badRequest("the body isn't JSON") }
         var pairs: [(key: String, value: String)] = []
+        var isTruncated = false
         func walk(_ value: JSON, _ key: String) {
+            guard pairs.count < limit else {
+                isTruncated = true
+                return
+            }
             switch value {
             case .object(let members): for (name, member) in members { walk(member, key.isEmpty ? name : "\(key)[\(name)]") }
             case .array(let items): for (index, item) in items.enumerated() { walk(item, "\(key)[\(index)]") }
@@ -18,33 +24,47 @@ enum DataTablesRequest {
             }
         }
         walk(json, "")
-        return FormParameters(pairs: pairs)
+        return FormParameters(pairs: pairs, isTruncated: isTruncated)
     }
 }
 
 extension APIHandlers {
+    /// A cell with its text HTML-escaped (numbers, booleans and null as they are).
+    static func escaped(_ pair: (String, JSON)) -> (String, JSON) {
+        guard case .string(let text) = pair.1 else { return pair }
+        return (pair.0, .string(HTML.escape(text)))
+    }
+
     /// The reply `{draw, recordsTotal, recordsFiltered, data}`, or `{draw, error}` for a bad
     /// request (DataTables shows `error` to the user). An unknown table is a 404.
     func dataTables(_ table: String, form: FormParameters) async throws -> Reply {
         let schema = try await store.schema(of: table)
         let draw = Int64(form["draw"] ?? "") ?? 0
+        let limits = server.limits
         do {
+            try form.checkLimit(limits.maxParameters)
             var columns: [String?] = []
             var columnSearch: [String: String] = [:]
             while let data = form["columns[\(columns.count)][data]"] {
                 let index = columns.count
+                guard index < limits.maxDataTablesColumns else {
+                    throw APIError.badRequest("the request has more than \(limits.maxDataTablesColumns) columns[] entries")
+                }
                 let name = form["columns[\(index)][name]"].flatMap { $0.isEmpty ? nil : $0 } ?? data
                 let column = schema.columns.contains { $0.name == name } ? name
                     : Int(data).flatMap { schema.columns.indices.contains($0) ? schema.columns[$0].name : nil }
                 columns.append(column)
                 if let column, let text = form["columns[\(index)][search][value]"], !text.isEmpty,
                    form["columns[\(index)][searchable]"] != "false" {
-                    columnSearch[column] = text
+                    columnSearch[column] = try checkedSearch(text, name: "columns[\(index)][search][value]")
                 }
             }
             var keys: [SortSpec.Key] = []
             var position = 0
             while let text = form["order[\(position)][column]"] {
+                guard position < limits.maxSortKeys else {
+                    throw APIError.badRequest("the request has more than \(limits.maxSortKeys) order[] entries")
+                }
                 guard let index = Int(text), columns.indices.contains(index), let column = columns[index] else {
                     throw APIError.badRequest("order[\(position)][column] = '\(text)' is not a column of table '\(table)'")
                 }
@@ -65,7 +85,7 @@ extension APIHandlers {
                 throw APIError.badRequest("length must be -1 (all) or a whole number, got '\(lengthText)'")
             }
             let page = try await store.page(of: table, PageRequest(
-                order: .spec(SortSpec(keys)), search: form["search[value]"] ?? "", columnSearch: columnSearch,
+                order: .spec(SortSpec(keys)), search: try checkedSearch(form["search[value]"], name: "search[value]"), columnSearch: columnSearch,
                 offset: start, limit: length == -1 ? server.maxPageSize : min(length, server.maxPageSize)))
             return .json(.object([
                 ("draw", .integer(draw)),
@@ -73,11 +93,12 @@ extension APIHandlers {
                 ("recordsFiltered", .integer(Int64(page.filtered))),
                 ("data", .array(page.rows.map { row in
                     guard case .object(let pairs) = Self.json(row, schema) else { return .null }
-                    return .object([("DT_RowId", .string("row_\(row.id)"))] + pairs)
+                    return .object([("DT_RowId", .string("row_\(row.id)"))] + (server.dataTablesEscapesHTML ? pairs.map(Self.escaped) : pairs))
                 })),
             ]))
         } catch {
             let error = APIError(error)
+            guard error.status == .badRequest || error.status == .notFound else { throw error }
             return .json(.object([("draw", .integer(draw)), ("error", .string(error.message))]))
         }
     }

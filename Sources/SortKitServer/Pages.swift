@@ -28,8 +28,9 @@ struct Pages {
         var page = 1
         var size = 25
 
-        init(query: String) {
-            let form = FormParameters(query)
+        init(query: String, limits: RequestLimits) throws {
+            let form = FormParameters(query, limit: limits.maxParameters)
+            try form.checkLimit(limits.maxParameters)
             sort = form["sort"] ?? ""
             preset = form["preset"] ?? ""
             q = form["q"] ?? ""
@@ -54,9 +55,10 @@ struct Pages {
 
     func table(_ name: String, query: String) async throws -> Reply {
         let schema = try await server.store.schema(of: name)
-        var state = ViewState(query: query)
+        var state = try ViewState(query: query, limits: server.limits)
         let api = APIHandlers(server: server)
         let order = try api.order(schema, sort: state.sort, preset: state.preset)
+        _ = try api.checkedSearch(state.q, name: "q")
         // A sort that equals a preset shows that preset as selected.
         if state.preset.isEmpty, case .spec(let spec) = order, let match = schema.presets.first(where: { $0.value == spec }) {
             state.preset = match.key

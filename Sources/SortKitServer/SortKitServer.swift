@@ -24,79 +24,157 @@ public struct SortKitServer: Sendable {
     /// Per table and column, modifiers a header click sorts with (so a status column sorts in
     /// its declared order): `["books": ["status": "enum=todo|reading|done|abandoned"]]`.
     public let headerModifiers: [String: [String: String]]
+    /// Which `Host` names are served and the token writes need (see ``AccessPolicy``).
+    public let access: AccessPolicy
+    /// Bounds on what one request may ask for (see ``RequestLimits``).
+    public let limits: RequestLimits
+    /// Whether the DataTables endpoint HTML-escapes cell text (the default: DataTables renders
+    /// `data` as HTML, so raw text would let a cell run script in the page). `false` sends
+    /// cells as stored, for tables that render them with `DataTable.render.text()`.
+    public let dataTablesEscapesHTML: Bool
 
     /// A server over `store`.
     public init(store: any TableStore, maxPageSize: Int = 1_000, headerModifiers: [String: [String: String]] = [
         DemoLibrary.tableName: ["status": "enum=" + DemoLibrary.statuses.joined(separator: "|")],
-    ]) {
+    ], access: AccessPolicy = .loopback, limits: RequestLimits = RequestLimits(), dataTablesEscapesHTML: Bool = true) {
         self.store = store
         self.maxPageSize = maxPageSize
         self.headerModifiers = headerModifiers
+        self.access = access
+        self.limits = limits
+        self.dataTablesEscapesHTML = dataTablesEscapesHTML
     }
 
     /// The router with every route and middleware.
     public func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
-        router.add(middleware: SameOriginMiddleware())
+        router.add(middleware: GuardMiddleware(access: access))
         let api = APIHandlers(server: self)
-        router.get("/") { _, _ in try await api.respond { try await Pages(server: self).index() } }
+        let limits = limits
+        router.get("/") { _, context in try await api.respond(context) { try await Pages(server: self).index() } }
         router.get("/tables/:table") { request, context in
-            try await api.respond { try await Pages(server: self).table(context.parameters.require("table"), query: request.uri.query ?? "") }
+            try await api.respond(context) { try await Pages(server: self).table(context.table(), query: request.uri.query ?? "") }
         }
         router.get("/assets/:file") { _, context in try Assets.response(context.parameters.require("file")) }
-        router.get("/api/tables") { _, _ in try await api.respond { try await api.tables() } }
+        router.get("/api/tables") { _, context in try await api.respond(context) { try await api.tables() } }
         router.get("/api/tables/:table/rows") { request, context in
-            try await api.respond { try await api.rows(context.parameters.require("table"), query: request.uri.query ?? "") }
+            try await api.respond(context) { try await api.rows(context.table(), query: request.uri.query ?? "") }
         }
         router.post("/api/tables/:table/rows") { request, context in
-            let body = try await request.body.collect(upTo: 1 << 20)
-            return try await api.respond { try await api.insert(context.parameters.require("table"), body: Array(buffer: body)) }
+            try await api.respond(context) {
+                try await api.insert(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes))
+            }
         }
         router.patch("/api/tables/:table/rows/:id") { request, context in
-            let body = try await request.body.collect(upTo: 1 << 20)
-            return try await api.respond {
-                try await api.update(context.parameters.require("table"), id: context.parameters.require("id"), body: Array(buffer: body))
+            try await api.respond(context) {
+                try await api.update(context.table(), id: context.parameters.require("id"), body: request.body.bytes(upTo: limits.maxBodyBytes))
             }
         }
         router.delete("/api/tables/:table/rows/:id") { _, context in
-            try await api.respond { try await api.delete(context.parameters.require("table"), id: context.parameters.require("id")) }
+            try await api.respond(context) { try await api.delete(context.table(), id: context.parameters.require("id")) }
         }
         router.post("/api/tables/:table/rows/:id/move") { request, context in
-            let body = try await request.body.collect(upTo: 1 << 16)
-            return try await api.respond {
-                try await api.move(context.parameters.require("table"), id: context.parameters.require("id"), body: Array(buffer: body))
+            try await api.respond(context) {
+                try await api.move(context.table(), id: context.parameters.require("id"), body: request.body.bytes(upTo: 1 << 16))
             }
         }
         router.get("/datatables/:table") { request, context in
-            try await api.respond { try await api.dataTables(context.parameters.require("table"), form: FormParameters(request.uri.query ?? "")) }
+            try await api.respond(context) {
+                try await api.dataTables(context.table(), form: FormParameters(request.uri.query ?? "", limit: limits.maxParameters))
+            }
         }
         router.post("/datatables/:table") { request, context in
-            let body = Array(buffer: try await request.body.collect(upTo: 1 << 20))
-            let isJSON = request.headers[.contentType]?.lowercased().contains("json") ?? false
-            return try await api.respond {
-                let form = try isJSON ? DataTablesRequest.flatten(json: body) : FormParameters(String(decoding: body, as: UTF8.self))
-                return try await api.dataTables(context.parameters.require("table"), form: form)
+            try await api.respond(context) {
+                let body = try await request.body.bytes(upTo: limits.maxBodyBytes)
+                let isJSON = request.headers[.contentType]?.lowercased().contains("json") ?? false
+                let form = try isJSON ? DataTablesRequest.flatten(json: body, limit: limits.maxParameters)
+                    : FormParameters(String(decoding: body, as: UTF8.self), limit: limits.maxParameters)
+                return try await api.dataTables(context.table(), form: form)
             }
         }
         return router
     }
 
     /// Serves on `host:port` until SIGINT or SIGTERM, then finishes in-flight requests and
-    /// returns.
+    /// returns. Throws ``ServerSetupError`` for a policy that can't be served on `host`.
     public func run(host: String = "127.0.0.1", port: Int = 8080, logger: Logger? = nil) async throws {
         try await application(host: host, port: port, logger: logger).runService()
     }
 
     /// The application on `host:port`, with graceful shutdown on SIGINT and SIGTERM when run
-    /// with `runService()`.
-    public func application(host: String = "127.0.0.1", port: Int = 8080, logger: Logger? = nil) -> some ApplicationProtocol {
+    /// with `runService()`, and connections closed after ``RequestLimits/idleTimeout`` idle.
+    ///
+    /// Bound beyond loopback, the ``access`` policy must have a token (anyone on the network
+    /// could otherwise write) and must not limit `Host` to loopback names (nobody could reach
+    /// it): both throw ``ServerSetupError``.
+    public func application(host: String = "127.0.0.1", port: Int = 8080, logger: Logger? = nil) throws -> some ApplicationProtocol {
+        if !AccessPolicy.isLoopback(host) {
+            guard access.token != nil else {
+                throw ServerSetupError(message: "serving on \(host) would let anyone who can reach it change the tables; set a token (--token or SORTKIT_TOKEN) or serve on 127.0.0.1")
+            }
+            if access.allowedHosts == AccessPolicy.loopbackHosts {
+                throw ServerSetupError(message: "the access policy answers only to loopback names, which nobody reaches on \(host); use AccessPolicy.network(token:)")
+            }
+        }
         var logger = logger ?? Logger(label: "sortkit")
         if logger.logLevel > .info { logger.logLevel = .info }
         return Application(
             router: router(),
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(limits.idleTimeout.components.seconds) * 1_000_000_000))),
             configuration: .init(address: .hostname(host, port: port), serverName: "sortkit"),
             logger: logger)
+    }
+}
+
+/// A server that can't start as configured, with the reason.
+public struct ServerSetupError: Error, CustomStringConvertible {
+    /// What is wrong and how to fix it.
+    public let message: String
+    public var description: String { message }
+}
+
+/// Bounds on one request, each answered with a 400 (413 for a body) that names it.
+///
+///     SortKitServer(store: store, limits: RequestLimits(maxSearchTerms: 16))
+public struct RequestLimits: Sendable, Hashable {
+    /// The largest JSON or form body, in bytes (413 above).
+    public var maxBodyBytes = 1 << 20
+    /// The most parameters in a query string or form body.
+    public var maxParameters = 10_000
+    /// The most words in a search (`q`, `search[value]`, a column search).
+    public var maxSearchTerms = 32
+    /// The most keys in a sort (`sort=` keys, DataTables `order[]` entries).
+    public var maxSortKeys = 16
+    /// The most `columns[]` entries of a DataTables request.
+    public var maxDataTablesColumns = 500
+    /// The most values of one `enum=` modifier.
+    public var maxEnumValues = 1_000
+    /// The longest sort spec or search text, in characters.
+    public var maxTextLength = 8_192
+    /// How long a connection may sit idle (between requests, or mid-request) before it is closed.
+    public var idleTimeout: Duration = .seconds(30)
+
+    /// The default limits, with any changed through the properties.
+    public init() {}
+}
+
+extension BasicRequestContext {
+    /// The `{table}` path parameter, percent-decoded (`my%20data` is the table `my data`).
+    func table() throws -> String {
+        let raw = try parameters.require("table")
+        return raw.removingPercentEncoding ?? raw
+    }
+}
+
+extension RequestBody {
+    /// The whole body, or a 413 in the API's error shape when it is over `limit` bytes.
+    func bytes(upTo limit: Int) async throws -> [UInt8] {
+        do {
+            return Array(buffer: try await collect(upTo: limit))
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw APIError(status: .contentTooLarge, message: "the body is over \(limit) bytes")
+        }
     }
 }
 
@@ -108,26 +186,33 @@ struct APIError: Error {
     static func badRequest(_ message: String) -> APIError { APIError(status: .badRequest, message: message) }
     static func notFound(_ message: String) -> APIError { APIError(status: .notFound, message: message) }
 
-    /// The status and message for any error the handlers throw.
+    /// Whether the error is a bug or a failure the client can't act on: its details go to the
+    /// log, never to the client.
+    var isInternal = false
+
+    /// The status and message for any error the handlers throw. Messages of store and parser
+    /// errors name the client's mistake; anything else is internal (500, no details).
     init(_ error: any Error) {
         switch error {
         case let error as APIError: self = error
         case let error as TableStoreError:
-            let status: HTTPResponse.Status = switch error.kind {
-            case .notFound: .notFound
-            case .invalid: .badRequest
-            case .conflict: .conflict
+            switch error.kind {
+            case .notFound: self.init(status: .notFound, message: error.description)
+            case .invalid: self.init(status: .badRequest, message: error.description)
+            case .conflict: self.init(status: .conflict, message: error.description)
+            case .timedOut, .unavailable: self.init(status: .serviceUnavailable, message: error.description)
+            case .internal: self.init(status: .internalServerError, message: error.description, isInternal: true)
             }
-            self.init(status: status, message: error.description)
         case let error as SortSpecError: self.init(status: .badRequest, message: error.description)
         case let error as CSVError: self.init(status: .badRequest, message: error.description)
-        default: self.init(status: .internalServerError, message: "internal error: \(error)")
+        default: self.init(status: .internalServerError, message: String(describing: error), isInternal: true)
         }
     }
 
-    init(status: HTTPResponse.Status, message: String) {
+    init(status: HTTPResponse.Status, message: String, isInternal: Bool = false) {
         self.status = status
         self.message = message
+        self.isInternal = isInternal
     }
 }
 
@@ -136,6 +221,11 @@ enum Reply {
     case json(JSON, status: HTTPResponse.Status = .ok)
     case html(String, status: HTTPResponse.Status = .ok)
     case empty
+
+    /// `{"error": message}` with `status`.
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        Reply.json(.object([("error", .string(message))]), status: status).response
+    }
 
     var response: Response {
         switch self {
@@ -171,35 +261,13 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Rejects write requests (POST, PATCH, PUT, DELETE under `/api/`) that a browser says come
-/// from another site: `Sec-Fetch-Site` other than `same-origin`/`none`, or an `Origin` that
-/// isn't this host. Requests without either header (curl, scripts) aren't cross-site.
-struct SameOriginMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let isWrite = [.post, .patch, .put, .delete].contains(request.method) && request.uri.path.hasPrefix("/api/")
-        if isWrite, !Self.isSameOrigin(request.headers, authority: request.head.authority) {
-            return Reply.json(.object([("error", .string("cross-origin write requests are not allowed"))]), status: .forbidden).response
-        }
-        return try await next(request, context)
-    }
-
-    static func isSameOrigin(_ headers: HTTPFields, authority: String?) -> Bool {
-        if let site = headers[HTTPField.Name("Sec-Fetch-Site")!] {
-            return site == "same-origin" || site == "none"
-        }
-        guard let origin = headers[.origin] else { return true }
-        let host = authority ?? ""
-        return origin == "http://\(host)" || origin == "https://\(host)"
-    }
-}
-
 /// The web page's script and style sheet, served from the module's resources.
 enum Assets {
     static func response(_ file: String) throws -> Response {
         let types = ["app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"]
         guard let type = types[file], let url = Bundle.module.url(forResource: file, withExtension: nil, subdirectory: "Assets"),
               let data = try? Data(contentsOf: url)
-        else { return Reply.json(.object([("error", .string("no asset '\(file)'"))]), status: .notFound).response }
+        else { return Reply.error(.notFound, "no asset '\(file)'") }
         return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
                         body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }

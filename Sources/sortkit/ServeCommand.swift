@@ -20,6 +20,13 @@ struct ServeCommand: AsyncParsableCommand {
               sortkit serve people.csv --port 8081
               sortkit serve books.csv --preset 'Cheapest=price,title' --preset 'Newest=-published'
               sortkit serve --postgres postgres://app:secret@127.0.0.1:5432/app
+              SORTKIT_TOKEN=$(openssl rand -hex 16) sortkit serve --host 0.0.0.0
+
+            On 127.0.0.1 (the default) only the Host names 127.0.0.1, localhost and [::1] are
+            served. On any other address every write needs the token (--token or the
+            SORTKIT_TOKEN environment variable), sent as "Authorization: Bearer TOKEN" or, in a
+            browser, by opening any page once with ?token=TOKEN; without a token the server
+            refuses to start there.
             """
     )
 
@@ -47,6 +54,30 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on.")
     var port: Int = 8080
 
+    @Option(help: ArgumentHelp(
+        "The bearer token writes need (default: the SORTKIT_TOKEN environment variable); required beyond 127.0.0.1.",
+        valueName: "TOKEN"))
+    var token: String?
+
+    @Flag(help: "Reads need the token too.")
+    var protectReads = false
+
+    @Option(help: ArgumentHelp("The longest a page's SQL query may run, in seconds, before it answers 503.", valueName: "SECONDS"))
+    var queryTimeout: Double = 5
+
+    /// The token from `--token` or `SORTKIT_TOKEN`.
+    var effectiveToken: String? {
+        (token ?? ProcessInfo.processInfo.environment["SORTKIT_TOKEN"]).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The access policy for `--host` and the token.
+    var access: AccessPolicy {
+        if AccessPolicy.isLoopback(host) {
+            return AccessPolicy(allowedHosts: AccessPolicy.loopbackHosts, token: effectiveToken, protectReads: protectReads)
+        }
+        return AccessPolicy.network(token: effectiveToken ?? "", protectReads: protectReads)
+    }
+
     /// The `--preset NAME=SPEC` options, parsed.
     var presets: [String: SortSpec] {
         get throws {
@@ -68,6 +99,19 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, got \(port)") }
+        guard queryTimeout > 0, queryTimeout <= 86_400 else { throw ValidationError("--query-timeout must be between 0 and 86400 seconds, got \(queryTimeout)") }
+        if let token = effectiveToken, token.count < 16 {
+            throw ValidationError("the token must be at least 16 characters long (try: openssl rand -hex 16)")
+        }
+        if protectReads && effectiveToken == nil {
+            throw ValidationError("--protect-reads needs a token: --token or SORTKIT_TOKEN")
+        }
+        if !AccessPolicy.isLoopback(host) && effectiveToken == nil {
+            throw ValidationError("""
+                serving on \(host) would let anyone who can reach it change the tables: set a token with --token or \
+                SORTKIT_TOKEN (for example SORTKIT_TOKEN=$(openssl rand -hex 16)), or serve on 127.0.0.1
+                """)
+        }
         _ = try presets
         if !presetOptions.isEmpty && files.isEmpty {
             throw ValidationError("--preset applies to imported CSV files; name at least one FILE.csv")
@@ -84,11 +128,12 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let store: any TableStore
         let place: String
+        let budget = Duration.milliseconds(Int64(queryTimeout * 1_000))
         if let postgres {
-            store = try await PostgresTableStore(url: postgres)
+            store = try await PostgresTableStore(url: postgres, queryBudget: budget)
             place = "PostgreSQL"
         } else {
-            store = try SQLiteTableStore(path: db)
+            store = try SQLiteTableStore(path: db, queryBudget: budget)
             place = db
         }
         try await DemoLibrary.install(in: store)
@@ -111,6 +156,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         printToStandardError("sortkit: serving http://\(host):\(port)/ from \(place)")
-        try await SortKitServer(store: store).run(host: host, port: port)
+        let access = access
+        if access.token != nil {
+            printToStandardError("sortkit: \(access.protectReads ? "reads and writes" : "writes") need the token: send "
+                                 + "'Authorization: Bearer TOKEN', or open http://\(host):\(port)/?token=TOKEN once in a browser")
+        } else {
+            printToStandardError("sortkit: serving only Host 127.0.0.1, localhost and [::1]; no token is set")
+        }
+        try await SortKitServer(store: store, access: access).run(host: host, port: port)
     }
 }

@@ -30,6 +30,9 @@ extension JSON {
     var string: String? { if case .string(let value) = self { value } else { nil } }
 }
 
+/// The header a JSON write needs (415 without it).
+let jsonHeaders: HTTPFields = [.contentType: "application/json"]
+
 func application(_ server: SortKitServer) -> some ApplicationProtocol {
     Application(router: server.router())
 }
@@ -117,17 +120,17 @@ struct APITests {
         let server = try await makeServer()
         try await application(server).test(.router) { client in
             let body = ByteBuffer(string: #"{"title": "<script>alert(1)</script>", "price": 1.5, "status": "todo"}"#)
-            let id = try await client.execute(uri: "/api/tables/books/rows", method: .post, body: body) { response in
+            let id = try await client.execute(uri: "/api/tables/books/rows", method: .post, headers: jsonHeaders, body: body) { response in
                 #expect(response.status == .created)
                 #expect(response.json?["price"] == .number(1.5))
                 return response.json?["id"]?.int
             }
             #expect(id == 201)
-            try await client.execute(uri: "/api/tables/books/rows/201", method: .patch, body: ByteBuffer(string: #"{"price": "cheap"}"#)) { response in
+            try await client.execute(uri: "/api/tables/books/rows/201", method: .patch, headers: jsonHeaders, body: ByteBuffer(string: #"{"price": "cheap"}"#)) { response in
                 #expect(response.status == .badRequest)
                 #expect(response.json?["error"]?.string == "column 'price' needs a float, got 'cheap'")
             }
-            try await client.execute(uri: "/api/tables/books/rows/201", method: .patch, body: ByteBuffer(string: #"{"price": 2}"#)) { response in
+            try await client.execute(uri: "/api/tables/books/rows/201", method: .patch, headers: jsonHeaders, body: ByteBuffer(string: #"{"price": 2}"#)) { response in
                 #expect(response.status == .ok && response.text.contains(#""price":2.0"#))
             }
             try await client.execute(uri: "/tables/books?q=alert", method: .get) { response in
@@ -137,14 +140,14 @@ struct APITests {
             for (uri, destination) in [("/api/tables/books/rows/201/move", #"{"toIndex": 0}"#),
                                        ("/api/tables/books/rows/3/move", #"{"before": 1}"#),
                                        ("/api/tables/books/rows/2/move", #"{"after": 201}"#)] {
-                try await client.execute(uri: uri, method: .post, body: ByteBuffer(string: destination)) { #expect($0.status == .ok) }
+                try await client.execute(uri: uri, method: .post, headers: jsonHeaders, body: ByteBuffer(string: destination)) { #expect($0.status == .ok) }
             }
             let manual = try await client.execute(uri: "/api/tables/books/rows?sort=manual&limit=4", method: .get) { $0.json?.ids }
             #expect(manual == [201, 2, 3, 1])
-            try await client.execute(uri: "/api/tables/books/rows/2/move", method: .post, body: ByteBuffer(string: #"{"after": 9999}"#)) {
+            try await client.execute(uri: "/api/tables/books/rows/2/move", method: .post, headers: jsonHeaders, body: ByteBuffer(string: #"{"after": 9999}"#)) {
                 #expect($0.status == .notFound)
             }
-            try await client.execute(uri: "/api/tables/books/rows/2/move", method: .post, body: ByteBuffer(string: #"{"up": 1}"#)) {
+            try await client.execute(uri: "/api/tables/books/rows/2/move", method: .post, headers: jsonHeaders, body: ByteBuffer(string: #"{"up": 1}"#)) {
                 #expect($0.status == .badRequest)
             }
             try await client.execute(uri: "/api/tables/books/rows/201", method: .delete) { #expect($0.status == .noContent) }

@@ -66,6 +66,19 @@ struct ServeCommandTests {
         init(_ description: String) { self.description = description }
     }
 
+    @Test("Beyond loopback, serve refuses to start without a token, and a short token, with messages that say what to do")
+    func tokenRequired() throws {
+        let folder = CommandRunner.processFolder.appendingPathComponent("token-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let bare = try CommandRunner.run(["serve", "--host", "0.0.0.0", "--port", "1"], in: folder)
+        #expect(bare.status != 0 && bare.stderr.contains("set a token with --token or SORTKIT_TOKEN"), "\(bare.stderr)")
+        let short = try CommandRunner.run(["serve", "--host", "0.0.0.0", "--token", "abc"], in: folder)
+        #expect(short.status != 0 && short.stderr.contains("at least 16 characters"), "\(short.stderr)")
+        let reads = try CommandRunner.run(["serve", "--protect-reads"], in: folder)
+        #expect(reads.status != 0 && reads.stderr.contains("--protect-reads needs a token"), "\(reads.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("sortkit.sqlite").path))
+    }
+
     @Test("Two servers over one PostgreSQL agree; a write through one is read through the other")
     func twoServersOnePostgres() async throws {
         guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"] else {

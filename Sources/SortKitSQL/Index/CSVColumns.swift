@@ -63,8 +63,23 @@ struct _CSVColumns: Sendable {
                 parts.append(part)
             }
             let columns = (0..<width).map { column in _ByteArena.joined(parts.map { $0[column] }) }
-            return _CSVColumns(header: header.fields, columns: columns)
+            return _CSVColumns(header: Self.renamingRowID(header.fields), columns: columns)
         }
+    }
+
+    /// The header with a column named `id` renamed `csv_id` (`csv_id_2`, … if that is taken):
+    /// `id` is the row id in every row a store returns (`{"id": 7, …}`), so a column can't
+    /// have that name.
+    static func renamingRowID(_ header: [String]) -> [String] {
+        guard let index = header.firstIndex(of: TableSchema.rowIDName) else { return header }
+        var name = "csv_id", suffix = 1
+        while header.contains(name) {
+            suffix += 1
+            name = "csv_id_\(suffix)"
+        }
+        var header = header
+        header[index] = name
+        return header
     }
 
     /// Scans records from `position` to the end of `bytes` into column arenas.

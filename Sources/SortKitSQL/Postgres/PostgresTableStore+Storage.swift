@@ -63,7 +63,7 @@ extension PostgresTableStore {
     /// transaction with a short random back-off when PostgreSQL reports a serialization
     /// failure, a deadlock or a unique violation that a concurrent writer caused.
     static func transaction<T: Sendable>(
-        _ client: PostgresClient, _ logger: Logger, _ body: (_PostgresSession) async throws -> T
+        _ client: PostgresClient, _ logger: Logger, budget: Duration? = nil, _ body: (_PostgresSession) async throws -> T
     ) async throws -> T {
         var attempt = 0
         while true {
@@ -84,7 +84,7 @@ extension PostgresTableStore {
             } catch let error as PSQLError where attempt < 50 && isRetryable(error) {
                 try await Task.sleep(for: .microseconds(Int.random(in: 0...(200 * min(attempt, 20)))))
             } catch {
-                throw describe(error)
+                throw describe(error, budget: budget)
             }
         }
     }
@@ -93,14 +93,28 @@ extension PostgresTableStore {
         ["40001", "40P01", "23505"].contains(error.serverInfo?[.sqlState] ?? "")
     }
 
-    /// PostgresNIO hides the server's message from `description` (it may hold data); a store
-    /// error names it, so that users see why a statement failed.
-    static func describe(_ error: any Error) -> any Error {
+    /// A PostgreSQL error as a store error of the kind a client can act on. PostgresNIO hides
+    /// the server's message from `description` (it may hold data); the store error keeps it
+    /// for the log, with its SQLSTATE. Class 08 (connection), 53 (resources), 57P0x (shutdown)
+    /// and a closed connection are `unavailable`; 57014 (`statement_timeout`) `timedOut`; 22
+    /// (data) and 23 (integrity) the client's `invalid` input; anything else `internal`.
+    static func describe(_ error: any Error, budget: Duration? = nil) -> any Error {
         guard let error = error as? PSQLError else { return error }
-        if let message = error.serverInfo?[.message] {
-            return TableStoreError.invalid("PostgreSQL: \(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))")
+        guard let state = error.serverInfo?[.sqlState] else {
+            let connection: [PSQLError.Code] = [.clientClosedConnection, .serverClosedConnection, .connectionError, .uncleanShutdown,
+                                                .poolClosed, .sslUnsupported, .failedToAddSSLHandler, .queryCancelled]
+            if connection.contains(error.code) {
+                return TableStoreError(.unavailable, "the PostgreSQL server can't be reached (\(error.code.description)); try again")
+            }
+            return TableStoreError(.internal, "PostgreSQL: \(error.code.description)")
         }
-        return TableStoreError.invalid("PostgreSQL: \(error.code.description)")
+        let message = "PostgreSQL: \(error.serverInfo?[.message] ?? "?") (SQLSTATE \(state))"
+        if state == "57014", let budget { return TableStoreError.timedOut(budget) }
+        switch state.prefix(2) {
+        case "08", "53", "57": return TableStoreError(.unavailable, "the PostgreSQL server is unavailable (SQLSTATE \(state)); try again")
+        case "22", "23": return TableStoreError.invalid(message)
+        default: return TableStoreError(.internal, message)
+        }
     }
 
     // MARK: Catalog

@@ -29,6 +29,9 @@ public final class PostgresTableStore: TableStore {
     /// The tables held in memory to answer pages, kept current with every server's writes.
     let indexes = _TableIndexCache()
     let inMemoryIndex: Bool
+    /// The longest a page's SQL may run (`SET LOCAL statement_timeout`); over it, the page
+    /// throws ``TableStoreError/Kind/timedOut``.
+    let queryBudget: Duration
 
     /// Connects to the database at `url` (see `PostgresClient.Configuration(url:)`) and
     /// brings its SortKit tables up to date. With `schema`, every table lives in that
@@ -37,10 +40,13 @@ public final class PostgresTableStore: TableStore {
     /// With `inMemoryIndex` (the default), pages sorted by a spec are answered from an
     /// in-memory index of each table, refreshed from the database's change log when another
     /// server wrote; without it, by SQL where the table stores the keys an order needs.
+    /// `queryBudget` bounds a page's SQL (PostgreSQL's `statement_timeout`).
     public init(
-        url: String, schema: String? = nil, maximumConnections: Int = 10, logger: Logger? = nil, inMemoryIndex: Bool = true
+        url: String, schema: String? = nil, maximumConnections: Int = 10, logger: Logger? = nil, inMemoryIndex: Bool = true,
+        queryBudget: Duration = .seconds(5)
     ) async throws {
         self.inMemoryIndex = inMemoryIndex
+        self.queryBudget = queryBudget
         var configuration = try PostgresClient.Configuration(url: url)
         configuration.options.maximumConnections = maximumConnections
         if let schema {
@@ -256,7 +262,10 @@ public final class PostgresTableStore: TableStore {
         }
         let query = try PageQuery(request, info: info, ordering: ordering)
         let secret = secret
-        return try await transaction { session in
+        let budget = queryBudget
+        let milliseconds = max(1, budget.components.seconds * 1_000 + budget.components.attoseconds / 1_000_000_000_000_000)
+        return try await Self.transaction(client, logger, budget: budget) { session in
+            try await session.execute("SET LOCAL statement_timeout = \(milliseconds)")
             let select = query.select(request, cursor: cursor)
             let rows = try await session.rows(select.sql, select.arguments)
             let columns = info.schema.columns.count

@@ -49,6 +49,10 @@ public struct TableSchema: Sendable, Hashable, Codable {
         throw TableStoreError.unknownColumn(name, table: self.name, known: columns.map(\.name))
     }
 
+    /// The name every row's id has in a store's rows (`{"id": 7, …}`); no column may have it.
+    /// A CSV column named `id` is imported as `csv_id` (`csv_id_2`, … if that is taken).
+    public static let rowIDName = "id"
+
     /// Checks that every key of `spec` names a column of this table.
     public func validate(_ spec: SortSpec) throws {
         for key in spec.keys { _ = try columnIndex(key.column) }
@@ -65,6 +69,14 @@ public struct TableStoreError: Error, Hashable, CustomStringConvertible {
         case invalid
         /// The name is taken (HTTP 409).
         case conflict
+        /// A query ran over the store's time budget (HTTP 503); the store keeps serving.
+        case timedOut
+        /// The database can't be reached: a lost connection, a shutdown, no free resources
+        /// (HTTP 503).
+        case unavailable
+        /// The database rejected a statement the store wrote (a bug, HTTP 500). The message may
+        /// hold SQL and data: log it, don't show it to a client.
+        case `internal`
     }
 
     /// What kind of failure.
@@ -101,6 +113,12 @@ public struct TableStoreError: Error, Hashable, CustomStringConvertible {
     /// Any other bad input, described by `message`.
     public static func invalid(_ message: String) -> TableStoreError {
         TableStoreError(.invalid, message)
+    }
+
+    /// A query ran over `budget`.
+    public static func timedOut(_ budget: Duration) -> TableStoreError {
+        let seconds = Double(budget.components.seconds) + Double(budget.components.attoseconds) / 1e18
+        return TableStoreError(.timedOut, "the query ran over its \(seconds.formatted(.number.precision(.fractionLength(0...3)))) s budget; narrow the search or try again")
     }
 
     /// A table named `name` exists already.

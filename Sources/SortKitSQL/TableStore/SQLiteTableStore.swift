@@ -25,6 +25,9 @@ public final class SQLiteTableStore: TableStore {
     /// The tables held in memory to answer pages (see ``init(path:busyTimeout:inMemoryIndex:)``).
     let indexes = _TableIndexCache()
     let inMemoryIndex: Bool
+    /// The longest a page's SQL may run; over it the statement is interrupted and the page
+    /// throws ``TableStoreError/Kind/timedOut``.
+    let queryBudget: Duration
 
     /// Opens (creating if needed) the store at `path`.
     ///
@@ -34,8 +37,10 @@ public final class SQLiteTableStore: TableStore {
     ///     each table (the default: every order, offset and search at interactive speed on
     ///     millions of rows, about twice the table's text in memory) rather than by SQL
     ///     (`ORDER BY`; keys that aren't stored are computed in the query).
-    public init(path: String, busyTimeout: TimeInterval = 10, inMemoryIndex: Bool = true) throws {
+    ///   - queryBudget: The longest a page's SQL may run before it is interrupted.
+    public init(path: String, busyTimeout: TimeInterval = 10, inMemoryIndex: Bool = true, queryBudget: Duration = .seconds(5)) throws {
         self.inMemoryIndex = inMemoryIndex
+        self.queryBudget = queryBudget
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.prepareDatabase { db in
@@ -282,7 +287,7 @@ public final class SQLiteTableStore: TableStore {
         let ordering = try SQLOrdering(order, schema: info.schema, dialect: .sqlite, stored: info.variants)
         let query = try PageQuery(request, info: info, ordering: ordering)
         let secret = secret
-        return try await database.read { db in
+        return try await read(budget: queryBudget) { db in
             let select = query.select(request, cursor: cursor)
             let rows = try Row.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments.map(\.databaseValue)))
             let columns = info.schema.columns.count
@@ -308,6 +313,23 @@ public final class SQLiteTableStore: TableStore {
             return try Row.fetchAll(
                 db, sql: "EXPLAIN QUERY PLAN " + select.sql, arguments: StatementArguments(select.arguments.map(\.databaseValue))
             ).map { $0["detail"] }
+        }
+    }
+
+    /// Runs `body` on a reader; when it runs over `budget` its task is cancelled, which GRDB
+    /// turns into an interrupt of the running statement (`sqlite3_interrupt`), and the read
+    /// throws ``TableStoreError/Kind/timedOut``. The connection goes back to the pool unharmed.
+    func read<T: Sendable>(budget: Duration, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let database = database
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await database.read(body) }
+            group.addTask {
+                try await Task.sleep(for: budget)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let value = first else { throw TableStoreError.timedOut(budget) }
+            return value
         }
     }
 

@@ -127,6 +127,9 @@ extension TableSchema {
         var seen: Set<String> = []
         for column in columns {
             guard !column.name.isEmpty else { throw TableStoreError.invalid("line 1: a column of '\(name)' has no name") }
+            guard column.name != TableSchema.rowIDName else {
+                throw TableStoreError.invalid("table '\(name)' can't have a column named 'id': that name is the row id (a CSV import names it 'csv_id')")
+            }
             guard seen.insert(column.name).inserted else {
                 throw TableStoreError.invalid("line 1: table '\(name)' names column '\(column.name)' twice")
             }
