@@ -54,6 +54,30 @@ struct PostgresServerTests {
         await store.close()
     }
 
+    @Test("A lost database is a 503 naming no SQL; a query over the budget (statement_timeout) is a 503 too")
+    func unavailable() async throws {
+        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"] else {
+            print("SKIPPED PostgreSQL 503 test: DATABASE_URL is not set (.ci/run starts a PostgreSQL and sets it)")
+            return
+        }
+        let schema = "srv_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let store = try await PostgresTableStore(url: url, schema: schema, inMemoryIndex: false, queryBudget: .milliseconds(1))
+        try await DemoLibrary.install(in: store, count: 20_000)
+        try await application(SortKitServer(store: store)).test(.router) { client in
+            // Five substring searches on 20,000 rows, counted: over a 1 ms statement_timeout.
+            try await client.execute(uri: "/api/tables/books/rows?sort=price&q=e+a+i+o+n", method: .get) { response in
+                #expect(response.status == .serviceUnavailable, "\(response.text)")
+                #expect(response.json?["error"]?.string?.contains("ran over its 0.001 s budget") == true, "\(response.text)")
+            }
+            await store.close()
+            try await client.execute(uri: "/api/tables/books/rows?limit=1", method: .get) { response in
+                #expect(response.status == .serviceUnavailable, "\(response.text)")
+                #expect(response.json?["error"]?.string?.contains("PostgreSQL server can't be reached") == true, "\(response.text)")
+                #expect(response.json?["request"] != nil && !response.text.contains("SELECT"))
+            }
+        }
+    }
+
     static func withoutCursor(_ text: String) -> String {
         text.replacingOccurrences(of: #""next":"[^"]*""#, with: #""next":"…""#, options: .regularExpression)
             .replacingOccurrences(of: #"after=[^"&]*"#, with: "after=…", options: .regularExpression)

@@ -99,7 +99,14 @@ extension PostgresTableStore {
     /// and a closed connection are `unavailable`; 57014 (`statement_timeout`) `timedOut`; 22
     /// (data) and 23 (integrity) the client's `invalid` input; anything else `internal`.
     static func describe(_ error: any Error, budget: Duration? = nil) -> any Error {
-        guard let error = error as? PSQLError else { return error }
+        guard let error = error as? PSQLError else {
+            // The pool's own errors (shut down, no connection in time) come from a module
+            // PostgresNIO doesn't export; they are known by their type's name.
+            if String(reflecting: type(of: error)).contains("ConnectionPoolError") {
+                return TableStoreError(.unavailable, "the PostgreSQL server can't be reached (\(error)); try again")
+            }
+            return error
+        }
         guard let state = error.serverInfo?[.sqlState] else {
             let connection: [PSQLError.Code] = [.clientClosedConnection, .serverClosedConnection, .connectionError, .uncleanShutdown,
                                                 .poolClosed, .sslUnsupported, .failedToAddSSLHandler, .queryCancelled]
