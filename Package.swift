@@ -83,6 +83,14 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // libFuzzer targets (Fuzz/run.sh builds them with --sanitize=fuzzer --sanitize=address and
+        // runs each on its corpus in Fuzz/Corpus); a normal build links them as executables that
+        // do nothing.
+        .executableTarget(name: "fuzz-sortspec", dependencies: ["SortKit"], swiftSettings: swiftSettings),
+        .executableTarget(name: "fuzz-fractional", dependencies: ["OrderKeys"], swiftSettings: swiftSettings),
+        .executableTarget(name: "fuzz-csv", dependencies: ["SortKit", "SortKitSQL"], swiftSettings: swiftSettings),
+        .executableTarget(name: "fuzz-cursor", dependencies: ["SortKitSQL"], swiftSettings: swiftSettings),
+        .executableTarget(name: "fuzz-form", dependencies: ["SortKitServer"], swiftSettings: swiftSettings),
         .testTarget(name: "SortKitTests", dependencies: ["SortKit", "OrderKeys"], swiftSettings: swiftSettings),
         .testTarget(name: "SortKitFilesTests", dependencies: ["SortKitFiles", "SortKit", "OrderKeys"], swiftSettings: swiftSettings),
         .testTarget(

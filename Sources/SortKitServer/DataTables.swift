@@ -5,10 +5,10 @@ import SortKitSQL
 
 /// jQuery DataTables' server-side processing protocol (1.10+): the request's parameters and
 /// the reply, over the same store queries as the JSON API.
-enum DataTablesRequest {
+package enum DataTablesRequest {
     /// A JSON request body (`ajax.contentType: "application/json"`, `data: JSON.stringify(d)`)
     /// flattened to the bracketed keys of the form encoding, so one parser reads both.
-    static func flatten(json body: [UInt8], limit: Int = .max) throws -> FormParameters {
+    package static func flatten(json body: [UInt8], limit: Int = .max) throws -> FormParameters {
         guard let json = JSON.parse(body) else { throw APIError.badRequest("the body isn't JSON") }
         var pairs: [(key: String, value: String)] = []
         var isTruncated = false

@@ -10,17 +10,17 @@ import Foundation
 ///     let form = FormParameters("order%5B0%5D%5Bdir%5D=desc&search%5Bvalue%5D=le+guin")
 ///     form["order[0][dir]"]    // "desc"
 ///     form["search[value]"]    // "le guin"
-struct FormParameters: Sendable {
-    private(set) var pairs: [(key: String, value: String)] = []
+package struct FormParameters: Sendable {
+    package private(set) var pairs: [(key: String, value: String)] = []
     /// Key → index of its first pair: every lookup is a hash, so a request with 30,000
     /// parameters is parsed and read in linear time.
     private var first: [String: Int] = [:]
     /// Whether parsing stopped at the limit.
-    private(set) var isTruncated = false
+    package private(set) var isTruncated = false
 
     /// Parses a query string or form body, keeping the first `limit` parameters (a request with
     /// more is refused by ``checkLimit(_:)``).
-    init(_ text: String, limit: Int = .max) {
+    package init(_ text: String, limit: Int = .max) {
         for piece in text.split(separator: "&", omittingEmptySubsequences: true) {
             guard pairs.count < limit else {
                 isTruncated = true
@@ -43,7 +43,7 @@ struct FormParameters: Sendable {
     }
 
     /// The first value for `key`.
-    subscript(key: String) -> String? {
+    package subscript(key: String) -> String? {
         first[key].map { pairs[$0].value }
     }
 

@@ -54,6 +54,13 @@ struct FractionalKeyTests {
         }
     }
 
+    @Test("keys(_:between:and:) checks its bounds even for zero keys (found by fuzz-fractional)")
+    func keysCheckBounds() throws {
+        #expect(throws: FractionalKeyError.self) { try FractionalKey.keys(0, between: "a1", and: "a0") }
+        #expect(throws: FractionalKeyError.self) { try FractionalKey.keys(0, between: "\n", and: nil) }
+        #expect(try FractionalKey.keys(0, between: "a0", and: "a1") == [])
+    }
+
     @Test("A 20,000-character key does not overflow the stack")
     func longKeys() throws {
         let long = "a0" + String(repeating: "V", count: 20_000) + "1"

@@ -351,7 +351,7 @@ struct HardeningTests {
 
     @Test("HTTP fuzz: seeded random methods, paths, parameters and bodies on every route; never a 500")
     func httpFuzz() async throws {
-        let seed = ProcessInfo.processInfo.environment["SORTKIT_FUZZ_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         var random = SplitMix64(seed: seed)
         let server = try await makeServer()
         let names = ["sort", "preset", "q", "limit", "offset", "after", "page", "size", "draw", "start", "length", "search[value]",
@@ -384,7 +384,7 @@ struct HardeningTests {
         try await application(server).test(.router) { client in
             for (round, (uri, method, type, body)) in planned.enumerated() {
                 let status = try await client.execute(uri: uri, method: method, headers: type.isEmpty ? [:] : [.contentType: type], body: body) { $0.status }
-                #expect(status.code < 500, "seed \(seed) (SORTKIT_FUZZ_SEED=\(seed) repeats it), round \(round): \(method) \(uri) → \(status)")
+                #expect(status.code < 500, "seed \(seed) (SORTKIT_SEED=\(seed) repeats it), round \(round): \(method) \(uri) → \(status)")
                 if status.code >= 500 { break }
             }
             try await client.execute(uri: "/api/tables/books/rows?limit=1", method: .get) { #expect($0.status == .ok, "seed \(seed)") }

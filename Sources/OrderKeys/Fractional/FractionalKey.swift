@@ -69,8 +69,14 @@ public enum FractionalKey {
     /// `count` keys in order, strictly between `a` and `b`, as short as the gap allows: the same
     /// keys the reference's `generateNKeysBetween` gives (midpoint first, then each half),
     /// computed with an explicit work list instead of recursion.
+    ///
+    /// - Throws: ``FractionalKeyError`` for an invalid key or `a >= b`, whatever `count` is
+    ///   (zero keys included: bounds out of order are a bug to report, not an empty gap).
     public static func keys(_ count: Int, between a: String?, and b: String?) throws -> [String] {
         precondition(count >= 0, "count must not be negative")
+        if let a { try validate(a) }
+        if let b { try validate(b) }
+        if let a, let b, !(a < b) { throw FractionalKeyError("\(a) >= \(b)") }
         var result = [String](repeating: "", count: count)
         var work: [(low: String?, high: String?, start: Int, count: Int)] = [(a, b, 0, count)]
         while let (low, high, start, n) = work.popLast() {

@@ -9,15 +9,15 @@ import SortKit
 /// which is null. The file is scanned in one slice per core (a slice starts after a line end
 /// outside quotes); malformed CSV is reported with its line by a sequential scan, as
 /// ``CSV/parse(_:delimiter:)`` reports it.
-struct _CSVColumns: Sendable {
-    var header: [String]
+package struct _CSVColumns: Sendable {
+    package var header: [String]
     /// Per column, the records' cells.
     var columns: [_ByteArena]
     /// Records read (the header not counted).
-    var count: Int { columns.first?.count ?? 0 }
+    package var count: Int { columns.first?.count ?? 0 }
 
     /// The text of record `record`'s cell in `column`.
-    func text(_ record: Int, _ column: Int) -> String {
+    package func text(_ record: Int, _ column: Int) -> String {
         columns[column].bytes.withUnsafeBufferPointer { bytes in
             String(decoding: UnsafeBufferPointer(rebasing: bytes[columns[column].range(record)]), as: UTF8.self)
         }
@@ -27,7 +27,7 @@ struct _CSVColumns: Sendable {
     ///
     /// - Throws: ``CSVError`` naming the line of malformed CSV; ``TableStoreError`` for a file
     ///   without a header line.
-    static func read(_ csv: [UInt8], delimiter: UInt8, minimumSlice: Int = 1 << 20) throws -> _CSVColumns {
+    package static func read(_ csv: [UInt8], delimiter: UInt8, minimumSlice: Int = 1 << 20) throws -> _CSVColumns {
         try csv.withUnsafeBufferPointer { bytes in
             var scanner = _CSVRecordScanner(delimiter: delimiter, wanted: nil)
             var position = csv.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0

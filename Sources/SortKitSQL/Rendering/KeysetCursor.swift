@@ -4,17 +4,17 @@ import Foundation
 /// A keyset cursor as an opaque, tamper-evident string: the last row's order values, the order
 /// and search they belong to, and an HMAC-SHA256 tag under the store's secret. A cursor that
 /// was edited, or is used with another order or search, is rejected with a clear error.
-struct KeysetCursor: Codable, Hashable {
+package struct KeysetCursor: Codable, Hashable {
     /// The order's text form.
-    var order: String
+    package var order: String
     /// The search text.
-    var search: String
+    package var search: String
     /// The row's value of each order term, the id last.
-    var values: [SQLValue]
+    package var values: [SQLValue]
 
     private enum CodingKeys: String, CodingKey { case order = "o", search = "q", values = "v" }
 
-    init(order: String, search: String, values: [SQLValue]) {
+    package init(order: String, search: String, values: [SQLValue]) {
         self.order = order
         self.search = search
         self.values = values
@@ -22,13 +22,15 @@ struct KeysetCursor: Codable, Hashable {
 
     /// Values as short strings: `n` null, `i…` integer, `d…` double bits in hex, `t…` text,
     /// `b…` base64 bytes.
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         order = try container.decode(String.self, forKey: .order)
         search = try container.decode(String.self, forKey: .search)
         values = try container.decode([String].self, forKey: .values).map { text in
-            let body = String(text.dropFirst())
-            switch text.first {
+            // The tag is one scalar: dropping a Character would take a combining mark that
+            // starts the value with it ("t" + "\u{301}…" is one grapheme).
+            let body = String(text.unicodeScalars.dropFirst())
+            switch text.unicodeScalars.first {
             case "n": return .null
             case "i": if let value = Int64(body) { return .integer(value) }
             case "d": if let bits = UInt64(body, radix: 16) { return .double(Double(bitPattern: bits)) }
@@ -40,7 +42,7 @@ struct KeysetCursor: Codable, Hashable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(order, forKey: .order)
         try container.encode(search, forKey: .search)
@@ -55,7 +57,7 @@ struct KeysetCursor: Codable, Hashable {
         }, forKey: .values)
     }
 
-    func encoded(secret: Data) throws -> String {
+    package func encoded(secret: Data) throws -> String {
         let secret = SymmetricKey(data: secret)
         // Sorted keys: the same cursor text from every process (a dictionary's order is seeded).
         let encoder = JSONEncoder()
@@ -65,7 +67,7 @@ struct KeysetCursor: Codable, Hashable {
         return Self.base64URL(payload) + "." + Self.base64URL(Data(tag))
     }
 
-    static func decode(_ text: String, secret: Data, order: String, search: String) throws -> KeysetCursor {
+    package static func decode(_ text: String, secret: Data, order: String, search: String) throws -> KeysetCursor {
         let secret = SymmetricKey(data: secret)
         let invalid = TableStoreError.invalid("invalid cursor: pass the 'next' value of a previous page unchanged")
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)

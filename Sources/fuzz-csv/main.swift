@@ -1,0 +1,35 @@
+// libFuzzer target: the CSV scanners. Run by Fuzz/run.sh.
+import Foundation
+import SortKit
+import SortKitSQL
+
+/// Any bytes: `CSV.parse` (sequential) returns records or throws `CSVError`; the parallel column
+/// scanner of imports (`_CSVColumns.read`, cut into slices at every byte count it can) agrees
+/// with it: the same records, cells stored as imports keep them (NFC, blank as empty), or an
+/// error exactly when `CSV.parse` fails.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let records = try? CSV.parse(bytes)
+    let columns = try? _CSVColumns.read(bytes, delimiter: UInt8(ascii: ","), minimumSlice: 1)
+    guard let records, let header = records.first else {
+        // CSV.parse failed or found no header line: the import fails too.
+        if let columns, !(records?.isEmpty ?? false) || columns.count > 0 {
+            fatalError("CSV.parse failed but the column scanner read \(columns.count) records")
+        }
+        return 0
+    }
+    guard let columns else { fatalError("CSV.parse read \(records.count) records but the column scanner failed") }
+    guard columns.header.count == header.count, columns.count == records.count - 1 else {
+        fatalError("column scanner: \(columns.header.count) columns, \(columns.count) records; CSV.parse: \(header.count), \(records.count - 1)")
+    }
+    for (record, fields) in records.dropFirst().enumerated() {
+        for (column, field) in fields.enumerated() {
+            let stored = field.unicodeScalars.allSatisfy(\.properties.isWhitespace) ? "" : Collation.normalized(field)
+            guard columns.text(record, column) == stored else {
+                fatalError("record \(record + 1), column \(column): scanner '\(columns.text(record, column))', CSV.parse '\(stored)'")
+            }
+        }
+    }
+    return 0
+}
