@@ -107,11 +107,11 @@ let package = Package(
         .testTarget(
             name: "SortKitServerTests",
             dependencies: [
-                "SortKitServer", "SortKitSQL", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "SortKitServer", "SortKitSQL", "OrderKeys", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "sortkitTests", dependencies: ["sortkit"], swiftSettings: swiftSettings),
+        .testTarget(name: "sortkitTests", dependencies: ["sortkit", "SortKitSQL", "OrderKeys"], swiftSettings: swiftSettings),
     ]
 )

@@ -44,7 +44,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("preset"),
         help: ArgumentHelp(
-            "A \"Sort by\" preset for the imported CSV tables, indexed in the database (repeatable).",
+            "A \"Sort by\" preset for the CSV tables, indexed in the database (repeatable); added to tables stored earlier too.",
             valueName: "NAME=SPEC"))
     var presetOptions: [String] = []
 
@@ -142,6 +142,22 @@ struct ServeCommand: AsyncParsableCommand {
             let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
             if existing.contains(name) {
                 printToStandardError("sortkit: table '\(name)' is already in \(place); serving the stored copy")
+                // Presets named now that the stored table lacks (or has with another spec) are
+                // added to it: one schema change, whole or not at all.
+                let schema = try await store.schema(of: name)
+                var changes: [SchemaChange] = []
+                for (preset, spec) in try presets.sorted(by: { $0.key < $1.key }) where schema.presets[preset] != spec {
+                    if schema.presets[preset] != nil { changes.append(.removePreset(preset)) }
+                    changes.append(.addPreset(preset, spec))
+                }
+                if !changes.isEmpty {
+                    do {
+                        try await store.alter(name, changes)
+                    } catch {
+                        throw ValidationError("\(file): \(error)")
+                    }
+                    printToStandardError("sortkit: updated the presets of table '\(name)'")
+                }
                 continue
             }
             guard let data = FileManager.default.contents(atPath: file) else {

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import OrderKeys
 import SortKit
 import SortKitSQL
 import Testing
@@ -389,18 +390,5 @@ struct HardeningTests {
             }
             try await client.execute(uri: "/api/tables/books/rows?limit=1", method: .get) { #expect($0.status == .ok, "seed \(seed)") }
         }
-    }
-}
-
-/// A seeded generator (SplitMix64): the same seed gives the same requests.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -61,6 +61,18 @@ struct ServeCommandTests {
         }
     }
 
+    /// `DATABASE_URL`, or `nil` after printing a SKIPPED line naming `what` (a recorded issue
+    /// when `SORTKIT_REQUIRE_POSTGRES=1`, as in CI).
+    static func databaseURL(skipping what: String) -> String? {
+        if let url = ProcessInfo.processInfo.environment["DATABASE_URL"] { return url }
+        if ProcessInfo.processInfo.environment["SORTKIT_REQUIRE_POSTGRES"] == "1" {
+            Issue.record("DATABASE_URL is not set but SORTKIT_REQUIRE_POSTGRES=1")
+        } else {
+            print("SKIPPED \(what): DATABASE_URL is not set (.ci/run starts a PostgreSQL and sets it)")
+        }
+        return nil
+    }
+
     struct CommandFailure: Error, CustomStringConvertible {
         let description: String
         init(_ description: String) { self.description = description }
@@ -81,14 +93,7 @@ struct ServeCommandTests {
 
     @Test("Two servers over one PostgreSQL agree; a write through one is read through the other")
     func twoServersOnePostgres() async throws {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"] else {
-            if ProcessInfo.processInfo.environment["SORTKIT_REQUIRE_POSTGRES"] == "1" {
-                Issue.record("DATABASE_URL is not set but SORTKIT_REQUIRE_POSTGRES=1")
-            } else {
-                print("SKIPPED two sortkit serve processes over PostgreSQL: DATABASE_URL is not set (.ci/run starts a PostgreSQL and sets it)")
-            }
-            return
-        }
+        guard let url = Self.databaseURL(skipping: "two sortkit serve processes over PostgreSQL") else { return }
         // A table name of its own, so runs never meet in the shared database.
         let table = "books_" + UUID().uuidString.prefix(8).lowercased()
         var csv = "title,author,price\n"
