@@ -43,9 +43,20 @@ public struct AccessPolicy: Sendable, Hashable {
         AccessPolicy(allowedHosts: hosts, token: token, protectReads: protectReads)
     }
 
-    /// Whether `host` (an address to bind) is a loopback address.
+    /// Whether `host` (an address to bind) is a loopback address: `localhost`, an IPv4 address
+    /// in 127.0.0.0/8 (four numbers, not a name that starts with "127."), or `::1`.
     public static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+        if host == "localhost" || host == "::1" || host == "[::1]" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { part in part.count <= 3 && UInt8(part) != nil }
+    }
+
+    /// The Host names a server bound to `host` answers to: the loopback names, and `host` itself
+    /// when it is another loopback address (`127.0.0.2`).
+    public static func loopbackHosts(boundTo host: String) -> Set<String> {
+        let own = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        return loopbackHosts.union([own.lowercased()])
     }
 
     /// The host name of an authority (`Host` header): `"[::1]:8080"` → `"[::1]"`,
@@ -57,12 +68,13 @@ public struct AccessPolicy: Sendable, Hashable {
         return lower
     }
 
-    /// Whether `presented` is the token, compared in time that doesn't depend on where they differ.
+    /// Whether `presented` is the token, compared in time that depends only on the token's
+    /// length: not on where they differ, nor on how long the guess is.
     func accepts(_ presented: String?) -> Bool {
         guard let token, let presented else { return false }
         let a = Array(token.utf8), b = Array(presented.utf8)
         var difference = UInt8(a.count == b.count ? 0 : 1)
-        for index in 0..<min(a.count, b.count) { difference |= a[index] ^ b[index] }
+        for index in a.indices { difference |= a[index] ^ (index < b.count ? b[index] : 0) }
         return difference == 0
     }
 }
@@ -95,10 +107,13 @@ struct GuardMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
-        if let refusal = check(request) {
-            response = refusal
+        if let misdirected = checkHost(request) {
+            response = misdirected
         } else if let redirect = tokenRedirect(request) {
+            // Before the token check: with protected reads, this visit is how a browser gets in.
             response = redirect
+        } else if let refusal = check(request) {
+            response = refusal
         } else {
             do {
                 response = try await next(request, context)
@@ -109,18 +124,31 @@ struct GuardMiddleware<Context: RequestContext>: RouterMiddleware {
             }
         }
         for field in Self.securityHeaders where response.headers[field.name] == nil { response.headers.append(field) }
+        if access.protectReads, response.headers[.cacheControl] == nil {
+            // Replies only token holders may read stay out of shared and disk caches.
+            response.headers[.cacheControl] = "no-store"
+        }
         return response
     }
 
-    /// The refusal for a request that fails a check, or `nil`.
-    func check(_ request: Request) -> Response? {
-        let authority = request.head.authority ?? request.headers[HTTPField.Name("Host")!]
-        if let allowed = access.allowedHosts {
-            guard let authority, allowed.contains(AccessPolicy.hostName(of: authority)) else {
-                return Reply.error(.misdirectedRequest,
-                                   "this server answers to \(allowed.sorted().joined(separator: ", ")), not Host '\(authority ?? "")'")
-            }
+    static func authority(_ request: Request) -> String? {
+        request.head.authority ?? request.headers[HTTPField.Name("Host")!]
+    }
+
+    /// A 421 for a `Host` the policy doesn't serve, or `nil`.
+    func checkHost(_ request: Request) -> Response? {
+        guard let allowed = access.allowedHosts else { return nil }
+        let authority = Self.authority(request)
+        guard let authority, allowed.contains(AccessPolicy.hostName(of: authority)) else {
+            return Reply.error(.misdirectedRequest,
+                               "this server answers to \(allowed.sorted().joined(separator: ", ")), not Host '\(authority ?? "")'")
         }
+        return nil
+    }
+
+    /// The refusal for a request that fails the origin, content-type or token check, or `nil`.
+    func check(_ request: Request) -> Response? {
+        let authority = Self.authority(request)
         let isRead = request.method == .get || request.method == .head
         if !isRead, !Self.isSameOrigin(request.headers, authority: authority) {
             return Reply.error(.forbidden, "cross-origin write requests are not allowed")
@@ -150,10 +178,15 @@ struct GuardMiddleware<Context: RequestContext>: RouterMiddleware {
         let form = FormParameters(query)
         guard access.accepts(form["token"]) else { return nil }
         let rest = form.pairs.filter { $0.key != "token" }.map { HTML.query($0.key) + "=" + HTML.query($0.value) }
-        let location = request.uri.path + (rest.isEmpty ? "" : "?" + rest.joined(separator: "&"))
+        // The normalized path (one leading slash, no backslash): `//evil.example/?token=…`
+        // must not redirect to another site.
+        let path = Self.normalizedPath(request.uri.path.replacingOccurrences(of: "\\", with: "/"))
+        let location = path + (rest.isEmpty ? "" : "?" + rest.joined(separator: "&"))
+        // Lax: a link from elsewhere opens the page with the cookie (reads may need it); writes
+        // are refused cross-site by the origin check anyway, and Lax never sends it on them.
         return Response(status: .seeOther, headers: [
             .location: location,
-            .setCookie: "\(tokenCookie)=\(HTML.query(access.token!)); Path=/; HttpOnly; SameSite=Strict",
+            .setCookie: "\(tokenCookie)=\(HTML.query(access.token!)); Path=/; HttpOnly; SameSite=Lax",
         ])
     }
 

@@ -12,9 +12,16 @@ package enum DataTablesRequest {
         guard let json = JSON.parse(body) else { throw APIError.badRequest("the body isn't JSON") }
         var pairs: [(key: String, value: String)] = []
         var isTruncated = false
+        var longKey = false
         func walk(_ value: JSON, _ key: String) {
             guard pairs.count < limit else {
                 isTruncated = true
+                return
+            }
+            // Each leaf's key repeats its parents' names: long names would make a small body
+            // a huge set of keys. DataTables' keys are short.
+            guard key.utf8.count <= 256 else {
+                longKey = true
                 return
             }
             switch value {
@@ -24,6 +31,7 @@ package enum DataTablesRequest {
             }
         }
         walk(json, "")
+        if longKey { throw APIError.badRequest("a parameter name in the body is over 256 bytes") }
         return FormParameters(pairs: pairs, isTruncated: isTruncated)
     }
 }
@@ -45,6 +53,9 @@ extension APIHandlers {
             try form.checkLimit(limits.maxParameters)
             var columns: [String?] = []
             var columnSearch: [String: String] = [:]
+            // Words of the global and every column search count against one limit.
+            let search = try checkedSearch(form["search[value]"], name: "search[value]")
+            var terms = SearchQuery(search).terms.count
             while let data = form["columns[\(columns.count)][data]"] {
                 let index = columns.count
                 guard index < limits.maxDataTablesColumns else {
@@ -57,6 +68,10 @@ extension APIHandlers {
                 if let column, let text = form["columns[\(index)][search][value]"], !text.isEmpty,
                    form["columns[\(index)][searchable]"] != "false" {
                     columnSearch[column] = try checkedSearch(text, name: "columns[\(index)][search][value]")
+                    terms += SearchQuery(text).terms.count
+                    guard terms <= limits.maxSearchTerms else {
+                        throw APIError.badRequest("the searches have more than \(limits.maxSearchTerms) words in all")
+                    }
                 }
             }
             var keys: [SortSpec.Key] = []
@@ -85,7 +100,7 @@ extension APIHandlers {
                 throw APIError.badRequest("length must be -1 (all) or a whole number, got '\(lengthText)'")
             }
             let page = try await store.page(of: table, PageRequest(
-                order: .spec(SortSpec(keys)), search: try checkedSearch(form["search[value]"], name: "search[value]"), columnSearch: columnSearch,
+                order: .spec(SortSpec(keys)), search: search, columnSearch: columnSearch,
                 offset: start, limit: length == -1 ? server.maxPageSize : min(length, server.maxPageSize)))
             return .json(.object([
                 ("draw", .integer(draw)),

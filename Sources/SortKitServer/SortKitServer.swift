@@ -63,12 +63,12 @@ public struct SortKitServer: Sendable {
         }
         router.post("/api/tables/:table/rows") { request, context in
             try await api.respond(context) {
-                try await api.insert(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes))
+                try await api.insert(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout))
             }
         }
         router.patch("/api/tables/:table/rows/:id") { request, context in
             try await api.respond(context) {
-                try await api.update(context.table(), id: context.parameters.require("id"), body: request.body.bytes(upTo: limits.maxBodyBytes))
+                try await api.update(context.table(), id: context.parameters.require("id"), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout))
             }
         }
         router.delete("/api/tables/:table/rows/:id") { _, context in
@@ -76,7 +76,7 @@ public struct SortKitServer: Sendable {
         }
         router.post("/api/tables/:table/rows/:id/move") { request, context in
             try await api.respond(context) {
-                try await api.move(context.table(), id: context.parameters.require("id"), body: request.body.bytes(upTo: 1 << 16))
+                try await api.move(context.table(), id: context.parameters.require("id"), body: request.body.bytes(upTo: 1 << 16, timeout: limits.bodyTimeout))
             }
         }
         router.get("/datatables/:table") { request, context in
@@ -86,7 +86,7 @@ public struct SortKitServer: Sendable {
         }
         router.post("/datatables/:table") { request, context in
             try await api.respond(context) {
-                let body = try await request.body.bytes(upTo: limits.maxBodyBytes)
+                let body = try await request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)
                 let isJSON = request.headers[.contentType]?.lowercased().contains("json") ?? false
                 let form = try isJSON ? DataTablesRequest.flatten(json: body, limit: limits.maxParameters)
                     : FormParameters(String(decoding: body, as: UTF8.self), limit: limits.maxParameters)
@@ -121,7 +121,7 @@ public struct SortKitServer: Sendable {
         if logger.logLevel > .info { logger.logLevel = .info }
         return Application(
             router: router(),
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(limits.idleTimeout.components.seconds) * 1_000_000_000))),
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(limits.idleTimeout.nanoseconds))),
             configuration: .init(address: .hostname(host, port: port), serverName: "sortkit"),
             logger: logger)
     }
@@ -154,6 +154,9 @@ public struct RequestLimits: Sendable, Hashable {
     public var maxTextLength = 8_192
     /// How long a connection may sit idle (between requests, or mid-request) before it is closed.
     public var idleTimeout: Duration = .seconds(30)
+    /// How long a request body may take to arrive in all (a body trickled in a byte at a time
+    /// keeps a connection from going idle; this bounds it): 408 after.
+    public var bodyTimeout: Duration = .seconds(30)
 
     /// The default limits, with any changed through the properties.
     public init() {}
@@ -168,13 +171,36 @@ extension BasicRequestContext {
 }
 
 extension RequestBody {
-    /// The whole body, or a 413 in the API's error shape when it is over `limit` bytes.
-    func bytes(upTo limit: Int) async throws -> [UInt8] {
+    /// The whole body: a 413 in the API's error shape when it is over `limit` bytes, a 408 when
+    /// it hasn't all arrived within `timeout`.
+    func bytes(upTo limit: Int, timeout: Duration) async throws -> [UInt8] {
+        let body = self
         do {
-            return Array(buffer: try await collect(upTo: limit))
+            return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+                group.addTask { Array(buffer: try await body.collect(upTo: limit)) }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let bytes = first else {
+                    throw APIError(status: .requestTimeout, message: "the body didn't arrive within \(timeout.seconds) s")
+                }
+                return bytes
+            }
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw APIError(status: .contentTooLarge, message: "the body is over \(limit) bytes")
         }
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds.
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
+    /// Seconds as text: `30`, `0.5`.
+    var seconds: String {
+        let value = Double(nanoseconds) / 1e9
+        return value == value.rounded() ? String(Int64(value)) : String(value)
     }
 }
 
@@ -205,7 +231,14 @@ struct APIError: Error {
             }
         case let error as SortSpecError: self.init(status: .badRequest, message: error.description)
         case let error as CSVError: self.init(status: .badRequest, message: error.description)
-        default: self.init(status: .internalServerError, message: String(describing: error), isInternal: true)
+        default:
+            // A database library's error (a busy SQLite file, a lost connection) is the store
+            // error it stands for; anything else is a bug.
+            if let mapped = TableStoreError.classifying(error) {
+                self.init(mapped)
+            } else {
+                self.init(status: .internalServerError, message: String(describing: error), isInternal: true)
+            }
         }
     }
 

@@ -55,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
     var port: Int = 8080
 
     @Option(help: ArgumentHelp(
-        "The bearer token writes need (default: the SORTKIT_TOKEN environment variable); required beyond 127.0.0.1.",
+        "The bearer token writes need; required beyond 127.0.0.1. Prefer the SORTKIT_TOKEN environment variable (options show in ps).",
         valueName: "TOKEN"))
     var token: String?
 
@@ -73,7 +73,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// The access policy for `--host` and the token.
     var access: AccessPolicy {
         if AccessPolicy.isLoopback(host) {
-            return AccessPolicy(allowedHosts: AccessPolicy.loopbackHosts, token: effectiveToken, protectReads: protectReads)
+            return AccessPolicy(allowedHosts: AccessPolicy.loopbackHosts(boundTo: host), token: effectiveToken, protectReads: protectReads)
         }
         return AccessPolicy.network(token: effectiveToken ?? "", protectReads: protectReads)
     }

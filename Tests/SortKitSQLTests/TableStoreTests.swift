@@ -66,6 +66,16 @@ struct TableStoreTests {
         }
     }
 
+    @Test("Database errors classify as what a client can act on: busy or full is unavailable, a bug is internal")
+    func classifying() {
+        #expect(TableStoreError.classifying(DatabaseError(resultCode: .SQLITE_BUSY))?.kind == .unavailable)
+        #expect(TableStoreError.classifying(DatabaseError(resultCode: .SQLITE_FULL))?.kind == .unavailable)
+        #expect(TableStoreError.classifying(DatabaseError(resultCode: .SQLITE_INTERRUPT))?.kind == .timedOut)
+        #expect(TableStoreError.classifying(DatabaseError(resultCode: .SQLITE_ERROR, message: "no such column"))?.kind == .internal)
+        #expect(TableStoreError.classifying(CancellationError())?.kind == .unavailable)
+        #expect(TableStoreError.classifying(CocoaError(.fileNoSuchFile)) == nil)
+    }
+
     @Test("A cursor whose value starts with a combining mark pages on (found by fuzz-cursor)", arguments: Backend.allCases)
     func cursorCombiningMark(_ backend: Backend) async throws {
         guard let store = try await store(backend) else { return }

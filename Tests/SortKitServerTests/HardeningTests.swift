@@ -209,7 +209,7 @@ struct HardeningTests {
                 #expect(response.status == .seeOther)
                 #expect(response.headers[.location] == "/tables/books?sort=title")
                 let cookie = response.headers[.setCookie] ?? ""
-                #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+                #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"))
                 return String(cookie.split(separator: ";")[0])
             }
             try await client.execute(uri: "/api/tables/books/rows", method: .post,
@@ -219,6 +219,21 @@ struct HardeningTests {
         }
         let guarded = SortKitServer(store: plain.store, access: .network(token: token, protectReads: true))
         try await application(guarded).test(.router) { client in
+            // With protected reads the ?token= visit is still how a browser gets in.
+            let cookie = try await client.execute(uri: "/?token=" + token, method: .get) { response in
+                #expect(response.status == .seeOther && response.headers[.location] == "/")
+                return String((response.headers[.setCookie] ?? "").split(separator: ";")[0])
+            }
+            try await client.execute(uri: "/tables/books", method: .get, headers: [.cookie: cookie]) { response in
+                #expect(response.status == .ok && response.headers[.cacheControl] == "no-store")
+            }
+            // No open redirect: the location is always a path on this server.
+            for path in ["//evil.example/", "/\\evil.example/", "///evil.example"] {
+                try await client.execute(uri: path + "?token=" + token, method: .get) { response in
+                    let location = response.headers[.location] ?? ""
+                    #expect(location.hasPrefix("/") && !location.hasPrefix("//"), "\(path) → \(location)")
+                }
+            }
             try await client.execute(uri: "/api/tables/books/rows?limit=1", method: .get) { #expect($0.status == .unauthorized) }
             try await client.execute(uri: "/datatables/books", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
                                      body: ByteBuffer(string: "draw=1")) { #expect($0.status == .unauthorized) }
@@ -265,6 +280,54 @@ struct HardeningTests {
                 #expect(response.status == .created && response.json?["title"]?.string == megabyte)
             }
         }
+    }
+
+    @Test("Odd bodies and values: long JSON names, searches over the total word limit, NUL characters, a body that never ends")
+    func oddBodies() async throws {
+        let server = try await makeServer()
+        try await application(server).test(.router) { client in
+            let longName = "{\"" + String(repeating: "k", count: 300) + "\": [" + Array(repeating: "0", count: 1_000).joined(separator: ",") + "]}"
+            try await client.execute(uri: "/datatables/books", method: .post, headers: jsonHeaders, body: ByteBuffer(string: longName)) { response in
+                #expect(response.status == .badRequest && response.text.contains("over 256 bytes"), "\(response.text)")
+            }
+            let words = (0..<20).map { "w\($0)" }.joined(separator: "+")
+            let searches = "/datatables/books?draw=2&columns[0][data]=title&columns[0][search][value]=\(words)&columns[1][data]=author&columns[1][search][value]=\(words)"
+            try await client.execute(uri: searches, method: .get) { response in
+                #expect(response.json?["error"]?.string == "the searches have more than 32 words in all", "\(response.text)")
+            }
+            try await client.execute(uri: "/api/tables/books/rows", method: .post, headers: jsonHeaders,
+                                     body: ByteBuffer(string: #"{"title": "a\u0000b"}"#)) { response in
+                #expect(response.status == .badRequest && response.text.contains("can't hold a NUL character"), "\(response.text)")
+            }
+        }
+        await #expect(throws: TableStoreError.invalid("line 3: a NUL character (U+0000) can't be stored")) {
+            try await server.store.importCSV(Array("a,b\n1,2\n3,\u{0}\n".utf8), as: "nul", delimiter: UInt8(ascii: ","), presets: [:])
+        }
+        // A body that never finishes arriving is a 408 after the body timeout.
+        struct Endless: AsyncSequence, Sendable {
+            struct AsyncIterator: AsyncIteratorProtocol {
+                mutating func next() async throws -> ByteBuffer? {
+                    try await Task.sleep(for: .seconds(3_600))
+                    return nil
+                }
+            }
+            func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+        }
+        do {
+            _ = try await RequestBody(asyncSequence: Endless()).bytes(upTo: 1 << 20, timeout: .milliseconds(200))
+            Issue.record("an endless body was read")
+        } catch let error as APIError {
+            #expect(error.status == .requestTimeout && error.message == "the body didn't arrive within 0.2 s")
+        }
+    }
+
+    @Test("Loopback means a loopback address, not a name that starts with 127.")
+    func loopbackAddresses() {
+        for host in ["127.0.0.1", "127.0.0.2", "127.255.255.254", "localhost", "::1", "[::1]"] { #expect(AccessPolicy.isLoopback(host), "\(host)") }
+        for host in ["127.example.com", "127.0.0.1.nip.io", "1127.0.0.1", "0.0.0.0", "::", "10.0.0.1", "127.0.0", "127.0.0.1000", ""] {
+            #expect(!AccessPolicy.isLoopback(host), "\(host)")
+        }
+        #expect(AccessPolicy.loopbackHosts(boundTo: "127.0.0.2").contains("127.0.0.2"))
     }
 
     @Test("A DataTables request with 30,000 columns is refused at once (parameters are parsed once, linearly)")

@@ -28,7 +28,12 @@ package struct _CSVColumns: Sendable {
     /// - Throws: ``CSVError`` naming the line of malformed CSV; ``TableStoreError`` for a file
     ///   without a header line.
     package static func read(_ csv: [UInt8], delimiter: UInt8, minimumSlice: Int = 1 << 20) throws -> _CSVColumns {
-        try csv.withUnsafeBufferPointer { bytes in
+        if let nul = csv.firstIndex(of: 0) {
+            // PostgreSQL's text can't hold U+0000, so no store takes it.
+            let line = 1 + csv[..<nul].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+            throw TableStoreError.invalid("line \(line): a NUL character (U+0000) can't be stored")
+        }
+        return try csv.withUnsafeBufferPointer { bytes in
             var scanner = _CSVRecordScanner(delimiter: delimiter, wanted: nil)
             var position = csv.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
             guard let header = try scanner.next(bytes, at: &position, final: true) else {

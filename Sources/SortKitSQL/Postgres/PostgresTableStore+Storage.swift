@@ -119,10 +119,20 @@ extension PostgresTableStore {
         if state == "57014", let budget { return TableStoreError.timedOut(budget) }
         switch state.prefix(2) {
         case "08", "53", "57": return TableStoreError(.unavailable, "the PostgreSQL server is unavailable (SQLSTATE \(state)); try again")
-        case "22", "23": return TableStoreError.invalid(message)
+        // Data (22) and integrity (23) errors are the client's input, named without the
+        // server's text (which can hold SQL, constraint names and data); anything else is a bug.
+        case "22": return TableStoreError.invalid("the database can't store a value: \(dataProblems[state] ?? "invalid data") (SQLSTATE \(state))")
+        case "23": return TableStoreError(.conflict, "the change conflicts with another row or write (SQLSTATE \(state)); try again")
         default: return TableStoreError(.internal, message)
         }
     }
+
+    /// Client-safe descriptions of the data errors (SQLSTATE class 22) input can cause.
+    static let dataProblems = [
+        "22001": "text too long", "22003": "a number out of range", "22007": "an invalid date or time",
+        "22008": "a date or time out of range", "22021": "text that isn't valid UTF-8 or holds a NUL character",
+        "22P02": "text that isn't a valid number", "22P05": "text the database's encoding can't hold",
+    ]
 
     // MARK: Catalog
 

@@ -115,6 +115,20 @@ public struct TableStoreError: Error, Hashable, CustomStringConvertible {
         TableStoreError(.invalid, message)
     }
 
+    /// The store error a database library's error stands for, or `nil` for an error that isn't
+    /// one: GRDB's (busy, locked, read-only, full, I/O, can't open → `unavailable`; an
+    /// interrupt → `timedOut`; anything else `internal`), PostgresNIO's (see the PostgreSQL
+    /// store), a cancelled task (`unavailable`).
+    ///
+    ///     catch { let error = TableStoreError.classifying(error) ?? error }
+    public static func classifying(_ error: any Error) -> TableStoreError? {
+        switch error {
+        case let error as TableStoreError: return error
+        case is CancellationError: return TableStoreError(.unavailable, "the request was cancelled")
+        default: return _classifyDatabaseError(error)
+        }
+    }
+
     /// A query ran over `budget`.
     public static func timedOut(_ budget: Duration) -> TableStoreError {
         let seconds = Double(budget.components.seconds) + Double(budget.components.attoseconds) / 1e18

@@ -192,3 +192,19 @@ extension SQLValue {
         }
     }
 }
+
+/// GRDB's and PostgresNIO's errors as store errors (see ``TableStoreError/classifying(_:)``).
+func _classifyDatabaseError(_ error: any Error) -> TableStoreError? {
+    if let error = error as? DatabaseError {
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_READONLY, .SQLITE_FULL, .SQLITE_IOERR, .SQLITE_CANTOPEN, .SQLITE_NOMEM, .SQLITE_PROTOCOL:
+            return TableStoreError(.unavailable, "the SQLite database is unavailable (\(error.resultCode)); try again")
+        case .SQLITE_INTERRUPT:
+            return TableStoreError(.timedOut, "the query was interrupted; try again")
+        default:
+            return TableStoreError(.internal, "SQLite: \(error)")
+        }
+    }
+    if let mapped = PostgresTableStore.describe(error) as? TableStoreError { return mapped }
+    return nil
+}

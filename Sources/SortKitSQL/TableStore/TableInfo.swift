@@ -115,8 +115,12 @@ extension TableSchema {
     ///
     /// - Throws: ``TableStoreError/invalidValue(_:column:type:line:)`` for the first bad cell.
     func validate(cells: [String]) throws {
-        for (column, text) in zip(columns, cells) where !column.type.accepts(text) {
-            throw TableStoreError.invalidValue(text, column: column.name, type: column.type)
+        for (column, text) in zip(columns, cells) {
+            guard column.type.accepts(text) else { throw TableStoreError.invalidValue(text, column: column.name, type: column.type) }
+            // PostgreSQL's text can't hold U+0000, so no store takes it: the same data in both.
+            guard !text.utf8.contains(0) else {
+                throw TableStoreError.invalid("column '\(column.name)' can't hold a NUL character (U+0000)")
+            }
         }
     }
 
