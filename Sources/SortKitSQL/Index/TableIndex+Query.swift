@@ -252,7 +252,7 @@ extension _TableIndex {
         let components = query.components
         let bits = components.reduce(0) { $0 + $1.bits }
         guard bits <= 128 else { return sortedByComparison(query, need: need) }
-        if query.after == nil, need <= 4_096, let first = components.first {
+        if need <= 4_096, let first = components.first {
             return firstGroups(query, first: first, need: need)
         }
         // Per component, the doubled ordinal of each group (the last entry: null's), and its
@@ -326,41 +326,84 @@ extension _TableIndex {
         return records.prefix(need).map(\.index)
     }
 
-    /// The first `need` rows of a multi-component order without a cursor: the first
-    /// component's groups walked in its order, their matching rows collected until they cover
-    /// `need` (a group is always taken whole), and only those sorted by every component. A
-    /// first page of `-price,title` reads a few hundred rows, not every row.
+    /// The first `need` rows of an order (after its cursor, if any): the first component's
+    /// groups walked in its order from the cursor's, their matching rows after the cursor
+    /// collected until they cover `need` (a group is always taken whole), and only those sorted
+    /// by every component. A first page of `-price,title` reads a few hundred rows, not every
+    /// row, and so does the page after a cursor deep in the order.
     private func firstGroups(_ query: _IndexQuery, first: _Component, need: Int) -> [UInt32] {
         let ranking = first.ranking
         // The groups in the component's order (nulls as the group past the last): by value,
         // or for an `enum=` component by place in the list, groups of one place together.
-        var groups = Array(0...ranking.distinct)
-        if first.enumPlaces != nil || first.descending || first.nullsFirst {
-            groups.sort { a, b in
+        // Without `enum=`, position → group is arithmetic (no list of a million groups per
+        // request); with it, the groups are sorted by place.
+        let distinct = ranking.distinct, groupCount = distinct + 1
+        var sorted: [Int] = []
+        if first.enumPlaces != nil {
+            sorted = Array(0...distinct).sorted { a, b in
                 let (x, y) = (ordinal(first, a), ordinal(first, b))
                 return x == y ? a < b : x < y
             }
         }
-        var candidates: [UInt32] = []
-        for (position, group) in groups.enumerated() {
-            let slots = group == ranking.distinct ? ranking.nulls : ranking.group(group)
-            for slot in slots where query.matches.contains(Int(slot), live: live) { candidates.append(slot) }
-            // Enough, and the next group sorts after this one: later groups can't come first.
-            if candidates.count >= need, position + 1 == groups.count || ordinal(first, groups[position + 1]) != ordinal(first, group) { break }
+        func groupAt(_ position: Int) -> Int {
+            if first.enumPlaces != nil { return sorted[position] }
+            var index = position
+            if first.nullsFirst {
+                if index == 0 { return distinct }
+                index -= 1
+            } else if index == distinct {
+                return distinct
+            }
+            return first.descending ? distinct - 1 - index : index
         }
         // Packed as in `sortedByComposite` (at most 128 bits, checked there).
         let components = query.components
-        func less(_ a: _KeyRecord, _ b: _KeyRecord) -> Bool { (a.hi, a.lo, a.index) < (b.hi, b.lo, b.index) }
-        var kept: [_KeyRecord] = []
-        kept.reserveCapacity(min(candidates.count, need))
-        for slot in candidates {
+        func record(_ slot: UInt32) -> _KeyRecord {
             var hi: UInt64 = 0, lo: UInt64 = 0
             for component in components {
                 let shift = UInt64(component.bits)
                 hi = hi << shift | lo >> (64 - shift)
                 lo = lo << shift | component.doubled(Int(slot))
             }
-            let record = _KeyRecord(hi: hi, lo: lo, index: slot)
+            return _KeyRecord(hi: hi, lo: lo, index: slot)
+        }
+        let cursor: (hi: UInt64, lo: UInt64, id: Int64)? = query.after.map { after in
+            var hi: UInt64 = 0, lo: UInt64 = 0
+            for (component, ordinal) in zip(components, after.ordinals) {
+                let shift = UInt64(component.bits)
+                hi = hi << shift | lo >> (64 - shift)
+                lo = lo << shift | ordinal
+            }
+            return (hi, lo, after.id)
+        }
+        // Groups wholly before the cursor's first ordinal are skipped without reading them.
+        let firstAfter = query.after?.ordinals.first ?? 0
+        var start = 0
+        if firstAfter > 0 {
+            var low = 0, high = groupCount
+            while low < high {
+                let middle = (low + high) / 2
+                if 2 * UInt64(ordinal(first, groupAt(middle))) + 1 < firstAfter { low = middle + 1 } else { high = middle }
+            }
+            start = low
+        }
+        var records: [_KeyRecord] = []
+        for position in start..<groupCount {
+            let group = groupAt(position)
+            let slots = group == ranking.distinct ? ranking.nulls : ranking.group(group)
+            for slot in slots where query.matches.contains(Int(slot), live: live) {
+                let record = record(slot)
+                if let cursor, (record.hi, record.lo, ids[Int(slot)]) <= (cursor.hi, cursor.lo, cursor.id) { continue }
+                records.append(record)
+            }
+            // Enough, and the next group sorts after this one: later groups can't come first.
+            if records.count >= need, position + 1 == groupCount || ordinal(first, groupAt(position + 1)) != ordinal(first, group) { break }
+        }
+        func less(_ a: _KeyRecord, _ b: _KeyRecord) -> Bool { (a.hi, a.lo, a.index) < (b.hi, b.lo, b.index) }
+        guard records.count > need else { return records.sorted(by: less).map(\.index) }
+        var kept: [_KeyRecord] = []
+        kept.reserveCapacity(need)
+        for record in records {
             if kept.count < need {
                 kept.append(record)
                 _MaxHeap.siftUp(&kept, by: less)
