@@ -62,7 +62,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Reads need the token too.")
     var protectReads = false
 
-    @Option(help: ArgumentHelp("The longest a page's SQL query may run, in seconds, before it answers 503.", valueName: "SECONDS"))
+    @Option(help: ArgumentHelp("The longest a page's query (SQL, or a search of the in-memory index) may run, in seconds, before it answers 503.", valueName: "SECONDS"))
     var queryTimeout: Double = 5
 
     /// The token from `--token` or `SORTKIT_TOKEN`.

@@ -385,6 +385,23 @@ struct HardeningTests {
         }
     }
 
+    @Test("A search of the in-memory index over the query budget answers 503; pages without a scan still serve")
+    func inMemoryBudget() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-budget-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // A budget of one nanosecond: any scan is over it when it first reads the clock.
+        let store = try SQLiteTableStore(path: folder.appendingPathComponent("db.sqlite").path, queryBudget: .nanoseconds(1))
+        try await DemoLibrary.install(in: store, count: 500)
+        try await application(SortKitServer(store: store)).test(.router) { client in
+            try await client.execute(uri: "/api/tables/books/rows?sort=title&q=the", method: .get) { response in
+                #expect(response.status == .serviceUnavailable && response.text.contains("ran over its"), "\(response.text)")
+            }
+            try await client.execute(uri: "/api/tables/books/rows?sort=-price,title&offset=100&limit=5", method: .get) { response in
+                #expect(response.status == .ok && response.json?.ids.count == 5)
+            }
+        }
+    }
+
     @Test("A page whose SQL runs over the query budget answers 503, and the server keeps serving")
     func queryBudget() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-budget-\(UUID().uuidString)")

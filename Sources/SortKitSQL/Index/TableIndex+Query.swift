@@ -50,20 +50,26 @@ struct _IndexQuery {
 
 extension _TableIndex {
     /// The slots of rows that match `search` and `columnSearch` (folded substring terms), on
-    /// every core.
-    func matches(_ search: SearchQuery, columnSearch: [Int: SearchQuery]) -> _Matches {
+    /// every core; over `budget`, the scan stops and throws `timedOut` (the clock is read every
+    /// 4,096 rows).
+    func matches(_ search: SearchQuery, columnSearch: [Int: SearchQuery], budget: Duration = .seconds(3_600)) throws -> _Matches {
         let columnSearch = columnSearch.filter { !$0.value.isBlank }.sorted { $0.key < $1.key }
         guard !search.isBlank || !columnSearch.isEmpty else { return _Matches(matches: nil, count: liveCount) }
         let count = slotCount
         var result = [Bool](repeating: false, count: count)
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 16_384))
-        let counts = _ResultSlots<Int>(count: slices)
+        let counts = _ResultSlots<Int?>(count: slices)
+        let deadline = ContinuousClock.now + budget
         result.withUnsafeMutableBufferPointer { buffer in
             // Each slice writes its own range.
             let output = _UncheckedBox(buffer)
             DispatchQueue.concurrentPerform(iterations: slices) { slice in
                 var found = 0
                 for slot in (count * slice / slices)..<(count * (slice + 1) / slices) where live[slot] {
+                    if slot & 4_095 == 0, ContinuousClock.now > deadline {
+                        counts.set(slice, nil)
+                        return
+                    }
                     let match = folded.withBytes(slot) { text in
                         search.matches(foldedBytes: text) && columnSearch.allSatisfy { column, query in
                             query.matches(foldedBytes: Self.field(column, of: text))
@@ -77,7 +83,12 @@ extension _TableIndex {
                 counts.set(slice, found)
             }
         }
-        return _Matches(matches: result, count: counts.values.reduce(0, +))
+        var total = 0
+        for count in counts.values {
+            guard let count else { throw TableStoreError.timedOut(budget) }
+            total += count
+        }
+        return _Matches(matches: result, count: total)
     }
 
     /// Field `column` of a row's folded text (fields are joined by U+001F, which no folded

@@ -82,9 +82,9 @@ final class _TableIndexCache: Sendable {
     }
 
     /// The matches kept under `key`, or `compute`'s, kept.
-    func matches(_ key: String, _ compute: () -> _Matches) -> _Matches {
+    func matches(_ key: String, _ compute: () throws -> _Matches) rethrows -> _Matches {
         if let kept = state.withLock({ $0.matches[key] }) { return kept }
-        let matches = compute()
+        let matches = try compute()
         state.withLock { $0.matches[key] = matches }
         return matches
     }
@@ -124,8 +124,12 @@ extension _TableIndex {
     /// The page `request` asks for, sorted by `spec`, from this index: rows, counts and a
     /// cursor (signed with `secret`) after the last row when more follow.
     ///
-    /// - Throws: ``TableStoreError`` for an unknown column or a bad cursor.
-    func tablePage(_ request: PageRequest, spec: SortSpec, cursor: KeysetCursor?, secret: Data, cache: _TableIndexCache, table: Int64) throws -> TablePage {
+    /// - Throws: ``TableStoreError`` for an unknown column or a bad cursor; `timedOut` when a
+    ///   search's scan runs over `budget`.
+    func tablePage(
+        _ request: PageRequest, spec: SortSpec, cursor: KeysetCursor?, secret: Data, cache: _TableIndexCache, table: Int64,
+        budget: Duration = .seconds(5)
+    ) throws -> TablePage {
         var columnSearch: [Int: SearchQuery] = [:]
         for (name, text) in request.columnSearch where !SearchQuery(text).isBlank {
             columnSearch[try schema.columnIndex(name)] = SearchQuery(text)
@@ -133,7 +137,9 @@ extension _TableIndex {
         let search = SearchQuery(request.search)
         let versions = "\(table)/\(schemaVersion)/\(dataVersion)"
         let filter = search.terms.joined(separator: " ") + "|" + columnSearch.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.terms.joined(separator: " "))" }.joined(separator: ",")
-        let matches = cache.matches(versions + "|" + filter) { self.matches(search, columnSearch: columnSearch) }
+        let matches = try cache.matches(versions + "|" + filter) {
+            try self.matches(search, columnSearch: columnSearch, budget: budget)
+        }
         // A variant no request has sorted by yet (`title:nocase`): a first page comes from a
         // top-k selection over the cells while its ranking is built in the background, so
         // that first request costs what a ranked one costs, not a full sort.

@@ -29,8 +29,8 @@ public final class PostgresTableStore: TableStore {
     /// The tables held in memory to answer pages, kept current with every server's writes.
     let indexes = _TableIndexCache()
     let inMemoryIndex: Bool
-    /// The longest a page's SQL may run (`SET LOCAL statement_timeout`); over it, the page
-    /// throws ``TableStoreError/Kind/timedOut``.
+    /// The longest a page's query may run — its SQL (`SET LOCAL statement_timeout`), or a
+    /// search's scan of the in-memory index — before the page throws ``TableStoreError/Kind/timedOut``.
     let queryBudget: Duration
 
     /// Connects to the database at `url` (see `PostgresClient.Configuration(url:)`) and
@@ -40,7 +40,7 @@ public final class PostgresTableStore: TableStore {
     /// With `inMemoryIndex` (the default), pages sorted by a spec are answered from an
     /// in-memory index of each table, refreshed from the database's change log when another
     /// server wrote; without it, by SQL where the table stores the keys an order needs.
-    /// `queryBudget` bounds a page's SQL (PostgreSQL's `statement_timeout`).
+    /// `queryBudget` bounds a page's SQL (PostgreSQL's `statement_timeout`) and in-memory search.
     public init(
         url: String, schema: String? = nil, maximumConnections: Int = 10, logger: Logger? = nil, inMemoryIndex: Bool = true,
         queryBudget: Duration = .seconds(5)
@@ -258,7 +258,7 @@ public final class PostgresTableStore: TableStore {
         // index whatever the setting.
         if case .spec(let spec) = request.order, inMemoryIndex || !ordering.variants.isSubset(of: info.variants) {
             let index = try await self.index(of: info)
-            return try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id)
+            return try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, budget: queryBudget)
         }
         let query = try PageQuery(request, info: info, ordering: ordering)
         let secret = secret

@@ -25,8 +25,8 @@ public final class SQLiteTableStore: TableStore {
     /// The tables held in memory to answer pages (see ``init(path:busyTimeout:inMemoryIndex:)``).
     let indexes = _TableIndexCache()
     let inMemoryIndex: Bool
-    /// The longest a page's SQL may run; over it the statement is interrupted and the page
-    /// throws ``TableStoreError/Kind/timedOut``.
+    /// The longest a page's query may run — its SQL (interrupted), or a search's scan of the
+    /// in-memory index (stopped) — before the page throws ``TableStoreError/Kind/timedOut``.
     let queryBudget: Duration
 
     /// Opens (creating if needed) the store at `path`.
@@ -37,7 +37,7 @@ public final class SQLiteTableStore: TableStore {
     ///     each table (the default: every order, offset and search at interactive speed on
     ///     millions of rows, about twice the table's text in memory) rather than by SQL
     ///     (`ORDER BY`; keys that aren't stored are computed in the query).
-    ///   - queryBudget: The longest a page's SQL may run before it is interrupted.
+    ///   - queryBudget: The longest a page's SQL or in-memory search may run before it stops.
     public init(path: String, busyTimeout: TimeInterval = 10, inMemoryIndex: Bool = true, queryBudget: Duration = .seconds(5)) throws {
         self.inMemoryIndex = inMemoryIndex
         self.queryBudget = queryBudget
@@ -280,7 +280,7 @@ public final class SQLiteTableStore: TableStore {
         let info = try await database.read { db in try Self.info(table, db) }
         if inMemoryIndex, case .spec(let spec) = request.order {
             let index = try await self.index(of: info)
-            return try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id)
+            return try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, budget: queryBudget)
         }
         // A manual order not written out yet is id order.
         let order = request.order == .manual && !info.manualReady ? .spec(SortSpec()) : request.order
