@@ -95,6 +95,49 @@ struct IndexTests {
         }
     }
 
+    @Test("A search scan on every core agrees with testing row by row: slice and row boundaries, rewritten and added rows (seeded)")
+    func searchScan() async throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        // Few, overlapping words: terms hit often, across field and row boundaries too (a row
+        // ending "ab" before one starting "c" must not match "abc").
+        let words = ["ab", "c", "ba", "abc", "É", "e\u{301}", "x y", "cab", "", "zz", "Straße"]
+        func cell() -> String { (0..<Int.random(in: 0...2, using: &random)).map { _ in words.randomElement(using: &random)! }.joined() }
+        var rows: [Int64: [String]] = [:]
+        var csv = "a,b,c\n"
+        for id in 1...40_000 {
+            let cells = [cell(), cell(), cell()]
+            rows[Int64(id)] = cells
+            csv += cells.map { "\"\($0)\"" }.joined(separator: ",") + "\n"
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-scan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let store = try SQLiteTableStore(path: folder.appendingPathComponent("db.sqlite").path)
+        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        // Rows rewritten, added and deleted after the index was built.
+        for _ in 0..<200 {
+            let id = Int64.random(in: 1...40_000, using: &random)
+            let cells = [cell(), cell(), cell()]
+            try await store.update(id, in: "t", set: ["a": cells[0], "b": cells[1], "c": cells[2]])
+            rows[id] = cells.map { Collation.normalized($0) }
+        }
+        for _ in 0..<50 {
+            let cells = [cell(), cell(), cell()]
+            let id = try await store.insert(["a": cells[0], "b": cells[1], "c": cells[2]], into: "t")
+            rows[id] = cells
+        }
+        for _ in 0..<50 {
+            let id = Int64.random(in: 1...40_000, using: &random)
+            if rows.removeValue(forKey: id) != nil { try await store.delete(id, from: "t") }
+        }
+        for query in ["abc", "c", "ab c", "e", "ba ab", "x y", "y", "zz ab", "strasse", "cabc", "ca", "ÉÉ", "bab", "q"] {
+            let search = SearchQuery(query)
+            let expected = rows.filter { search.matches(folded: SearchQuery.foldedFields($0.value)) }.keys.sorted()
+            let page = try await store.page(of: "t", PageRequest(order: .spec(SortSpec()), search: query, limit: 100_000))
+            #expect(page.filtered == expected.count && page.rows.map(\.id) == expected, "'\(query)': \(page.filtered) vs \(expected.count), seed \(seed)")
+        }
+    }
+
     @Test("A ranking updated in place equals one built again (seeded)")
     func rankingUpdates() {
         var random = SplitMix64(seed: 2028)

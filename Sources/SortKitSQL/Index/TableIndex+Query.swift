@@ -55,6 +55,9 @@ extension _TableIndex {
     func matches(_ search: SearchQuery, columnSearch: [Int: SearchQuery], budget: Duration = .seconds(3_600)) throws -> _Matches {
         let columnSearch = columnSearch.filter { !$0.value.isBlank }.sorted { $0.key < $1.key }
         guard !search.isBlank || !columnSearch.isEmpty else { return _Matches(matches: nil, count: liveCount) }
+        if columnSearch.isEmpty, let filter = search.terms.max(by: { $0.utf8.count < $1.utf8.count }), !filter.isEmpty {
+            return try scanMatches(search, filter: filter, budget: budget)
+        }
         let count = slotCount
         var result = [Bool](repeating: false, count: count)
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 16_384))
@@ -87,6 +90,83 @@ extension _TableIndex {
         for count in counts.values {
             guard let count else { throw TableStoreError.timedOut(budget) }
             total += count
+        }
+        return _Matches(matches: result, count: total)
+    }
+
+    /// ``matches(_:columnSearch:budget:)`` for a search of the whole row: instead of testing
+    /// row by row, each core runs `memchr` through its part of the folded text for the rarest
+    /// byte of the longest term (SIMD, gigabytes a second), checks the term around each hit and
+    /// maps it to its row, then tests the row's other terms; the rest of the row is skipped.
+    /// Rows rewritten since the index was built (kept apart) are tested one by one.
+    private func scanMatches(_ search: SearchQuery, filter: String, budget: Duration) throws -> _Matches {
+        let count = slotCount
+        let term = Array(filter.utf8)
+        // The term's rarest byte by a fixed rank of byte frequency in folded text.
+        let pivot = term.indices.min { _byteRank[Int(term[$0])] < _byteRank[Int(term[$1])] } ?? 0
+        let needle = term[pivot]
+        let base = folded.base, written = folded.written
+        let scanned = min(count, base.count)
+        var result = [Bool](repeating: false, count: count)
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, scanned / 16_384))
+        let counts = _ResultSlots<Int?>(count: slices)
+        let deadline = ContinuousClock.now + budget
+        result.withUnsafeMutableBufferPointer { buffer in
+            base.bytes.withUnsafeBufferPointer { bytes in
+                base.ends.withUnsafeBufferPointer { ends in
+                    term.withUnsafeBufferPointer { term in
+                        // Each slice reads its rows' bytes and writes its own range of rows.
+                        let shared = _UncheckedBox((buffer, bytes, ends, term))
+                        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+                            let (output, bytes, ends, term) = shared.value
+                            let firstRow = scanned * slice / slices, endRow = scanned * (slice + 1) / slices
+                            guard ContinuousClock.now <= deadline else { return counts.set(slice, nil) }
+                            guard firstRow < endRow, let start = bytes.baseAddress else { return counts.set(slice, 0) }
+                            var row = firstRow
+                            let limit = ends[endRow - 1]
+                            var position = (firstRow == 0 ? 0 : ends[firstRow - 1]) + pivot
+                            var found = 0, hits = 0
+                            while position < limit {
+                                guard let hit = memchr(start + position, Int32(needle), limit - position) else { break }
+                                let index = start.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                                hits += 1
+                                if hits & 1_023 == 0, ContinuousClock.now > deadline { return counts.set(slice, nil) }
+                                let begin = index - pivot
+                                while ends[row] <= begin { row += 1 }
+                                let rowStart = row == 0 ? 0 : ends[row - 1]
+                                guard begin >= rowStart, begin + term.count <= ends[row],
+                                      memcmp(start + begin, term.baseAddress!, term.count) == 0
+                                else {
+                                    position = index + 1
+                                    continue
+                                }
+                                if live[row], written.isEmpty || written[row] == nil,
+                                   search.matches(foldedBytes: UnsafeBufferPointer(start: start + rowStart, count: ends[row] - rowStart)) {
+                                    output[row] = true
+                                    found += 1
+                                }
+                                // The row is decided: on to the next one.
+                                position = ends[row] + pivot
+                                row += 1
+                                if row == endRow { break }
+                            }
+                            counts.set(slice, found)
+                        }
+                    }
+                }
+            }
+        }
+        var total = 0
+        for count in counts.values {
+            guard let count else { throw TableStoreError.timedOut(budget) }
+            total += count
+        }
+        // Rows rewritten since the build, and rows added after it, one by one.
+        for slot in Set(written.keys).union(scanned..<count) where slot < count && live[slot] {
+            if folded.withBytes(slot, { search.matches(foldedBytes: $0) }) {
+                if !result[slot] { total += 1 }
+                result[slot] = true
+            }
         }
         return _Matches(matches: result, count: total)
     }
@@ -460,3 +540,16 @@ private func _withBuffers<Element, Result>(_ arrays: [[Element]], _ body: ([Unsa
     }
     return nest(0, [])
 }
+
+/// Bytes by how often they occur in folded text (higher: more often), to search for a term's
+/// rarest byte: spaces and field separators, then letters by English frequency, digits and
+/// punctuation; other bytes (rare ASCII, UTF-8 of other scripts) rank low.
+let _byteRank: [UInt8] = {
+    var rank = [UInt8](repeating: 100, count: 256)
+    for byte in 0x80...0xFF { rank[byte] = 150 }
+    for (index, letter) in "etaoinshrdlcumwfgypbvkjxqz".utf8.enumerated() { rank[Int(letter)] = UInt8(250 - index * 4) }
+    for digit in UInt8(ascii: "0")...UInt8(ascii: "9") { rank[Int(digit)] = 200 }
+    for byte in [UInt8(ascii: " "), 0x1F] { rank[Int(byte)] = 255 }
+    for byte in ",.-'/".utf8 { rank[Int(byte)] = 190 }
+    return rank
+}()
