@@ -27,6 +27,8 @@ final class _TableIndexCache: Sendable {
 
     private let state = Mutex(State())
     private let refreshes = _Serial()
+    /// Pages with a search, one at a time (see ``searching(_:_:)``).
+    private let scans = _Serial()
 
     /// The index of `table`, current for the catalog versions a request read: the kept one if it
     /// is, else `refresh`'s (given the kept one, to update it in place where it can).
@@ -79,6 +81,16 @@ final class _TableIndexCache: Sendable {
     /// Forgets a table's index (it was dropped or replaced).
     func forget(table: Int64) {
         state.withLock { _ = $0.indexes.removeValue(forKey: table) }
+    }
+
+    /// Runs `body`, a page from an index, directly, or — when `request` searches, which may
+    /// scan every row on every core — after the searching pages before it: a stream of new
+    /// search terms then keeps one scan going at a time, and sorted pages, which take
+    /// microseconds, are served between and beside them instead of queueing behind several.
+    func searching<T: Sendable>(_ request: PageRequest, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        let searches = !SearchQuery(request.search).isBlank || request.columnSearch.values.contains { !SearchQuery($0).isBlank }
+        guard searches else { return try body() }
+        return try await scans.run { try body() }
     }
 
     /// The matches kept under `key`, or `compute`'s, kept.

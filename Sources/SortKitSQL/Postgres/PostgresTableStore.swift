@@ -258,7 +258,10 @@ public final class PostgresTableStore: TableStore {
         // index whatever the setting.
         if case .spec(let spec) = request.order, inMemoryIndex || !ordering.variants.isSubset(of: info.variants) {
             let index = try await self.index(of: info)
-            return try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, budget: queryBudget)
+            let (secret, indexes, budget) = (secret, indexes, queryBudget)
+            return try await indexes.searching(request) {
+                try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, budget: budget)
+            }
         }
         let query = try PageQuery(request, info: info, ordering: ordering)
         let secret = secret

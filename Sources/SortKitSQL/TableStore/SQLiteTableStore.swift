@@ -280,7 +280,10 @@ public final class SQLiteTableStore: TableStore {
         let info = try await database.read { db in try Self.info(table, db) }
         if inMemoryIndex, case .spec(let spec) = request.order {
             let index = try await self.index(of: info)
-            return try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, budget: queryBudget)
+            let (secret, indexes, budget) = (secret, indexes, queryBudget)
+            return try await indexes.searching(request) {
+                try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, budget: budget)
+            }
         }
         // A manual order not written out yet is id order.
         let order = request.order == .manual && !info.manualReady ? .spec(SortSpec()) : request.order
