@@ -6,12 +6,17 @@ import SortKitSQL
 /// Any bytes: `CSV.parse` (sequential) returns records or throws `CSVError`; the parallel column
 /// scanner of imports (`_CSVColumns.read`, cut into slices at every byte count it can) agrees
 /// with it: the same records, cells stored as imports keep them (NFC, blank as empty), or an
-/// error exactly when `CSV.parse` fails.
+/// error exactly when `CSV.parse` fails; a file with a NUL character is refused.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    let records = try? CSV.parse(bytes)
     let columns = try? _CSVColumns.read(bytes, delimiter: UInt8(ascii: ","), minimumSlice: 1)
+    // A NUL character can't be stored (PostgreSQL can't hold it): the import refuses the file.
+    if bytes.contains(0) {
+        if columns != nil { fatalError("the column scanner read a file with a NUL character") }
+        return 0
+    }
+    let records = try? CSV.parse(bytes)
     guard let records, let header = records.first else {
         // CSV.parse failed or found no header line: the import fails too.
         if let columns, !(records?.isEmpty ?? false) || columns.count > 0 {
