@@ -138,6 +138,31 @@ struct IndexTests {
         }
     }
 
+    @Test("Work through _Serial never overlaps, even when it suspends (index refreshes, search scans)")
+    func serialWork() async throws {
+        final class Overlap: @unchecked Sendable {
+            private let lock = NSLock()
+            private var state = (active: 0, most: 0, order: [Int]())
+            func withLock<T>(_ body: (inout (active: Int, most: Int, order: [Int])) -> T) -> T { lock.withLock { body(&state) } }
+        }
+        let serial = _Serial()
+        let overlap = Overlap()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for task in 0..<20 {
+                group.addTask {
+                    try await serial.run {
+                        overlap.withLock { $0.active += 1; $0.most = max($0.most, $0.active); $0.order.append(task) }
+                        try await Task.sleep(for: .milliseconds(2))
+                        overlap.withLock { $0.active -= 1 }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(overlap.withLock { $0.most } == 1)
+        #expect(overlap.withLock { $0.order.count } == 20)
+    }
+
     @Test("A ranking updated in place equals one built again (seeded)")
     func rankingUpdates() {
         var random = SplitMix64(seed: 2028)

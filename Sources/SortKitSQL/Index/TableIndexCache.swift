@@ -125,10 +125,23 @@ private struct _Kept<Value> {
     }
 }
 
-/// Runs async work one piece at a time.
-private actor _Serial {
+/// Runs async work one piece at a time, in the order it arrives.
+///
+/// An actor alone doesn't do this: awaiting a nonisolated async closure leaves the actor, so
+/// a second call would start while the first runs. The actor only guards a flag and a queue of
+/// waiters; the work runs off it.
+actor _Serial {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
     func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        try await body()
+        while busy { await withCheckedContinuation { waiting.append($0) } }
+        busy = true
+        defer {
+            busy = false
+            if !waiting.isEmpty { waiting.removeFirst().resume() }
+        }
+        return try await body()
     }
 }
 
