@@ -53,6 +53,21 @@ struct RenderingTests {
             """)
     }
 
+    @Test("A multi-key sort's priority digit fits in the header (no \"published ▼…\")")
+    func priorityFits() throws {
+        var table = DataTable(csv: try TextTable(csv: Array("ab,cd\nx,1\ny,2\n".utf8)), pageSize: 5)
+        table.tapHeader(1)
+        table.tapHeader(1)
+        table.tapHeader(0, additive: true)
+        let text = TextTableRenderer(widths: ColumnWidthOptions(strategy: .maxMeasured, minimum: 1)).render(table)
+        #expect(text.contains("│ ab ▲2 │ cd ▼1 │"), "\(text)")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("priority-\(UUID().uuidString).csv")
+        try Data("ab,cd\nx,1\ny,2\n".utf8).write(to: file)
+        let page = try CSVPage(contentsOf: file, sort: SortSpec(parsing: "-cd,ab"), pageSize: 5)
+        let paged = TextTableRenderer(widths: ColumnWidthOptions(strategy: .maxMeasured, minimum: 1)).render(page)
+        #expect(paged.contains("│ ab ▲2 │ cd ▼1 │"), "\(paged)")
+    }
+
     @Test("Frozen columns stay on every horizontal page")
     func horizontalPages() throws {
         let csv = "id,a,b,c,d\n1,aaaaaaaaaa,bbbbbbbbbb,cccccccccc,dddddddddd\n"

@@ -155,7 +155,7 @@ private struct _TextTableContent {
                       keys: table.sortState.keys.count)
         }
         numeric = table.columns.map(\.isNumeric)
-        self.widths = widths
+        self.widths = Self.fitting(widths, headers: headers, marks: marks)
         rows = table.pageRows.map { row in table.columns.indices.map { table.text(row, column: $0) } }
         firstRow = table.pageIndex * table.pageSize
         filteredCount = table.filteredCount
@@ -169,11 +169,20 @@ private struct _TextTableContent {
             Self.mark(state.direction(of: header), priority: state.priority(of: header), keys: state.keys.count)
         }
         numeric = page.columnTypes.map { $0 == .integer || $0 == .float }
-        self.widths = widths
+        self.widths = Self.fitting(widths, headers: headers, marks: marks)
         rows = page.rows
         firstRow = page.pageIndex * page.pageSize
         filteredCount = page.filteredCount
         totalCount = page.totalCount
+    }
+
+    /// `widths` widened where a header and its mark don't fit: the width strategies reserve
+    /// two cells for " ▲", and a multi-key sort's priority (" ▼2", " ▲12") needs more.
+    static func fitting(_ widths: [Int], headers: [String], marks: [String]) -> [Int] {
+        widths.indices.map { index in
+            index < headers.count && index < marks.count
+                ? max(widths[index], TerminalWidth.of(headers[index] + marks[index])) : widths[index]
+        }
     }
 
     static func mark(_ direction: SortDirection?, priority: Int?, keys: Int) -> String {
