@@ -28,4 +28,17 @@ package enum _MaxHeap {
             parent = largest
         }
     }
+
+    /// Offers `element` to a heap of the `limit` least elements seen so far: appended while
+    /// there is room, else it replaces the greatest when it is less.
+    @inlinable
+    package static func keep<Element>(_ element: Element, in heap: inout [Element], limit: Int, by less: (Element, Element) -> Bool) {
+        if heap.count < limit {
+            heap.append(element)
+            siftUp(&heap, by: less)
+        } else if let greatest = heap.first, less(element, greatest) {
+            heap[0] = element
+            siftDown(&heap, by: less)
+        }
+    }
 }

@@ -86,12 +86,18 @@ extension _TableIndex {
                 counts.set(slice, found)
             }
         }
+        return _Matches(matches: result, count: try Self.total(counts, budget: budget))
+    }
+
+    /// The slices' match counts added up; a slice that stopped at the deadline (`nil`) makes
+    /// the search `timedOut`.
+    private static func total(_ counts: _ResultSlots<Int?>, budget: Duration) throws -> Int {
         var total = 0
         for count in counts.values {
             guard let count else { throw TableStoreError.timedOut(budget) }
             total += count
         }
-        return _Matches(matches: result, count: total)
+        return total
     }
 
     /// ``matches(_:columnSearch:budget:)`` for a search of the whole row: instead of testing
@@ -156,11 +162,7 @@ extension _TableIndex {
                 }
             }
         }
-        var total = 0
-        for count in counts.values {
-            guard let count else { throw TableStoreError.timedOut(budget) }
-            total += count
-        }
+        var total = try Self.total(counts, budget: budget)
         // Rows rewritten since the build, and rows added after it, one by one.
         for slot in Set(written.keys).union(scanned..<count) where slot < count && live[slot] {
             if folded.withBytes(slot, { search.matches(foldedBytes: $0) }) {
@@ -356,15 +358,8 @@ extension _TableIndex {
         let shifts = components.map { UInt64($0.bits) }
         let ranks = components.map(\.ranking.ranks)
         let nullIndex = components.map(\.ranking.distinct)
-        let cursor: (hi: UInt64, lo: UInt64, id: Int64)? = query.after.map { after in
-            var hi: UInt64 = 0, lo: UInt64 = 0
-            for (shift, ordinal) in zip(shifts, after.ordinals) {
-                hi = hi << shift | lo >> (64 - shift)
-                lo = lo << shift | ordinal
-            }
-            return (hi, lo, after.id)
-        }
-        @Sendable func less(_ a: _KeyRecord, _ b: _KeyRecord) -> Bool { (a.hi, a.lo, a.index) < (b.hi, b.lo, b.index) }
+        let cursor = query.packedCursor
+        let less = _recordPrecedes
         let small = need <= 4_096
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, slotCount / 65_536))
         let results = _ResultSlots<[_KeyRecord]>(count: slices)
@@ -384,9 +379,7 @@ extension _TableIndex {
                             var hi: UInt64 = 0, lo: UInt64 = 0
                             for k in 0..<tables.count {
                                 let group = ranks[k][slot]
-                                let ordinal = tables[k][group == _Ranking.null ? nullIndex[k] : Int(group)]
-                                hi = hi << shifts[k] | lo >> (64 - shifts[k])
-                                lo = lo << shifts[k] | ordinal
+                                _pack(&hi, &lo, tables[k][group == _Ranking.null ? nullIndex[k] : Int(group)], shift: shifts[k])
                             }
                             if let cursor, (hi, lo, ids[slot]) <= (cursor.hi, cursor.lo, cursor.id) { continue }
                             let record = _KeyRecord(hi: hi, lo: lo, index: UInt32(slot))
@@ -395,13 +388,7 @@ extension _TableIndex {
                                 continue
                             }
                             // A bounded max-heap of the best `need` so far.
-                            if kept.count < need {
-                                kept.append(record)
-                                _MaxHeap.siftUp(&kept, by: less)
-                            } else if less(record, kept[0]) {
-                                kept[0] = record
-                                _MaxHeap.siftDown(&kept, by: less)
-                            }
+                            _MaxHeap.keep(record, in: &kept, limit: need, by: less)
                         }
                         results.set(slice, kept)
                     }
@@ -451,22 +438,10 @@ extension _TableIndex {
         let components = query.components
         func record(_ slot: UInt32) -> _KeyRecord {
             var hi: UInt64 = 0, lo: UInt64 = 0
-            for component in components {
-                let shift = UInt64(component.bits)
-                hi = hi << shift | lo >> (64 - shift)
-                lo = lo << shift | component.doubled(Int(slot))
-            }
+            for component in components { _pack(&hi, &lo, component.doubled(Int(slot)), shift: UInt64(component.bits)) }
             return _KeyRecord(hi: hi, lo: lo, index: slot)
         }
-        let cursor: (hi: UInt64, lo: UInt64, id: Int64)? = query.after.map { after in
-            var hi: UInt64 = 0, lo: UInt64 = 0
-            for (component, ordinal) in zip(components, after.ordinals) {
-                let shift = UInt64(component.bits)
-                hi = hi << shift | lo >> (64 - shift)
-                lo = lo << shift | ordinal
-            }
-            return (hi, lo, after.id)
-        }
+        let cursor = query.packedCursor
         // Groups wholly before the cursor's first ordinal are skipped without reading them.
         let firstAfter = query.after?.ordinals.first ?? 0
         var start = 0
@@ -490,19 +465,11 @@ extension _TableIndex {
             // Enough, and the next group sorts after this one: later groups can't come first.
             if records.count >= need, position + 1 == groupCount || ordinal(first, groupAt(position + 1)) != ordinal(first, group) { break }
         }
-        func less(_ a: _KeyRecord, _ b: _KeyRecord) -> Bool { (a.hi, a.lo, a.index) < (b.hi, b.lo, b.index) }
+        let less = _recordPrecedes
         guard records.count > need else { return records.sorted(by: less).map(\.index) }
         var kept: [_KeyRecord] = []
         kept.reserveCapacity(need)
-        for record in records {
-            if kept.count < need {
-                kept.append(record)
-                _MaxHeap.siftUp(&kept, by: less)
-            } else if less(record, kept[0]) {
-                kept[0] = record
-                _MaxHeap.siftDown(&kept, by: less)
-            }
-        }
+        for record in records { _MaxHeap.keep(record, in: &kept, limit: need, by: less) }
         return kept.sorted(by: less).map(\.index)
     }
 
@@ -560,3 +527,26 @@ let _byteRank: [UInt8] = {
 /// and 1M rows, all cores gave 122 new-term searches/s with sorted pages beside them at
 /// 1,070/s (p50 7.5 ms), all but one 66/s and 1,527/s.
 let _scanCores = ProcessInfo.processInfo.activeProcessorCount
+
+/// Appends a doubled ordinal of `shift` bits to a 128-bit composite (`hi`, `lo`), the first
+/// component most significant.
+@inline(__always)
+private func _pack(_ hi: inout UInt64, _ lo: inout UInt64, _ ordinal: UInt64, shift: UInt64) {
+    hi = hi << shift | lo >> (64 - shift)
+    lo = lo << shift | ordinal
+}
+
+/// Composite order, ties by slot.
+@Sendable @inline(__always)
+private func _recordPrecedes(_ a: _KeyRecord, _ b: _KeyRecord) -> Bool { (a.hi, a.lo, a.index) < (b.hi, b.lo, b.index) }
+
+extension _IndexQuery {
+    /// The cursor's position packed as rows' composites are, with its row id, or `nil`.
+    var packedCursor: (hi: UInt64, lo: UInt64, id: Int64)? {
+        after.map { after in
+            var hi: UInt64 = 0, lo: UInt64 = 0
+            for (component, ordinal) in zip(components, after.ordinals) { _pack(&hi, &lo, ordinal, shift: UInt64(component.bits)) }
+            return (hi, lo, after.id)
+        }
+    }
+}
