@@ -121,7 +121,7 @@ public struct SortKitServer: Sendable {
         if logger.logLevel > .info { logger.logLevel = .info }
         return Application(
             router: router(),
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(limits.idleTimeout.nanoseconds))),
+            server: .http1(configuration: .init(idleTimeout: .nanoseconds(limits.idleTimeout._nanoseconds))),
             configuration: .init(address: .hostname(host, port: port), serverName: "sortkit"),
             logger: logger)
     }
@@ -176,33 +176,16 @@ extension RequestBody {
     func bytes(upTo limit: Int, timeout: Duration) async throws -> [UInt8] {
         let body = self
         do {
-            return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
-                group.addTask { Array(buffer: try await body.collect(upTo: limit)) }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let bytes = first else {
-                    throw APIError(status: .requestTimeout, message: "the body didn't arrive within \(timeout.seconds) s")
-                }
-                return bytes
+            guard let bytes = try await _withDeadline(timeout, { Array(buffer: try await body.collect(upTo: limit)) }) else {
+                throw APIError(status: .requestTimeout, message: "the body didn't arrive within \(timeout._secondsText) s")
             }
+            return bytes
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw APIError(status: .contentTooLarge, message: "the body is over \(limit) bytes")
         }
     }
 }
 
-extension Duration {
-    /// Whole nanoseconds.
-    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
-    /// Seconds as text: `30`, `0.5`.
-    var seconds: String {
-        let value = Double(nanoseconds) / 1e9
-        return value == value.rounded() ? String(Int64(value)) : String(value)
-    }
-}
 
 /// An error with the HTTP status and message a client sees as `{"error": "..."}`.
 struct APIError: Error {

@@ -266,7 +266,7 @@ public final class PostgresTableStore: TableStore {
         let query = try PageQuery(request, info: info, ordering: ordering)
         let secret = secret
         let budget = queryBudget
-        let milliseconds = max(1, budget.components.seconds * 1_000 + budget.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = max(1, budget._nanoseconds / 1_000_000)
         return try await Self.transaction(client, logger, budget: budget) { session in
             try await session.execute("SET LOCAL statement_timeout = \(milliseconds)")
             let select = query.select(request, cursor: cursor)

@@ -131,8 +131,7 @@ public struct TableStoreError: Error, Hashable, CustomStringConvertible {
 
     /// A query ran over `budget`.
     public static func timedOut(_ budget: Duration) -> TableStoreError {
-        let seconds = Double(budget.components.seconds) + Double(budget.components.attoseconds) / 1e18
-        return TableStoreError(.timedOut, "the query ran over its \(seconds.formatted(.number.precision(.fractionLength(0...3)))) s budget; narrow the search or try again")
+        TableStoreError(.timedOut, "the query ran over its \(budget._secondsText) s budget; narrow the search or try again")
     }
 
     /// A table named `name` exists already.

@@ -324,16 +324,8 @@ public final class SQLiteTableStore: TableStore {
     /// throws ``TableStoreError/Kind/timedOut``. The connection goes back to the pool unharmed.
     func read<T: Sendable>(budget: Duration, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let database = database
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask { try await database.read(body) }
-            group.addTask {
-                try await Task.sleep(for: budget)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let value = first else { throw TableStoreError.timedOut(budget) }
-            return value
-        }
+        guard let value = try await _withDeadline(budget, { try await database.read(body) }) else { throw TableStoreError.timedOut(budget) }
+        return value
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction.
