@@ -52,7 +52,8 @@ struct APIHandlers: Sendable {
         try form.checkLimit(server.limits.maxParameters)
         let schema = try await store.schema(of: table)
         let order = try self.order(schema, sort: form["sort"], preset: form["preset"])
-        let search = try checkedSearch(form["q"], name: "q")
+        let search = form["q"] ?? ""
+        try checkSearch(search, name: "q")
         let limit = try integer(form["limit"], name: "limit", default: 50)
         let offset = try integer(form["offset"], name: "offset", default: 0)
         let after = form["after"].flatMap { $0.isEmpty ? nil : $0 }
@@ -101,10 +102,11 @@ struct APIHandlers: Sendable {
 
     // MARK: Parameters
 
-    /// A search text within the limits: at most ``RequestLimits/maxTextLength`` characters and
-    /// ``RequestLimits/maxSearchTerms`` words.
-    func checkedSearch(_ text: String?, name: String) throws -> String {
-        guard let text else { return "" }
+    /// Checks a search text against the limits — at most ``RequestLimits/maxTextLength``
+    /// characters and ``RequestLimits/maxSearchTerms`` words — and returns its number of words.
+    @discardableResult
+    func checkSearch(_ text: String?, name: String) throws -> Int {
+        guard let text else { return 0 }
         let limits = server.limits
         guard text.utf8.count <= limits.maxTextLength else {
             throw APIError.badRequest("\(name) is \(text.utf8.count) bytes long; the most is \(limits.maxTextLength)")
@@ -113,7 +115,7 @@ struct APIHandlers: Sendable {
         guard terms <= limits.maxSearchTerms else {
             throw APIError.badRequest("\(name) has \(terms) words; the most is \(limits.maxSearchTerms)")
         }
-        return text
+        return terms
     }
 
     /// Throws a 400 when `spec` has more keys, or an `enum=` more values, than the limits allow.

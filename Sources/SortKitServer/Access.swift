@@ -79,6 +79,15 @@ public struct AccessPolicy: Sendable, Hashable {
     }
 }
 
+/// The headers every response gets (see ``GuardMiddleware``), built once.
+let securityHeaders: HTTPFields = [
+    HTTPField.Name("Content-Security-Policy")!:
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'",
+    HTTPField.Name("X-Content-Type-Options")!: "nosniff",
+    HTTPField.Name("Referrer-Policy")!: "same-origin",
+    HTTPField.Name("X-Frame-Options")!: "SAMEORIGIN",
+]
+
 /// The cookie that carries a browser's token.
 let tokenCookie = "sortkit-token"
 
@@ -95,15 +104,6 @@ let tokenCookie = "sortkit-token"
 struct GuardMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: AccessPolicy
 
-    static var securityHeaders: HTTPFields {
-        [
-            HTTPField.Name("Content-Security-Policy")!:
-                "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'",
-            HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-            HTTPField.Name("Referrer-Policy")!: "same-origin",
-            HTTPField.Name("X-Frame-Options")!: "SAMEORIGIN",
-        ]
-    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -123,7 +123,7 @@ struct GuardMiddleware<Context: RequestContext>: RouterMiddleware {
                                                                                 : "\(error.status.code) \(error.status.reasonPhrase)")
             }
         }
-        for field in Self.securityHeaders where response.headers[field.name] == nil { response.headers.append(field) }
+        for field in securityHeaders where response.headers[field.name] == nil { response.headers.append(field) }
         if access.protectReads, response.headers[.cacheControl] == nil {
             // Replies only token holders may read stay out of shared and disk caches.
             response.headers[.cacheControl] = "no-store"

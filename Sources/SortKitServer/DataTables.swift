@@ -54,8 +54,8 @@ extension APIHandlers {
             var columns: [String?] = []
             var columnSearch: [String: String] = [:]
             // Words of the global and every column search count against one limit.
-            let search = try checkedSearch(form["search[value]"], name: "search[value]")
-            var terms = SearchQuery(search).terms.count
+            let search = form["search[value]"] ?? ""
+            var terms = try checkSearch(search, name: "search[value]")
             while let data = form["columns[\(columns.count)][data]"] {
                 let index = columns.count
                 guard index < limits.maxDataTablesColumns else {
@@ -67,8 +67,8 @@ extension APIHandlers {
                 columns.append(column)
                 if let column, let text = form["columns[\(index)][search][value]"], !text.isEmpty,
                    form["columns[\(index)][searchable]"] != "false" {
-                    columnSearch[column] = try checkedSearch(text, name: "columns[\(index)][search][value]")
-                    terms += SearchQuery(text).terms.count
+                    terms += try checkSearch(text, name: "columns[\(index)][search][value]")
+                    columnSearch[column] = text
                     guard terms <= limits.maxSearchTerms else {
                         throw APIError.badRequest("the searches have more than \(limits.maxSearchTerms) words in all")
                     }

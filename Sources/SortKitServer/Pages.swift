@@ -58,7 +58,7 @@ struct Pages {
         var state = try ViewState(query: query, limits: server.limits)
         let api = APIHandlers(server: server)
         let order = try api.order(schema, sort: state.sort, preset: state.preset)
-        _ = try api.checkedSearch(state.q, name: "q")
+        try api.checkSearch(state.q, name: "q")
         // A sort that equals a preset shows that preset as selected.
         if state.preset.isEmpty, case .spec(let spec) = order, let match = schema.presets.first(where: { $0.value == spec }) {
             state.preset = match.key

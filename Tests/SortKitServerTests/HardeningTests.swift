@@ -366,9 +366,7 @@ struct HardeningTests {
     @Test("No error body holds SQL or internal text: internal errors are a 500 with a request id")
     func noInternalText() async throws {
         // The SQL path, with the terms limit lifted so SQLite's expression limit is reached.
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-hard-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let store = try SQLiteTableStore(path: folder.appendingPathComponent("db.sqlite").path, inMemoryIndex: false)
+        let store = try SQLiteTableStore(path: temporaryDatabasePath(), inMemoryIndex: false)
         try await DemoLibrary.install(in: store, count: 50)
         var limits = RequestLimits()
         limits.maxSearchTerms = 100_000
@@ -387,10 +385,8 @@ struct HardeningTests {
 
     @Test("A search of the in-memory index over the query budget answers 503; pages without a scan still serve")
     func inMemoryBudget() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-budget-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // A budget of one nanosecond: any scan is over it when it first reads the clock.
-        let store = try SQLiteTableStore(path: folder.appendingPathComponent("db.sqlite").path, queryBudget: .nanoseconds(1))
+        let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: .nanoseconds(1))
         try await DemoLibrary.install(in: store, count: 500)
         try await application(SortKitServer(store: store)).test(.router) { client in
             try await client.execute(uri: "/api/tables/books/rows?sort=title&q=the", method: .get) { response in
@@ -404,9 +400,7 @@ struct HardeningTests {
 
     @Test("A page whose SQL runs over the query budget answers 503, and the server keeps serving")
     func queryBudget() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-budget-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let path = folder.appendingPathComponent("db.sqlite").path
+        let path = try temporaryDatabasePath()
         try await DemoLibrary.install(in: try SQLiteTableStore(path: path), count: 30_000)
         let store = try SQLiteTableStore(path: path, inMemoryIndex: false, queryBudget: .milliseconds(5))
         let server = SortKitServer(store: store)

@@ -7,11 +7,16 @@ import SortKitSQL
 import Testing
 @testable import SortKitServer
 
-/// A server over a fresh database holding the demo library (200 books).
-func makeServer(books: Int = 200) async throws -> SortKitServer {
+/// A new SQLite file's path in a folder of its own.
+func temporaryDatabasePath() throws -> String {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-server-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let store = try SQLiteTableStore(path: folder.appendingPathComponent("db.sqlite").path)
+    return folder.appendingPathComponent("db.sqlite").path
+}
+
+/// A server over a fresh database holding the demo library (200 books).
+func makeServer(books: Int = 200) async throws -> SortKitServer {
+    let store = try SQLiteTableStore(path: temporaryDatabasePath())
     try await DemoLibrary.install(in: store, count: books)
     return SortKitServer(store: store)
 }
