@@ -66,6 +66,27 @@ struct TableStoreTests {
         }
     }
 
+    @Test("Odd CSV through an import: a BOM, megabyte cells across the scan's slices, non-normalized text, huge numbers, a blank last field at end of file", arguments: Backend.allCases)
+    func oddImport(_ backend: Backend) async throws {
+        guard let store = try await backend.makeStore() else { return }
+        let megabyte = String(repeating: "ü", count: 600_000)
+        var csv = "\u{FEFF}name,n,note\n"
+        for index in 0..<4 { csv += "\"\(megabyte)\(index)\",\(index),\"a \"\"q\"\", b\"\n" }
+        csv += "Cafe\u{301},99999999999999999999,\n"   // a number too big for Int64: the column is text
+        csv += "  ,7,last"                           // a blank name; no line end at end of file
+        let schema = try await store.importCSV(Array(csv.utf8), as: "odd", delimiter: UInt8(ascii: ","), presets: [:])
+        #expect(schema.columns.map(\.name) == ["name", "n", "note"] && schema.columns[1].type != .integer)
+        let page = try await store.page(of: "odd", PageRequest(limit: 10))
+        #expect(page.total == 6 && page.rows.map(\.id) == [1, 2, 3, 4, 5, 6])
+        #expect(page.rows[3].cells == [megabyte + "3", "3", "a \"q\", b"])
+        #expect(page.rows[4].cells == ["Caf\u{E9}", "99999999999999999999", ""])   // NFC; blank is empty
+        #expect(page.rows[5].cells == ["", "7", "last"])
+        let found = try await store.page(of: "odd", PageRequest(order: .spec(SortSpec(parsing: "-name")), search: "UUU 2", limit: 10))
+        #expect(found.rows.map(\.id) == [3], "\(backend)")
+        let cafe = try await store.page(of: "odd", PageRequest(search: "cafe", limit: 10))
+        #expect(cafe.rows.map(\.id) == [5])
+    }
+
     @Test("Database errors classify as what a client can act on: busy or full is unavailable, a bug is internal")
     func classifying() {
         #expect(TableStoreError.classifying(DatabaseError(resultCode: .SQLITE_BUSY))?.kind == .unavailable)
