@@ -17,7 +17,9 @@ extension SortKey {
         _ keyPath: any KeyPath<Row, Value> & Sendable, _ direction: SortDirection = .ascending,
         collation: Collation = .default, nulls: NullPlacement = .last
     ) {
-        self.init(_source: .value { $0[keyPath: keyPath].sortValue }, direction: direction, collation: collation, nulls: nulls)
+        self.init(
+            _source: .value { $0[keyPath: keyPath].sortValue }, direction: direction, collation: collation, nulls: nulls,
+            identity: .keyPath(_KeyPathBox(keyPath), .value))
         if let offset = MemoryLayout<Row>.offset(of: keyPath) {
             _load = { $0.load(fromByteOffset: offset, as: Value.self).sortValue }
             if Value.self == String.self { _stringOffset = offset }
@@ -36,7 +38,7 @@ extension SortKey {
     ) {
         self.init(
             _source: .comparator(isNull: nil) { _compare($0[keyPath: keyPath], $1[keyPath: keyPath]) },
-            direction: direction, collation: .default, nulls: .last)
+            direction: direction, collation: .default, nulls: .last, identity: .keyPath(_KeyPathBox(keyPath), .comparable))
     }
 
     /// Sorts by an optional `Comparable` property of a type that has no sort value; `nil` is
@@ -50,7 +52,7 @@ extension SortKey {
             _source: .comparator(isNull: { $0[keyPath: keyPath] == nil }) {
                 _compare($0[keyPath: keyPath]!, $1[keyPath: keyPath]!)
             },
-            direction: direction, collation: .default, nulls: nulls)
+            direction: direction, collation: .default, nulls: nulls, identity: .keyPath(_KeyPathBox(keyPath), .comparable))
     }
 
     /// Sorts by a computed value.
@@ -109,7 +111,9 @@ extension SortKey {
         _ keyPath: any KeyPath<Row, Value> & Sendable, order: [Value], _ direction: SortDirection = .ascending
     ) {
         let ranks = _Ranks(order)
-        self.init(_source: .value { ranks.rank(of: $0[keyPath: keyPath]) }, direction: direction, collation: .binary, nulls: .last)
+        self.init(
+            _source: .value { ranks.rank(of: $0[keyPath: keyPath]) }, direction: direction, collation: .binary, nulls: .last,
+            identity: .keyPath(_KeyPathBox(keyPath), .order(String(describing: order))))
         if let offset = MemoryLayout<Row>.offset(of: keyPath) {
             _load = { ranks.rank(of: $0.load(fromByteOffset: offset, as: Value.self)) }
         }
@@ -125,7 +129,8 @@ extension SortKey {
         let ranks = _Ranks(order)
         self.init(
             _source: .value { row in row[keyPath: keyPath].map { ranks.rank(of: $0) } ?? .null },
-            direction: direction, collation: .binary, nulls: nulls)
+            direction: direction, collation: .binary, nulls: nulls,
+            identity: .keyPath(_KeyPathBox(keyPath), .order(String(describing: order))))
         if let offset = MemoryLayout<Row>.offset(of: keyPath) {
             _load = { $0.load(fromByteOffset: offset, as: Value?.self).map { ranks.rank(of: $0) } ?? .null }
         }

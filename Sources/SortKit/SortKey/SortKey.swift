@@ -45,6 +45,11 @@ public struct SortKey<Row>: Sendable {
     @usableFromInline
     internal var _stringOffset: Int? = nil
 
+    /// What the key sorts by, for equality: a key path (with how it is read), a name given
+    /// with ``named(_:)``, or — for closures — a token unique to this key and its copies.
+    @usableFromInline
+    internal var _identity: _SortKeyIdentity
+
     /// The key's direction.
     public var direction: SortDirection
     /// How string values compare.
@@ -53,8 +58,12 @@ public struct SortKey<Row>: Sendable {
     public var nulls: NullPlacement
 
     @usableFromInline
-    internal init(_source: _Source, direction: SortDirection, collation: Collation, nulls: NullPlacement) {
+    internal init(
+        _source: _Source, direction: SortDirection, collation: Collation, nulls: NullPlacement,
+        identity: _SortKeyIdentity? = nil
+    ) {
         self._source = _source
+        self._identity = identity ?? .unique(_SortKeyToken())
         self.direction = direction
         self.collation = collation
         self.nulls = nulls

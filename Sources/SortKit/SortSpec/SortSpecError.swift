@@ -43,4 +43,10 @@ public struct SortSpecError: Error, Sendable, Hashable, CustomStringConvertible 
         let list = known.map { "'\($0)'" }.joined(separator: ", ")
         return SortSpecError(.unknownColumn, "unknown column '\(name)' (columns: \(list))")
     }
+
+    /// A Foundation comparator or descriptor whose key path is none of the named fields'.
+    public static func unknownKeyPath(_ keyPath: AnyKeyPath, known: [String]) -> SortSpecError {
+        let list = known.map { "'\($0)'" }.joined(separator: ", ")
+        return SortSpecError(.unknownColumn, "no sort field for key path \(keyPath) (fields: \(list))")
+    }
 }

@@ -1,0 +1,77 @@
+import Observation
+import SortKit
+
+/// A ``DataTable`` as an `@Observable` model that a SwiftUI view binds to directly: every
+/// action — a header tap, a search keystroke, a page change, new data — changes the table in
+/// place and publishes one change, so a view re-renders once per action.
+///
+///     @State var model = DataTableModel(DataTable(rows: books, columns: columns, pageSize: 25))
+///
+///     // SwiftUI:
+///     // ForEach(model.table.pageRows) { book in … }
+///     // Button(model.table.columns[0].header) { model.tapHeader(0) }
+///     // .searchable(text: Binding(get: { model.table.searchText }, set: { model.setSearch($0) }))
+///
+/// The table stays a value: the model holds one and mutates it where it is stored (no copy of
+/// the rows), and views read it through ``table``.
+@MainActor
+@Observable
+public final class DataTableModel<Row: Identifiable> {
+    /// The table; read its rows, page and sort state from here.
+    public private(set) var table: DataTable<Row>
+
+    /// A model over `table`.
+    public init(_ table: DataTable<Row>) {
+        self.table = table
+    }
+
+    /// Taps a header (see ``DataTable/tapHeader(_:additive:)``). Returns whether the sort
+    /// changed.
+    @discardableResult
+    public func tapHeader(_ column: Int, additive: Bool = false) -> Bool {
+        table.tapHeader(column, additive: additive)
+    }
+
+    /// Sets the sort (see ``DataTable/setSort(_:)``).
+    public func setSort(_ spec: SortSpec) {
+        table.setSort(spec)
+    }
+
+    /// Sets the search (see ``DataTable/setSearch(_:)``).
+    public func setSearch(_ text: String) {
+        table.setSearch(text)
+    }
+
+    /// Sets or clears one column's filter (see ``DataTable/setFilter(_:column:)``).
+    public func setFilter(_ text: String, column: Int) {
+        table.setFilter(text, column: column)
+    }
+
+    /// Goes to a page (see ``DataTable/setPage(_:)``).
+    public func setPage(_ index: Int) {
+        table.setPage(index)
+    }
+
+    /// Sets rows per page (see ``DataTable/setPageSize(_:)``).
+    public func setPageSize(_ size: Int) {
+        table.setPageSize(size)
+    }
+
+    /// Replaces the data (see ``DataTable/setData(_:)``); returns the diff to animate.
+    @discardableResult
+    public func setData(_ rows: [Row]) -> DataTableDiff<Row.ID> {
+        table.setData(rows)
+    }
+
+    /// Edits a cell (see ``DataTable/edit(_:column:to:)``); the table is unchanged if it
+    /// throws.
+    @discardableResult
+    public func edit(_ id: Row.ID, column: Int, to text: String) throws -> DataTableDiff<Row.ID> {
+        try table.edit(id, column: column, to: text)
+    }
+
+    /// Ranks every sortable column now (see ``DataTable/prepareSorting()``).
+    public func prepareSorting() {
+        table.prepareSorting()
+    }
+}

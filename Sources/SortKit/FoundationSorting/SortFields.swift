@@ -1,0 +1,352 @@
+import Foundation
+
+/// A row type's sortable properties by name: what turns a ``SortSpec`` — text a user picked,
+/// saved or sent — into ``SortKey``s, Foundation `KeyPathComparator`s or `SortDescriptor`s
+/// (for SwiftData's `@Query(sort:)` and `FetchDescriptor`), and those back into a spec.
+///
+///     struct Book { var title: String; var price: Double?; var status: Status; var statusRank: Int }
+///     enum Status: CaseIterable { case todo, reading, done }
+///
+///     let fields = SortFields<Book>()
+///         .field("title", \.title)
+///         .field("price", \.price)
+///         .field("status", declaredOrderOf: \.status, storedRank: \.statusRank)
+///
+///     let spec = try SortSpec(parsing: "status,-price,title:binary")
+///     books.sorted(using: try fields.sortKeys(for: spec))        // SortKit's semantics
+///     let query = try fields.sortDescriptors(for: spec)
+///     query.value     // [SortDescriptor(\.statusRank), SortDescriptor(\.price, order: .reverse),
+///                     //  SortDescriptor(\.title, comparator: .lexical)]
+///     query.losses    // ["price: nulls-last — Foundation puts nil first ascending, last descending"]
+///     try fields.spec(from: query.value).description   // "status,-price:nulls-natural,title:binary"
+///
+/// Foundation's comparators can't express everything a spec can: an `enum=` order, a collation
+/// other than `binary`, text read as numbers or dates, and nulls placed other than "smallest".
+/// A conversion reports each of those in ``SortConversion/losses`` rather than dropping it
+/// silently; ``sortKeys(for:)`` keeps them all.
+public struct SortFields<Row>: Sendable {
+    /// One named property.
+    public struct Field: Sendable {
+        /// The name a spec uses.
+        public let name: String
+        /// Whether the property is optional, so that where Foundation puts `nil` matters.
+        public let isOptional: Bool
+        /// Whether the property is text, so that a collation applies.
+        public let isText: Bool
+        /// Whether the property is an enum sorted in declared case order through a stored rank.
+        public let isDeclaredOrder: Bool
+        /// Every key path that stands for this field: its own, and a stored rank's.
+        internal let keyPaths: [_KeyPathBox]
+        /// The property's sort value.
+        internal let value: @Sendable (Row) -> SortValue
+        internal let comparator: @Sendable (SortOrder) -> KeyPathComparator<Row>
+        internal let descriptor: @Sendable (SortOrder) -> SortDescriptor<Row>
+    }
+
+    /// The fields, in the order they were added.
+    public private(set) var fields: [Field] = []
+
+    /// No fields yet; add them with the `field` methods.
+    public init() {}
+
+    private func adding(_ field: Field) -> SortFields {
+        precondition(!fields.contains { $0.name == field.name }, "SortFields: a field named '\(field.name)' is already there")
+        var copy = self
+        copy.fields.append(field)
+        return copy
+    }
+
+    /// Adds a text property, compared under the spec key's collation.
+    ///
+    ///     SortFields<Book>().field("title", \.title)
+    public func field(_ name: String, _ keyPath: any KeyPath<Row, String> & Sendable) -> SortFields {
+        adding(Field(
+            name: name, isOptional: false, isText: true, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
+            value: { .string($0[keyPath: keyPath]) },
+            comparator: { KeyPathComparator(keyPath, comparator: String.StandardComparator.lexical, order: $0) },
+            descriptor: { SortDescriptor(keyPath, comparator: .lexical, order: $0) }))
+    }
+
+    /// Adds an optional text property; `nil` is null.
+    public func field(_ name: String, _ keyPath: any KeyPath<Row, String?> & Sendable) -> SortFields {
+        adding(Field(
+            name: name, isOptional: true, isText: true, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
+            value: { $0[keyPath: keyPath].map(SortValue.string) ?? .null },
+            comparator: { KeyPathComparator(keyPath, comparator: String.StandardComparator.lexical, order: $0) },
+            descriptor: { SortDescriptor(keyPath, comparator: .lexical, order: $0) }))
+    }
+
+    /// Adds a comparable property that has a sort value: a number, a date, your own
+    /// ``SortValueConvertible`` type.
+    ///
+    ///     SortFields<Book>().field("published", \.published)
+    public func field<Value: SortValueConvertible & Comparable & SendableMetatype>(
+        _ name: String, _ keyPath: any KeyPath<Row, Value> & Sendable
+    ) -> SortFields {
+        adding(Field(
+            name: name, isOptional: false, isText: false, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
+            value: { $0[keyPath: keyPath].sortValue },
+            comparator: { KeyPathComparator(keyPath, order: $0) },
+            descriptor: { SortDescriptor(keyPath, order: $0) }))
+    }
+
+    /// Adds an optional comparable property; `nil` is null.
+    public func field<Value: SortValueConvertible & Comparable & SendableMetatype>(
+        _ name: String, _ keyPath: any KeyPath<Row, Value?> & Sendable
+    ) -> SortFields {
+        adding(Field(
+            name: name, isOptional: true, isText: false, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
+            value: { $0[keyPath: keyPath]?.sortValue ?? .null },
+            comparator: { KeyPathComparator(keyPath, order: $0) },
+            descriptor: { SortDescriptor(keyPath, order: $0) }))
+    }
+
+    /// Adds an enum sorted in the order its cases are declared. A database sorts an enum by
+    /// its raw value, so Foundation's comparators and descriptors sort by `storedRank`, a
+    /// property the row keeps equal to the case's ``Swift/CaseIterable/declaredOrderRank``.
+    ///
+    ///     struct Task { var status: Status { didSet { statusRank = status.declaredOrderRank } }
+    ///                   var statusRank: Int }
+    ///     SortFields<Task>().field("status", declaredOrderOf: \.status, storedRank: \.statusRank)
+    public func field<Value: CaseIterable & Equatable & SendableMetatype>(
+        _ name: String, declaredOrderOf keyPath: any KeyPath<Row, Value> & Sendable,
+        storedRank: any KeyPath<Row, Int> & Sendable
+    ) -> SortFields where Value.AllCases: Sendable {
+        let order = Array(Value.allCases)
+        let ranks = _Ranks(order)
+        return adding(Field(
+            name: name, isOptional: false, isText: false, isDeclaredOrder: true,
+            keyPaths: [_KeyPathBox(keyPath), _KeyPathBox(storedRank)],
+            value: { ranks.rank(of: $0[keyPath: keyPath]) },
+            comparator: { KeyPathComparator(storedRank, order: $0) },
+            descriptor: { SortDescriptor(storedRank, order: $0) }))
+    }
+
+    /// The field named `name`: an exact match, else the only match ignoring case.
+    ///
+    /// - Throws: ``SortSpecError`` naming the unknown field and listing the known ones.
+    public func field(named name: String) throws -> Field {
+        if let field = fields.first(where: { $0.name == name }) { return field }
+        let matches = fields.filter { Collation.caseInsensitive.areEquivalent($0.name, name) }
+        if matches.count == 1 { return matches[0] }
+        throw SortSpecError.unknownColumn(name, known: fields.map(\.name))
+    }
+
+    private func field(for keyPath: AnyKeyPath) throws -> Field {
+        let box = _KeyPathBox(keyPath)
+        guard let field = fields.first(where: { $0.keyPaths.contains(box) }) else {
+            throw SortSpecError.unknownKeyPath(keyPath, known: fields.map(\.name))
+        }
+        return field
+    }
+}
+
+// MARK: - Spec → keys
+
+extension SortFields {
+    /// The SortKit keys `spec` describes for these rows, with every modifier kept: collation,
+    /// null placement, `enum=` orders and `num`/`date` readings of text. Each key is named
+    /// after its field (see ``SortKey/named(_:)``), so a SwiftUI `Table` column that builds the
+    /// same key finds it, and ``spec(from:)-(SortKey<Row>)`` turns the keys back into the spec.
+    ///
+    ///     try books.sorted(using: fields.sortKeys(for: SortSpec(parsing: "-price,title")))
+    ///
+    /// - Throws: ``SortSpecError`` for a field that isn't there.
+    public func sortKeys(for spec: SortSpec) throws -> [SortKey<Row>] {
+        var keys: [SortKey<Row>] = []
+        for specKey in spec.keys {
+            let field = try field(named: specKey.column)
+            let value = field.value
+            let reading: @Sendable (Row) -> SortValue
+            if field.isText && (specKey.interpretation == .number || specKey.interpretation == .date) {
+                reading = { row in
+                    guard case .string(let text) = value(row) else { return value(row) }
+                    return specKey.sortValue(of: text, columnType: .string)
+                }
+            } else {
+                reading = value
+            }
+            let made = specKey.sortKeys(reading: reading)
+            // An `enum=` key gives its rank key first, named by the key's own text so that the
+            // spec comes back from the keys; the value key after it breaks ties.
+            if made.count == 2 {
+                var rankKey = specKey
+                rankKey.column = field.name
+                rankKey.direction = .ascending
+                keys.append(made[0].named(rankKey.description))
+            }
+            keys.append(made[made.count - 1].named(field.name))
+        }
+        return keys
+    }
+
+    /// The spec that SortKit keys sort by: keys made by ``sortKeys(for:)``, or key-path keys
+    /// over these fields (`SortKey(\.price, .descending)`) — after a SwiftUI `Table` flipped
+    /// them, say, so the table's order can be saved as text.
+    ///
+    ///     var keys = try fields.sortKeys(for: SortSpec(parsing: "title"))
+    ///     keys[0].order = .reverse                       // a header click
+    ///     try fields.spec(from: keys).description        // "-title"
+    ///
+    /// - Throws: ``SortSpecError`` for a key that is none of the fields' (a closure key without
+    ///   a field's name).
+    public func spec(from keys: [SortKey<Row>]) throws -> SortSpec {
+        var specKeys: [SortSpec.Key] = []
+        var index = keys.startIndex
+        while index < keys.endIndex {
+            let key = keys[index]
+            index += 1
+            var specKey: SortSpec.Key
+            let field: Field
+            switch key._identity {
+            case .name(let name):
+                if let named = try? self.field(named: name) {
+                    field = named
+                    specKey = SortSpec.Key(field.name, key.direction)
+                } else if let parsed = try? SortSpec(parsing: name), parsed.keys.count == 1,
+                          parsed.keys[0].enumOrder != nil, let named = try? self.field(named: parsed.keys[0].column) {
+                    field = named
+                    specKey = parsed.keys[0]
+                    specKey.column = field.name
+                    specKey.direction = key.direction
+                    specKey.modifiers.removeAll { if case .nulls = $0 { true } else { false } }
+                    // The value key that breaks the rank's ties belongs to the same spec key.
+                    if index < keys.endIndex, keys[index].name == field.name { index += 1 }
+                } else {
+                    throw SortSpecError.unknownColumn(name, known: fields.map(\.name))
+                }
+            case .keyPath(let box, _):
+                field = try self.field(for: box.keyPath)
+                specKey = SortSpec.Key(field.name, key.direction)
+            case .unique:
+                throw SortSpecError.unknownColumn("(an unnamed closure key)", known: fields.map(\.name))
+            }
+            if field.isText && specKey.collation != key.collation { specKey.modifiers.append(.collation(key.collation)) }
+            if key.nulls != .last { specKey.modifiers.append(.nulls(key.nulls)) }
+            specKeys.append(specKey)
+        }
+        return SortSpec(specKeys)
+    }
+}
+
+// MARK: - Spec ↔ Foundation
+
+extension SortFields {
+    /// Foundation `KeyPathComparator`s for `spec` — for SwiftUI's `Table(_:sortOrder:)` over
+    /// `[KeyPathComparator<Row>]` — with what they can't express in
+    /// ``SortConversion/losses``.
+    ///
+    ///     let converted = try fields.keyPathComparators(for: SortSpec(parsing: "-price"))
+    ///     rows.sorted(using: converted.value)
+    ///
+    /// Text compares with `String.StandardComparator.lexical`; an enum declared-order field
+    /// sorts by its stored rank.
+    ///
+    /// - Throws: ``SortSpecError`` for a field that isn't there.
+    public func keyPathComparators(for spec: SortSpec) throws -> SortConversion<[KeyPathComparator<Row>]> {
+        var losses: [SortConversionLoss] = []
+        let comparators = try spec.keys.map { key in
+            let field = try field(named: key.column)
+            losses += field.losses(key)
+            return field.comparator(key.direction.order)
+        }
+        return SortConversion(value: comparators, losses: losses)
+    }
+
+    /// Foundation `SortDescriptor`s for `spec` — for SwiftData's `@Query(sort:)` and
+    /// `FetchDescriptor(sortBy:)` — with what they can't express in
+    /// ``SortConversion/losses``.
+    ///
+    ///     let converted = try fields.sortDescriptors(for: SortSpec(parsing: "status,-price"))
+    ///     // SwiftData: FetchDescriptor<Book>(sortBy: converted.value)
+    ///
+    /// - Throws: ``SortSpecError`` for a field that isn't there.
+    public func sortDescriptors(for spec: SortSpec) throws -> SortConversion<[SortDescriptor<Row>]> {
+        var losses: [SortConversionLoss] = []
+        let descriptors = try spec.keys.map { key in
+            let field = try field(named: key.column)
+            losses += field.losses(key)
+            return field.descriptor(key.direction.order)
+        }
+        return SortConversion(value: descriptors, losses: losses)
+    }
+
+    /// The spec that Foundation comparators sort by, so a `Table`'s `sortOrder` can be saved
+    /// as text. Text compared lexically reads back as `binary`, other text comparators as the
+    /// default collation; optional fields get `nulls-natural`, where Foundation puts `nil`.
+    ///
+    ///     try fields.spec(from: [KeyPathComparator(\Book.price, order: .reverse)]).description
+    ///     // "-price:nulls-natural"
+    ///
+    /// - Throws: ``SortSpecError`` for a key path that is none of the fields'.
+    public func spec(from comparators: [KeyPathComparator<Row>]) throws -> SortSpec {
+        SortSpec(try comparators.map { comparator in
+            let field = try field(for: comparator.keyPath)
+            let direction = SortDirection(comparator.order)
+            let lexical = field.isText && comparator == field.comparator(comparator.order)
+            return field.specKey(direction, lexical: lexical)
+        })
+    }
+
+    /// The spec that Foundation sort descriptors sort by: as
+    /// ``spec(from:)-(KeyPathComparator<Row>)``, with a descriptor's `stringComparator`
+    /// telling lexical text apart.
+    ///
+    /// - Throws: ``SortSpecError`` for a descriptor without a key path or whose key path is
+    ///   none of the fields'.
+    public func spec(from descriptors: [SortDescriptor<Row>]) throws -> SortSpec {
+        SortSpec(try descriptors.map { descriptor in
+            guard let keyPath = descriptor.keyPath else {
+                throw SortSpecError.unknownColumn("(a sort descriptor without a key path)", known: fields.map(\.name))
+            }
+            let field = try field(for: keyPath)
+            let lexical = field.isText && descriptor.stringComparator == String.StandardComparator.lexical
+            return field.specKey(SortDirection(descriptor.order), lexical: lexical)
+        })
+    }
+}
+
+extension SortFields.Field {
+    /// What a Foundation comparator for `key` can't express.
+    fileprivate func losses(_ key: SortSpec.Key) -> [SortConversionLoss] {
+        var losses: [SortConversionLoss] = []
+        if let order = key.enumOrder { losses.append(SortConversionLoss(column: name, kind: .enumOrder(order))) }
+        if isText && key.collation != .binary { losses.append(SortConversionLoss(column: name, kind: .collation(key.collation))) }
+        if isText && (key.interpretation == .number || key.interpretation == .date) {
+            losses.append(SortConversionLoss(column: name, kind: .interpretation(key.interpretation)))
+        }
+        if isOptional && key.nulls != .natural { losses.append(SortConversionLoss(column: name, kind: .nulls(key.nulls))) }
+        return losses
+    }
+
+    /// The spec key a Foundation comparator on this field means.
+    fileprivate func specKey(_ direction: SortDirection, lexical: Bool) -> SortSpec.Key {
+        var modifiers: [SortSpec.Modifier] = []
+        if lexical { modifiers.append(.collation(.binary)) }
+        if isOptional { modifiers.append(.nulls(.natural)) }
+        return SortSpec.Key(name, direction, modifiers)
+    }
+}
+
+extension SortDirection {
+    /// The direction of Foundation's `SortOrder`: `.forward` is ascending.
+    ///
+    ///     SortDirection(SortOrder.reverse)   // .descending
+    public init(_ order: SortOrder) {
+        self = order == .forward ? .ascending : .descending
+    }
+
+    /// This direction as Foundation's `SortOrder`.
+    public var order: SortOrder { self == .ascending ? .forward : .reverse }
+}
+
+extension CaseIterable where Self: Equatable {
+    /// The case's position among `allCases`: the rank to store beside an enum so that a
+    /// database (SwiftData, SQL) sorts it in declared order rather than by raw value.
+    ///
+    ///     enum Status: String, CaseIterable { case todo, reading, done }
+    ///     Status.reading.declaredOrderRank   // 1 (its raw value "reading" sorts last)
+    public var declaredOrderRank: Int {
+        Self.allCases.firstIndex(of: self).map { Self.allCases.distance(from: Self.allCases.startIndex, to: $0) } ?? 0
+    }
+}
