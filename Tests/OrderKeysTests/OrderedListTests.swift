@@ -150,3 +150,21 @@ struct OrderedListTests {
         #expect(list.verify())
     }
 }
+
+@Suite("OrderedList and SwiftUI's onMove")
+struct OrderedListOnMoveTests {
+    @Test("List's onMove(IndexSet, Int) maps straight onto move(fromOffsets:toOffset:)")
+    func onMoveWithIndexSet() throws {
+        var list = OrderedList<String>(seed: 7)
+        for id in ["a", "b", "c", "d", "e"] { try list.append(id) }
+        // .onMove { offsets, destination in try? list.move(fromOffsets: offsets, toOffset: destination) }
+        let offsets: IndexSet = [1, 3]
+        let writes = try list.move(fromOffsets: offsets, toOffset: 0)
+        #expect(list.ids == ["b", "d", "a", "c", "e"])
+        #expect(!writes.isEmpty)
+        try list.move(fromOffsets: IndexSet(integer: 0), toOffset: 5)
+        #expect(list.ids == ["d", "a", "c", "e", "b"])
+        #expect(throws: OrderKeyError.self) { try list.move(fromOffsets: IndexSet(integer: 5), toOffset: 0) }
+        #expect(list.ids == ["d", "a", "c", "e", "b"])
+    }
+}

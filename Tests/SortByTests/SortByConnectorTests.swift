@@ -23,6 +23,28 @@ final class TestController: SelectableSegmentController {
 }
 
 /// A thread-safe flag for observation callbacks.
+/// Counts the changes an observable model publishes to a view that reads `read`: tracking is
+/// registered again after each change, as SwiftUI does when it re-renders.
+@MainActor
+final class PublishCounter {
+    private(set) var count = 0
+    private let read: @MainActor () -> Void
+
+    init(_ read: @escaping @MainActor () -> Void) {
+        self.read = read
+        track()
+    }
+
+    private func track() {
+        withObservationTracking { read() } onChange: { [weak self] in
+            MainActor.assumeIsolated {
+                self?.count += 1
+                self?.track()
+            }
+        }
+    }
+}
+
 final class Flag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false
@@ -139,5 +161,12 @@ struct SortByConnectorTests {
         model.select("year-desc")
         #expect(changed.isSet)
         #expect(model.selected == "year-desc" && interactor.selected == "year-desc")
+
+        // A view that shows the picker reads both; a preset change publishes once.
+        let publishes = PublishCounter { _ = (model.items.count, model.selected) }
+        model.select("default")
+        #expect(publishes.count == 1)
+        model.select("default")   // the same preset again: nothing to publish
+        #expect(publishes.count == 1)
     }
 }
