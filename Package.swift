@@ -112,6 +112,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The DocC articles' code, compiled and run; each article's code blocks are checked
+        // against the snippets these tests mark.
+        .testTarget(
+            name: "DocsTests", dependencies: ["SortKit", "SortBy", "DataTableKit", "OrderKeys", "SortKitSQL"],
+            swiftSettings: swiftSettings),
         .testTarget(name: "sortkitTests", dependencies: ["sortkit", "SortKitSQL", "OrderKeys"], swiftSettings: swiftSettings),
     ]
 )

@@ -147,7 +147,7 @@ extension SortFields {
     /// The SortKit keys `spec` describes for these rows, with every modifier kept: collation,
     /// null placement, `enum=` orders and `num`/`date` readings of text. Each key is named
     /// after its field (see ``SortKey/named(_:)``), so a SwiftUI `Table` column that builds the
-    /// same key finds it, and ``spec(from:)-(SortKey<Row>)`` turns the keys back into the spec.
+    /// same key finds it, and `spec(from:)` turns the keys back into the spec.
     ///
     ///     try books.sorted(using: fields.sortKeys(for: SortSpec(parsing: "-price,title")))
     ///
@@ -289,7 +289,7 @@ extension SortFields {
     }
 
     /// The spec that Foundation sort descriptors sort by: as
-    /// ``spec(from:)-(KeyPathComparator<Row>)``, with a descriptor's `stringComparator`
+    /// `spec(from:)`, with a descriptor's `stringComparator`
     /// telling lexical text apart.
     ///
     /// - Throws: ``SortSpecError`` for a descriptor without a key path or whose key path is

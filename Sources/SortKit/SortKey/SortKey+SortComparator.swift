@@ -30,7 +30,7 @@ extension Sequence {
     }
 
     /// Sorts by a list of SortKit keys with SortKit's engine: the same order as
-    /// ``Swift/Sequence/sorted(by:)-(SortKey<Element>)`` and the same speed. Stable.
+    /// `sorted(by:)` and the same speed. Stable.
     ///
     ///     books.sorted(using: [SortKey(\.author), SortKey(\.title)])
     @inlinable
