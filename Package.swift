@@ -83,6 +83,10 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A SwiftUI example app over the tested models; a stub that says so where SwiftUI doesn't exist.
+        .executableTarget(
+            name: "SortKitApp", dependencies: ["SortKit", "SortBy", "DataTableKit", "OrderKeys"], path: "Examples/SortKitApp",
+            swiftSettings: swiftSettings),
         // libFuzzer targets (Fuzz/run.sh builds them with --sanitize=fuzzer --sanitize=address and
         // runs each on its corpus in Fuzz/Corpus); a normal build links them as executables that
         // do nothing.

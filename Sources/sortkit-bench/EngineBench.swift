@@ -82,6 +82,11 @@ struct EngineBench: ParsableCommand {
         let full3 = try time("3 keys", n, "SortKit", &report, closure: closure3, foundation: foundation3) {
             books.sorted(by: threeKeys)
         } verify: { checkSortKit($0, threeKeys) }
+        // The same keys through Foundation's spelling: SortKit's overload runs the same engine.
+        let using3 = try time("3 keys", n, "SortKit sorted(using:)", &report, closure: closure3, foundation: foundation3) {
+            books.sorted(using: threeKeys)
+        } verify: { checkSortKit($0, threeKeys) }
+        print(String(format: "3 keys | \(n) | sorted(using: SortKit keys) / sorted(by:): %.2f×", using3.median / full3.median))
         if let duckdb, let csv {
             for (threads, measurement) in try duckDBTimes(python: duckdb, csv: csv) {
                 report.add("3 keys", n, "DuckDB ORDER BY, \(threads) thread\(threads == 1 ? "" : "s")", measurement, closure: closure3, foundation: foundation3)
