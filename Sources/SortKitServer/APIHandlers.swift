@@ -100,6 +100,40 @@ struct APIHandlers: Sendable {
         return .json(.object([("moved", .integer(id))]))
     }
 
+    /// `{"ids": [ID…]}`: deletes the rows, all or none.
+    func deleteRows(_ table: String, body: [UInt8]) async throws -> Reply {
+        let ids = try Self.ids(body, example: "{\"ids\": [3, 7]}")
+        try await store.delete(ids, from: table)
+        return .json(.object([("deleted", .integer(Int64(ids.count)))]))
+    }
+
+    /// `{"ids": [ID…], "after": ID}` or `{"ids": [ID…], "before": ID}`: moves the rows as one
+    /// block in the manual order, in the order listed, all or none.
+    func moveRows(_ table: String, body: [UInt8]) async throws -> Reply {
+        let example = "{\"ids\": [3, 7], \"after\": 12}"
+        let ids = try Self.ids(body, example: example)
+        let json = JSON.parse(body)
+        let destination: MoveDestination
+        switch (json?["after"], json?["before"]) {
+        case (.integer(let after)?, nil): destination = .after(after)
+        case (nil, .integer(let before)?): destination = .before(before)
+        default: throw APIError.badRequest("give exactly one of \"after\": id or \"before\": id (an integer), as in \(example)")
+        }
+        try await store.move(ids, in: table, to: destination)
+        return .json(.object([("moved", .array(ids.map(JSON.integer)))]))
+    }
+
+    /// The `ids` array of a JSON body.
+    static func ids(_ body: [UInt8], example: String) throws -> [Int64] {
+        guard let json = JSON.parse(body) else { throw APIError.badRequest("\(JSON.problem(body)); send an object such as \(example)") }
+        guard case .object = json else { throw APIError.badRequest("the body must be a JSON object such as \(example)") }
+        guard case .array(let items)? = json["ids"] else { throw APIError.badRequest("\"ids\" must be an array of row ids, as in \(example)") }
+        return try items.map { item in
+            guard case .integer(let id) = item else { throw APIError.badRequest("\"ids\" must hold only row ids (integers); got \(item.text)") }
+            return id
+        }
+    }
+
     // MARK: Parameters
 
     /// Checks a search text against the limits — at most ``RequestLimits/maxTextLength``
@@ -166,7 +200,10 @@ struct APIHandlers: Sendable {
 
     /// A JSON object body as column name → cell text.
     static func values(_ body: [UInt8]) throws -> [String: String] {
-        guard case .object(let pairs)? = JSON.parse(body) else {
+        guard let json = JSON.parse(body) else {
+            throw APIError.badRequest("\(JSON.problem(body)); send a JSON object of column names to values")
+        }
+        guard case .object(let pairs) = json else {
             throw APIError.badRequest("the body must be a JSON object of column names to values")
         }
         var values: [String: String] = [:]

@@ -41,9 +41,59 @@ enum JSON: Sendable, Hashable, Decodable {
         init?(intValue: Int) { nil }
     }
 
-    /// Parses JSON text; `nil` if it isn't JSON.
+    /// Parses JSON text; `nil` if it isn't JSON or an object names a key twice.
     static func parse(_ bytes: [UInt8]) -> JSON? {
-        try? JSONDecoder().decode(JSON.self, from: Data(bytes))
+        guard let value = try? JSONDecoder().decode(JSON.self, from: Data(bytes)), repeatedKey(in: bytes) == nil else { return nil }
+        return value
+    }
+
+    /// Why `bytes` isn't a body ``parse(_:)`` accepts, for an error message.
+    static func problem(_ bytes: [UInt8]) -> String {
+        if (try? JSONDecoder().decode(JSON.self, from: Data(bytes))) == nil { return "the body isn't JSON" }
+        if let key = repeatedKey(in: bytes) { return "the body names \"\(key)\" twice" }
+        return "the body is JSON"
+    }
+
+    /// The first key an object of `bytes` (JSON text) names twice, if any. JSONDecoder keeps
+    /// one of the two silently, and a body that says two things must not be read as one of
+    /// them; no JSON library here reports repeats, so this scans the text: strings are
+    /// skipped (escapes included) and each object's keys are compared as Swift strings
+    /// (canonically equivalent keys are one key, as they are to JSONDecoder).
+    static func repeatedKey(in bytes: [UInt8]) -> String? {
+        var objects: [(keys: Set<String>, expectsKey: Bool)] = []
+        var containers: [Bool] = []   // true for an object
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                containers.append(true)
+                objects.append(([], true))
+            case UInt8(ascii: "["):
+                containers.append(false)
+            case UInt8(ascii: "}"):
+                if containers.popLast() == true { objects.removeLast() }
+            case UInt8(ascii: "]"):
+                _ = containers.popLast()
+            case UInt8(ascii: ","):
+                if containers.last == true { objects[objects.count - 1].expectsKey = true }
+            case UInt8(ascii: "\""):
+                let start = index
+                index += 1
+                while index < bytes.count && bytes[index] != UInt8(ascii: "\"") {
+                    index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                if containers.last == true && objects[objects.count - 1].expectsKey {
+                    objects[objects.count - 1].expectsKey = false
+                    let literal = Array(bytes[start...min(index, bytes.count - 1)])
+                    let key = (try? JSONDecoder().decode(String.self, from: Data(literal))) ?? String(decoding: literal, as: UTF8.self)
+                    if !objects[objects.count - 1].keys.insert(key).inserted { return key }
+                }
+            default:
+                break
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// The value for `key` of an object.

@@ -15,6 +15,7 @@ import SortKitSQL
 /// Routes (fixed in DESIGN.md): `GET /`, `GET /tables/{table}`, `GET /api/tables`,
 /// `GET /api/tables/{table}/rows`, `POST /api/tables/{table}/rows`,
 /// `PATCH|DELETE /api/tables/{table}/rows/{id}`, `POST /api/tables/{table}/rows/{id}/move`,
+/// `POST /api/tables/{table}/rows/move` and `…/rows/delete` (blocks of rows, all or none),
 /// `GET|POST /datatables/{table}`. Write requests from another origin get 403.
 public struct SortKitServer: Sendable {
     /// The tables.
@@ -73,6 +74,16 @@ public struct SortKitServer: Sendable {
         }
         router.delete("/api/tables/:table/rows/:id") { _, context in
             try await api.respond(context) { try await api.delete(context.table(), id: context.parameters.require("id")) }
+        }
+        router.post("/api/tables/:table/rows/delete") { request, context in
+            try await api.respond(context) {
+                try await api.deleteRows(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout))
+            }
+        }
+        router.post("/api/tables/:table/rows/move") { request, context in
+            try await api.respond(context) {
+                try await api.moveRows(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout))
+            }
         }
         router.post("/api/tables/:table/rows/:id/move") { request, context in
             try await api.respond(context) {

@@ -198,6 +198,20 @@ public final class PostgresTableStore: TableStore {
         }
     }
 
+    public func delete(_ ids: [Int64], from table: String) async throws {
+        try _BlockMove.checkIDs(ids)
+        try await transaction { session in
+            let (info, _) = try await Self.infoLockingList(table, session)
+            try await Self.checkRowsExist(ids, info, session)
+            for id in ids {
+                try await session.execute("DELETE FROM \(info.physical) WHERE id = $1", [.integer(id)])
+                try await Self.logChange(id, info, session)
+                try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id = $2", [.text(info.list), .integer(id)])
+            }
+            try await Self.count(-ids.count, info, session)
+        }
+    }
+
     public func row(_ id: Int64, in table: String) async throws -> TableRow {
         try await transaction { session in
             let info = try await Self.info(table, session)
@@ -216,34 +230,60 @@ public final class PostgresTableStore: TableStore {
     func _move(_ id: Int64, in table: String, to destination: MoveDestination) async throws -> Int64 {
         try await transaction { session in
             let (info, sequence) = try await Self.infoLockingList(table, session)
-            guard try await session.integer("SELECT id FROM \(info.physical) WHERE id = $1", [.integer(id)]) != nil else {
-                throw TableStoreError.unknownRow(id, table: table)
-            }
+            try await Self.checkRowsExist([id], info, session)
             try await Self.prepareManualOrder(info, session)
-            let list = info.list
-            do {
-                let placement: _Placement
-                var known: [_LabelReplay.Query: _LabelReplay.Answer] = [:]
-                switch destination {
-                case .after(let anchor), .before(let anchor):
-                    guard let answers = try await Self.detach(id, anchor: anchor, list: list, session) else { return sequence }
-                    known = answers
-                    if case .after = destination { placement = .after(anchor) } else { placement = .before(anchor) }
-                case .toIndex(let index):
-                    guard index >= 0 else { throw TableStoreError.invalid("toIndex must be 0 or more, got \(index)") }
-                    let predecessor = index == 0 ? nil : try await session.integer(
-                        "SELECT id FROM ordered_item WHERE list = $1 AND id != $2 ORDER BY pos, id LIMIT 1 OFFSET $3",
-                        [.text(list), .integer(id), .integer(Int64(index - 1))])
-                    _ = try await Self.detach(id, anchor: nil, list: list, session)
-                    placement = index > 0 && predecessor == nil ? .before(nil) : .after(predecessor)
-                }
-                let writes = try await Self.plan(id, placement, list: list, known: known, session)
-                try await Self.apply(writes, to: list, absent: id, session)
-                return sequence
-            } catch let error as OrderKeyError where error.isUnknownID {
-                throw TableStoreError(.notFound, "table '\(table)': \(error.description)")
+            try await Self.move(id, to: destination, info, session)
+            return sequence
+        }
+    }
+
+    public func move(_ ids: [Int64], in table: String, to destination: MoveDestination) async throws {
+        let anchor = try _BlockMove.check(ids, destination)
+        try await transaction { session in
+            let (info, _) = try await Self.infoLockingList(table, session)
+            try await Self.checkRowsExist(ids + [anchor], info, session)
+            try await Self.prepareManualOrder(info, session)
+            for (id, step) in _BlockMove.steps(ids, destination) { try await Self.move(id, to: step, info, session) }
+        }
+    }
+
+    /// Moves one row inside a transaction that holds the list's lock.
+    static func move(_ id: Int64, to destination: MoveDestination, _ info: _TableInfo, _ session: _PostgresSession) async throws {
+        let list = info.list
+        do {
+            let placement: _Placement
+            var known: [_LabelReplay.Query: _LabelReplay.Answer] = [:]
+            switch destination {
+            case .after(let anchor), .before(let anchor):
+                guard let answers = try await Self.detach(id, anchor: anchor, list: list, session) else { return }
+                known = answers
+                if case .after = destination { placement = .after(anchor) } else { placement = .before(anchor) }
+            case .toIndex(let index):
+                guard index >= 0 else { throw TableStoreError.invalid("toIndex must be 0 or more, got \(index)") }
+                let predecessor = index == 0 ? nil : try await session.integer(
+                    "SELECT id FROM ordered_item WHERE list = $1 AND id != $2 ORDER BY pos, id LIMIT 1 OFFSET $3",
+                    [.text(list), .integer(id), .integer(Int64(index - 1))])
+                _ = try await Self.detach(id, anchor: nil, list: list, session)
+                placement = index > 0 && predecessor == nil ? .before(nil) : .after(predecessor)
+            }
+            let writes = try await Self.plan(id, placement, list: list, known: known, session)
+            try await Self.apply(writes, to: list, absent: id, session)
+        } catch let error as OrderKeyError where error.isUnknownID {
+            throw TableStoreError(.notFound, "table '\(info.schema.name)': \(error.description)")
+        }
+    }
+
+    /// Throws ``TableStoreError/unknownRow(_:table:)`` for the first of `ids` the table lacks.
+    static func checkRowsExist(_ ids: [Int64], _ info: _TableInfo, _ session: _PostgresSession) async throws {
+        var found = Set<Int64>()
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let marks = chunk.indices.map { "$\($0 + 1)" }.joined(separator: ",")
+            for row in try await session.rows("SELECT id FROM \(info.physical) WHERE id IN (\(marks))", chunk.map { .integer($0) }) {
+                found.insert(try row[0].decode(Int64.self))
             }
         }
+        if let missing = ids.first(where: { !found.contains($0) }) { throw TableStoreError.unknownRow(missing, table: info.schema.name) }
     }
 
     // MARK: Pages

@@ -220,6 +220,20 @@ public final class SQLiteTableStore: TableStore {
         }
     }
 
+    public func delete(_ ids: [Int64], from table: String) async throws {
+        try _BlockMove.checkIDs(ids)
+        try await write { db in
+            let info = try Self.info(table, db)
+            try Self.checkRowsExist(ids, info, db)
+            for id in ids {
+                try db.execute(sql: "DELETE FROM \(info.physical) WHERE id = ?", arguments: [id])
+                try Self.logChange(id, info, db)
+                try db.execute(sql: "DELETE FROM ordered_item WHERE list = ? AND id = ?", arguments: [info.list, id])
+            }
+            try Self.count(-ids.count, info, db)
+        }
+    }
+
     public func row(_ id: Int64, in table: String) async throws -> TableRow {
         try await database.read { db in
             let info = try Self.info(table, db)
@@ -232,38 +246,62 @@ public final class SQLiteTableStore: TableStore {
     public func move(_ id: Int64, in table: String, to destination: MoveDestination) async throws {
         try await write { db in
             let info = try Self.info(table, db)
-            guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(info.physical) WHERE id = ?", arguments: [id]) == 1 else {
-                throw TableStoreError.unknownRow(id, table: table)
-            }
+            try Self.checkRowsExist([id], info, db)
             try Self.prepareManualOrder(info, db)
-            let reader = _SQLiteLabelReader(db: db, list: info.list)
-            var random = SystemRandomNumberGenerator()
-            do {
-                let writes: [LabelWrite<Int64>]
-                switch destination {
-                case .after(let anchor):
-                    guard try reader.detach(id, anchor: anchor) else { return }
-                    writes = try LabelPlanner.insert(id, after: anchor, in: reader, using: &random)
-                case .before(let anchor):
-                    guard try reader.detach(id, anchor: anchor) else { return }
-                    writes = try LabelPlanner.insert(id, before: anchor, in: reader, using: &random)
-                case .toIndex(let index):
-                    guard index >= 0 else { throw TableStoreError.invalid("toIndex must be 0 or more, got \(index)") }
-                    let predecessor = index == 0 ? nil : try Int64.fetchOne(
-                        db, sql: "SELECT id FROM ordered_item WHERE list = ? AND id != ? ORDER BY pos, id LIMIT 1 OFFSET ?",
-                        arguments: [info.list, id, index - 1])
-                    _ = try reader.detach(id, anchor: nil)
-                    if index > 0 && predecessor == nil {
-                        writes = try LabelPlanner.insert(id, before: nil, in: reader, using: &random)
-                    } else {
-                        writes = try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
-                    }
-                }
-                try SQLiteOrderedListStore._apply(writes, to: info.list, in: db)
-            } catch let error as OrderKeyError where error.isUnknownID {
-                throw TableStoreError(.notFound, "table '\(table)': \(error.description)")
-            }
+            try Self.move(id, to: destination, info, db)
         }
+    }
+
+    public func move(_ ids: [Int64], in table: String, to destination: MoveDestination) async throws {
+        let anchor = try _BlockMove.check(ids, destination)
+        try await write { db in
+            let info = try Self.info(table, db)
+            try Self.checkRowsExist(ids + [anchor], info, db)
+            try Self.prepareManualOrder(info, db)
+            for (id, step) in _BlockMove.steps(ids, destination) { try Self.move(id, to: step, info, db) }
+        }
+    }
+
+    /// Moves one row inside a write transaction.
+    static func move(_ id: Int64, to destination: MoveDestination, _ info: _TableInfo, _ db: Database) throws {
+        let reader = _SQLiteLabelReader(db: db, list: info.list)
+        var random = SystemRandomNumberGenerator()
+        do {
+            let writes: [LabelWrite<Int64>]
+            switch destination {
+            case .after(let anchor):
+                guard try reader.detach(id, anchor: anchor) else { return }
+                writes = try LabelPlanner.insert(id, after: anchor, in: reader, using: &random)
+            case .before(let anchor):
+                guard try reader.detach(id, anchor: anchor) else { return }
+                writes = try LabelPlanner.insert(id, before: anchor, in: reader, using: &random)
+            case .toIndex(let index):
+                guard index >= 0 else { throw TableStoreError.invalid("toIndex must be 0 or more, got \(index)") }
+                let predecessor = index == 0 ? nil : try Int64.fetchOne(
+                    db, sql: "SELECT id FROM ordered_item WHERE list = ? AND id != ? ORDER BY pos, id LIMIT 1 OFFSET ?",
+                    arguments: [info.list, id, index - 1])
+                _ = try reader.detach(id, anchor: nil)
+                if index > 0 && predecessor == nil {
+                    writes = try LabelPlanner.insert(id, before: nil, in: reader, using: &random)
+                } else {
+                    writes = try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
+                }
+            }
+            try SQLiteOrderedListStore._apply(writes, to: info.list, in: db)
+        } catch let error as OrderKeyError where error.isUnknownID {
+            throw TableStoreError(.notFound, "table '\(info.schema.name)': \(error.description)")
+        }
+    }
+
+    /// Throws ``TableStoreError/unknownRow(_:table:)`` for the first of `ids` the table lacks.
+    static func checkRowsExist(_ ids: [Int64], _ info: _TableInfo, _ db: Database) throws {
+        var found = Set<Int64>()
+        for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min($0 + 500, ids.count)] }) {
+            let marks = chunk.map { _ in "?" }.joined(separator: ",")
+            found.formUnion(try Int64.fetchAll(
+                db, sql: "SELECT id FROM \(info.physical) WHERE id IN (\(marks))", arguments: StatementArguments(Array(chunk))))
+        }
+        if let missing = ids.first(where: { !found.contains($0) }) { throw TableStoreError.unknownRow(missing, table: info.schema.name) }
     }
 
     // MARK: Schema changes

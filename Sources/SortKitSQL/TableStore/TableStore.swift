@@ -33,6 +33,15 @@ public protocol TableStore: Sendable {
     func page(of table: String, _ request: PageRequest) async throws -> TablePage
     /// Moves row `id` in the manual order.
     func move(_ id: Int64, in table: String, to destination: MoveDestination) async throws
+    /// Deletes rows `ids`, in one transaction: all of them, or — for an unknown or repeated
+    /// id — none.
+    func delete(_ ids: [Int64], from table: String) async throws
+    /// Moves rows `ids` as one block right after or before another row of the manual order,
+    /// in the order listed, in one transaction: all of them or none. The anchor can't be in
+    /// the block; `toIndex` is for single rows.
+    ///
+    ///     try await store.move([7, 3, 9], in: "books", to: .after(12))   // 12, 7, 3, 9
+    func move(_ ids: [Int64], in table: String, to destination: MoveDestination) async throws
     /// Changes a table's schema in one transaction that keeps every row, and returns the new
     /// schema (see ``SchemaChange``).
     @discardableResult
@@ -119,4 +128,36 @@ public enum MoveDestination: Sendable, Hashable {
     case before(Int64)
     /// At this index; past the end means the end.
     case toIndex(Int)
+}
+
+/// The checks and steps of a block move, shared by the stores: the first row goes to the
+/// destination, each next row right after the one before it.
+enum _BlockMove {
+    /// The most rows one bulk request may name.
+    static let maxIDs = 100_000
+
+    /// Throws for an empty or oversized list or a repeated id.
+    static func checkIDs(_ ids: [Int64]) throws {
+        guard !ids.isEmpty else { throw TableStoreError.invalid("ids is empty: name at least one row") }
+        guard ids.count <= maxIDs else { throw TableStoreError.invalid("ids names \(ids.count) rows; the most is \(maxIDs)") }
+        var seen = Set<Int64>()
+        for id in ids where !seen.insert(id).inserted { throw TableStoreError.invalid("ids names row \(id) twice") }
+    }
+
+    /// Checks a block move and returns its anchor.
+    static func check(_ ids: [Int64], _ destination: MoveDestination) throws -> Int64 {
+        try checkIDs(ids)
+        let anchor: Int64
+        switch destination {
+        case .after(let id), .before(let id): anchor = id
+        case .toIndex: throw TableStoreError.invalid("a block moves after or before a row, not to an index")
+        }
+        guard !ids.contains(anchor) else { throw TableStoreError.invalid("row \(anchor) is in the block; it can't be its anchor") }
+        return anchor
+    }
+
+    /// Single moves that place the block.
+    static func steps(_ ids: [Int64], _ destination: MoveDestination) -> [(Int64, MoveDestination)] {
+        ids.indices.map { index in (ids[index], index == 0 ? destination : .after(ids[index - 1])) }
+    }
 }

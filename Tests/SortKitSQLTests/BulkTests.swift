@@ -1,0 +1,95 @@
+import Foundation
+import OrderKeys
+import SortKit
+import Testing
+@testable import SortKitSQL
+
+@Suite("Bulk deletes and block moves: one transaction each")
+struct BulkTests {
+    /// A store with a table `t` of `count` rows (ids 1…count).
+    static func populated(_ backend: Backend, count: Int) async throws -> (any TableStore)? {
+        guard let store = try await backend.makeStore() else { return nil }
+        let csv = "name,n\n" + (1...count).map { "row \($0),\($0)\n" }.joined()
+        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        return store
+    }
+
+    static func manual(_ store: any TableStore) async throws -> [Int64] {
+        try await store.page(of: "t", PageRequest(order: .manual, limit: 10_000)).rows.map(\.id)
+    }
+
+    @Test("Seeded random block moves: every row once, the block contiguous and in the order listed", arguments: Backend.allCases)
+    func randomBlocks(_ backend: Backend) async throws {
+        guard let store = try await Self.populated(backend, count: 40) else { return }
+        var random = SplitMix64(seed: ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 0xB10C)
+        let replay = "seed \(random.seed) (replay with SORTKIT_SEED=\(random.seed))"
+        var model = Array(Int64(1)...40)
+        for round in 0..<30 {
+            let block = Array(model.shuffled(using: &random).prefix(Int.random(in: 1...8, using: &random)))
+            let anchor = model.filter { !block.contains($0) }.randomElement(using: &random)!
+            let after = Bool.random(using: &random)
+            try await store.move(block, in: "t", to: after ? .after(anchor) : .before(anchor))
+            model.removeAll { block.contains($0) }
+            let at = model.firstIndex(of: anchor)! + (after ? 1 : 0)
+            model.insert(contentsOf: block, at: at)
+            let order = try await Self.manual(store)
+            #expect(order == model, "\(backend) round \(round): block \(block) \(after ? "after" : "before") \(anchor), \(replay)")
+            #expect(Set(order).count == 40)
+            if order != model { return }
+        }
+    }
+
+    @Test("A bad block changes nothing and names the problem", arguments: Backend.allCases)
+    func badBlocks(_ backend: Backend) async throws {
+        guard let store = try await Self.populated(backend, count: 10) else { return }
+        try await store.move([3, 1], in: "t", to: .before(2))
+        let before = try await Self.manual(store)
+        #expect(before == [3, 1, 2, 4, 5, 6, 7, 8, 9, 10])
+        let cases: [([Int64], MoveDestination, String)] = [
+            ([5, 99, 6], .after(1), "table 't' has no row 99"),
+            ([5, 6], .after(1234), "table 't' has no row 1234"),
+            ([], .after(1), "ids is empty: name at least one row"),
+            ([5, 6, 5], .after(1), "ids names row 5 twice"),
+            ([5, 6], .after(6), "row 6 is in the block; it can't be its anchor"),
+            ([5, 6], .toIndex(0), "a block moves after or before a row, not to an index"),
+            ([5, -1], .after(1), "table 't' has no row -1"),
+        ]
+        for (ids, destination, message) in cases {
+            do {
+                try await store.move(ids, in: "t", to: destination)
+                Issue.record("\(backend): \(ids) \(destination) should have failed")
+            } catch let error as TableStoreError {
+                #expect(error.description == message, "\(backend)")
+            }
+            #expect(try await Self.manual(store) == before, "\(backend): \(ids) changed the order")
+        }
+        await #expect(throws: TableStoreError.self) {
+            try await store.move(Array(Int64(1)...Int64(_BlockMove.maxIDs + 1)), in: "t", to: .after(1))
+        }
+    }
+
+    @Test("Bulk delete: all named rows go, or none; counts, order and pages follow", arguments: Backend.allCases)
+    func bulkDelete(_ backend: Backend) async throws {
+        guard let store = try await Self.populated(backend, count: 30) else { return }
+        try await store.move([30], in: "t", to: .before(1))   // the manual order exists
+        do {
+            try await store.delete([4, 5, 31], from: "t")
+            Issue.record("\(backend): an unknown id should fail the delete")
+        } catch let error as TableStoreError {
+            #expect(error.description == "table 't' has no row 31")
+        }
+        await #expect(throws: TableStoreError.self) { try await store.delete([4, 4], from: "t") }
+        await #expect(throws: TableStoreError.self) { try await store.delete([], from: "t") }
+        #expect(try await store.page(of: "t", PageRequest(limit: 1)).total == 30)
+
+        let doomed: [Int64] = [30, 2, 17, 9, 10]
+        try await store.delete(doomed, from: "t")
+        let page = try await store.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "-n")), limit: 100))
+        #expect(page.total == 25 && page.filtered == 25)
+        #expect(page.rows.map(\.id) == (1...30).reversed().map(Int64.init).filter { !doomed.contains($0) })
+        #expect(try await Self.manual(store) == (1...30).map(Int64.init).filter { !doomed.contains($0) })
+        let searched = try await store.page(of: "t", PageRequest(search: "row 1", limit: 100))
+        #expect(!searched.rows.contains { doomed.contains($0.id) })
+        await #expect(throws: TableStoreError.self) { try await store.row(17, in: "t") }
+    }
+}
