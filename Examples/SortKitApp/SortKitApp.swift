@@ -4,8 +4,9 @@
 // the package's tests cover on Linux. SwiftUI exists only on Apple platforms, so elsewhere
 // this target builds a stub that says so.
 //
-//     swift run SortKitApp          # on macOS 15 or later
-//     # or open Package.swift in Xcode and run the SortKitApp scheme (macOS or iOS)
+//     swift run SortKitApp          # on macOS 15 or later (or the SortKitApp scheme in Xcode)
+//
+// For iOS, add this file to an app target that depends on the package's libraries.
 
 #if canImport(SwiftUI)
 import DataTableKit
@@ -39,14 +40,22 @@ enum ShelfSorting {
     static let presets = [
         SortPreset(id: "title", label: "Title", order: .spec(try! SortSpec(parsing: "Title"))),
         SortPreset(id: "cheap", label: "Cheapest", order: .spec(try! SortSpec(parsing: "Price,Title"))),
-        SortPreset(id: "author", label: "Author, then dearest", order: .spec(try! SortSpec(parsing: "Author:nocase,-Price"))),
+        SortPreset(id: "author", label: "Author, then dearest", order: .spec(try! SortSpec(parsing: "Author,-Price"))),
     ]
 
-    static let columns: [DataTableColumn<ShelfBook>] = [
-        DataTableColumn("Title", \.title),
-        DataTableColumn("Author", \.author),
-        DataTableColumn("Price", \.price) { String(format: "%.2f", $0) },
-    ]
+    /// A header's comparator: the key a one-column spec gives, so that it equals the keys the
+    /// presets give for the same column.
+    static func columnKey(_ name: String) -> SortKey<ShelfBook> {
+        try! fields.sortKeys(for: SortSpec([SortSpec.Key(name)]))[0]
+    }
+
+    @MainActor static func columns() -> [DataTableColumn<ShelfBook>] {
+        [
+            DataTableColumn("Title", \.title),
+            DataTableColumn("Author", \.author),
+            DataTableColumn("Price", \.price) { $0.map { String(format: "%.2f", $0) } ?? "—" },
+        ]
+    }
 }
 
 @main
@@ -64,15 +73,15 @@ struct SortKitApp: App {
 /// A `Table` whose headers sort with SortKit keys, a "Sort by" menu and search; the rows come
 /// from a `DataTableModel`.
 struct BooksTable: View {
-    @State private var model = DataTableModel(DataTable(rows: shelf, columns: ShelfSorting.columns, pageSize: 100))
+    @State private var model = DataTableModel(DataTable(rows: shelf, columns: ShelfSorting.columns(), pageSize: 100))
     @State private var sortOrder: [SortKey<ShelfBook>] = []
     @State private var search = ""
 
     var body: some View {
         Table(model.table.pageRows, sortOrder: $sortOrder) {
-            TableColumn("Title", sortUsing: SortKey(\ShelfBook.title).named("Title")) { Text($0.title) }
-            TableColumn("Author", sortUsing: SortKey(\ShelfBook.author).named("Author")) { Text($0.author) }
-            TableColumn("Price", sortUsing: SortKey(\ShelfBook.price).named("Price")) {
+            TableColumn("Title", sortUsing: ShelfSorting.columnKey("Title")) { Text($0.title) }
+            TableColumn("Author", sortUsing: ShelfSorting.columnKey("Author")) { Text($0.author) }
+            TableColumn("Price", sortUsing: ShelfSorting.columnKey("Price")) {
                 Text(model.table.text($0, column: 2))
             }
         }

@@ -74,8 +74,17 @@ struct DataTableModelTests {
         _ = try reference.edit(4, column: 1, to: "5")
         #expect(counter.count == 9)
         #expect(model.table.rows == reference.rows)
-        // Bad input: an error, and the table unchanged.
+        // Bad input: an error, the table unchanged, nothing published.
         #expect(throws: (any Error).self) { try model.edit(4, column: 1, to: "not a number") }
+        #expect(throws: (any Error).self) { try model.edit(99, column: 1, to: "5") }
         #expect(model.table.rows == reference.rows)
+        #expect(counter.count == 9)
+        // Actions that change nothing publish nothing.
+        model.setSearch(model.table.searchText)
+        model.setPage(model.table.pageIndex)
+        model.setPageSize(model.table.pageSize)
+        model.setFilter("y", column: 0)
+        model.setFilter("", column: 3)
+        #expect(counter.count == 9)
     }
 }

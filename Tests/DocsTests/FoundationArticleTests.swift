@@ -108,7 +108,7 @@ struct FoundationArticleTests {
 
         // snippet: exact
         let exact = try fields.sortDescriptors(for: SortSpec(parsing: "-price:nulls-natural,title:binary"))
-        let roundTrip = try fields.spec(from: exact.value)   // -price:nulls-natural,title:binary
+        let roundTrip = try fields.spec(from: exact.value).value   // -price:nulls-natural,title:binary
         // end snippet
         #expect(exact.isExact)
         #expect(roundTrip.description == "-price:nulls-natural,title:binary")

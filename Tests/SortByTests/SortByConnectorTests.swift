@@ -22,7 +22,6 @@ final class TestController: SelectableSegmentController {
     func setSelected(_ id: SortPreset.ID?) { selected = id }
 }
 
-/// A thread-safe flag for observation callbacks.
 /// Counts the changes an observable model publishes to a view that reads `read`: tracking is
 /// registered again after each change, as SwiftUI does when it re-renders.
 @MainActor
@@ -45,6 +44,7 @@ final class PublishCounter {
     }
 }
 
+/// A thread-safe flag for observation callbacks.
 final class Flag: @unchecked Sendable {
     private let lock = NSLock()
     private var value = false

@@ -294,11 +294,7 @@ public struct DataTable<Row: Identifiable> {
     ///   column rejects; nothing changes then.
     @discardableResult
     public mutating func edit(_ id: Row.ID, column: Int, to text: String) throws -> DataTableDiff<Row.ID> {
-        guard let position = positionOfID[id] else { throw DataTableError.unknownRow("\(id)") }
-        guard columns.indices.contains(column) else { throw DataTableError.unknownColumn("\(column)") }
-        guard let setter = columns[column].setter else { throw DataTableError.notEditable(columns[column].header) }
-        var row = rows[position]
-        try setter(&row, text)
+        let (position, row) = try _editedRow(id, column: column, to: text)
         let oldRows = rows, oldDisplayed = displayedPositions
         rows[position] = row
         index(row, at: position)
@@ -312,6 +308,16 @@ public struct DataTable<Row: Identifiable> {
         return DataTableDiff(oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: identity,
                              newCount: rows.count, changed: { $0 == position },
                              oldID: { oldRows[$0].id }, newID: { rows[$0].id })
+    }
+
+    /// The row `edit` would store, and its position; throws what `edit` throws. Changes nothing.
+    func _editedRow(_ id: Row.ID, column: Int, to text: String) throws -> (position: Int, row: Row) {
+        guard let position = positionOfID[id] else { throw DataTableError.unknownRow("\(id)") }
+        guard columns.indices.contains(column) else { throw DataTableError.unknownColumn("\(column)") }
+        guard let setter = columns[column].setter else { throw DataTableError.notEditable(columns[column].header) }
+        var row = rows[position]
+        try setter(&row, text)
+        return (position, row)
     }
 
     // MARK: Internals

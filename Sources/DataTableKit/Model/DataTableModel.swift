@@ -37,23 +37,28 @@ public final class DataTableModel<Row: Identifiable> {
         table.setSort(spec)
     }
 
-    /// Sets the search (see ``DataTable/setSearch(_:)``).
+    /// Sets the search (see ``DataTable/setSearch(_:)``); the same text again publishes nothing.
     public func setSearch(_ text: String) {
+        guard text != table.searchText else { return }
         table.setSearch(text)
     }
 
-    /// Sets or clears one column's filter (see ``DataTable/setFilter(_:column:)``).
+    /// Sets or clears one column's filter (see ``DataTable/setFilter(_:column:)``); the same
+    /// filter again publishes nothing.
     public func setFilter(_ text: String, column: Int) {
+        guard text != table.columnFilters[column, default: ""] else { return }
         table.setFilter(text, column: column)
     }
 
-    /// Goes to a page (see ``DataTable/setPage(_:)``).
+    /// Goes to a page (see ``DataTable/setPage(_:)``); the page shown publishes nothing.
     public func setPage(_ index: Int) {
+        guard min(max(0, index), table.pageCount - 1) != table.pageIndex else { return }
         table.setPage(index)
     }
 
-    /// Sets rows per page (see ``DataTable/setPageSize(_:)``).
+    /// Sets rows per page (see ``DataTable/setPageSize(_:)``); the same size publishes nothing.
     public func setPageSize(_ size: Int) {
+        guard max(1, size) != table.pageSize else { return }
         table.setPageSize(size)
     }
 
@@ -67,7 +72,9 @@ public final class DataTableModel<Row: Identifiable> {
     /// throws.
     @discardableResult
     public func edit(_ id: Row.ID, column: Int, to text: String) throws -> DataTableDiff<Row.ID> {
-        try table.edit(id, column: column, to: text)
+        // Checked on a copy of the row first, so an edit that throws publishes nothing.
+        _ = try table._editedRow(id, column: column, to: text)
+        return try table.edit(id, column: column, to: text)
     }
 
     /// Ranks every sortable column now (see ``DataTable/prepareSorting()``).

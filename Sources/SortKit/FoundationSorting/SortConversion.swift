@@ -1,13 +1,13 @@
-/// The result of turning a ``SortSpec`` into Foundation's form: the comparators or descriptors,
-/// and what they can't express.
+/// The result of turning a ``SortSpec`` into Foundation's form, or Foundation's form into a
+/// spec: the value, and what it can't express.
 ///
 ///     let converted = try fields.sortDescriptors(for: SortSpec(parsing: "title"))
 ///     if !converted.isExact { print(converted.losses) }
-///     // ["title: natural collation — Foundation's descriptor compares text lexically"]
+///     // ["title: natural collation — Foundation's comparator compares text lexically"]
 public struct SortConversion<Value> {
     /// The comparators or descriptors.
     public var value: Value
-    /// Each spec modifier the value doesn't carry, in spec order.
+    /// What the value doesn't carry, one loss per modifier, in key order.
     public var losses: [SortConversionLoss]
 
     /// Whether the value sorts exactly as the spec does.
@@ -35,6 +35,9 @@ public struct SortConversionLoss: Sendable, Hashable, CustomStringConvertible {
         /// A null placement other than `nulls-natural` on an optional field: Foundation puts
         /// `nil` first ascending and last descending.
         case nulls(NullPlacement)
+        /// Back from Foundation: a text comparator other than `lexical` (`localizedStandard`,
+        /// say), read as the default collation, `natural`.
+        case textComparator
     }
 
     /// The spec key's field.
@@ -59,6 +62,8 @@ public struct SortConversionLoss: Sendable, Hashable, CustomStringConvertible {
             "\(column): \(SortSpec.Modifier.interpretation(interpretation)) — Foundation compares the text itself"
         case .nulls(let placement):
             "\(column): \(SortSpec.Modifier.nulls(placement)) — Foundation puts nil first ascending, last descending"
+        case .textComparator:
+            "\(column): Foundation's text comparator isn't lexical — read as the natural collation"
         }
     }
 }

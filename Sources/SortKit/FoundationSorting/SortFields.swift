@@ -18,7 +18,7 @@ import Foundation
 ///     query.value     // [SortDescriptor(\.statusRank), SortDescriptor(\.price, order: .reverse),
 ///                     //  SortDescriptor(\.title, comparator: .lexical)]
 ///     query.losses    // ["price: nulls-last — Foundation puts nil first ascending, last descending"]
-///     try fields.spec(from: query.value).description   // "status,-price:nulls-natural,title:binary"
+///     try fields.spec(from: query.value).value.description   // "status,-price:nulls-natural,title:binary"
 ///
 /// Foundation's comparators can't express everything a spec can: an `enum=` order, a collation
 /// other than `binary`, text read as numbers or dates, and nulls placed other than "smallest".
@@ -39,6 +39,8 @@ public struct SortFields<Row>: Sendable {
         internal let keyPaths: [_KeyPathBox]
         /// The property's sort value.
         internal let value: @Sendable (Row) -> SortValue
+        /// The property's text, which an `enum=` order lists (an enum's case name).
+        internal let text: @Sendable (Row) -> String?
         internal let comparator: @Sendable (SortOrder) -> KeyPathComparator<Row>
         internal let descriptor: @Sendable (SortOrder) -> SortDescriptor<Row>
     }
@@ -62,7 +64,7 @@ public struct SortFields<Row>: Sendable {
     public func field(_ name: String, _ keyPath: any KeyPath<Row, String> & Sendable) -> SortFields {
         adding(Field(
             name: name, isOptional: false, isText: true, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
-            value: { .string($0[keyPath: keyPath]) },
+            value: { .string($0[keyPath: keyPath]) }, text: { $0[keyPath: keyPath] },
             comparator: { KeyPathComparator(keyPath, comparator: String.StandardComparator.lexical, order: $0) },
             descriptor: { SortDescriptor(keyPath, comparator: .lexical, order: $0) }))
     }
@@ -71,7 +73,7 @@ public struct SortFields<Row>: Sendable {
     public func field(_ name: String, _ keyPath: any KeyPath<Row, String?> & Sendable) -> SortFields {
         adding(Field(
             name: name, isOptional: true, isText: true, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
-            value: { $0[keyPath: keyPath].map(SortValue.string) ?? .null },
+            value: { $0[keyPath: keyPath].map(SortValue.string) ?? .null }, text: { $0[keyPath: keyPath] },
             comparator: { KeyPathComparator(keyPath, comparator: String.StandardComparator.lexical, order: $0) },
             descriptor: { SortDescriptor(keyPath, comparator: .lexical, order: $0) }))
     }
@@ -85,7 +87,7 @@ public struct SortFields<Row>: Sendable {
     ) -> SortFields {
         adding(Field(
             name: name, isOptional: false, isText: false, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
-            value: { $0[keyPath: keyPath].sortValue },
+            value: { $0[keyPath: keyPath].sortValue }, text: { String(describing: $0[keyPath: keyPath]) },
             comparator: { KeyPathComparator(keyPath, order: $0) },
             descriptor: { SortDescriptor(keyPath, order: $0) }))
     }
@@ -96,7 +98,7 @@ public struct SortFields<Row>: Sendable {
     ) -> SortFields {
         adding(Field(
             name: name, isOptional: true, isText: false, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
-            value: { $0[keyPath: keyPath]?.sortValue ?? .null },
+            value: { $0[keyPath: keyPath]?.sortValue ?? .null }, text: { $0[keyPath: keyPath].map { String(describing: $0) } },
             comparator: { KeyPathComparator(keyPath, order: $0) },
             descriptor: { SortDescriptor(keyPath, order: $0) }))
     }
@@ -117,7 +119,7 @@ public struct SortFields<Row>: Sendable {
         return adding(Field(
             name: name, isOptional: false, isText: false, isDeclaredOrder: true,
             keyPaths: [_KeyPathBox(keyPath), _KeyPathBox(storedRank)],
-            value: { ranks.rank(of: $0[keyPath: keyPath]) },
+            value: { ranks.rank(of: $0[keyPath: keyPath]) }, text: { String(describing: $0[keyPath: keyPath]) },
             comparator: { KeyPathComparator(storedRank, order: $0) },
             descriptor: { SortDescriptor(storedRank, order: $0) }))
     }
@@ -145,9 +147,11 @@ public struct SortFields<Row>: Sendable {
 
 extension SortFields {
     /// The SortKit keys `spec` describes for these rows, with every modifier kept: collation,
-    /// null placement, `enum=` orders and `num`/`date` readings of text. Each key is named
-    /// after its field (see ``SortKey/named(_:)``), so a SwiftUI `Table` column that builds the
-    /// same key finds it, and `spec(from:)` turns the keys back into the spec.
+    /// null placement, `enum=` orders (matched against the property's text — an enum's case
+    /// name) and `num`/`date` readings of text. Each key is named (see ``SortKey/named(_:)``)
+    /// after its field — with its `num`, `date` or `enum=` modifier, if any — so a SwiftUI
+    /// `Table` column that builds the same key finds it, and `spec(from:)` turns the keys back
+    /// into the spec.
     ///
     ///     try books.sorted(using: fields.sortKeys(for: SortSpec(parsing: "-price,title")))
     ///
@@ -156,6 +160,16 @@ extension SortFields {
         var keys: [SortKey<Row>] = []
         for specKey in spec.keys {
             let field = try field(named: specKey.column)
+            let name = field.keyName(specKey)
+            if specKey.enumOrder != nil {
+                // The rank in the listed order first; the property's own value breaks ties.
+                let text = field.text
+                keys.append(SortKey(specKey.direction, nulls: specKey.nulls) { row in
+                    specKey.enumRank(of: text(row).map(SortValue.string) ?? .null) ?? .null
+                }.named(name))
+                keys.append(SortKey(specKey.direction, collation: specKey.collation, nulls: specKey.nulls, by: field.value).named(name))
+                continue
+            }
             let value = field.value
             let reading: @Sendable (Row) -> SortValue
             if field.isText && (specKey.interpretation == .number || specKey.interpretation == .date) {
@@ -166,23 +180,16 @@ extension SortFields {
             } else {
                 reading = value
             }
-            let made = specKey.sortKeys(reading: reading)
-            // An `enum=` key gives its rank key first, named by the key's own text so that the
-            // spec comes back from the keys; the value key after it breaks ties.
-            if made.count == 2 {
-                var rankKey = specKey
-                rankKey.column = field.name
-                rankKey.direction = .ascending
-                keys.append(made[0].named(rankKey.description))
-            }
-            keys.append(made[made.count - 1].named(field.name))
+            keys.append(SortKey(specKey.direction, collation: specKey.collation, nulls: specKey.nulls, by: reading).named(name))
         }
         return keys
     }
 
     /// The spec that SortKit keys sort by: keys made by ``sortKeys(for:)``, or key-path keys
-    /// over these fields (`SortKey(\.price, .descending)`) — after a SwiftUI `Table` flipped
-    /// them, say, so the table's order can be saved as text.
+    /// over these fields (`SortKey(\.price, .descending)`) — after a SwiftUI `Table` flipped or
+    /// reordered them, say, so the table's order can be saved as text. A field named again
+    /// later in the list is dropped: a `Table` puts the clicked column's key first and leaves
+    /// the old one behind.
     ///
     ///     var keys = try fields.sortKeys(for: SortSpec(parsing: "title"))
     ///     keys[0].order = .reverse                       // a header click
@@ -198,22 +205,21 @@ extension SortFields {
             index += 1
             var specKey: SortSpec.Key
             let field: Field
+            var collation = key.collation
             switch key._identity {
             case .name(let name):
-                if let named = try? self.field(named: name) {
-                    field = named
-                    specKey = SortSpec.Key(field.name, key.direction)
-                } else if let parsed = try? SortSpec(parsing: name), parsed.keys.count == 1,
-                          parsed.keys[0].enumOrder != nil, let named = try? self.field(named: parsed.keys[0].column) {
-                    field = named
-                    specKey = parsed.keys[0]
-                    specKey.column = field.name
-                    specKey.direction = key.direction
-                    specKey.modifiers.removeAll { if case .nulls = $0 { true } else { false } }
-                    // The value key that breaks the rank's ties belongs to the same spec key.
-                    if index < keys.endIndex, keys[index].name == field.name { index += 1 }
-                } else {
-                    throw SortSpecError.unknownColumn(name, known: fields.map(\.name))
+                guard let parsed = try? SortSpec(parsing: name), parsed.keys.count == 1,
+                      let named = try? self.field(named: parsed.keys[0].column)
+                else { throw SortSpecError.unknownColumn(name, known: fields.map(\.name)) }
+                field = named
+                specKey = parsed.keys[0]
+                specKey.column = field.name
+                specKey.direction = key.direction
+                if specKey.enumOrder != nil, index < keys.endIndex, keys[index].name == name {
+                    // The value key after an `enum=` rank belongs to the same spec key and
+                    // carries its collation.
+                    collation = keys[index].collation
+                    index += 1
                 }
             case .keyPath(let box, _):
                 field = try self.field(for: box.keyPath)
@@ -221,11 +227,27 @@ extension SortFields {
             case .unique:
                 throw SortSpecError.unknownColumn("(an unnamed closure key)", known: fields.map(\.name))
             }
-            if field.isText && specKey.collation != key.collation { specKey.modifiers.append(.collation(key.collation)) }
+            guard !specKeys.contains(where: { $0.column == specKey.column }) else { continue }
+            // A collation matters for text, and for matching an `enum=` order's names.
+            if (field.isText || specKey.enumOrder != nil) && collation != .default { specKey.modifiers.append(.collation(collation)) }
             if key.nulls != .last { specKey.modifiers.append(.nulls(key.nulls)) }
             specKeys.append(specKey)
         }
         return SortSpec(specKeys)
+    }
+}
+
+extension SortFields.Field {
+    /// The name of the keys a spec key gives: the field's name, with the modifiers a
+    /// ``SortKey`` doesn't carry itself (`num`, `date`, `enum=`).
+    fileprivate func keyName(_ key: SortSpec.Key) -> String {
+        let kept = key.modifiers.filter {
+            switch $0 {
+            case .interpretation(.number), .interpretation(.date), .enumOrder: true
+            default: false
+            }
+        }
+        return SortSpec.Key(name, .ascending, kept).description
     }
 }
 
@@ -272,37 +294,43 @@ extension SortFields {
     }
 
     /// The spec that Foundation comparators sort by, so a `Table`'s `sortOrder` can be saved
-    /// as text. Text compared lexically reads back as `binary`, other text comparators as the
-    /// default collation; optional fields get `nulls-natural`, where Foundation puts `nil`.
+    /// as text. Text compared lexically reads back as `binary`; any other text comparator
+    /// (`localizedStandard`, SwiftUI's default for text columns on Apple platforms) reads back
+    /// as the default collation, `natural`, and is reported in ``SortConversion/losses``.
+    /// Optional fields get `nulls-natural`, where Foundation puts `nil`.
     ///
-    ///     try fields.spec(from: [KeyPathComparator(\Book.price, order: .reverse)]).description
+    ///     try fields.spec(from: [KeyPathComparator(\Book.price, order: .reverse)]).value.description
     ///     // "-price:nulls-natural"
     ///
     /// - Throws: ``SortSpecError`` for a key path that is none of the fields'.
-    public func spec(from comparators: [KeyPathComparator<Row>]) throws -> SortSpec {
-        SortSpec(try comparators.map { comparator in
+    public func spec(from comparators: [KeyPathComparator<Row>]) throws -> SortConversion<SortSpec> {
+        var losses: [SortConversionLoss] = []
+        let keys = try comparators.map { comparator in
             let field = try field(for: comparator.keyPath)
-            let direction = SortDirection(comparator.order)
             let lexical = field.isText && comparator == field.comparator(comparator.order)
-            return field.specKey(direction, lexical: lexical)
-        })
+            if field.isText && !lexical { losses.append(SortConversionLoss(column: field.name, kind: .textComparator)) }
+            return field.specKey(SortDirection(comparator.order), lexical: lexical)
+        }
+        return SortConversion(value: SortSpec(keys), losses: losses)
     }
 
-    /// The spec that Foundation sort descriptors sort by: as
-    /// `spec(from:)`, with a descriptor's `stringComparator`
-    /// telling lexical text apart.
+    /// The spec that Foundation sort descriptors sort by: as `spec(from:)` for comparators,
+    /// with a descriptor's `stringComparator` telling lexical text apart.
     ///
     /// - Throws: ``SortSpecError`` for a descriptor without a key path or whose key path is
     ///   none of the fields'.
-    public func spec(from descriptors: [SortDescriptor<Row>]) throws -> SortSpec {
-        SortSpec(try descriptors.map { descriptor in
+    public func spec(from descriptors: [SortDescriptor<Row>]) throws -> SortConversion<SortSpec> {
+        var losses: [SortConversionLoss] = []
+        let keys = try descriptors.map { descriptor in
             guard let keyPath = descriptor.keyPath else {
                 throw SortSpecError.unknownColumn("(a sort descriptor without a key path)", known: fields.map(\.name))
             }
             let field = try field(for: keyPath)
             let lexical = field.isText && descriptor.stringComparator == String.StandardComparator.lexical
+            if field.isText && !lexical { losses.append(SortConversionLoss(column: field.name, kind: .textComparator)) }
             return field.specKey(SortDirection(descriptor.order), lexical: lexical)
-        })
+        }
+        return SortConversion(value: SortSpec(keys), losses: losses)
     }
 }
 

@@ -11,7 +11,9 @@ internal enum _SortKeyIdentity: Hashable, Sendable {
         case value
         /// With `<` (a `Comparable` property).
         case comparable
-        /// Its rank in an explicit order (described).
+        /// Its rank in an explicit order, told apart by the order's `String(reflecting:)`:
+        /// values whose descriptions coincide (class instances without one) make orders that
+        /// compare equal.
         case order(String)
     }
 

@@ -113,7 +113,7 @@ extension SortKey {
         let ranks = _Ranks(order)
         self.init(
             _source: .value { ranks.rank(of: $0[keyPath: keyPath]) }, direction: direction, collation: .binary, nulls: .last,
-            identity: .keyPath(_KeyPathBox(keyPath), .order(String(describing: order))))
+            identity: .keyPath(_KeyPathBox(keyPath), .order(String(reflecting: order))))
         if let offset = MemoryLayout<Row>.offset(of: keyPath) {
             _load = { ranks.rank(of: $0.load(fromByteOffset: offset, as: Value.self)) }
         }
@@ -130,7 +130,7 @@ extension SortKey {
         self.init(
             _source: .value { row in row[keyPath: keyPath].map { ranks.rank(of: $0) } ?? .null },
             direction: direction, collation: .binary, nulls: nulls,
-            identity: .keyPath(_KeyPathBox(keyPath), .order(String(describing: order))))
+            identity: .keyPath(_KeyPathBox(keyPath), .order(String(reflecting: order))))
         if let offset = MemoryLayout<Row>.offset(of: keyPath) {
             _load = { $0.load(fromByteOffset: offset, as: Value?.self).map { ranks.rank(of: $0) } ?? .null }
         }

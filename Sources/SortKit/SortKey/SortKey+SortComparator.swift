@@ -43,6 +43,22 @@ extension Sequence {
     public func sorted(using keys: SortKeys<Element>) -> [Element] {
         sorted(by: keys.effectiveKeys)
     }
+
+    /// Sorts by any sequence of SortKit keys (a slice, a lazy map) with SortKit's engine.
+    /// Stable.
+    ///
+    ///     books.sorted(using: keys.prefix(2))
+    @inlinable
+    public func sorted<Keys: Sequence>(using keys: Keys) -> [Element] where Keys.Element == SortKey<Element> {
+        sorted(by: Array(keys))
+    }
+
+    /// Sorts by a list of ``SortKeys`` comparators — a SwiftUI `Table`'s `sortOrder` when its
+    /// columns sort by several keys each — with SortKit's engine. Stable.
+    @inlinable
+    public func sorted(using lists: [SortKeys<Element>]) -> [Element] {
+        sorted(by: lists.flatMap(\.effectiveKeys))
+    }
 }
 
 extension Sequence where Element: Sendable {
@@ -62,6 +78,18 @@ extension Sequence where Element: Sendable {
     @inlinable
     public func sorted(using keys: SortKeys<Element>) -> [Element] {
         sorted(by: keys.effectiveKeys)
+    }
+
+    /// `sorted(using:)` for `Sendable` rows: a large input's keys are read on several cores.
+    @inlinable
+    public func sorted<Keys: Sequence>(using keys: Keys) -> [Element] where Keys.Element == SortKey<Element> {
+        sorted(by: Array(keys))
+    }
+
+    /// `sorted(using:)` for `Sendable` rows: a large input's keys are read on several cores.
+    @inlinable
+    public func sorted(using lists: [SortKeys<Element>]) -> [Element] {
+        sorted(by: lists.flatMap(\.effectiveKeys))
     }
 }
 
@@ -85,6 +113,18 @@ extension MutableCollection where Self: RandomAccessCollection, Index == Int {
     public mutating func sort(using keys: SortKeys<Element>) {
         _sort(by: keys.effectiveKeys, parallel: false)
     }
+
+    /// Sorts in place by any sequence of SortKit keys with SortKit's engine. Stable.
+    @inlinable
+    public mutating func sort<Keys: Sequence>(using keys: Keys) where Keys.Element == SortKey<Element> {
+        _sort(by: Array(keys), parallel: false)
+    }
+
+    /// Sorts in place by a list of ``SortKeys`` comparators with SortKit's engine. Stable.
+    @inlinable
+    public mutating func sort(using lists: [SortKeys<Element>]) {
+        _sort(by: lists.flatMap(\.effectiveKeys), parallel: false)
+    }
 }
 
 extension MutableCollection where Self: RandomAccessCollection, Index == Int, Element: Sendable {
@@ -104,5 +144,17 @@ extension MutableCollection where Self: RandomAccessCollection, Index == Int, El
     @inlinable
     public mutating func sort(using keys: SortKeys<Element>) {
         _sort(by: keys.effectiveKeys, parallel: true)
+    }
+
+    /// `sort(using:)` for `Sendable` elements: a large input's keys are read on several cores.
+    @inlinable
+    public mutating func sort<Keys: Sequence>(using keys: Keys) where Keys.Element == SortKey<Element> {
+        _sort(by: Array(keys), parallel: true)
+    }
+
+    /// `sort(using:)` for `Sendable` elements: a large input's keys are read on several cores.
+    @inlinable
+    public mutating func sort(using lists: [SortKeys<Element>]) {
+        _sort(by: lists.flatMap(\.effectiveKeys), parallel: true)
     }
 }

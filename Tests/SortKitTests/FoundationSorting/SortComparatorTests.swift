@@ -98,6 +98,41 @@ struct SortComparatorTests {
         }
     }
 
+    @Test("Every spelling of sorted(using:) and sort(using:) with SortKit keys runs the engine: each row's value read once")
+    func fastPathIsChosen() {
+        final class Reads: @unchecked Sendable {
+            let lock = NSLock()
+            var count = 0
+            func read() { lock.withLock { count += 1 } }
+            func take() -> Int { lock.withLock { defer { count = 0 }; return count } }
+        }
+        let reads = Reads()
+        let rows = (0..<1_000).map { ShelfItem(id: $0, title: "t\($0 % 37)", note: nil, price: Double($0 % 11), count: $0 % 7, status: .todo) }
+        let key = SortKey<ShelfItem>(.descending) { row -> Int in reads.read(); return row.count }.named("count")
+        let list = SortKeys([key, SortKey(\.title)])
+        let expected = insertionSorted(rows) { list.compare($0, $1) }.map(\.id)
+        _ = reads.take()
+        let spellings: [(String, () -> [ShelfItem])] = [
+            ("one key", { rows.sorted(using: key) }),
+            ("[SortKey]", { rows.sorted(using: [key, SortKey(\.title)]) }),
+            ("ArraySlice", { rows.sorted(using: [key, SortKey(\.title), SortKey(\.price)].prefix(2)) }),
+            ("lazy map", { rows.sorted(using: [0, 1].lazy.map { $0 == 0 ? key : SortKey(\.title) }) }),
+            ("SortKeys", { rows.sorted(using: list) }),
+            ("[SortKeys]", { rows.sorted(using: [list]) }),
+            ("sort(using: [SortKey])", { var copy = rows; copy.sort(using: [key, SortKey(\.title)]); return copy }),
+            ("sort(using: SortKeys)", { var copy = rows; copy.sort(using: list); return copy }),
+            ("ArraySlice rows", { Array(rows[...].sorted(using: [key, SortKey(\.title)])) }),
+        ]
+        for (name, sort) in spellings {
+            let sorted = sort()
+            #expect(reads.take() <= rows.count, "\(name): the key was read per comparison, not per row")
+            if name != "one key" { #expect(sorted.map(\.id) == expected, "\(name)") }
+        }
+        // Foundation's generic path (what an unrecognized spelling gets) reads per comparison.
+        _ = foundationSorted(rows, [key])
+        #expect(reads.take() > rows.count * 2)
+    }
+
     @Test("Flipping order reverses the direction only: nulls stay last, ties keep input order")
     func orderFlipKeepsNulls() {
         let rows = [
