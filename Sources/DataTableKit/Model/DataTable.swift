@@ -70,11 +70,24 @@ public struct DataTable<Row: Identifiable> {
 
     /// Positions in ``rows`` of the displayed rows (filtered, sorted).
     public private(set) var displayedPositions: [Int] = []
+
+    /// Whether rows can be selected, one or many; ``SelectionMode/none`` by default.
+    /// Narrowing the mode deselects what it no longer allows.
+    public var selectionMode: SelectionMode = .none {
+        didSet { _narrowSelection() }
+    }
+    /// The selected rows, by id: a selection survives sorting, searching, paging and edits,
+    /// and loses only rows that `setData` removes.
+    public internal(set) var selection: Set<Row.ID> = []
+    /// Where a range selection starts: the row last selected, deselected or toggled by itself.
+    public internal(set) var selectionAnchor: Row.ID?
+    /// Called after each change of the selection, with what changed.
+    public var onSelectionChange: ((SelectionChange) -> Void)?
     private var folded: [String] = []
     /// Each cell's display width in terminal cells, row-major (measured with the folding, so
     /// width strategies read numbers instead of formatting every cell again).
     private(set) var cellWidths: [UInt16] = []
-    private var positionOfID: [Row.ID: Int] = [:]
+    var positionOfID: [Row.ID: Int] = [:]
     /// Every row position in the current sort, before search and filters; `nil` after a
     /// change that needs a new sort.
     private var sortedAll: [Int]?
@@ -282,9 +295,11 @@ public struct DataTable<Row: Identifiable> {
         } else {
             setPage(pageIndex)
         }
-        return DataTableDiff(oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: newPosition,
-                             newCount: newRows.count, changed: { changedNew[$0] },
-                             oldID: { oldRows[$0].id }, newID: { newRows[$0].id })
+        var diff = DataTableDiff(oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: newPosition,
+                                 newCount: newRows.count, changed: { changedNew[$0] },
+                                 oldID: { oldRows[$0].id }, newID: { newRows[$0].id })
+        diff.deselected = _dropVanishedFromSelection()
+        return diff
     }
 
     /// Sets `column` of the row with `id` from `text` through the column's setter, then places

@@ -15,9 +15,11 @@ public struct DataTableDiff<ID: Hashable>: CustomStringConvertible {
     public var moved: [(id: ID, from: Int, to: Int)] = []
     /// Kept rows whose content changed.
     public var updated: [ID] = []
+    /// Selected rows that left the data, and with it the selection (``DataTable/setData(_:)``).
+    public var deselected: [ID] = []
 
     /// Whether nothing changed.
-    public var isEmpty: Bool { removed.isEmpty && inserted.isEmpty && moved.isEmpty && updated.isEmpty }
+    public var isEmpty: Bool { removed.isEmpty && inserted.isEmpty && moved.isEmpty && updated.isEmpty && deselected.isEmpty }
 
     /// The diff from `old` to `new` (each without duplicates); `updated` lists changed rows.
     public init(from old: [ID], to new: [ID], updated: [ID] = []) {
@@ -84,5 +86,6 @@ public struct DataTableDiff<ID: Hashable>: CustomStringConvertible {
 
     public var description: String {
         "removed \(removed.map(\.id)), inserted \(inserted.map(\.id)), moved \(moved.map { "\($0.id): \($0.from)→\($0.to)" }), updated \(updated)"
+            + (deselected.isEmpty ? "" : ", deselected \(deselected)")
     }
 }

@@ -3,7 +3,8 @@ import SortKit
 /// Draws a ``DataTable``'s current page as a semantic HTML `<table>`: `<th scope="col"
 /// aria-sort="ascending|descending|none">` with a sort link (`?sort=SPEC`, the spec a tap
 /// would give, so sorting works without JavaScript), every cell HTML-escaped, numbers marked
-/// for right alignment, and frozen columns `position: sticky`.
+/// for right alignment, and frozen columns `position: sticky`. With a selection mode, the
+/// table is a `grid` and each row carries `aria-selected` (and class `selected` when it is).
 ///
 ///     HTMLTableRenderer(fixedColumns: 1).render(table) { "?sort=" + $0.description }
 public struct HTMLTableRenderer: Sendable {
@@ -18,7 +19,10 @@ public struct HTMLTableRenderer: Sendable {
     /// The table's current page; `link` makes a header's `href` from the spec a tap on it
     /// would give (its text is escaped here).
     public func render<Row>(_ table: DataTable<Row>, link: (SortSpec) -> String = { "?sort=" + $0.description }) -> String {
-        var html = "<table class=\"data-table\">\n<thead><tr>"
+        // With a selection mode the table is a grid whose rows say whether they are selected.
+        let selectable = table.selectionMode != .none
+        let grid = selectable ? " role=\"grid\"" + (table.selectionMode == .multiple ? " aria-multiselectable=\"true\"" : "") : ""
+        var html = "<table class=\"data-table\"\(grid)>\n<thead><tr>"
         for (column, definition) in table.columns.enumerated() {
             let sticky = column < fixedColumns ? " style=\"position: sticky; left: 0\" class=\"fixed\"" : ""
             let indicator = table.sortIndicator(for: column)
@@ -40,7 +44,8 @@ public struct HTMLTableRenderer: Sendable {
         }
         html += "</tr></thead>\n<tbody>\n"
         for row in table.pageRows {
-            html += "<tr>"
+            let selected = table.isSelected(row.id)
+            html += selectable ? "<tr aria-selected=\"\(selected)\"\(selected ? " class=\"selected\"" : "")>" : "<tr>"
             for (column, definition) in table.columns.enumerated() {
                 let classes = [column < fixedColumns ? "fixed" : nil, definition.isNumeric ? "num" : nil].compactMap { $0 }
                 let attributes = (classes.isEmpty ? "" : " class=\"\(classes.joined(separator: " "))\"")

@@ -86,29 +86,39 @@ public struct TextTableRenderer: Sendable {
         func line(_ left: String, _ middle: String, _ right: String) -> String {
             left + shown.map { String(repeating: "─", count: widths[$0] + 2) }.joined(separator: middle) + right
         }
+        // With a selection mode, a gutter marks selected rows with ✓.
+        let gutter = table.selected != nil
         var output = [line("┌", "┬", "┐")]
         output.append("│" + shown.map { column in
             let header = table.headers[column] + table.marks[column]
             return " " + pad(TerminalWidth.truncate(header, to: widths[column]), widths[column], right: table.numeric[column]) + " "
         }.joined(separator: "│") + "│")
         output.append(line("├", "┼", "┤"))
-        for row in table.rows {
+        for (rowIndex, row) in table.rows.enumerated() {
+            let mark = table.selected?[rowIndex] == true ? "✓ " : "  "
             let cells = shown.map { column -> [String] in
                 let text = row[column].replacingOccurrences(of: "\n", with: " ")
                 return wrap ? TerminalWidth.wrap(text, to: widths[column]) : [TerminalWidth.truncate(text, to: widths[column])]
             }
             for lineIndex in 0..<(cells.map(\.count).max() ?? 1) {
-                output.append("│" + zip(shown, cells).map { column, lines in
+                output.append((gutter ? mark : "") + "│" + zip(shown, cells).map { column, lines in
                     let text = lineIndex < lines.count ? lines[lineIndex] : ""
                     return " " + pad(text, widths[column], right: table.numeric[column]) + " "
                 }.joined(separator: "│") + "│")
             }
         }
         output.append(line("└", "┴", "┘"))
+        if gutter {
+            // Frame lines and the header line up with the marked rows.
+            for index in output.indices where !output[index].hasPrefix("✓ ") && !output[index].hasPrefix("  │") {
+                output[index] = "  " + output[index]
+            }
+        }
         let first = table.filteredCount == 0 ? 0 : table.firstRow + 1
         let last = table.firstRow + table.rows.count
         var footer = "rows \(first)–\(last) of \(table.filteredCount) (\(table.totalCount))"
         if pages.count > 1 { footer += " · columns page \(pageNumber + 1) of \(pages.count)" }
+        if gutter { footer += " · \(table.selectedCount) selected" }
         output.append(footer)
         return output.joined(separator: "\n") + "\n"
     }
@@ -142,6 +152,9 @@ private struct _TextTableContent {
     var firstRow: Int
     var filteredCount: Int
     var totalCount: Int
+    /// With a selection mode, whether each page row is selected, and how many rows are.
+    var selected: [Bool]? = nil
+    var selectedCount = 0
 
     init<Row>(_ table: DataTable<Row>, widths: [Int]) {
         headers = table.columns.map(\.header)
@@ -160,6 +173,10 @@ private struct _TextTableContent {
         firstRow = table.pageIndex * table.pageSize
         filteredCount = table.filteredCount
         totalCount = table.totalCount
+        if table.selectionMode != .none {
+            selected = table.pageRows.map { table.isSelected($0.id) }
+            selectedCount = table.selection.count
+        }
     }
 
     init(_ page: CSVPage, widths: [Int]) {
