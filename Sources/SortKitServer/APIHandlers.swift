@@ -108,7 +108,8 @@ struct APIHandlers: Sendable {
     }
 
     /// `{"ids": [ID…], "after": ID}` or `{"ids": [ID…], "before": ID}`: moves the rows as one
-    /// block in the manual order, in the order listed, all or none.
+    /// block in the manual order, in the order listed (or with `"keepOrder": true`, in their
+    /// current order), all or none.
     func moveRows(_ table: String, body: [UInt8]) async throws -> Reply {
         let example = "{\"ids\": [3, 7], \"after\": 12}"
         let ids = try Self.ids(body, example: example)
@@ -119,7 +120,13 @@ struct APIHandlers: Sendable {
         case (nil, .integer(let before)?): destination = .before(before)
         default: throw APIError.badRequest("give exactly one of \"after\": id or \"before\": id (an integer), as in \(example)")
         }
-        try await store.move(ids, in: table, to: destination)
+        let keepOrder: Bool
+        switch json?["keepOrder"] {
+        case nil, .bool(false)?: keepOrder = false
+        case .bool(true)?: keepOrder = true
+        default: throw APIError.badRequest("\"keepOrder\" must be true or false")
+        }
+        try await store.move(ids, in: table, to: destination, keepingOrder: keepOrder)
         return .json(.object([("moved", .array(ids.map(JSON.integer)))]))
     }
 

@@ -39,6 +39,16 @@ struct BulkTests {
         }
     }
 
+    @Test("keepingOrder moves a block as its rows stand in the manual order, whatever order they are listed in", arguments: Backend.allCases)
+    func keepingOrder(_ backend: Backend) async throws {
+        guard let store = try await Self.populated(backend, count: 12) else { return }
+        try await store.move([12], in: "t", to: .before(1))          // 12, 1, 2, …, 11
+        try await store.move([9, 3, 12], in: "t", to: .after(6), keepingOrder: true)
+        #expect(try await Self.manual(store) == [1, 2, 4, 5, 6, 12, 3, 9, 7, 8, 10, 11])
+        try await store.move([9, 3, 12], in: "t", to: .before(1), keepingOrder: false)
+        #expect(try await Self.manual(store) == [9, 3, 12, 1, 2, 4, 5, 6, 7, 8, 10, 11])
+    }
+
     @Test("A bad block changes nothing and names the problem", arguments: Backend.allCases)
     func badBlocks(_ backend: Backend) async throws {
         guard let store = try await Self.populated(backend, count: 10) else { return }

@@ -35,6 +35,13 @@ struct BulkRouteTests {
             model.insert(1, at: model.firstIndex(of: 9)!)
             #expect(try await manual() == model)
 
+            // keepOrder: the block as it stands in the manual order.
+            #expect(try await post("move", #"{"ids": [15, 9], "before": 1, "keepOrder": true}"#).0 == .ok)
+            let standing = model.filter { [15, 9].contains($0) }
+            model.removeAll { [15, 9].contains($0) }
+            model.insert(contentsOf: standing, at: model.firstIndex(of: 1)!)
+            #expect(try await manual() == model)
+
             // Odd and hostile bodies: each refused, nothing moved.
             let refused: [(String, String, HTTPResponse.Status, String?)] = [
                 ("move", #"{"ids": [3, 999], "after": 4}"#, .notFound, "table 'books' has no row 999"),
@@ -52,6 +59,7 @@ struct BulkRouteTests {
                 ("move", #"[3, 4]"#, .badRequest, nil),
                 ("move", "", .badRequest, nil),
                 ("move", #"{"ids": [3], "after": 4"#, .badRequest, nil),
+                ("move", #"{"ids": [3], "after": 4, "keepOrder": 1}"#, .badRequest, #""keepOrder" must be true or false"#),
                 ("delete", #"{"ids": [3, 999]}"#, .notFound, "table 'books' has no row 999"),
                 ("delete", #"{"ids": [3, 3]}"#, .badRequest, "ids names row 3 twice"),
                 ("delete", #"{"ids": null}"#, .badRequest, nil),

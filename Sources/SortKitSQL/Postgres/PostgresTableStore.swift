@@ -237,13 +237,27 @@ public final class PostgresTableStore: TableStore {
         }
     }
 
-    public func move(_ ids: [Int64], in table: String, to destination: MoveDestination) async throws {
+    public func move(_ ids: [Int64], in table: String, to destination: MoveDestination, keepingOrder: Bool) async throws {
         let anchor = try _BlockMove.check(ids, destination)
         try await transaction { session in
             let (info, _) = try await Self.infoLockingList(table, session)
             try await Self.checkRowsExist(ids + [anchor], info, session)
             try await Self.prepareManualOrder(info, session)
-            for (id, step) in _BlockMove.steps(ids, destination) { try await Self.move(id, to: step, info, session) }
+            var block = ids
+            if keepingOrder {
+                var positions: [(pos: Int64, id: Int64)] = []
+                for start in stride(from: 0, to: ids.count, by: 500) {
+                    let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                    let marks = chunk.indices.map { "$\($0 + 2)" }.joined(separator: ",")
+                    for row in try await session.rows(
+                        "SELECT pos, id FROM ordered_item WHERE list = $1 AND id IN (\(marks))", [.text(info.list)] + chunk.map { .integer($0) })
+                    {
+                        positions.append((try row[0].decode(Int64.self), try row[1].decode(Int64.self)))
+                    }
+                }
+                block = _BlockMove.inManualOrder(positions)
+            }
+            for (id, step) in _BlockMove.steps(block, destination) { try await Self.move(id, to: step, info, session) }
         }
     }
 

@@ -252,13 +252,28 @@ public final class SQLiteTableStore: TableStore {
         }
     }
 
-    public func move(_ ids: [Int64], in table: String, to destination: MoveDestination) async throws {
+    public func move(_ ids: [Int64], in table: String, to destination: MoveDestination, keepingOrder: Bool) async throws {
         let anchor = try _BlockMove.check(ids, destination)
         try await write { db in
             let info = try Self.info(table, db)
             try Self.checkRowsExist(ids + [anchor], info, db)
             try Self.prepareManualOrder(info, db)
-            for (id, step) in _BlockMove.steps(ids, destination) { try Self.move(id, to: step, info, db) }
+            var block = ids
+            if keepingOrder {
+                var positions: [(pos: Int64, id: Int64)] = []
+                for start in stride(from: 0, to: ids.count, by: 500) {
+                    let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                    let marks = chunk.map { _ in "?" }.joined(separator: ",")
+                    for row in try Row.fetchAll(
+                        db, sql: "SELECT pos, id FROM ordered_item WHERE list = ? AND id IN (\(marks))",
+                        arguments: StatementArguments([info.list.databaseValue] + chunk.map(\.databaseValue)))
+                    {
+                        positions.append((row[0], row[1]))
+                    }
+                }
+                block = _BlockMove.inManualOrder(positions)
+            }
+            for (id, step) in _BlockMove.steps(block, destination) { try Self.move(id, to: step, info, db) }
         }
     }
 

@@ -37,11 +37,12 @@ public protocol TableStore: Sendable {
     /// id — none.
     func delete(_ ids: [Int64], from table: String) async throws
     /// Moves rows `ids` as one block right after or before another row of the manual order,
-    /// in the order listed, in one transaction: all of them or none. The anchor can't be in
-    /// the block; `toIndex` is for single rows.
+    /// in one transaction: all of them or none. The block is in the order listed, or with
+    /// `keepingOrder`, in the order the rows have now (a selection moved as it stands). The
+    /// anchor can't be in the block; `toIndex` is for single rows.
     ///
-    ///     try await store.move([7, 3, 9], in: "books", to: .after(12))   // 12, 7, 3, 9
-    func move(_ ids: [Int64], in table: String, to destination: MoveDestination) async throws
+    ///     try await store.move([7, 3, 9], in: "books", to: .after(12), keepingOrder: false)   // 12, 7, 3, 9
+    func move(_ ids: [Int64], in table: String, to destination: MoveDestination, keepingOrder: Bool) async throws
     /// Changes a table's schema in one transaction that keeps every row, and returns the new
     /// schema (see ``SchemaChange``).
     @discardableResult
@@ -130,6 +131,16 @@ public enum MoveDestination: Sendable, Hashable {
     case toIndex(Int)
 }
 
+extension TableStore {
+    /// Moves rows `ids` as one block, in the order listed (see
+    /// ``move(_:in:to:keepingOrder:)``).
+    ///
+    ///     try await store.move([7, 3, 9], in: "books", to: .after(12))   // 12, 7, 3, 9
+    public func move(_ ids: [Int64], in table: String, to destination: MoveDestination) async throws {
+        try await move(ids, in: table, to: destination, keepingOrder: false)
+    }
+}
+
 /// The checks and steps of a block move, shared by the stores: the first row goes to the
 /// destination, each next row right after the one before it.
 enum _BlockMove {
@@ -154,6 +165,11 @@ enum _BlockMove {
         }
         guard !ids.contains(anchor) else { throw TableStoreError.invalid("row \(anchor) is in the block; it can't be its anchor") }
         return anchor
+    }
+
+    /// `ids` in the manual order, from (position, id) pairs read from the list.
+    static func inManualOrder(_ positions: [(pos: Int64, id: Int64)]) -> [Int64] {
+        positions.sorted { ($0.pos, $0.id) < ($1.pos, $1.id) }.map(\.id)
     }
 
     /// Single moves that place the block.
