@@ -77,7 +77,11 @@ struct Pages {
         let spec: SortSpec = if case .spec(let spec) = order { spec } else { SortSpec() }
         let headerState = HeaderSortState(spec)
 
-        var head = isManual ? "<th class=\"handle-col\" aria-label=\"Drag to reorder\"></th>" : ""
+        // A checkbox column for row selection (shown with JavaScript; the page's bulk actions
+        // need it), then the drag handle in My order.
+        var head = "<th class=\"select-col\"><input type=\"checkbox\" class=\"select-all\" data-count=\"\(page.filtered)\" "
+            + "aria-label=\"Select all \(page.filtered) matching rows\" title=\"Select all \(page.filtered) matching rows\"></th>"
+        if isManual { head += "<th class=\"handle-col\" aria-label=\"Drag to reorder\"></th>" }
         for column in schema.columns {
             let modifiers = server.headerModifiers[name]?[column.name].flatMap {
                 try? SortSpec(parsing: "x:" + $0).keys.first?.modifiers
@@ -105,16 +109,20 @@ struct Pages {
 
         var body = ""
         for row in page.rows {
-            body += "<tr data-id=\"\(row.id)\"\(isManual ? " draggable=\"true\" tabindex=\"0\"" : "")>"
+            body += "<tr data-id=\"\(row.id)\" tabindex=\"0\" aria-selected=\"false\"\(isManual ? " draggable=\"true\"" : "")>"
+            body += "<td class=\"select\"><input type=\"checkbox\" class=\"select-row\" tabindex=\"-1\" aria-label=\"Select row \(row.id)\"></td>"
             if isManual { body += "<td class=\"handle\" aria-hidden=\"true\">⠿</td>" }
             for (column, cell) in zip(schema.columns, row.cells) {
                 let numeric = column.type == .integer || column.type == .float ? " num" : ""
                 body += "<td class=\"cell\(numeric)\" data-column=\"\(HTML.escape(column.name))\">\(HTML.escape(cell))</td>"
             }
-            body += "<td class=\"actions\"><button type=\"button\" class=\"delete\" title=\"Delete row \(row.id)\" aria-label=\"Delete row \(row.id)\">✕</button></td></tr>"
+            let moveHere = isManual
+                ? "<button type=\"button\" class=\"move-here\" title=\"Move the selected rows after this row\" aria-label=\"Move the selected rows after row \(row.id)\">⤵</button>"
+                : ""
+            body += "<td class=\"actions\">\(moveHere)<button type=\"button\" class=\"delete\" title=\"Delete row \(row.id)\" aria-label=\"Delete row \(row.id)\">✕</button></td></tr>"
         }
         if page.rows.isEmpty {
-            body = "<tr><td class=\"empty\" colspan=\"\(schema.columns.count + (isManual ? 2 : 1))\">No rows match.</td></tr>"
+            body = "<tr><td class=\"empty\" colspan=\"\(schema.columns.count + (isManual ? 3 : 2))\">No rows match.</td></tr>"
         }
 
         var presetOptions = "<option value=\"\"\(state.preset.isEmpty && !spec.isEmpty ? " selected" : "")>"
@@ -144,8 +152,11 @@ struct Pages {
             <label>Rows <select name="size">\(sizeOptions)</select></label>\(sortField)
             <button type="submit" class="apply">Apply</button>
             </form>
-            \(isManual ? "<p class=\"hint\">My order: drag rows, or select a row and press Alt+↑/Alt+↓.</p>" : "")
-            <div class="scroll"><table class="grid">
+            \(isManual ? "<p class=\"hint\">My order: drag rows, or click a row and press Alt+↑/Alt+↓. Selected rows move together: drag one, or press ⤵ on the row they go after.</p>" : "")
+            <div class="bulk" hidden><span class="selected-count" aria-live="polite"></span>\
+            <button type="button" class="bulk-delete">Delete selected…</button>\
+            <button type="button" class="bulk-clear">Clear selection</button></div>
+            <div class="scroll"><table class="grid" role="grid" aria-multiselectable="true">
             <thead><tr>\(head)</tr></thead>
             <tbody>\(body)</tbody>
             </table></div>

@@ -190,9 +190,19 @@ struct PageTests {
                 #expect(html.contains(#"price<span class="ind" aria-hidden="true">▼1</span>"#))
                 #expect(html.contains(#"title<span class="ind" aria-hidden="true">▲2</span>"#))
                 #expect(html.contains(#"<form class="controls" method="get" action="/tables/books">"#))
+                // Selection: a grid with a checkbox per row and one for all matching rows.
+                #expect(html.contains(#"<table class="grid" role="grid" aria-multiselectable="true">"#))
+                #expect(html.contains(#"aria-label="Select all 200 matching rows""#))
+                #expect(html.contains(#"aria-selected="false"><td class="select"><input type="checkbox" class="select-row" tabindex="-1" aria-label="Select row "#))
+                #expect(!html.contains("move-here"))
+            }
+            try await client.execute(uri: "/tables/books?q=zzzz-no-match", method: .get) { response in
+                #expect(response.text.contains(#"<td class="empty" colspan="7">No rows match.</td>"#))
+                #expect(response.text.contains(#"aria-label="Select all 0 matching rows""#))
             }
             try await client.execute(uri: "/tables/books?preset=My+order", method: .get) { response in
                 #expect(response.text.contains(#"draggable="true""#))
+                #expect(response.text.contains(#"aria-label="Move the selected rows after row "#))
                 #expect(response.text.contains("<option selected>My order</option>"))
             }
             try await client.execute(uri: "/tables/books", method: .get) { response in

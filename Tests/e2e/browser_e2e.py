@@ -74,6 +74,7 @@ def main():
     driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
     try:
         app(driver)
+        selection(driver)
         datatables_interop(driver)
     finally:
         driver.quit()
@@ -136,7 +137,7 @@ def app(driver):
     row.click()
     ActionChains(driver).key_down(Keys.ALT).send_keys(Keys.ARROW_DOWN).key_up(Keys.ALT).perform()
     moved = [before[2], before[1], before[0]] + before[3:]
-    wait_for(driver, lambda d: page_ids(d) == moved, "Alt+Down moves the selected row")
+    wait_for(driver, lambda d: page_ids(d) == moved, "Alt+Down moves the current row")
     driver.refresh()
     check(page_ids(driver) == moved and api_ids("sort=manual&limit=25") == moved, "drag and keyboard moves persist across a reload")
 
@@ -152,6 +153,91 @@ def app(driver):
     wait_for(driver, lambda d: "Saved" in status_text(d), "the edit saved")
     row = api("/api/tables/books/rows?sort=manual&limit=1")["rows"][0]
     check(row["id"] == moved[0] and row["price"] == 0.01, "an inline edit is saved through the API")
+
+
+def selected_ids(driver):
+    return set(driver.execute_script(
+        "return [...document.querySelectorAll('#view tbody tr.selected[aria-selected=true]')].map(r => Number(r.dataset.id))"))
+
+
+def stored_selection(driver):
+    return set(driver.execute_script("return JSON.parse(sessionStorage.getItem('sortkit-selection:books') || '[]')"))
+
+
+def row_box(driver, row_id):
+    return driver.find_element(By.CSS_SELECTOR, f'#view tbody tr[data-id="{row_id}"] input.select-row')
+
+
+def selection(driver):
+    """Row selection: checkboxes, shift-click ranges, Space, kept across sorts and searches;
+    bulk delete and a block move in My order."""
+    driver.get(BASE + "/tables/books?sort=title&size=500")
+    driver.execute_script("sessionStorage.clear()")
+    driver.refresh()
+    ids = page_ids(driver)
+    chosen = [ids[0], ids[2], ids[4]]
+    for row_id in chosen:
+        row_box(driver, row_id).click()
+    check(selected_ids(driver) == set(chosen), "clicking three checkboxes selects those rows (aria-selected)")
+    check("3 selected" in driver.find_element(By.CSS_SELECTOR, "#view .bulk").text, "the bulk bar counts the selection")
+
+    header(driver, "price").click()
+    wait_for(driver, lambda d: "sort=price" in d.current_url, "sorted by price")
+    check(page_ids(driver) != ids and selected_ids(driver) == set(chosen), "the same rows stay selected after a sort")
+    box = driver.find_element(By.CSS_SELECTOR, "#view input[name=q]")
+    box.send_keys("zola")
+    wait_for(driver, lambda d: "q=zola" in d.current_url, "the search")
+    shown = set(page_ids(driver))
+    check(selected_ids(driver) == set(chosen) & shown and stored_selection(driver) == set(chosen),
+          "a search shows the selected matches and keeps the rest of the selection")
+    matching = api("/api/tables/books/rows?q=zola&limit=1")["filtered"]
+    everything = driver.find_element(By.CSS_SELECTOR, "#view input.select-all")
+    check(everything.get_attribute("aria-label") == f"Select all {matching} matching rows", "the header checkbox names the count")
+    everything.click()
+    wait_for(driver, lambda d: f"Selected {matching} matching" in status_text(d), "all matching rows selected")
+    check(stored_selection(driver) == set(chosen) | set(api_ids(f"q=zola&limit=500")), "the header checkbox selects every matching row")
+    box = driver.find_element(By.CSS_SELECTOR, "#view input[name=q]")
+    box.clear()
+    box.send_keys(" ")
+    wait_for(driver, lambda d: "q=" not in d.current_url, "the search cleared")
+
+    driver.find_element(By.CSS_SELECTOR, "#view button.bulk-clear").click()
+    check(selected_ids(driver) == set() and stored_selection(driver) == set(), "Clear selection empties it")
+    order = page_ids(driver)
+    row_box(driver, order[5]).click()
+    ActionChains(driver).key_down(Keys.SHIFT).click(row_box(driver, order[8])).key_up(Keys.SHIFT).perform()
+    check(selected_ids(driver) == set(order[5:9]), "shift-click selects the range in the order shown")
+    row = driver.find_element(By.CSS_SELECTOR, f'#view tbody tr[data-id="{order[12]}"]')
+    row.click()
+    row.send_keys(Keys.SPACE)
+    check(selected_ids(driver) == set(order[5:9]) | {order[12]}, "Space toggles the focused row")
+    row.send_keys(Keys.SPACE)
+    check(selected_ids(driver) == set(order[5:9]), "Space again deselects it")
+
+    total = api("/api/tables/books/rows?limit=1")["total"]
+    doomed = order[5:9]
+    driver.find_element(By.CSS_SELECTOR, "#view button.bulk-delete").click()
+    alert = driver.switch_to.alert
+    check("Delete 4 selected rows?" in alert.text, "bulk delete asks with the count")
+    alert.accept()
+    wait_for(driver, lambda d: "Deleted 4 rows" in status_text(d), "the bulk delete")
+    check(api("/api/tables/books/rows?limit=1")["total"] == total - 4 and not set(doomed) & set(page_ids(driver)),
+          "bulk delete removes exactly the selected rows")
+    check(stored_selection(driver) == set(), "deleted rows leave the selection")
+
+    Select(driver.find_element(By.CSS_SELECTOR, "#view select[name=preset]")).select_by_visible_text("My order")
+    wait_for(driver, lambda d: "preset=My+order" in d.current_url, "My order")
+    manual = page_ids(driver)
+    block = [manual[1], manual[3], manual[4]]
+    for row_id in reversed(block):   # selected out of order: the block keeps the list's order
+        row_box(driver, row_id).click()
+    target = manual[10]
+    driver.find_element(By.CSS_SELECTOR, f'#view tbody tr[data-id="{target}"] button.move-here').click()
+    expected = [i for i in manual if i not in block]
+    expected[expected.index(target) + 1:expected.index(target) + 1] = block
+    wait_for(driver, lambda d: page_ids(d) == expected, "the block after the target row")
+    check(api_ids("sort=manual&limit=500") == expected, "a block move keeps the block's order and persists")
+    check(selected_ids(driver) == set(block), "the moved rows stay selected")
 
 
 class DataTablesPage(http.server.BaseHTTPRequestHandler):

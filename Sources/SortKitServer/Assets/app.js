@@ -5,7 +5,6 @@
   document.documentElement.classList.add("js");
   const view = () => document.getElementById("view");
   let searchTimer = null;
-  let selectedId = null;
 
   function status(message, isError) {
     const element = document.getElementById("status");
@@ -24,6 +23,7 @@
     const search = document.activeElement && document.activeElement.name === "q";
     const caret = search ? document.activeElement.selectionStart : null;
     view().replaceWith(next);
+    showSelection();
     if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
     if (search) {
       const input = view().querySelector("input[name=q]");
@@ -31,7 +31,7 @@
     }
     if (focusId != null) {
       const row = view().querySelector(`tr[data-id="${focusId}"]`);
-      if (row) { row.focus(); select(row); }
+      if (row) { row.focus(); makeCurrent(row); }
     }
   }
 
@@ -83,14 +83,123 @@
         .catch((error) => status(error.message, true));
       return;
     }
+    const box = event.target.closest("input.select-row");
+    if (box) {
+      const id = Number(box.closest("tr").dataset.id);
+      if (event.shiftKey && anchorId != null) selectRange(anchorId, id); else toggle(id);
+      return;
+    }
+    const all = event.target.closest("input.select-all");
+    if (all) { all.checked ? selectAllMatching(all) : clearSelection(); return; }
+    if (event.target.closest("button.bulk-clear")) { clearSelection(); return; }
+    if (event.target.closest("button.bulk-delete")) { deleteSelected(); return; }
+    const here = event.target.closest("button.move-here");
+    if (here) { moveSelected({ after: Number(here.closest("tr").dataset.id) }); return; }
     const row = event.target.closest("tbody tr[data-id]");
-    if (row) select(row);
+    if (row) makeCurrent(row);
   });
 
-  function select(row) {
-    view().querySelectorAll("tr.selected").forEach((r) => r.classList.remove("selected"));
-    row.classList.add("selected");
-    selectedId = row.dataset.id;
+  // The current row: Enter edits it, Alt+↑/↓ moves it in My order, Space selects it.
+  function makeCurrent(row) {
+    view().querySelectorAll("tr.current").forEach((r) => r.classList.remove("current"));
+    row.classList.add("current");
+  }
+
+  // Selection: row ids, kept per table across sorts, searches, pages and reloads (session
+  // storage), as the server's rows are identified by id, never by position.
+  let anchorId = null;
+  const storageKey = () => "sortkit-selection:" + (view() ? view().dataset.table : "");
+  function selection() {
+    try { return new Set(JSON.parse(sessionStorage.getItem(storageKey()) || "[]")); } catch (e) { return new Set(); }
+  }
+  function saveSelection(ids) {
+    sessionStorage.setItem(storageKey(), JSON.stringify([...ids]));
+    showSelection();
+  }
+  function toggle(id) {
+    const ids = selection();
+    if (ids.has(id)) ids.delete(id); else ids.add(id);
+    anchorId = id;
+    saveSelection(ids);
+  }
+  // Shift-click: every row from the anchor to this one, in the order shown.
+  function selectRange(from, to) {
+    const shown = [...view().querySelectorAll("tbody tr[data-id]")].map((r) => Number(r.dataset.id));
+    const a = shown.indexOf(from), b = shown.indexOf(to);
+    if (a < 0) { toggle(to); return; }
+    const ids = selection();
+    shown.slice(Math.min(a, b), Math.max(a, b) + 1).forEach((id) => ids.add(id));
+    saveSelection(ids);
+  }
+  function clearSelection() { anchorId = null; saveSelection(new Set()); }
+  // The header checkbox: every row the search matches, on every page, read from the API.
+  async function selectAllMatching(box) {
+    const count = Number(box.dataset.count);
+    if (count > 100000) {
+      box.checked = false;
+      status(count + " rows match; narrow the search to select at most 100000", true);
+      return;
+    }
+    const q = new URLSearchParams(location.search).get("q") || "";
+    const ids = selection();
+    let after = null;
+    try {
+      do {
+        const query = "?limit=1000" + (q ? "&q=" + encodeURIComponent(q) : "") + (after ? "&after=" + encodeURIComponent(after) : "");
+        const page = await send("GET", api("/rows" + query));
+        page.rows.forEach((row) => ids.add(row.id));
+        after = page.next;
+      } while (after);
+    } catch (error) { status(error.message, true); return; }
+    saveSelection(ids);
+    status("Selected " + count + " matching row" + (count === 1 ? "" : "s"));
+  }
+  // Marks the shown rows, the header checkbox and the bulk bar from the stored selection.
+  function showSelection() {
+    if (!view() || !view().dataset.table) return;
+    const ids = selection();
+    let shownSelected = 0, shown = 0;
+    view().querySelectorAll("tbody tr[data-id]").forEach((row) => {
+      const on = ids.has(Number(row.dataset.id));
+      shown += 1; if (on) shownSelected += 1;
+      row.classList.toggle("selected", on);
+      row.setAttribute("aria-selected", String(on));
+      const box = row.querySelector("input.select-row");
+      if (box) box.checked = on;
+    });
+    const all = view().querySelector("input.select-all");
+    if (all) {
+      const count = Number(all.dataset.count);
+      all.checked = shown > 0 && shownSelected === shown && ids.size >= count;
+      all.indeterminate = !all.checked && ids.size > 0;
+    }
+    const bar = view().querySelector(".bulk");
+    if (bar) {
+      bar.hidden = ids.size === 0;
+      bar.querySelector(".selected-count").textContent = ids.size + " selected";
+    }
+    view().classList.toggle("has-selection", ids.size > 0);
+  }
+  async function deleteSelected() {
+    const ids = [...selection()];
+    if (ids.length === 0 || !confirm("Delete " + ids.length + " selected row" + (ids.length === 1 ? "" : "s") + "?")) return;
+    try {
+      await send("POST", api("/rows/delete"), { ids });
+      anchorId = null;
+      saveSelection(new Set());
+      await load(currentURL(), { push: false });
+      status("Deleted " + ids.length + " row" + (ids.length === 1 ? "" : "s"));
+    } catch (error) { status(error.message, true); }
+  }
+  // My order: the selection moves as one block, in the order its rows have now.
+  async function moveSelected(destination) {
+    const ids = [...selection()].filter((id) => id !== destination.after && id !== destination.before);
+    if (ids.length === 0) return;
+    try {
+      await send("POST", api("/rows/move"), { ids, keepOrder: true, ...destination });
+      await load(currentURL(), { push: false });
+      status("Moved " + ids.length + " row" + (ids.length === 1 ? "" : "s"));
+    } catch (error) { status(error.message, true); }
   }
 
   document.addEventListener("input", (event) => {
@@ -174,6 +283,12 @@
   document.addEventListener("keydown", (event) => {
     const row = event.target.closest && event.target.closest("tbody tr[data-id]");
     if (!row || event.target.tagName === "INPUT") return;
+    if (event.key === " ") {
+      event.preventDefault();
+      makeCurrent(row);
+      if (event.shiftKey && anchorId != null) selectRange(anchorId, Number(row.dataset.id)); else toggle(Number(row.dataset.id));
+      return;
+    }
     if (event.key === "Enter") {
       const cell = row.querySelector("td.cell");
       if (cell) { event.preventDefault(); edit(cell); }
@@ -216,10 +331,15 @@
     const id = dragged;
     dragged = null;
     if (row.dataset.id === id) return;
-    move(id, before ? { before: Number(row.dataset.id) } : { after: Number(row.dataset.id) }, id);
+    const destination = before ? { before: Number(row.dataset.id) } : { after: Number(row.dataset.id) };
+    // A selected row drags the whole selection with it.
+    const ids = selection();
+    if (ids.has(Number(id)) && ids.size > 1 && !ids.has(Number(row.dataset.id))) { moveSelected(destination); return; }
+    move(id, destination, id);
   });
   document.addEventListener("dragend", () => { dragged = null; clearMarks(); });
 
   window.addEventListener("popstate", () => load(currentURL(), { push: false }));
+  showSelection();
   window.sortkit = { load, status };
 })();
