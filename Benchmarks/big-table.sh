@@ -10,7 +10,11 @@
 #   - DuckDB (PyPI duckdb, 2 threads) loading the same CSV and answering the same questions
 #     (the page and its count, as the API returns both), median of RUNS;
 #   - `sortkit view` and DuckDB's query over read_csv, each a fresh process (median of RUNS,
-#     peak memory from GNU time).
+#     peak memory from GNU time);
+#   - writes of a selection, one request each: a bulk delete of 1,000 rows and a block move of
+#     100 rows in My order (after the last row), each followed by the first page it changes (the first move writes
+#     the manual order of every row out: it is the cold figure), next to DuckDB's DELETE … IN
+#     and an UPDATE of a position column, each with the same page query.
 # Prints a Markdown table with the ratio SortKit / DuckDB (below 1: SortKit is faster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,7 +58,7 @@ ms() { awk -v s="$1" 'BEGIN { printf "%.1f", s * 1000 }'; }
 printf '%s\n' "${interactions[@]}" > "$work/interactions"
 cat > "$work/duck.py" <<'EOF'
 import duckdb, statistics, sys, time
-csv, runs, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+csv, runs, path, mid = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 con = duckdb.connect(config={"threads": 2})
 start = time.perf_counter()
 con.execute(f"CREATE TABLE t AS SELECT * FROM read_csv('{csv}')")
@@ -68,8 +72,25 @@ for line in open(path):
         con.execute(count or "SELECT count(*) FROM t").fetchall()
         times.append(time.perf_counter() - start)
     print(f"{statistics.median(times):.4f}")
+# Writes of a selection (ids as big-table.sh's SortKit runs use them), each with the page after.
+def timed(statements):
+    start = time.perf_counter()
+    for statement in statements:
+        con.execute(statement).fetchall()
+    return time.perf_counter() - start
+def ids(first, count):
+    return ",".join(str(i) for i in range(first, first + count))
+deletes = [timed([f"DELETE FROM t WHERE id IN ({ids(r * 1000 + 1, 1000)})",
+                  "SELECT * FROM t ORDER BY title, id LIMIT 25"]) for r in range(1, runs + 1)]
+print(f"{statistics.median(deletes):.4f}")
+con.execute("ALTER TABLE t ADD COLUMN pos DOUBLE")
+con.execute("UPDATE t SET pos = id")
+last = con.execute("SELECT max(id) FROM t").fetchone()[0]
+moves = [timed([f"UPDATE t SET pos = {last} + (id - {mid + r * 100}) / 1000.0 WHERE id IN ({ids(mid + r * 100 + 1, 100)})",
+                "SELECT * FROM t ORDER BY pos, id LIMIT 25"]) for r in range(1, runs + 1)]
+print(f"{statistics.median(moves):.4f}")
 EOF
-mapfile -t duck < <(.venv-bench/bin/python "$work/duck.py" "$work/big.csv" "$runs" "$work/interactions")
+mapfile -t duck < <(.venv-bench/bin/python "$work/duck.py" "$work/big.csv" "$runs" "$work/interactions" "$deep")
 
 # SortKit over HTTP: "cold median" per interaction, after the import.
 serve() {  # $1 = label, rest = backend options
@@ -91,6 +112,23 @@ serve() {  # $1 = label, rest = backend options
     local med; med=$(for _ in $(seq "$runs"); do curl -sf -o /dev/null -w '%{time_total}\n' "$url"; done | median)
     echo "$cold|$med" >> "$work/$label"
   done
+  # Writes of a selection: run 0 is the cold one (the first move writes the manual order out).
+  local json=(-H 'Content-Type: application/json') api="http://127.0.0.1:$port/api/tables/big"
+  local dels=() movs=()
+  for r in $(seq 0 "$runs"); do
+    local t1 t2
+    t1=$(curl -sf -o /dev/null -w '%{time_total}' "${json[@]}" -d "{\"ids\": [$(seq $((r * 1000 + 1)) $((r * 1000 + 1000)) | paste -sd,)]}" "$api/rows/delete")
+    t2=$(curl -sf -o /dev/null -w '%{time_total}' "$api/rows?sort=title&limit=25")
+    dels+=("$(echo "$t1 + $t2" | bc)")
+  done
+  for r in $(seq 0 "$runs"); do
+    local t1 t2
+    t1=$(curl -sf -o /dev/null -w '%{time_total}' "${json[@]}" -d "{\"ids\": [$(seq $((deep + r * 100 + 1)) $((deep + r * 100 + 100)) | paste -sd,)], \"after\": $rows}" "$api/rows/move")
+    t2=$(curl -sf -o /dev/null -w '%{time_total}' "$api/rows?sort=manual&limit=25")
+    movs+=("$(echo "$t1 + $t2" | bc)")
+  done
+  echo "${dels[0]}|$(printf '%s\n' "${dels[@]:1}" | median)" >> "$work/$label"
+  echo "${movs[0]}|$(printf '%s\n' "${movs[@]:1}" | median)" >> "$work/$label"
   echo "$label server peak memory: $(awk '/VmHWM/ { printf "%d MB", $2 / 1024 }' "/proc/$server/status")" >&2
   kill "$server"; wait "$server" 2>/dev/null || true; server=""
 }
@@ -130,8 +168,9 @@ mapfile -t sq < "$work/sqlite"
 line="| import until served ($rows rows) | $(ms "${sq[0]#import|}") |"
 [ ${#backends[@]} -gt 1 ] && line+=" $(ms "${pg[0]#import|}") |"
 echo "$line $(ms "${duck[0]}") (load) | $(awk -v a="${sq[0]#import|}" -v b="${duck[0]}" 'BEGIN { printf "%.1f×", a / b }') |"
-for i in "${!interactions[@]}"; do
-  name=${interactions[$i]%%|*}
+writes=("delete 1,000 selected rows, then the page by title" "move 100 selected rows as a block in My order, then its page")
+for i in $(seq 0 $(( ${#interactions[@]} + ${#writes[@]} - 1 ))); do
+  if [ "$i" -lt ${#interactions[@]} ]; then name=${interactions[$i]%%|*}; else name=${writes[$(( i - ${#interactions[@]} ))]}; fi
   IFS='|' read -r cold med <<< "${sq[$((i + 1))]}"
   line="| $name | $(ms "$cold") / $(ms "$med") |"
   if [ ${#backends[@]} -gt 1 ]; then IFS='|' read -r pcold pmed <<< "${pg[$((i + 1))]}"; line+=" $(ms "$pcold") / $(ms "$pmed") |"; fi

@@ -90,6 +90,51 @@ struct TableBench: ParsableCommand {
             }
             try self.sorted(table, by: [SortKey(\.title)])
         }
+        // Selection by id: ranges in display order, "all matching", and setData dropping rows
+        // that left the data.
+        var selectable = sortedOnce
+        selectable.selectionMode = .multiple
+        let shown = selectable.displayedIDs
+        try selectable.select(shown[10])
+        let anchored = selectable
+        try report("shift-click a range of 1,000 rows (display order)", target: 30) { () -> DataTable<BenchBook> in
+            var table = anchored
+            _ = try? table.selectRange(to: shown[1_009])
+            return table
+        } verify: { table in
+            guard table.selection == Set(shown[10...1_009]) else { throw ValidationError("range: \(table.selection.count) rows") }
+        }
+        var searched = selectable
+        searched.setSearch("gar")
+        let matching = searched
+        try report("select all rows matching a search (\"gar\")", target: 30) { () -> DataTable<BenchBook> in
+            var table = matching
+            table.selectAllMatching()
+            return table
+        } verify: { table in
+            guard table.selection == Set(table.displayedIDs).union([shown[10]]) else { throw ValidationError("all matching") }
+        }
+        try report("select all \(rows) rows", target: nil) { () -> DataTable<BenchBook> in
+            var table = selectable
+            table.selectAllMatching()
+            return table
+        } verify: { table in
+            guard table.selection.count == rows else { throw ValidationError("select all: \(table.selection.count)") }
+        }
+        var tenth = selectable
+        for id in shown.prefix(rows / 10) { try tenth.select(id) }
+        let withSelection = tenth
+        let fewer = Array(changed.dropLast(rows / 100))
+        try report("setData (1% of rows gone, 1% changed) with 10% of rows selected", target: 50) { () -> (DataTable<BenchBook>, DataTableDiff<Int>) in
+            var table = withSelection
+            let diff = table.setData(fewer)
+            return (table, diff)
+        } verify: { table, diff in
+            let gone = Set(changed.suffix(rows / 100).map(\.id)).intersection(withSelection.selection)
+            guard Set(diff.deselected) == gone, table.selection == withSelection.selection.subtracting(gone) else {
+                throw ValidationError("setData dropped \(diff.deselected.count) selected rows, expected \(gone.count)")
+            }
+        }
         print("column widths (all 6 columns), reference SwiftDataTables' published times at 10k rows in brackets:")
         let reference: [String: String] = ["estimatedAverage": "~20 ms", "hybrid(100)": "~50 ms", "maxMeasured": "~500 ms"]
         let strategies: [(String, ColumnWidthStrategy)] = [

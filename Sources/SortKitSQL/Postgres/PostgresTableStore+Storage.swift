@@ -160,13 +160,28 @@ extension PostgresTableStore {
     /// Raises the table's data version and logs row `id` as written at it, in the write's
     /// transaction (see ``SQLiteTableStore``'s `logChange`, which this mirrors).
     static func logChange(_ id: Int64, _ info: _TableInfo, _ session: _PostgresSession) async throws {
-        let version = try await session.integer(
-            "UPDATE sortkit_table SET data_version = data_version + 1 WHERE id = $1 RETURNING data_version", [.integer(info.id)]) ?? 0
-        try await session.execute(
-            "INSERT INTO sortkit_change (table_id, version, row_id) VALUES ($1, $2, $3)", [.integer(info.id), .integer(version), .integer(id)])
-        if version % 4_096 == 0 {
+        try await logChanges([id], info, session)
+    }
+
+    /// ``logChange(_:_:_:)`` for many rows at once: one version each, written in a few
+    /// statements (a bulk delete of thousands of rows).
+    static func logChanges(_ ids: [Int64], _ info: _TableInfo, _ session: _PostgresSession) async throws {
+        guard !ids.isEmpty else { return }
+        let last = try await session.integer(
+            "UPDATE sortkit_table SET data_version = data_version + $1 WHERE id = $2 RETURNING data_version",
+            [.integer(Int64(ids.count)), .integer(info.id)]) ?? 0
+        let first = last - Int64(ids.count) + 1
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            // unnest: one statement per chunk, the versions numbered by position.
+            let marks = chunk.indices.map { "$\($0 + 3)" }.joined(separator: ",")
             try await session.execute(
-                "DELETE FROM sortkit_change WHERE table_id = $1 AND version <= $2", [.integer(info.id), .integer(version - 65_536)])
+                "INSERT INTO sortkit_change (table_id, version, row_id) SELECT $1, $2 + n - 1, row_id FROM unnest(ARRAY[\(marks)]::bigint[]) WITH ORDINALITY AS u(row_id, n)",
+                [.integer(info.id), .integer(first + Int64(start))] + chunk.map { .integer($0) })
+        }
+        if (first - 1) / 4_096 != last / 4_096 {
+            try await session.execute(
+                "DELETE FROM sortkit_change WHERE table_id = $1 AND version <= $2", [.integer(info.id), .integer(last - 65_536)])
         }
     }
 

@@ -203,11 +203,17 @@ public final class PostgresTableStore: TableStore {
         try await transaction { session in
             let (info, _) = try await Self.infoLockingList(table, session)
             try await Self.checkRowsExist(ids, info, session)
-            for id in ids {
-                try await session.execute("DELETE FROM \(info.physical) WHERE id = $1", [.integer(id)])
-                try await Self.logChange(id, info, session)
-                try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id = $2", [.text(info.list), .integer(id)])
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                let marks = chunk.indices.map { "$\($0 + 2)" }.joined(separator: ",")
+                let arguments: [SQLValue] = [.text(info.list)] + chunk.map { .integer($0) }
+                try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id IN (\(marks))", arguments)
+                // The table's statement takes the ids alone: $1 stands for the first of them.
+                try await session.execute(
+                    "DELETE FROM \(info.physical) WHERE id IN (\(chunk.indices.map { "$\($0 + 1)" }.joined(separator: ",")))",
+                    chunk.map { .integer($0) })
             }
+            try await Self.logChanges(ids, info, session)
             try await Self.count(-ids.count, info, session)
         }
     }

@@ -19,11 +19,25 @@ extension SQLiteTableStore {
     /// deleted) at it, in the write's transaction; every 4,096 versions, log entries more than
     /// 65,536 versions old go (an index that far behind reads the table again).
     static func logChange(_ id: Int64, _ info: _TableInfo, _ db: Database) throws {
-        let version = try Int64.fetchOne(
-            db, sql: "UPDATE sortkit_table SET data_version = data_version + 1 WHERE id = ? RETURNING data_version", arguments: [info.id]) ?? 0
-        try db.execute(sql: "INSERT INTO sortkit_change (table_id, version, row_id) VALUES (?, ?, ?)", arguments: [info.id, version, id])
-        if version % 4_096 == 0 {
-            try db.execute(sql: "DELETE FROM sortkit_change WHERE table_id = ? AND version <= ?", arguments: [info.id, version - 65_536])
+        try logChanges([id], info, db)
+    }
+
+    /// ``logChange(_:_:_:)`` for many rows at once: one version each, written in a few
+    /// statements (a bulk delete of thousands of rows).
+    static func logChanges(_ ids: [Int64], _ info: _TableInfo, _ db: Database) throws {
+        guard !ids.isEmpty else { return }
+        let last = try Int64.fetchOne(
+            db, sql: "UPDATE sortkit_table SET data_version = data_version + ? WHERE id = ? RETURNING data_version",
+            arguments: [ids.count, info.id]) ?? 0
+        let first = last - Int64(ids.count) + 1
+        for start in stride(from: 0, to: ids.count, by: 300) {
+            let chunk = start..<min(start + 300, ids.count)
+            let values = chunk.map { _ in "(?, ?, ?)" }.joined(separator: ", ")
+            let arguments = chunk.flatMap { [info.id.databaseValue, (first + Int64($0)).databaseValue, ids[$0].databaseValue] }
+            try db.execute(sql: "INSERT INTO sortkit_change (table_id, version, row_id) VALUES \(values)", arguments: StatementArguments(arguments))
+        }
+        if (first - 1) / 4_096 != last / 4_096 {
+            try db.execute(sql: "DELETE FROM sortkit_change WHERE table_id = ? AND version <= ?", arguments: [info.id, last - 65_536])
         }
     }
 

@@ -225,11 +225,15 @@ public final class SQLiteTableStore: TableStore {
         try await write { db in
             let info = try Self.info(table, db)
             try Self.checkRowsExist(ids, info, db)
-            for id in ids {
-                try db.execute(sql: "DELETE FROM \(info.physical) WHERE id = ?", arguments: [id])
-                try Self.logChange(id, info, db)
-                try db.execute(sql: "DELETE FROM ordered_item WHERE list = ? AND id = ?", arguments: [info.list, id])
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                let marks = chunk.map { _ in "?" }.joined(separator: ",")
+                try db.execute(sql: "DELETE FROM \(info.physical) WHERE id IN (\(marks))", arguments: StatementArguments(chunk))
+                try db.execute(
+                    sql: "DELETE FROM ordered_item WHERE list = ? AND id IN (\(marks))",
+                    arguments: StatementArguments([info.list.databaseValue] + chunk.map(\.databaseValue)))
             }
+            try Self.logChanges(ids, info, db)
             try Self.count(-ids.count, info, db)
         }
     }
