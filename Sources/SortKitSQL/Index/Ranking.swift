@@ -86,29 +86,29 @@ struct _Ranking: Sendable {
 
     /// The ranking after rows changed: `removed` slots leave it, and `added` slots (live, with
     /// values as `valueOf` reads them) join it, each in its group or a new one between. Costs
-    /// O(n) integer passes and O(k log n) value comparisons for k changed rows.
+    /// one pass over the order with a removal bitmap (no allocation per group: a title column
+    /// has a group per row) and O(k log n) value comparisons for k changed rows.
     func updated(removing removed: Set<UInt32>, adding added: [UInt32], slotCount: Int, _ valueOf: (UInt32) -> SortValue, collation: Collation) -> _Ranking {
-        // What stays, with its old group: equal old groups are equal values.
-        var keptOrder: [UInt32] = []
-        keptOrder.reserveCapacity(order.count + added.count)
-        var keptGroups: [Int] = []   // per kept non-null position, its old group
-        keptGroups.reserveCapacity(nonNullCount)
-        for group in 0..<distinct {
-            for slot in self.group(group) where !removed.contains(slot) {
-                keptOrder.append(slot)
-                keptGroups.append(group)
+        var gone = [Bool](repeating: false, count: max(slotCount, ranks.count))
+        for slot in removed where Int(slot) < gone.count { gone[Int(slot)] = true }
+        // A kept member of a group: equal old groups are equal values, where a removed row's
+        // value may be its new one. A group the removal emptied answers for the next group
+        // that keeps a row, so the binary search below stays monotonic.
+        func kept(in group: Int) -> UInt32? {
+            for index in Int(groupStarts[group])..<Int(groupStarts[group + 1]) where !gone[Int(order[index])] {
+                return order[index]
             }
+            return nil
         }
-        let keptNonNull = keptOrder.count
-        let keptNulls = nulls.filter { !removed.contains($0) }
-        // Each group that keeps a row, with one of its kept rows: their values are unchanged,
-        // where a removed row's value may be its new one.
-        var survivors: [(group: Int, slot: UInt32)] = []
-        for (position, group) in keptGroups.enumerated() where survivors.last?.group != group {
-            survivors.append((group, keptOrder[position]))
+        /// The first group from `group` on that keeps a row, and that row.
+        func survivor(from group: Int) -> (group: Int, slot: UInt32)? {
+            for candidate in group..<distinct {
+                if let slot = kept(in: candidate) { return (candidate, slot) }
+            }
+            return nil
         }
-        // The added rows, each with the old group it joins or goes before (a group emptied by
-        // the removal is passed over); sorted by value.
+        // The added rows, each with the old group it joins (`exact`) or goes before; sorted by
+        // value, ties by slot.
         var joining: [(slot: UInt32, value: SortValue, group: Int, exact: Bool)] = []
         var addedNulls: [UInt32] = []
         for slot in added {
@@ -117,17 +117,21 @@ struct _Ranking: Sendable {
                 addedNulls.append(slot)
                 continue
             }
-            var low = 0, high = survivors.count
+            var low = 0, high = distinct
             while low < high {
                 let middle = (low + high) / 2
-                if SortValue.compare(valueOf(survivors[middle].slot), value, collation: collation) == .orderedAscending {
+                if let member = survivor(from: middle), SortValue.compare(valueOf(member.slot), value, collation: collation) == .orderedAscending {
                     low = middle + 1
                 } else {
                     high = middle
                 }
             }
-            let exact = low < survivors.count && SortValue.compare(valueOf(survivors[low].slot), value, collation: collation) == .orderedSame
-            joining.append((slot, value, low < survivors.count ? survivors[low].group : distinct, exact))
+            // The first group from there that keeps a row is the one the value joins or
+            // precedes; the emptied ones between drop out.
+            let found = survivor(from: low)
+            let group = found?.group ?? distinct
+            let exact = found.map { SortValue.compare(valueOf($0.slot), value, collation: collation) == .orderedSame } ?? false
+            joining.append((slot, value, group, exact))
         }
         joining.sort { a, b in
             if a.group != b.group { return a.group < b.group }
@@ -135,39 +139,81 @@ struct _Ranking: Sendable {
             let order = SortValue.compare(a.value, b.value, collation: collation)
             return order == .orderedSame ? a.slot < b.slot : order == .orderedAscending
         }
-        // Merge: per old group, the new values before it (by value), then its kept and joining
-        // slots by slot.
-        var sorted: [UInt32] = []
-        sorted.reserveCapacity(keptNonNull + joining.count)
-        var ties: [Bool] = []
-        ties.reserveCapacity(keptNonNull + joining.count)
-        var kept = 0, next = 0
-        for group in 0...distinct {
-            var previousNew: SortValue? = nil
-            while next < joining.count, joining[next].group == group, !joining[next].exact {
-                let value = joining[next].value
-                ties.append(previousNew.map { SortValue.compare($0, value, collation: collation) == .orderedSame } ?? false)
-                sorted.append(joining[next].slot)
-                previousNew = value
-                next += 1
+        // One merge pass: per old group, the new values before it (by value), then its kept
+        // and joining slots by slot. Groups no added row touches (nearly all) are copied in a
+        // tight loop into preallocated buffers.
+        let capacity = order.count + joining.count
+        var ties = [Bool](repeating: true, count: capacity)
+        var next = 0
+        let joinerGroups = joining.map(\.group) + [Int.max]
+        var sorted = [UInt32](unsafeUninitializedCapacity: capacity) { output, written in
+            var count = 0
+            ties.withUnsafeMutableBufferPointer { ties in
+                order.withUnsafeBufferPointer { order in
+                    gone.withUnsafeBufferPointer { gone in
+                        groupStarts.withUnsafeBufferPointer { starts in
+                            for group in 0..<distinct {
+                                var index = Int(starts[group])
+                                let end = Int(starts[group + 1])
+                                var first = true
+                                if joinerGroups[next] != group {
+                                    while index < end {
+                                        let slot = order[index]
+                                        index += 1
+                                        if gone[Int(slot)] { continue }
+                                        output[count] = slot
+                                        ties[count] = !first
+                                        first = false
+                                        count += 1
+                                    }
+                                    continue
+                                }
+                                var previousNew: SortValue? = nil
+                                while joinerGroups[next] == group, !joining[next].exact {
+                                    let value = joining[next].value
+                                    ties[count] = previousNew.map { SortValue.compare($0, value, collation: collation) == .orderedSame } ?? false
+                                    output[count] = joining[next].slot
+                                    count += 1
+                                    previousNew = value
+                                    next += 1
+                                }
+                                while true {
+                                    while index < end && gone[Int(order[index])] { index += 1 }
+                                    let joiner = joinerGroups[next] == group ? joining[next].slot : nil
+                                    let slot: UInt32
+                                    if index < end, joiner.map({ order[index] < $0 }) ?? true {
+                                        slot = order[index]
+                                        index += 1
+                                    } else if let joiner {
+                                        slot = joiner
+                                        next += 1
+                                    } else {
+                                        break
+                                    }
+                                    output[count] = slot
+                                    ties[count] = !first
+                                    first = false
+                                    count += 1
+                                }
+                            }
+                        }
+                    }
+                }
+                // New values above every old group.
+                var previousNew: SortValue? = nil
+                while next < joining.count {
+                    let value = joining[next].value
+                    ties[count] = previousNew.map { SortValue.compare($0, value, collation: collation) == .orderedSame } ?? false
+                    output[count] = joining[next].slot
+                    count += 1
+                    previousNew = value
+                    next += 1
+                }
             }
-            guard group < distinct else { break }
-            var members: [UInt32] = []
-            while kept < keptNonNull, keptGroups[kept] == group {
-                members.append(keptOrder[kept])
-                kept += 1
-            }
-            while next < joining.count, joining[next].group == group, joining[next].exact {
-                members.append(joining[next].slot)
-                next += 1
-            }
-            members.sort()
-            for (index, slot) in members.enumerated() {
-                ties.append(index > 0)
-                sorted.append(slot)
-            }
+            written = count
         }
-        let nullSlots = (keptNulls + addedNulls).sorted()
+        ties.removeLast(capacity - sorted.count)
+        let nullSlots = (nulls.filter { !gone[Int($0)] } + addedNulls).sorted()
         let nonNull = sorted.count
         sorted.append(contentsOf: nullSlots)
         ties.append(contentsOf: repeatElement(true, count: nullSlots.count))

@@ -44,13 +44,20 @@ extension _TableIndex {
         }
         // A slot written twice joins once, with its last cells.
         added = Array(Set(added)).sorted().filter { index.live[Int($0)] }
-        for (variant, ranking) in index.rankings {
+        // Each kept ranking is one pass over its order (memory-bound, random access by slot):
+        // they are updated side by side on every core.
+        let rankings = Array(index.rankings)
+        let results = _ResultSlots<_Ranking>(count: rankings.count)
+        let (cells, slotCount, schema) = (index.cells, index.slotCount, schema)
+        let addedSlots = added
+        _concurrentPerform(iterations: rankings.count, _UncheckedBox({ item in
+            let (variant, ranking) = rankings[item]
             let type = schema.columns[variant.column].type
-            let cells = index.cells
-            index.rankings[variant] = ranking.updated(
-                removing: removed, adding: added, slotCount: index.slotCount,
-                { variant.value(of: cells.text(Int($0), variant.column), type: type) }, collation: variant.collation)
-        }
+            results.set(item, ranking.updated(
+                removing: removed, adding: addedSlots, slotCount: slotCount,
+                { variant.value(of: cells.text(Int($0), variant.column), type: type) }, collation: variant.collation))
+        }))
+        for (item, ranking) in results.values.enumerated() { index.rankings[rankings[item].key] = ranking }
         if index.cells.written.count * 4 > max(index.cells.baseCount, 64) { return index.compacted() }
         return index
     }
