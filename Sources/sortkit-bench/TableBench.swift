@@ -121,10 +121,17 @@ struct TableBench: ParsableCommand {
         } verify: { table in
             guard table.selection.count == rows else { throw ValidationError("select all: \(table.selection.count)") }
         }
+        let fewer = Array(changed.dropLast(rows / 100))
+        try report("setData (1% of rows gone, 1% changed), nothing selected", target: 50) { () -> DataTable<BenchBook> in
+            var table = selectable
+            table.setData(fewer)
+            return table
+        } verify: { table in
+            guard table.totalCount == rows - rows / 100 else { throw ValidationError("setData: \(table.totalCount) rows") }
+        }
         var tenth = selectable
         for id in shown.prefix(rows / 10) { try tenth.select(id) }
         let withSelection = tenth
-        let fewer = Array(changed.dropLast(rows / 100))
         try report("setData (1% of rows gone, 1% changed) with 10% of rows selected", target: 50) { () -> (DataTable<BenchBook>, DataTableDiff<Int>) in
             var table = withSelection
             let diff = table.setData(fewer)

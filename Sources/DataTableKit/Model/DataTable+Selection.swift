@@ -45,9 +45,9 @@ extension DataTable {
     /// filters hide come after, in data order.
     public var selectedIDs: [Row.ID] {
         guard !selection.isEmpty else { return [] }
-        let shown = displayedPositions.map { rows[$0].id }.filter { selection.contains($0) }
+        let shown = displayedPositions.lazy.map { idAtPosition[$0] }.filter { selection.contains($0) }
         let shownSet = Set(shown)
-        return shown + rows.lazy.map(\.id).filter { selection.contains($0) && !shownSet.contains($0) }
+        return shown + idAtPosition.lazy.filter { selection.contains($0) && !shownSet.contains($0) }
     }
 
     /// Selects a row (a click). In ``SelectionMode/single`` mode the other row is deselected.
@@ -89,14 +89,13 @@ extension DataTable {
     @discardableResult
     public mutating func selectRange(to id: Row.ID) throws -> SelectionChange {
         try _checkSelectable(id)
-        let shown = displayedPositions.map { rows[$0].id }
-        guard let end = shown.firstIndex(of: id) else { throw DataTableError.unknownRow("\(id) (not shown)") }
+        guard let end = _shownIndex(of: id) else { throw DataTableError.unknownRow("\(id) (not shown)") }
         guard selectionMode == .multiple else { return try select(id) }
-        guard let anchor = selectionAnchor, let start = shown.firstIndex(of: anchor) else {
+        guard let anchor = selectionAnchor, let start = _shownIndex(of: anchor) else {
             selectionAnchor = id
             return _changeSelection(adding: [id], removing: [])
         }
-        return _changeSelection(adding: Array(shown[min(start, end)...max(start, end)]), removing: [])
+        return _changeSelection(adding: displayedPositions[min(start, end)...max(start, end)].map { idAtPosition[$0] }, removing: [])
     }
 
     /// Selects every row the current search and filters show, on every page ("select all
@@ -105,7 +104,7 @@ extension DataTable {
     public mutating func selectAllMatching() -> SelectionChange {
         precondition(selectionMode != .none, "DataTable: set selectionMode before selecting rows")
         guard selectionMode == .multiple else { return SelectionChange() }
-        return _changeSelection(adding: displayedPositions.map { rows[$0].id }, removing: [])
+        return _changeSelection(adding: displayedPositions.map { idAtPosition[$0] }, removing: [])
     }
 
     /// Deselects every row.
@@ -117,6 +116,11 @@ extension DataTable {
 
     // MARK: Internals
 
+    /// Where the row with `id` is in the display order, if shown.
+    private func _shownIndex(of id: Row.ID) -> Int? {
+        positionOfID[id].flatMap { displayedPositions.firstIndex(of: $0) }
+    }
+
     private func _checkSelectable(_ id: Row.ID) throws {
         precondition(selectionMode != .none, "DataTable: set selectionMode before selecting rows")
         guard positionOfID[id] != nil || selection.contains(id) else {
@@ -127,7 +131,7 @@ extension DataTable {
     /// Applies a change, reports it with display positions and fires the event.
     private mutating func _changeSelection(adding: [Row.ID], removing: some Collection<Row.ID>) -> SelectionChange {
         let added = adding.filter { !selection.contains($0) }
-        let kept = Set(adding)
+        let kept = removing.isEmpty ? [] : Set(adding)
         let removed = removing.filter { selection.contains($0) && !kept.contains($0) }
         guard !added.isEmpty || !removed.isEmpty else { return SelectionChange() }
         selection.formUnion(added)

@@ -88,6 +88,9 @@ public struct DataTable<Row: Identifiable> {
     /// width strategies read numbers instead of formatting every cell again).
     private(set) var cellWidths: [UInt16] = []
     var positionOfID: [Row.ID: Int] = [:]
+    /// Each position's row id: read without copying the row (generic code copies a whole row
+    /// to read its `id`), for selections and display ids.
+    var idAtPosition: [Row.ID] = []
     /// Every row position in the current sort, before search and filters; `nil` after a
     /// change that needs a new sort.
     private var sortedAll: [Int]?
@@ -129,7 +132,7 @@ public struct DataTable<Row: Identifiable> {
         return displayedPositions[start..<min(start + pageSize, displayedPositions.count)]
     }
     /// The ids of all displayed rows, in order.
-    public var displayedIDs: [Row.ID] { displayedPositions.map { rows[$0].id } }
+    public var displayedIDs: [Row.ID] { displayedPositions.map { idAtPosition[$0] } }
 
     /// Whether `column` is sortable now: the override, else the definition, else sortable.
     public func isSortable(_ column: Int) -> Bool {
@@ -249,7 +252,8 @@ public struct DataTable<Row: Identifiable> {
         var newPositionOfID = positionOfID
         var identity = false
         let unique = positionOfID.count == oldRows.count
-        if inPlace != nil || oldRows.count == newRows.count && _sameIDs(oldRows, newRows) {
+        let sameIDs = inPlace != nil || oldRows.count == newRows.count && _sameIDs(oldRows, newRows)
+        if sameIDs {
             for p in oldRows.indices where unique || positionOfID[oldRows[p].id] == p { newPosition[p] = p }
             identity = unique
         } else {
@@ -288,6 +292,7 @@ public struct DataTable<Row: Identifiable> {
             }
         }
         positionOfID = newPositionOfID
+        if !sameIDs { idAtPosition = newRows.map(\.id) }
         finishFollowingChange(rankingUpdate, identity: identity)
         refresh()
         if let anchor, let position = positionOfID[anchor], let index = displayedPositions.firstIndex(of: position) {
@@ -367,7 +372,8 @@ public struct DataTable<Row: Identifiable> {
         folded = [String](repeating: "", count: rows.count)
         cellWidths = [UInt16](repeating: 0, count: rows.count * columns.count)
         for (position, row) in rows.enumerated() { index(row, at: position) }
-        positionOfID = Dictionary(rows.indices.map { (rows[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
+        idAtPosition = rows.map(\.id)
+        positionOfID = Dictionary(idAtPosition.indices.map { (idAtPosition[$0], $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Folds `row`'s display and value texts for search and measures its cells, into slot
