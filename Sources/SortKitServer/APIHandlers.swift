@@ -102,7 +102,7 @@ struct APIHandlers: Sendable {
 
     /// `{"ids": [ID…]}`: deletes the rows, all or none.
     func deleteRows(_ table: String, body: [UInt8]) async throws -> Reply {
-        let ids = try Self.ids(body, example: "{\"ids\": [3, 7]}")
+        let (_, ids) = try Self.ids(body, example: "{\"ids\": [3, 7]}")
         try await store.delete(ids, from: table)
         return .json(.object([("deleted", .integer(Int64(ids.count)))]))
     }
@@ -112,33 +112,33 @@ struct APIHandlers: Sendable {
     /// current order), all or none.
     func moveRows(_ table: String, body: [UInt8]) async throws -> Reply {
         let example = "{\"ids\": [3, 7], \"after\": 12}"
-        let ids = try Self.ids(body, example: example)
-        let json = JSON.parse(body)
+        let (json, ids) = try Self.ids(body, example: example)
         let destination: MoveDestination
-        switch (json?["after"], json?["before"]) {
+        switch (json["after"], json["before"]) {
         case (.integer(let after)?, nil): destination = .after(after)
         case (nil, .integer(let before)?): destination = .before(before)
         default: throw APIError.badRequest("give exactly one of \"after\": id or \"before\": id (an integer), as in \(example)")
         }
         let keepOrder: Bool
-        switch json?["keepOrder"] {
+        switch json["keepOrder"] {
         case nil, .bool(false)?: keepOrder = false
         case .bool(true)?: keepOrder = true
         default: throw APIError.badRequest("\"keepOrder\" must be true or false")
         }
         try await store.move(ids, in: table, to: destination, keepingOrder: keepOrder)
-        return .json(.object([("moved", .array(ids.map(JSON.integer)))]))
+        return .json(.object([("moved", .integer(Int64(ids.count)))]))
     }
 
-    /// The `ids` array of a JSON body.
-    static func ids(_ body: [UInt8], example: String) throws -> [Int64] {
+    /// A JSON object body and its `ids` array.
+    static func ids(_ body: [UInt8], example: String) throws -> (JSON, [Int64]) {
         guard let json = JSON.parse(body) else { throw APIError.badRequest("\(JSON.problem(body)); send an object such as \(example)") }
         guard case .object = json else { throw APIError.badRequest("the body must be a JSON object such as \(example)") }
         guard case .array(let items)? = json["ids"] else { throw APIError.badRequest("\"ids\" must be an array of row ids, as in \(example)") }
-        return try items.map { item in
+        let ids = try items.map { item in
             guard case .integer(let id) = item else { throw APIError.badRequest("\"ids\" must hold only row ids (integers); got \(item.text)") }
             return id
         }
+        return (json, ids)
     }
 
     // MARK: Parameters

@@ -85,7 +85,11 @@ enum JSON: Sendable, Hashable, Decodable {
                 if containers.last == true && objects[objects.count - 1].expectsKey {
                     objects[objects.count - 1].expectsKey = false
                     let literal = Array(bytes[start...min(index, bytes.count - 1)])
-                    let key = (try? JSONDecoder().decode(String.self, from: Data(literal))) ?? String(decoding: literal, as: UTF8.self)
+                    // Only a key with escapes needs decoding (a decoder per key would make a
+                    // body of many small objects costly).
+                    let key = literal.contains(UInt8(ascii: "\\"))
+                        ? (try? JSONDecoder().decode(String.self, from: Data(literal))) ?? String(decoding: literal, as: UTF8.self)
+                        : String(decoding: literal.dropFirst().dropLast(), as: UTF8.self)
                     if !objects[objects.count - 1].keys.insert(key).inserted { return key }
                 }
             default:

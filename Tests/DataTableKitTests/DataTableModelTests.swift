@@ -87,4 +87,24 @@ struct DataTableModelTests {
         model.setFilter("", column: 3)
         #expect(counter.count == 9)
     }
+
+    @Test("Selection through the model publishes once per action, and not for a failed or empty one")
+    func selectionPublishes() throws {
+        let model = DataTableModel(DataTable(rows: people, columns: columns(), pageSize: 2))
+        model.selectionMode = .multiple
+        let counter = PublishCounter { _ = model.table.selection }
+        var events = 0
+        model.onSelectionChange { _ in events += 1 }
+        try model.select(1)
+        try model.selectRange(to: 3)
+        try model.toggle(1)
+        try model.deselect(3)
+        model.selectAllMatching()
+        #expect(counter.count == 5 + 1)   // the handler set above is a change too
+        #expect(events == 5)
+        #expect(throws: DataTableError.self) { try model.select(99) }
+        model.clearSelection()
+        model.clearSelection()
+        #expect(counter.count == 7 && model.table.selection.isEmpty)
+    }
 }

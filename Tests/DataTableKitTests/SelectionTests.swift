@@ -151,11 +151,25 @@ struct SelectionTests {
         let lines = text.split(separator: "\n")
         #expect(lines.first { $0.contains("Bob Émile") }?.hasPrefix("✓ │") == true)
         #expect(lines.first { $0.contains("Ed Adams") }?.hasPrefix("  │") == true)
-        #expect(lines.dropLast().allSatisfy { $0.hasPrefix("✓ ") || $0.hasPrefix("  ") })
         #expect(text.contains("· 1 selected"))
+        // The gutter counts against maxWidth.
+        let narrow = TextTableRenderer(maxWidth: 16).render(table)
+        #expect(narrow.split(separator: "\n").dropLast().allSatisfy { TerminalWidth.of(String($0)) <= 16 }, "\(narrow)")
         let html = HTMLTableRenderer().render(table)
         #expect(html.contains(#"<table class="data-table" role="grid" aria-multiselectable="true">"#))
         #expect(html.contains(#"<tr aria-selected="true" class="selected"><td>Bob Émile</td>"#))
         #expect(html.contains(#"<tr aria-selected="false"><td>Ed Adams</td>"#))
+    }
+
+    @Test("An edit that changes a row's id keeps the row selected under its new id")
+    func editChangingID() throws {
+        var table = DataTable(rows: people, columns: [DataTableColumn("ID", \.id).editable(\.id) { Int($0) }], pageSize: 10)
+        table.selectionMode = .multiple
+        try table.select(2)
+        try table.edit(2, column: 0, to: "20")
+        #expect(table.selection == [20] && table.selectionAnchor == 20)
+        #expect(table.displayedIDs.contains(20) && !table.displayedIDs.contains(2))
+        try table.selectRange(to: 20)
+        #expect(throws: DataTableError.self) { try table.select(2) }
     }
 }

@@ -32,6 +32,12 @@ extension DataTable {
         /// Whether nothing changed.
         public var isEmpty: Bool { selected.isEmpty && deselected.isEmpty }
 
+        /// A change; by default none.
+        public init(selected: [(id: Row.ID, position: Int?)] = [], deselected: [(id: Row.ID, position: Int?)] = []) {
+            self.selected = selected
+            self.deselected = deselected
+        }
+
         public var description: String {
             "selected \(selected.map { "\($0.id)@\($0.position.map(String.init) ?? "-")" }), "
                 + "deselected \(deselected.map { "\($0.id)@\($0.position.map(String.init) ?? "-")" })"
@@ -121,7 +127,7 @@ extension DataTable {
         positionOfID[id].flatMap { displayedPositions.firstIndex(of: $0) }
     }
 
-    private func _checkSelectable(_ id: Row.ID) throws {
+    func _checkSelectable(_ id: Row.ID) throws {
         precondition(selectionMode != .none, "DataTable: set selectionMode before selecting rows")
         guard positionOfID[id] != nil || selection.contains(id) else {
             throw DataTableError.unknownRow("\(id)")

@@ -315,6 +315,14 @@ public struct DataTable<Row: Identifiable> {
     @discardableResult
     public mutating func edit(_ id: Row.ID, column: Int, to text: String) throws -> DataTableDiff<Row.ID> {
         let (position, row) = try _editedRow(id, column: column, to: text)
+        if row.id != id {
+            // A setter that changed the id: the row is known by its new one, selection included.
+            positionOfID[id] = nil
+            positionOfID[row.id] = position
+            idAtPosition[position] = row.id
+            if selection.remove(id) != nil { selection.insert(row.id) }
+            if selectionAnchor == id { selectionAnchor = row.id }
+        }
         let oldRows = rows, oldDisplayed = displayedPositions
         rows[position] = row
         index(row, at: position)

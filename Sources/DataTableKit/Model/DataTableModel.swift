@@ -77,6 +77,59 @@ public final class DataTableModel<Row: Identifiable> {
         return try table.edit(id, column: column, to: text)
     }
 
+    /// Whether and how many rows can be selected (see ``DataTable/selectionMode``).
+    public var selectionMode: DataTable<Row>.SelectionMode {
+        get { table.selectionMode }
+        set { table.selectionMode = newValue }
+    }
+
+    /// Called after each change of the selection (see ``DataTable/onSelectionChange``).
+    public func onSelectionChange(_ handler: ((DataTable<Row>.SelectionChange) -> Void)?) {
+        table.onSelectionChange = handler
+    }
+
+    /// Selects a row (see ``DataTable/select(_:)``).
+    @discardableResult
+    public func select(_ id: Row.ID) throws -> DataTable<Row>.SelectionChange {
+        try table._checkSelectable(id)
+        return try table.select(id)
+    }
+
+    /// Deselects a row (see ``DataTable/deselect(_:)``).
+    @discardableResult
+    public func deselect(_ id: Row.ID) throws -> DataTable<Row>.SelectionChange {
+        try table._checkSelectable(id)
+        return try table.deselect(id)
+    }
+
+    /// Selects or deselects a row (see ``DataTable/toggle(_:)``).
+    @discardableResult
+    public func toggle(_ id: Row.ID) throws -> DataTable<Row>.SelectionChange {
+        try table._checkSelectable(id)
+        return try table.toggle(id)
+    }
+
+    /// Selects a range in the order shown (see ``DataTable/selectRange(to:)``).
+    @discardableResult
+    public func selectRange(to id: Row.ID) throws -> DataTable<Row>.SelectionChange {
+        try table._checkSelectable(id)
+        return try table.selectRange(to: id)
+    }
+
+    /// Selects every matching row (see ``DataTable/selectAllMatching()``).
+    @discardableResult
+    public func selectAllMatching() -> DataTable<Row>.SelectionChange {
+        table.selectAllMatching()
+    }
+
+    /// Deselects every row (see ``DataTable/clearSelection()``); nothing selected publishes
+    /// nothing.
+    @discardableResult
+    public func clearSelection() -> DataTable<Row>.SelectionChange {
+        guard !table.selection.isEmpty || table.selectionAnchor != nil else { return .init() }
+        return table.clearSelection()
+    }
+
     /// Ranks every sortable column now (see ``DataTable/prepareSorting()``).
     public func prepareSorting() {
         table.prepareSorting()

@@ -37,15 +37,16 @@ public struct TextTableRenderer: Sendable {
 
     /// The horizontal pages: each the columns it shows, frozen ones included.
     public func horizontalPages<Row>(_ table: DataTable<Row>) -> [[Int]] {
-        horizontalPages(table.columnWidths(self.widths))
+        horizontalPages(table.columnWidths(self.widths), gutter: table.selectionMode != .none)
     }
 
-    private func horizontalPages(_ widths: [Int]) -> [[Int]] {
+    /// With a selection `gutter` (two cells for ✓), the columns get two cells less.
+    private func horizontalPages(_ widths: [Int], gutter: Bool = false) -> [[Int]] {
         let count = widths.count
         let left = Array(0..<min(fixedColumns, count))
         let right = Array(max(left.count, count - fixedRightColumns)..<count)
         let middle = Array(left.count..<max(left.count, count - fixedRightColumns))
-        guard let maxWidth else { return [left + middle + right] }
+        guard let maxWidth = maxWidth.map({ gutter ? $0 - 2 : $0 }) else { return [left + middle + right] }
         let frozen = (left + right).reduce(1) { $0 + widths[$1] + 3 }
         var pages: [[Int]] = []
         var current: [Int] = []
@@ -79,15 +80,15 @@ public struct TextTableRenderer: Sendable {
 
     private func render(_ table: _TextTableContent) -> String {
         var widths = table.widths
-        let pages = horizontalPages(widths)
+        let gutter = table.selected != nil
+        let pages = horizontalPages(widths, gutter: gutter)
         let pageNumber = min(max(0, horizontalPage), pages.count - 1)
         let shown = pages[pageNumber]
-        if let maxWidth, shown.count == 1 { widths[shown[0]] = min(widths[shown[0]], max(1, maxWidth - 4)) }
+        if let maxWidth, shown.count == 1 { widths[shown[0]] = min(widths[shown[0]], max(1, maxWidth - 4 - (gutter ? 2 : 0))) }
         func line(_ left: String, _ middle: String, _ right: String) -> String {
             left + shown.map { String(repeating: "─", count: widths[$0] + 2) }.joined(separator: middle) + right
         }
         // With a selection mode, a gutter marks selected rows with ✓.
-        let gutter = table.selected != nil
         var output = [line("┌", "┬", "┐")]
         output.append("│" + shown.map { column in
             let header = table.headers[column] + table.marks[column]

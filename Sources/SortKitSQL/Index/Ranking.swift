@@ -93,19 +93,28 @@ struct _Ranking: Sendable {
         for slot in removed where Int(slot) < gone.count { gone[Int(slot)] = true }
         // A kept member of a group: equal old groups are equal values, where a removed row's
         // value may be its new one. A group the removal emptied answers for the next group
-        // that keeps a row, so the binary search below stays monotonic.
-        func kept(in group: Int) -> UInt32? {
-            for index in Int(groupStarts[group])..<Int(groupStarts[group + 1]) where !gone[Int(order[index])] {
-                return order[index]
+        // that keeps a row, so the binary search below stays monotonic. With rows to add,
+        // each group's survivor is found once, in one pass from the last group (scanning
+        // on every probe would cost k² for k updated rows at the head of one big group).
+        var survivorGroup: [Int32] = []
+        var survivorSlot: [UInt32] = []
+        if !added.isEmpty {
+            survivorGroup = [Int32](repeating: Int32(distinct), count: distinct + 1)
+            survivorSlot = [UInt32](repeating: 0, count: distinct + 1)
+            for group in stride(from: distinct - 1, through: 0, by: -1) {
+                survivorGroup[group] = survivorGroup[group + 1]
+                survivorSlot[group] = survivorSlot[group + 1]
+                for index in Int(groupStarts[group])..<Int(groupStarts[group + 1]) where !gone[Int(order[index])] {
+                    survivorGroup[group] = Int32(group)
+                    survivorSlot[group] = order[index]
+                    break
+                }
             }
-            return nil
         }
         /// The first group from `group` on that keeps a row, and that row.
         func survivor(from group: Int) -> (group: Int, slot: UInt32)? {
-            for candidate in group..<distinct {
-                if let slot = kept(in: candidate) { return (candidate, slot) }
-            }
-            return nil
+            let found = Int(survivorGroup[group])
+            return found < distinct ? (found, survivorSlot[group]) : nil
         }
         // The added rows, each with the old group it joins (`exact`) or goes before; sorted by
         // value, ties by slot.

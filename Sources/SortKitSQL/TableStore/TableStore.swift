@@ -39,7 +39,7 @@ public protocol TableStore: Sendable {
     /// Moves rows `ids` as one block right after or before another row of the manual order,
     /// in one transaction: all of them or none. The block is in the order listed, or with
     /// `keepingOrder`, in the order the rows have now (a selection moved as it stands). The
-    /// anchor can't be in the block; `toIndex` is for single rows.
+    /// anchor can't be in the block; `toIndex` is for single rows. At most 10,000 rows.
     ///
     ///     try await store.move([7, 3, 9], in: "books", to: .after(12), keepingOrder: false)   // 12, 7, 3, 9
     func move(_ ids: [Int64], in table: String, to destination: MoveDestination, keepingOrder: Bool) async throws
@@ -144,20 +144,23 @@ extension TableStore {
 /// The checks and steps of a block move, shared by the stores: the first row goes to the
 /// destination, each next row right after the one before it.
 enum _BlockMove {
-    /// The most rows one bulk request may name.
+    /// The most rows one bulk delete may name.
     static let maxIDs = 100_000
+    /// The most rows one block move may name: each is a single move inside the transaction,
+    /// which holds the list's lock meanwhile.
+    static let maxMoveIDs = 10_000
 
     /// Throws for an empty or oversized list or a repeated id.
-    static func checkIDs(_ ids: [Int64]) throws {
+    static func checkIDs(_ ids: [Int64], most: Int = maxIDs) throws {
         guard !ids.isEmpty else { throw TableStoreError.invalid("ids is empty: name at least one row") }
-        guard ids.count <= maxIDs else { throw TableStoreError.invalid("ids names \(ids.count) rows; the most is \(maxIDs)") }
+        guard ids.count <= most else { throw TableStoreError.invalid("ids names \(ids.count) rows; the most is \(most)") }
         var seen = Set<Int64>()
         for id in ids where !seen.insert(id).inserted { throw TableStoreError.invalid("ids names row \(id) twice") }
     }
 
     /// Checks a block move and returns its anchor.
     static func check(_ ids: [Int64], _ destination: MoveDestination) throws -> Int64 {
-        try checkIDs(ids)
+        try checkIDs(ids, most: maxMoveIDs)
         let anchor: Int64
         switch destination {
         case .after(let id), .before(let id): anchor = id

@@ -78,6 +78,7 @@
       const row = remove.closest("tr");
       if (!confirm("Delete row " + row.dataset.id + "?")) return;
       send("DELETE", api("/rows/" + row.dataset.id))
+        .then(() => forget([Number(row.dataset.id)]))
         .then(() => load(currentURL(), { push: false }))
         .then(() => status("Deleted row " + row.dataset.id))
         .catch((error) => status(error.message, true));
@@ -90,7 +91,7 @@
       return;
     }
     const all = event.target.closest("input.select-all");
-    if (all) { all.checked ? selectAllMatching(all) : clearSelection(); return; }
+    if (all) { all.checked ? selectAllMatching(all) : deselectAllMatching(); return; }
     if (event.target.closest("button.bulk-clear")) { clearSelection(); return; }
     if (event.target.closest("button.bulk-delete")) { deleteSelected(); return; }
     const here = event.target.closest("button.move-here");
@@ -107,23 +108,33 @@
 
   // Selection: row ids, kept per table across sorts, searches, pages and reloads (session
   // storage), as the server's rows are identified by id, never by position.
-  let anchorId = null;
-  const storageKey = () => "sortkit-selection:" + (view() ? view().dataset.table : "");
-  function selection() {
-    try { return new Set(JSON.parse(sessionStorage.getItem(storageKey()) || "[]")); } catch (e) { return new Set(); }
+  let anchorId = null, anchorTable = null;
+  const tableName = () => (view() ? view().dataset.table || "" : "");
+  const storageKey = (table = tableName()) => "sortkit-selection:" + table;
+  const allKey = (table = tableName()) => "sortkit-all:" + table;
+  function read(key, fallback) {
+    try { return JSON.parse(sessionStorage.getItem(key)) || fallback; } catch (e) { return fallback; }
   }
-  function saveSelection(ids) {
-    sessionStorage.setItem(storageKey(), JSON.stringify([...ids]));
-    showSelection();
+  function selection(table) { return new Set(read(storageKey(table), [])); }
+  function saveSelection(ids, table = tableName()) {
+    sessionStorage.setItem(storageKey(table), JSON.stringify([...ids]));
+    if (table === tableName()) showSelection();
+  }
+  // Rows that are gone (deleted here or elsewhere) leave the selection.
+  function forget(gone) {
+    const ids = selection();
+    gone.forEach((id) => ids.delete(id));
+    saveSelection(ids);
   }
   function toggle(id) {
     const ids = selection();
     if (ids.has(id)) ids.delete(id); else ids.add(id);
-    anchorId = id;
+    anchorId = id; anchorTable = tableName();
     saveSelection(ids);
   }
   // Shift-click: every row from the anchor to this one, in the order shown.
   function selectRange(from, to) {
+    if (anchorTable !== tableName()) { toggle(to); return; }
     const shown = [...view().querySelectorAll("tbody tr[data-id]")].map((r) => Number(r.dataset.id));
     const a = shown.indexOf(from), b = shown.indexOf(to);
     if (a < 0) { toggle(to); return; }
@@ -131,8 +142,11 @@
     shown.slice(Math.min(a, b), Math.max(a, b) + 1).forEach((id) => ids.add(id));
     saveSelection(ids);
   }
-  function clearSelection() { anchorId = null; saveSelection(new Set()); }
-  // The header checkbox: every row the search matches, on every page, read from the API.
+  function clearSelection() { anchorId = null; sessionStorage.removeItem(allKey()); saveSelection(new Set()); }
+  const currentSearch = () => new URLSearchParams(location.search).get("q") || "";
+  // The header checkbox: every row the search matches, on every page, read from the API. The
+  // ids it added are kept beside the search, so the box shows "all" only while they are all
+  // still selected for the same search, and unchecking it removes just them.
   async function selectAllMatching(box) {
     const count = Number(box.dataset.count);
     if (count > 100000) {
@@ -140,19 +154,35 @@
       status(count + " rows match; narrow the search to select at most 100000", true);
       return;
     }
-    const q = new URLSearchParams(location.search).get("q") || "";
-    const ids = selection();
+    const table = tableName(), q = currentSearch();
+    const path = "/api/tables/" + encodeURIComponent(table) + "/rows";
+    const matching = [];
     let after = null;
     try {
       do {
         const query = "?limit=1000" + (q ? "&q=" + encodeURIComponent(q) : "") + (after ? "&after=" + encodeURIComponent(after) : "");
-        const page = await send("GET", api("/rows" + query));
-        page.rows.forEach((row) => ids.add(row.id));
+        const page = await send("GET", path + query);
+        page.rows.forEach((row) => matching.push(row.id));
         after = page.next;
       } while (after);
     } catch (error) { status(error.message, true); return; }
-    saveSelection(ids);
-    status("Selected " + count + " matching row" + (count === 1 ? "" : "s"));
+    const ids = selection(table);
+    matching.forEach((id) => ids.add(id));
+    sessionStorage.setItem(allKey(table), JSON.stringify({ q, ids: matching }));
+    saveSelection(ids, table);
+    if (table === tableName()) status("Selected " + matching.length + " matching row" + (matching.length === 1 ? "" : "s"));
+  }
+  function allMatching() {
+    const all = read(allKey(), null);
+    if (!all || all.q !== currentSearch()) return null;
+    const ids = selection();
+    return all.ids.every((id) => ids.has(id)) ? all.ids : null;
+  }
+  function deselectAllMatching() {
+    const matching = allMatching();
+    if (!matching) { clearSelection(); return; }
+    sessionStorage.removeItem(allKey());
+    forget(matching);
   }
   // Marks the shown rows, the header checkbox and the bulk bar from the stored selection.
   function showSelection() {
@@ -169,8 +199,7 @@
     });
     const all = view().querySelector("input.select-all");
     if (all) {
-      const count = Number(all.dataset.count);
-      all.checked = shown > 0 && shownSelected === shown && ids.size >= count;
+      all.checked = shown > 0 && allMatching() !== null;
       all.indeterminate = !all.checked && ids.size > 0;
     }
     const bar = view().querySelector(".bulk");
@@ -180,16 +209,25 @@
     }
     view().classList.toggle("has-selection", ids.size > 0);
   }
+  // A bulk request failed on a row that is gone (deleted in another tab, say): nothing was
+  // changed; the row leaves the selection so that the next try can succeed.
+  function goneRow(error) {
+    const match = /has no row (-?\d+)$/.exec(error.message);
+    if (!match) { status(error.message, true); return; }
+    forget([Number(match[1])]);
+    status("Row " + match[1] + " no longer exists and left the selection; nothing was changed, try again", true);
+  }
   async function deleteSelected() {
     const ids = [...selection()];
     if (ids.length === 0 || !confirm("Delete " + ids.length + " selected row" + (ids.length === 1 ? "" : "s") + "?")) return;
     try {
       await send("POST", api("/rows/delete"), { ids });
       anchorId = null;
+      sessionStorage.removeItem(allKey());
       saveSelection(new Set());
       await load(currentURL(), { push: false });
       status("Deleted " + ids.length + " row" + (ids.length === 1 ? "" : "s"));
-    } catch (error) { status(error.message, true); }
+    } catch (error) { goneRow(error); }
   }
   // My order: the selection moves as one block, in the order its rows have now.
   async function moveSelected(destination) {
@@ -199,7 +237,7 @@
       await send("POST", api("/rows/move"), { ids, keepOrder: true, ...destination });
       await load(currentURL(), { push: false });
       status("Moved " + ids.length + " row" + (ids.length === 1 ? "" : "s"));
-    } catch (error) { status(error.message, true); }
+    } catch (error) { goneRow(error); }
   }
 
   document.addEventListener("input", (event) => {
@@ -282,7 +320,7 @@
 
   document.addEventListener("keydown", (event) => {
     const row = event.target.closest && event.target.closest("tbody tr[data-id]");
-    if (!row || event.target.tagName === "INPUT") return;
+    if (!row || ["INPUT", "BUTTON", "A", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
     if (event.key === " ") {
       event.preventDefault();
       makeCurrent(row);
