@@ -38,15 +38,18 @@ struct SortByIndexTests {
             shelf: Shelf.allCases.randomElement(using: &random)!)
     }
 
-    @Test("After random inserts, updates and deletes every replica equals a fresh full sort")
-    func replicasStayCurrent() {
+    /// (initial rows, steps, how many of every 4 steps insert): the second grows blocks past
+    /// 1,024 ids so they split, and its deletes empty some.
+    @Test("After random inserts, updates and deletes every replica equals a fresh full sort", arguments: [(300, 1_500, 1), (1_000, 3_000, 2)])
+    func replicasStayCurrent(_ shape: (initial: Int, steps: Int, inserts: Int)) {
         var random = IndexRandom(default: 0x5EED_0200)
-        let initial = (0..<300).map { _ in randomItem(&random) }
+        let initial = (0..<shape.initial).map { _ in randomItem(&random) }
         var index = SortByIndex(presets: itemPresets, rows: initial)
         var live: [Int: Item] = Dictionary(uniqueKeysWithValues: initial.enumerated().map { ($0.offset, $0.element) })
         var nextID = initial.count
-        for step in 0..<1_500 {
-            switch Int.random(in: 0..<3, using: &random) {
+        for step in 0..<shape.steps {
+            let roll = Int.random(in: 0..<4, using: &random)
+            switch roll < shape.inserts ? 0 : roll == 3 ? 2 : 1 {
             case 0:
                 let item = randomItem(&random)
                 #expect(index.insert(item) == nextID)

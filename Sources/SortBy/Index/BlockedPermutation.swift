@@ -2,12 +2,19 @@
 /// shifts one block (about 2 KB), not the whole array — a flat array would move 4 MB per change
 /// at a million rows. 4 bytes per row plus one small array header per block. Block sizes are
 /// mirrored in a plain `[Int]`, so finding a position never touches the blocks' headers
-/// (each touch of a nested array costs reference counting).
+/// (each touch of a nested array costs reference counting). Each block has a stable number and
+/// each id records its block's: an id is found without comparing rows (``place(of:)``), which
+/// halves an update's binary searches for 4 more bytes per row.
 @usableFromInline
 struct _BlockedPermutation {
     @usableFromInline var blocks: [[UInt32]] = []
     @usableFromInline var sizes: [Int] = []
     @usableFromInline var count = 0
+    /// Each block's stable number, in block order.
+    @usableFromInline var blockNumbers: [UInt32] = []
+    /// Per id, the number of the block that holds it.
+    @usableFromInline var blockOf: [UInt32] = []
+    @usableFromInline var nextBlockNumber: UInt32 = 0
     @inlinable static var blockSize: Int { 512 }
 
     /// All ids in order.
@@ -37,22 +44,42 @@ struct _BlockedPermutation {
         place.block < blocks.count && place.index < sizes[place.block] ? blocks[place.block][place.index] : nil
     }
 
+    /// Where `id` is, found through its block's number: a scan of the block numbers and of
+    /// one block, no row compared.
+    @inlinable func place(of id: UInt32) -> (block: Int, index: Int)? {
+        guard Int(id) < blockOf.count, let block = blockNumbers.firstIndex(of: blockOf[Int(id)]),
+              let index = blocks[block].firstIndex(of: id) else { return nil }
+        return (block, index)
+    }
+
+    @inlinable mutating func record(_ id: UInt32, inBlock number: UInt32) {
+        if Int(id) >= blockOf.count { blockOf += repeatElement(UInt32.max, count: Int(id) + 1 - blockOf.count) }
+        blockOf[Int(id)] = number
+    }
+
     @inlinable mutating func insert(_ id: UInt32, at place: (block: Int, index: Int)) {
         count += 1
         guard !blocks.isEmpty else {
             blocks = [[id]]
             sizes = [1]
+            blockNumbers = [nextBlockNumber]
+            record(id, inBlock: nextBlockNumber)
+            nextBlockNumber += 1
             return
         }
         let b = place.block
         blocks[b].insert(id, at: place.index)
         sizes[b] += 1
+        record(id, inBlock: blockNumbers[b])
         if sizes[b] > 2 * Self.blockSize {
             let tail = Array(blocks[b][Self.blockSize...])
             blocks[b].removeSubrange(Self.blockSize...)
             blocks.insert(tail, at: b + 1)
             sizes[b] = Self.blockSize
             sizes.insert(tail.count, at: b + 1)
+            blockNumbers.insert(nextBlockNumber, at: b + 1)
+            for moved in tail { record(moved, inBlock: nextBlockNumber) }
+            nextBlockNumber += 1
         }
     }
 
@@ -64,6 +91,7 @@ struct _BlockedPermutation {
         if sizes[b] == 0 {
             blocks.remove(at: b)
             sizes.remove(at: b)
+            blockNumbers.remove(at: b)
         }
     }
 
@@ -88,5 +116,11 @@ struct _BlockedPermutation {
         count = ids.count
         blocks = stride(from: 0, to: ids.count, by: Self.blockSize).map { Array(ids[$0..<Swift.min($0 + Self.blockSize, ids.count)]) }
         sizes = blocks.map(\.count)
+        blockNumbers = blocks.indices.map(UInt32.init)
+        nextBlockNumber = UInt32(blocks.count)
+        blockOf = [UInt32](repeating: UInt32.max, count: Int(ids.max() ?? 0) + 1)
+        for (number, block) in blocks.enumerated() {
+            for id in block { blockOf[Int(id)] = UInt32(number) }
+        }
     }
 }

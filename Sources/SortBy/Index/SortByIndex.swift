@@ -231,10 +231,11 @@ public struct SortByIndex<Row> {
         return rows.indices.filter { live[$0] && query.matches(folded: searchText[$0]) }.count
     }
 
-    /// Bytes one preset's replica holds: 4 per row id plus each block's array header.
+    /// Bytes one preset's replica holds: 4 per row id and 4 for its block's number, plus each
+    /// block's array header and number.
     package func _replicaBytes(preset: String) -> Int {
         guard let replica = replicaSlot[preset].map({ replicaList[$0] }) else { return 0 }
-        return replica.permutation.count * 4 + replica.permutation.blocks.count * 32
+        return replica.permutation.count * 4 + replica.permutation.blockOf.count * 4 + replica.permutation.blocks.count * 36
     }
 
     /// Inserts `id` where its row goes in replica `slot`: a binary search comparing with a
@@ -245,10 +246,9 @@ public struct SortByIndex<Row> {
         replicaList[slot].permutation.insert(id, at: place)
     }
 
+    /// Removes `id` from replica `slot`, found through its block (no row compared).
     @inlinable internal mutating func unplace(_ id: UInt32, slot: Int) {
-        var probe = _SortProbe(keys: replicaKeys[slot], row: rows[Int(id)])
-        let place = replicaList[slot].permutation.partitionPoint { other in precedes(other, id, probe: &probe) }
-        precondition(replicaList[slot].permutation.id(at: place) == id, "replica out of sync")
+        guard let place = replicaList[slot].permutation.place(of: id) else { preconditionFailure("replica out of sync") }
         replicaList[slot].permutation.remove(at: place)
     }
 
