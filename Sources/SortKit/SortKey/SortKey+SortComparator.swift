@@ -29,13 +29,13 @@ extension Sequence {
         sorted(by: [key])
     }
 
-    /// Sorts by a list of SortKit keys with SortKit's engine: the same order as
-    /// `sorted(by:)` and the same speed. Stable.
+    /// Sorts by SortKit keys — an array, a slice, a lazy map — with SortKit's engine: the same
+    /// order as `sorted(by:)` and the same speed. Stable.
     ///
     ///     books.sorted(using: [SortKey(\.author), SortKey(\.title)])
     @inlinable
-    public func sorted(using keys: [SortKey<Element>]) -> [Element] {
-        sorted(by: keys)
+    public func sorted<Keys: Sequence>(using keys: Keys) -> [Element] where Keys.Element == SortKey<Element> {
+        sorted(by: Array(keys))
     }
 
     /// Sorts by a ``SortKeys`` comparator with SortKit's engine. Stable.
@@ -44,19 +44,10 @@ extension Sequence {
         sorted(by: keys.effectiveKeys)
     }
 
-    /// Sorts by any sequence of SortKit keys (a slice, a lazy map) with SortKit's engine.
-    /// Stable.
-    ///
-    ///     books.sorted(using: keys.prefix(2))
+    /// Sorts by ``SortKeys`` comparators — a SwiftUI `Table`'s `sortOrder` when its columns
+    /// sort by several keys each — with SortKit's engine. Stable.
     @inlinable
-    public func sorted<Keys: Sequence>(using keys: Keys) -> [Element] where Keys.Element == SortKey<Element> {
-        sorted(by: Array(keys))
-    }
-
-    /// Sorts by a list of ``SortKeys`` comparators — a SwiftUI `Table`'s `sortOrder` when its
-    /// columns sort by several keys each — with SortKit's engine. Stable.
-    @inlinable
-    public func sorted(using lists: [SortKeys<Element>]) -> [Element] {
+    public func sorted<Lists: Sequence>(using lists: Lists) -> [Element] where Lists.Element == SortKeys<Element> {
         sorted(by: lists.flatMap(\.effectiveKeys))
     }
 }
@@ -70,8 +61,8 @@ extension Sequence where Element: Sendable {
 
     /// `sorted(using:)` for `Sendable` rows: a large input's keys are read on several cores.
     @inlinable
-    public func sorted(using keys: [SortKey<Element>]) -> [Element] {
-        sorted(by: keys)
+    public func sorted<Keys: Sequence>(using keys: Keys) -> [Element] where Keys.Element == SortKey<Element> {
+        sorted(by: Array(keys))
     }
 
     /// `sorted(using:)` for `Sendable` rows: a large input's keys are read on several cores.
@@ -82,13 +73,7 @@ extension Sequence where Element: Sendable {
 
     /// `sorted(using:)` for `Sendable` rows: a large input's keys are read on several cores.
     @inlinable
-    public func sorted<Keys: Sequence>(using keys: Keys) -> [Element] where Keys.Element == SortKey<Element> {
-        sorted(by: Array(keys))
-    }
-
-    /// `sorted(using:)` for `Sendable` rows: a large input's keys are read on several cores.
-    @inlinable
-    public func sorted(using lists: [SortKeys<Element>]) -> [Element] {
+    public func sorted<Lists: Sequence>(using lists: Lists) -> [Element] where Lists.Element == SortKeys<Element> {
         sorted(by: lists.flatMap(\.effectiveKeys))
     }
 }
@@ -102,10 +87,10 @@ extension MutableCollection where Self: RandomAccessCollection, Index == Int {
         _sort(by: [key], parallel: false)
     }
 
-    /// Sorts in place by a list of SortKit keys with SortKit's engine. Stable.
+    /// Sorts in place by SortKit keys with SortKit's engine. Stable.
     @inlinable
-    public mutating func sort(using keys: [SortKey<Element>]) {
-        _sort(by: keys, parallel: false)
+    public mutating func sort<Keys: Sequence>(using keys: Keys) where Keys.Element == SortKey<Element> {
+        _sort(by: Array(keys), parallel: false)
     }
 
     /// Sorts in place by a ``SortKeys`` comparator with SortKit's engine. Stable.
@@ -114,15 +99,9 @@ extension MutableCollection where Self: RandomAccessCollection, Index == Int {
         _sort(by: keys.effectiveKeys, parallel: false)
     }
 
-    /// Sorts in place by any sequence of SortKit keys with SortKit's engine. Stable.
+    /// Sorts in place by ``SortKeys`` comparators with SortKit's engine. Stable.
     @inlinable
-    public mutating func sort<Keys: Sequence>(using keys: Keys) where Keys.Element == SortKey<Element> {
-        _sort(by: Array(keys), parallel: false)
-    }
-
-    /// Sorts in place by a list of ``SortKeys`` comparators with SortKit's engine. Stable.
-    @inlinable
-    public mutating func sort(using lists: [SortKeys<Element>]) {
+    public mutating func sort<Lists: Sequence>(using lists: Lists) where Lists.Element == SortKeys<Element> {
         _sort(by: lists.flatMap(\.effectiveKeys), parallel: false)
     }
 }
@@ -136,8 +115,8 @@ extension MutableCollection where Self: RandomAccessCollection, Index == Int, El
 
     /// `sort(using:)` for `Sendable` elements: a large input's keys are read on several cores.
     @inlinable
-    public mutating func sort(using keys: [SortKey<Element>]) {
-        _sort(by: keys, parallel: true)
+    public mutating func sort<Keys: Sequence>(using keys: Keys) where Keys.Element == SortKey<Element> {
+        _sort(by: Array(keys), parallel: true)
     }
 
     /// `sort(using:)` for `Sendable` elements: a large input's keys are read on several cores.
@@ -148,13 +127,7 @@ extension MutableCollection where Self: RandomAccessCollection, Index == Int, El
 
     /// `sort(using:)` for `Sendable` elements: a large input's keys are read on several cores.
     @inlinable
-    public mutating func sort<Keys: Sequence>(using keys: Keys) where Keys.Element == SortKey<Element> {
-        _sort(by: Array(keys), parallel: true)
-    }
-
-    /// `sort(using:)` for `Sendable` elements: a large input's keys are read on several cores.
-    @inlinable
-    public mutating func sort(using lists: [SortKeys<Element>]) {
+    public mutating func sort<Lists: Sequence>(using lists: Lists) where Lists.Element == SortKeys<Element> {
         _sort(by: lists.flatMap(\.effectiveKeys), parallel: true)
     }
 }
