@@ -121,16 +121,20 @@ extension SortSpec.Key {
 
     /// The sort keys this spec key gives for rows whose value in its column is `value(row)`:
     /// an `enum=` key's rank first (then the value as the tie-break), direction, collation and
-    /// null placement applied — what a spec means for any row type.
+    /// null placement applied — what a spec means for any row type. An `enum=` order lists
+    /// names: `enumText` reads the one to look up where it isn't the value itself (an enum
+    /// case's name beside its stored rank).
     ///
     ///     let keys: [SortKey<Book>] = try SortSpec(parsing: "status:enum=todo|done").keys[0]
     ///         .sortKeys { .string($0.status) }
     @inlinable
-    public func sortKeys<Row>(reading value: @escaping @Sendable (Row) -> SortValue) -> [SortKey<Row>] {
+    public func sortKeys<Row>(
+        reading value: @escaping @Sendable (Row) -> SortValue, enumText: (@Sendable (Row) -> SortValue)? = nil
+    ) -> [SortKey<Row>] {
         var keys: [SortKey<Row>] = []
         if enumOrder != nil {
-            let key = self
-            keys.append(SortKey(direction, nulls: nulls) { row in key.enumRank(of: value(row)) ?? .null })
+            let key = self, text = enumText ?? value
+            keys.append(SortKey(direction, nulls: nulls) { row in key.enumRank(of: text(row)) ?? .null })
         }
         keys.append(SortKey(direction, collation: collation, nulls: nulls, by: value))
         return keys

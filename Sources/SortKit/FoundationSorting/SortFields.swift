@@ -157,20 +157,9 @@ extension SortFields {
     ///
     /// - Throws: ``SortSpecError`` for a field that isn't there.
     public func sortKeys(for spec: SortSpec) throws -> [SortKey<Row>] {
-        var keys: [SortKey<Row>] = []
-        for specKey in spec.keys {
+        try spec.keys.flatMap { specKey in
             let field = try field(named: specKey.column)
-            let name = field.keyName(specKey)
-            if specKey.enumOrder != nil {
-                // The rank in the listed order first; the property's own value breaks ties.
-                let text = field.text
-                keys.append(SortKey(specKey.direction, nulls: specKey.nulls) { row in
-                    specKey.enumRank(of: text(row).map(SortValue.string) ?? .null) ?? .null
-                }.named(name))
-                keys.append(SortKey(specKey.direction, collation: specKey.collation, nulls: specKey.nulls, by: field.value).named(name))
-                continue
-            }
-            let value = field.value
+            let (value, text) = (field.value, field.text)
             let reading: @Sendable (Row) -> SortValue
             if field.isText && (specKey.interpretation == .number || specKey.interpretation == .date) {
                 reading = { row in
@@ -180,9 +169,9 @@ extension SortFields {
             } else {
                 reading = value
             }
-            keys.append(SortKey(specKey.direction, collation: specKey.collation, nulls: specKey.nulls, by: reading).named(name))
+            let name = field.keyName(specKey)
+            return specKey.sortKeys(reading: reading, enumText: { text($0).map(SortValue.string) ?? .null }).map { $0.named(name) }
         }
-        return keys
     }
 
     /// The spec that SortKit keys sort by: keys made by ``sortKeys(for:)``, or key-path keys
@@ -266,13 +255,7 @@ extension SortFields {
     ///
     /// - Throws: ``SortSpecError`` for a field that isn't there.
     public func keyPathComparators(for spec: SortSpec) throws -> SortConversion<[KeyPathComparator<Row>]> {
-        var losses: [SortConversionLoss] = []
-        let comparators = try spec.keys.map { key in
-            let field = try field(named: key.column)
-            losses += field.losses(key)
-            return field.comparator(key.direction.order)
-        }
-        return SortConversion(value: comparators, losses: losses)
+        try converted(spec) { field, order in field.comparator(order) }
     }
 
     /// Foundation `SortDescriptor`s for `spec` — for SwiftData's `@Query(sort:)` and
@@ -284,13 +267,18 @@ extension SortFields {
     ///
     /// - Throws: ``SortSpecError`` for a field that isn't there.
     public func sortDescriptors(for spec: SortSpec) throws -> SortConversion<[SortDescriptor<Row>]> {
+        try converted(spec) { field, order in field.descriptor(order) }
+    }
+
+    /// Each spec key as a Foundation value, with what the values can't express.
+    private func converted<Value>(_ spec: SortSpec, _ make: (Field, SortOrder) -> Value) throws -> SortConversion<[Value]> {
         var losses: [SortConversionLoss] = []
-        let descriptors = try spec.keys.map { key in
+        let values = try spec.keys.map { key in
             let field = try field(named: key.column)
             losses += field.losses(key)
-            return field.descriptor(key.direction.order)
+            return make(field, key.direction.order)
         }
-        return SortConversion(value: descriptors, losses: losses)
+        return SortConversion(value: values, losses: losses)
     }
 
     /// The spec that Foundation comparators sort by, so a `Table`'s `sortOrder` can be saved
@@ -304,14 +292,9 @@ extension SortFields {
     ///
     /// - Throws: ``SortSpecError`` for a key path that is none of the fields'.
     public func spec(from comparators: [KeyPathComparator<Row>]) throws -> SortConversion<SortSpec> {
-        var losses: [SortConversionLoss] = []
-        let keys = try comparators.map { comparator in
-            let field = try field(for: comparator.keyPath)
-            let lexical = field.isText && comparator == field.comparator(comparator.order)
-            if field.isText && !lexical { losses.append(SortConversionLoss(column: field.name, kind: .textComparator)) }
-            return field.specKey(SortDirection(comparator.order), lexical: lexical)
-        }
-        return SortConversion(value: SortSpec(keys), losses: losses)
+        try spec(reading: comparators.map { comparator in
+            (comparator.keyPath, comparator.order, { field in comparator == field.comparator(comparator.order) })
+        })
     }
 
     /// The spec that Foundation sort descriptors sort by: as `spec(from:)` for comparators,
@@ -320,15 +303,23 @@ extension SortFields {
     /// - Throws: ``SortSpecError`` for a descriptor without a key path or whose key path is
     ///   none of the fields'.
     public func spec(from descriptors: [SortDescriptor<Row>]) throws -> SortConversion<SortSpec> {
-        var losses: [SortConversionLoss] = []
-        let keys = try descriptors.map { descriptor in
+        try spec(reading: descriptors.map { descriptor in
             guard let keyPath = descriptor.keyPath else {
                 throw SortSpecError.unknownColumn("(a sort descriptor without a key path)", known: fields.map(\.name))
             }
-            let field = try field(for: keyPath)
-            let lexical = field.isText && descriptor.stringComparator == String.StandardComparator.lexical
+            return (keyPath, descriptor.order, { _ in descriptor.stringComparator == String.StandardComparator.lexical })
+        })
+    }
+
+    /// The spec that Foundation's (key path, order, whether text compares lexically) list
+    /// sorts by; text compared otherwise reads as `natural` and is reported.
+    private func spec(reading items: [(keyPath: AnyKeyPath, order: SortOrder, isLexical: (Field) -> Bool)]) throws -> SortConversion<SortSpec> {
+        var losses: [SortConversionLoss] = []
+        let keys = try items.map { item in
+            let field = try field(for: item.keyPath)
+            let lexical = field.isText && item.isLexical(field)
             if field.isText && !lexical { losses.append(SortConversionLoss(column: field.name, kind: .textComparator)) }
-            return field.specKey(SortDirection(descriptor.order), lexical: lexical)
+            return field.specKey(SortDirection(item.order), lexical: lexical)
         }
         return SortConversion(value: SortSpec(keys), losses: losses)
     }
