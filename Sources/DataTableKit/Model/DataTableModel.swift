@@ -91,29 +91,34 @@ public final class DataTableModel<Row: Identifiable> {
     /// Selects a row (see ``DataTable/select(_:)``).
     @discardableResult
     public func select(_ id: Row.ID) throws -> DataTable<Row>.SelectionChange {
-        try table._checkSelectable(id)
-        return try table.select(id)
+        try selecting(id) { try $0.select(id) }
     }
 
     /// Deselects a row (see ``DataTable/deselect(_:)``).
     @discardableResult
     public func deselect(_ id: Row.ID) throws -> DataTable<Row>.SelectionChange {
-        try table._checkSelectable(id)
-        return try table.deselect(id)
+        try selecting(id) { try $0.deselect(id) }
     }
 
     /// Selects or deselects a row (see ``DataTable/toggle(_:)``).
     @discardableResult
     public func toggle(_ id: Row.ID) throws -> DataTable<Row>.SelectionChange {
-        try table._checkSelectable(id)
-        return try table.toggle(id)
+        try selecting(id) { try $0.toggle(id) }
     }
 
     /// Selects a range in the order shown (see ``DataTable/selectRange(to:)``).
     @discardableResult
     public func selectRange(to id: Row.ID) throws -> DataTable<Row>.SelectionChange {
+        try selecting(id) { try $0.selectRange(to: id) }
+    }
+
+    /// A selection action on row `id`, checked first by reading the table, so that an unknown
+    /// id publishes nothing.
+    private func selecting(
+        _ id: Row.ID, _ action: (inout DataTable<Row>) throws -> DataTable<Row>.SelectionChange
+    ) throws -> DataTable<Row>.SelectionChange {
         try table._checkSelectable(id)
-        return try table.selectRange(to: id)
+        return try action(&table)
     }
 
     /// Selects every matching row (see ``DataTable/selectAllMatching()``).
