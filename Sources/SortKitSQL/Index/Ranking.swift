@@ -161,7 +161,18 @@ struct _Ranking: Sendable {
                 order.withUnsafeBufferPointer { order in
                     gone.withUnsafeBufferPointer { gone in
                         groupStarts.withUnsafeBufferPointer { starts in
-                            for group in 0..<distinct {
+                            for group in 0...distinct {
+                                // New values before this group (or above every group).
+                                var previousNew: SortValue? = nil
+                                while joinerGroups[next] == group, !joining[next].exact {
+                                    let value = joining[next].value
+                                    ties[count] = previousNew.map { SortValue.compare($0, value, collation: collation) == .orderedSame } ?? false
+                                    output[count] = joining[next].slot
+                                    count += 1
+                                    previousNew = value
+                                    next += 1
+                                }
+                                guard group < distinct else { break }
                                 var index = Int(starts[group])
                                 let end = Int(starts[group + 1])
                                 var first = true
@@ -176,15 +187,6 @@ struct _Ranking: Sendable {
                                         count += 1
                                     }
                                     continue
-                                }
-                                var previousNew: SortValue? = nil
-                                while joinerGroups[next] == group, !joining[next].exact {
-                                    let value = joining[next].value
-                                    ties[count] = previousNew.map { SortValue.compare($0, value, collation: collation) == .orderedSame } ?? false
-                                    output[count] = joining[next].slot
-                                    count += 1
-                                    previousNew = value
-                                    next += 1
                                 }
                                 while true {
                                     while index < end && gone[Int(order[index])] { index += 1 }
@@ -207,16 +209,6 @@ struct _Ranking: Sendable {
                             }
                         }
                     }
-                }
-                // New values above every old group.
-                var previousNew: SortValue? = nil
-                while next < joining.count {
-                    let value = joining[next].value
-                    ties[count] = previousNew.map { SortValue.compare($0, value, collation: collation) == .orderedSame } ?? false
-                    output[count] = joining[next].slot
-                    count += 1
-                    previousNew = value
-                    next += 1
                 }
             }
             written = count
