@@ -159,6 +159,12 @@ extension PostgresTableStore {
 
     /// Raises the table's data version and logs row `id` as written at it, in the write's
     /// transaction (see ``SQLiteTableStore``'s `logChange`, which this mirrors).
+    /// Row ids as one statement argument, an array literal that `$n::bigint[]` reads: no list
+    /// of placeholders to build, and no limit on its length.
+    static func idArray(_ ids: [Int64]) -> SQLValue {
+        .text("{" + ids.map(String.init).joined(separator: ",") + "}")
+    }
+
     static func logChange(_ id: Int64, _ info: _TableInfo, _ session: _PostgresSession) async throws {
         try await logChanges([id], info, session)
     }
@@ -171,14 +177,9 @@ extension PostgresTableStore {
             "UPDATE sortkit_table SET data_version = data_version + $1 WHERE id = $2 RETURNING data_version",
             [.integer(Int64(ids.count)), .integer(info.id)]) ?? 0
         let first = last - Int64(ids.count) + 1
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            // unnest: one statement per chunk, the versions numbered by position.
-            let marks = chunk.indices.map { "$\($0 + 3)" }.joined(separator: ",")
-            try await session.execute(
-                "INSERT INTO sortkit_change (table_id, version, row_id) SELECT $1, $2 + n - 1, row_id FROM unnest(ARRAY[\(marks)]::bigint[]) WITH ORDINALITY AS u(row_id, n)",
-                [.integer(info.id), .integer(first + Int64(start))] + chunk.map { .integer($0) })
-        }
+        try await session.execute(
+            "INSERT INTO sortkit_change (table_id, version, row_id) SELECT $1, $2 + n - 1, row_id FROM unnest($3::bigint[]) WITH ORDINALITY AS u(row_id, n)",
+            [.integer(info.id), .integer(first), idArray(ids)])
         if (first - 1) / 4_096 != last / 4_096 {
             try await session.execute(
                 "DELETE FROM sortkit_change WHERE table_id = $1 AND version <= $2", [.integer(info.id), .integer(last - 65_536)])
@@ -447,11 +448,8 @@ extension PostgresTableStore {
         ).map { try $0[0].decode(Int64.self) }
         var found: [Int64: [String]] = [:]
         let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            for row in try await session.rows("SELECT id\(columns) FROM \(info.physical) WHERE id = ANY($1::bigint[])", [.text("{" + chunk.map(String.init).joined(separator: ",") + "}")]) {
-                found[try row[0].decode(Int64.self)] = try info.schema.columns.indices.map { try row[1 + $0].decode(String?.self) ?? "" }
-            }
+        for row in try await session.rows("SELECT id\(columns) FROM \(info.physical) WHERE id = ANY($1::bigint[])", [idArray(ids)]) {
+            found[try row[0].decode(Int64.self)] = try info.schema.columns.indices.map { try row[1 + $0].decode(String?.self) ?? "" }
         }
         return ids.map { _RowChange(id: $0, cells: found[$0]) }
     }

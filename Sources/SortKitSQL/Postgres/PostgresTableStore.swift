@@ -203,16 +203,8 @@ public final class PostgresTableStore: TableStore {
         try await transaction { session in
             let (info, _) = try await Self.infoLockingList(table, session)
             try await Self.checkRowsExist(ids, info, session)
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let chunk = Array(ids[start..<min(start + 500, ids.count)])
-                let marks = chunk.indices.map { "$\($0 + 2)" }.joined(separator: ",")
-                let arguments: [SQLValue] = [.text(info.list)] + chunk.map { .integer($0) }
-                try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id IN (\(marks))", arguments)
-                // The table's statement takes the ids alone: $1 stands for the first of them.
-                try await session.execute(
-                    "DELETE FROM \(info.physical) WHERE id IN (\(chunk.indices.map { "$\($0 + 1)" }.joined(separator: ",")))",
-                    chunk.map { .integer($0) })
-            }
+            try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id = ANY($2::bigint[])", [.text(info.list), Self.idArray(ids)])
+            try await session.execute("DELETE FROM \(info.physical) WHERE id = ANY($1::bigint[])", [Self.idArray(ids)])
             try await Self.logChanges(ids, info, session)
             try await Self.count(-ids.count, info, session)
         }
@@ -251,17 +243,9 @@ public final class PostgresTableStore: TableStore {
             try await Self.prepareManualOrder(info, session)
             var block = ids
             if keepingOrder {
-                var positions: [(pos: Int64, id: Int64)] = []
-                for start in stride(from: 0, to: ids.count, by: 500) {
-                    let chunk = Array(ids[start..<min(start + 500, ids.count)])
-                    let marks = chunk.indices.map { "$\($0 + 2)" }.joined(separator: ",")
-                    for row in try await session.rows(
-                        "SELECT pos, id FROM ordered_item WHERE list = $1 AND id IN (\(marks))", [.text(info.list)] + chunk.map { .integer($0) })
-                    {
-                        positions.append((try row[0].decode(Int64.self), try row[1].decode(Int64.self)))
-                    }
-                }
-                block = _BlockMove.inManualOrder(positions)
+                block = try await session.rows(
+                    "SELECT id FROM ordered_item WHERE list = $1 AND id = ANY($2::bigint[]) ORDER BY pos, id", [.text(info.list), Self.idArray(ids)]
+                ).map { try $0[0].decode(Int64.self) }
             }
             for (id, step) in _BlockMove.steps(block, destination) { try await Self.move(id, to: step, info, session) }
         }
@@ -295,14 +279,8 @@ public final class PostgresTableStore: TableStore {
 
     /// Throws ``TableStoreError/unknownRow(_:table:)`` for the first of `ids` the table lacks.
     static func checkRowsExist(_ ids: [Int64], _ info: _TableInfo, _ session: _PostgresSession) async throws {
-        var found = Set<Int64>()
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            let marks = chunk.indices.map { "$\($0 + 1)" }.joined(separator: ",")
-            for row in try await session.rows("SELECT id FROM \(info.physical) WHERE id IN (\(marks))", chunk.map { .integer($0) }) {
-                found.insert(try row[0].decode(Int64.self))
-            }
-        }
+        let found = Set(try await session.rows("SELECT id FROM \(info.physical) WHERE id = ANY($1::bigint[])", [Self.idArray(ids)])
+            .map { try $0[0].decode(Int64.self) })
         if let missing = ids.first(where: { !found.contains($0) }) { throw TableStoreError.unknownRow(missing, table: info.schema.name) }
     }
 

@@ -34,12 +34,10 @@ extension SQLiteTableStore {
             arguments: [info.id, version])
         var found: [Int64: [String]] = [:]
         let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(start + 500, ids.count)])
-            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            for row in try Row.fetchAll(db, sql: "SELECT id\(columns) FROM \(info.physical) WHERE id IN (\(marks))", arguments: StatementArguments(chunk)) {
-                found[row[0]] = info.schema.columns.indices.map { row[1 + $0] ?? "" }
-            }
+        for row in try Row.fetchAll(
+            db, sql: "SELECT id\(columns) FROM \(info.physical) WHERE id IN (SELECT value FROM json_each(?))", arguments: [Self.idList(ids)])
+        {
+            found[row[0]] = info.schema.columns.indices.map { row[1 + $0] ?? "" }
         }
         return ids.map { _RowChange(id: $0, cells: found[$0]) }
     }

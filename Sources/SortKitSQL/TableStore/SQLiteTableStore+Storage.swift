@@ -18,6 +18,12 @@ extension SQLiteTableStore {
     /// Raises the table's data version and logs row `id` as written (inserted, updated or
     /// deleted) at it, in the write's transaction; every 4,096 versions, log entries more than
     /// 65,536 versions old go (an index that far behind reads the table again).
+    /// Row ids as one statement argument, a JSON array that `json_each(?)` reads: no list of
+    /// placeholders to build, and no limit on its length.
+    static func idList(_ ids: [Int64]) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
+    }
+
     static func logChange(_ id: Int64, _ info: _TableInfo, _ db: Database) throws {
         try logChanges([id], info, db)
     }
@@ -30,12 +36,10 @@ extension SQLiteTableStore {
             db, sql: "UPDATE sortkit_table SET data_version = data_version + ? WHERE id = ? RETURNING data_version",
             arguments: [ids.count, info.id]) ?? 0
         let first = last - Int64(ids.count) + 1
-        for start in stride(from: 0, to: ids.count, by: 300) {
-            let chunk = start..<min(start + 300, ids.count)
-            let values = chunk.map { _ in "(?, ?, ?)" }.joined(separator: ", ")
-            let arguments = chunk.flatMap { [info.id.databaseValue, (first + Int64($0)).databaseValue, ids[$0].databaseValue] }
-            try db.execute(sql: "INSERT INTO sortkit_change (table_id, version, row_id) VALUES \(values)", arguments: StatementArguments(arguments))
-        }
+        // json_each's key is the array index: the versions follow the ids' order.
+        try db.execute(
+            sql: "INSERT INTO sortkit_change (table_id, version, row_id) SELECT ?, ? + key, value FROM json_each(?)",
+            arguments: [info.id, first, idList(ids)])
         if (first - 1) / 4_096 != last / 4_096 {
             try db.execute(sql: "DELETE FROM sortkit_change WHERE table_id = ? AND version <= ?", arguments: [info.id, last - 65_536])
         }

@@ -225,14 +225,9 @@ public final class SQLiteTableStore: TableStore {
         try await write { db in
             let info = try Self.info(table, db)
             try Self.checkRowsExist(ids, info, db)
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let chunk = Array(ids[start..<min(start + 500, ids.count)])
-                let marks = chunk.map { _ in "?" }.joined(separator: ",")
-                try db.execute(sql: "DELETE FROM \(info.physical) WHERE id IN (\(marks))", arguments: StatementArguments(chunk))
-                try db.execute(
-                    sql: "DELETE FROM ordered_item WHERE list = ? AND id IN (\(marks))",
-                    arguments: StatementArguments([info.list.databaseValue] + chunk.map(\.databaseValue)))
-            }
+            let list = Self.idList(ids)
+            try db.execute(sql: "DELETE FROM \(info.physical) WHERE id IN (SELECT value FROM json_each(?))", arguments: [list])
+            try db.execute(sql: "DELETE FROM ordered_item WHERE list = ? AND id IN (SELECT value FROM json_each(?))", arguments: [info.list, list])
             try Self.logChanges(ids, info, db)
             try Self.count(-ids.count, info, db)
         }
@@ -264,18 +259,9 @@ public final class SQLiteTableStore: TableStore {
             try Self.prepareManualOrder(info, db)
             var block = ids
             if keepingOrder {
-                var positions: [(pos: Int64, id: Int64)] = []
-                for start in stride(from: 0, to: ids.count, by: 500) {
-                    let chunk = Array(ids[start..<min(start + 500, ids.count)])
-                    let marks = chunk.map { _ in "?" }.joined(separator: ",")
-                    for row in try Row.fetchAll(
-                        db, sql: "SELECT pos, id FROM ordered_item WHERE list = ? AND id IN (\(marks))",
-                        arguments: StatementArguments([info.list.databaseValue] + chunk.map(\.databaseValue)))
-                    {
-                        positions.append((row[0], row[1]))
-                    }
-                }
-                block = _BlockMove.inManualOrder(positions)
+                block = try Int64.fetchAll(
+                    db, sql: "SELECT id FROM ordered_item WHERE list = ? AND id IN (SELECT value FROM json_each(?)) ORDER BY pos, id",
+                    arguments: [info.list, Self.idList(ids)])
             }
             for (id, step) in _BlockMove.steps(block, destination) { try Self.move(id, to: step, info, db) }
         }
@@ -314,12 +300,8 @@ public final class SQLiteTableStore: TableStore {
 
     /// Throws ``TableStoreError/unknownRow(_:table:)`` for the first of `ids` the table lacks.
     static func checkRowsExist(_ ids: [Int64], _ info: _TableInfo, _ db: Database) throws {
-        var found = Set<Int64>()
-        for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min($0 + 500, ids.count)] }) {
-            let marks = chunk.map { _ in "?" }.joined(separator: ",")
-            found.formUnion(try Int64.fetchAll(
-                db, sql: "SELECT id FROM \(info.physical) WHERE id IN (\(marks))", arguments: StatementArguments(Array(chunk))))
-        }
+        let found = Set(try Int64.fetchAll(
+            db, sql: "SELECT id FROM \(info.physical) WHERE id IN (SELECT value FROM json_each(?))", arguments: [Self.idList(ids)]))
         if let missing = ids.first(where: { !found.contains($0) }) { throw TableStoreError.unknownRow(missing, table: info.schema.name) }
     }
 

@@ -170,11 +170,6 @@ enum _BlockMove {
         return anchor
     }
 
-    /// `ids` in the manual order, from (position, id) pairs read from the list.
-    static func inManualOrder(_ positions: [(pos: Int64, id: Int64)]) -> [Int64] {
-        positions.sorted { ($0.pos, $0.id) < ($1.pos, $1.id) }.map(\.id)
-    }
-
     /// Single moves that place the block.
     static func steps(_ ids: [Int64], _ destination: MoveDestination) -> [(Int64, MoveDestination)] {
         ids.indices.map { index in (ids[index], index == 0 ? destination : .after(ids[index - 1])) }
