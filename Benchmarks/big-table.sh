@@ -113,22 +113,23 @@ serve() {  # $1 = label, rest = backend options
     echo "$cold|$med" >> "$work/$label"
   done
   # Writes of a selection: run 0 is the cold one (the first move writes the manual order out).
-  local json=(-H 'Content-Type: application/json') api="http://127.0.0.1:$port/api/tables/big"
-  local dels=() movs=()
-  for r in $(seq 0 "$runs"); do
-    local t1 t2
-    t1=$(curl -sf -o /dev/null -w '%{time_total}' "${json[@]}" -d "{\"ids\": [$(seq $((r * 1000 + 1)) $((r * 1000 + 1000)) | paste -sd,)]}" "$api/rows/delete")
-    t2=$(curl -sf -o /dev/null -w '%{time_total}' "$api/rows?sort=title&limit=25")
-    dels+=("$(echo "$t1 + $t2" | bc)")
-  done
-  for r in $(seq 0 "$runs"); do
-    local t1 t2
-    t1=$(curl -sf -o /dev/null -w '%{time_total}' "${json[@]}" -d "{\"ids\": [$(seq $((deep + r * 100 + 1)) $((deep + r * 100 + 100)) | paste -sd,)], \"after\": $rows}" "$api/rows/move")
-    t2=$(curl -sf -o /dev/null -w '%{time_total}' "$api/rows?sort=manual&limit=25")
-    movs+=("$(echo "$t1 + $t2" | bc)")
-  done
-  echo "${dels[0]}|$(printf '%s\n' "${dels[@]:1}" | median)" >> "$work/$label"
-  echo "${movs[0]}|$(printf '%s\n' "${movs[@]:1}" | median)" >> "$work/$label"
+  local api="http://127.0.0.1:$port/api/tables/big"
+  ids() { seq "$1" "$2" | paste -sd,; }   # first last → "first,…,last"
+  # "first|median" of RUNS + 1 writes, each followed by the page it changes: $1 = route,
+  # $2 = page, $3 = a function of the run that prints the JSON body.
+  write_then_read() {
+    local times=() r t1 t2
+    for r in $(seq 0 "$runs"); do
+      t1=$(curl -sf -o /dev/null -w '%{time_total}' -H 'Content-Type: application/json' -d "$($3 "$r")" "$api/$1")
+      t2=$(curl -sf -o /dev/null -w '%{time_total}' "$api/$2")
+      times+=("$(echo "$t1 + $t2" | bc)")
+    done
+    echo "${times[0]}|$(printf '%s\n' "${times[@]:1}" | median)"
+  }
+  delete_body() { echo "{\"ids\": [$(ids $(($1 * 1000 + 1)) $(($1 * 1000 + 1000)))]}"; }
+  move_body() { echo "{\"ids\": [$(ids $((deep + $1 * 100 + 1)) $((deep + $1 * 100 + 100)))], \"after\": $rows}"; }
+  write_then_read rows/delete "rows?sort=title&limit=25" delete_body >> "$work/$label"
+  write_then_read rows/move "rows?sort=manual&limit=25" move_body >> "$work/$label"
   echo "$label server peak memory: $(awk '/VmHWM/ { printf "%d MB", $2 / 1024 }' "/proc/$server/status")" >&2
   kill "$server"; wait "$server" 2>/dev/null || true; server=""
 }
