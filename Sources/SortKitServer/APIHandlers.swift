@@ -135,7 +135,12 @@ struct APIHandlers: Sendable {
         guard case .object = json else { throw APIError.badRequest("the body must be a JSON object such as \(example)") }
         guard case .array(let items)? = json["ids"] else { throw APIError.badRequest("\"ids\" must be an array of row ids, as in \(example)") }
         let ids = try items.map { item in
-            guard case .integer(let id) = item else { throw APIError.badRequest("\"ids\" must hold only row ids (integers); got \(item.text)") }
+            guard case .integer(let id) = item else {
+                // The value quoted, cut short: a megabyte string is not echoed back.
+                let text = item.text
+                let shown = text.count > 40 ? text.prefix(40) + "…" : Substring(text)
+                throw APIError.badRequest("\"ids\" must hold only row ids (integers); got \(shown)")
+            }
             return id
         }
         return (json, ids)

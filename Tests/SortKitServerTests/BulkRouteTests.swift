@@ -72,6 +72,9 @@ struct BulkRouteTests {
                 #expect(status == expected, "\(route) \(body)")
                 if let message { #expect(reply?["error"]?.string == message, "\(route) \(body)") }
             }
+            // A megabyte-sized id string is refused without being echoed back; non-ASCII too.
+            let (long, longReply) = try await post("move", "{\"ids\": [\"" + String(repeating: "é", count: 400_000) + "\"], \"after\": 4}")
+            #expect(long == .badRequest && (longReply?["error"]?.string?.count ?? .max) < 120)
             #expect(try await manual() == model)
             // Too many ids: over 10,000 for a move, 100,000 for a delete (a bigger body is 413).
             let many = "{\"ids\": [" + (2...10_002).map(String.init).joined(separator: ",") + "], \"after\": 1}"
