@@ -75,6 +75,11 @@ struct HardeningTests {
                 let write = try await send(authority, .post, "/api/tables/books/rows",
                                            [.origin: "http://\(authority)", .contentType: "application/json"], #"{"title": "x"}"#)
                 #expect(write.status == .misdirectedRequest, "\(authority)")
+                for (route, body) in [("delete", #"{"ids": [1, 2]}"#), ("move", #"{"ids": [1, 2], "after": 9}"#)] {
+                    let bulk = try await send(authority, .post, "/api/tables/books/rows/\(route)",
+                                              [.origin: "http://\(authority)", .contentType: "application/json"], body)
+                    #expect(bulk.status == .misdirectedRequest, "\(authority) \(route)")
+                }
             }
             for authority in ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST", "[::1]:\(port)"] {
                 #expect(try await send(authority).status == .ok, "\(authority)")
