@@ -57,7 +57,7 @@ struct CSVPageTests {
         var random = SplitMix64(seed: seed)
         let strategies: [ColumnWidthStrategy] = [.sampledMax(sampleSize: 100), .sampledMax(sampleSize: 5), .estimatedAverage,
                                                  .hybrid(sampleSize: 7), .maxMeasured, .percentile(90, sampleSize: 1000), .fixed(6)]
-        let modifiers = ["", ":num", ":text", ":nocase", ":fold", ":natural", ":date", ":nulls-first", ":enum=true|false"]
+        let modifiers = ["", ":num", ":text", ":nocase", ":fold", ":natural", ":date", ":nulls-first", ":enum=true|false", ":abs", ":num:abs", ":len", ":random=3", ":empty=null"]
         for round in 0..<60 {
             let kinds = (0..<Int(random.next() % 4 + 2)).map { _ in Int(random.next() % 6) }
             let rows = [0, 1, 3, 40, 150, 700][Int(random.next() % 6)]

@@ -36,7 +36,8 @@ struct CSVFileSorterTests {
     }
 
     static func randomSpec(using random: inout SplitMix64) -> SortSpec {
-        let texts = ["s", "-n", "m:nocase,-s", "t:num", "n:nulls-first,m", "-m:fold:nulls-natural", "s:binary,n", "t:enum=a|2|true,-s", "m:date"]
+        let texts = ["s", "-n", "m:nocase,-s", "t:num", "n:nulls-first,m", "-m:fold:nulls-natural", "s:binary,n", "t:enum=a|2|true,-s", "m:date",
+                     "-n:abs,s", "t:num:abs:nulls-first", "s:len,-n", "-m:len:nulls-natural", "n:random=7", "s:random=18446744073709551615,m", "t:empty=null:fold"]
         return try! SortSpec(parsing: texts.randomElement(using: &random)!)
     }
 

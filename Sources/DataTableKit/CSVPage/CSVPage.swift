@@ -95,9 +95,9 @@ public struct CSVPage: Sendable {
             for key in sortState.keys {
                 let column = file.columns.firstIndex(of: key.column)!
                 let read = key.interpretation == .inferred && key.enumOrder == nil ? types[column] : .string
-                sortKeys += key.sortKeys { (place: Int) in
-                    key.sortValue(of: reader.keyText(column, record: records?[place] ?? place), columnType: read)
-                }
+                sortKeys += key.sortKeys(readingText: { (place: Int) in
+                    reader.keyText(column, record: records?[place] ?? place)
+                }, columnType: read)
             }
             let places = 0..<filteredCount
             order = need * 8 < filteredCount ? places.indices(ofMin: need, sortedBy: sortKeys) : places.sortedIndices(by: sortKeys)

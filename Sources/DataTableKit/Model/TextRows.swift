@@ -30,7 +30,7 @@ extension DataTable where Row == TextRow {
             // Modifiers read the text as `TextTable.sortKeys(for:)` does.
             column.specSortKeys = { key in
                 let read = key.interpretation == .inferred && key.enumOrder == nil ? type : .string
-                return key.sortKeys { (row: TextRow) in key.sortValue(of: row.cells[index], columnType: read) }
+                return key.sortKeys(readingText: { (row: TextRow) in row.cells[index] }, columnType: read)
             }
             column.setter = { row, text in
                 // Blank or a value of the column's type; text that doesn't parse stays out.

@@ -110,12 +110,55 @@ extension SortSpec.Key {
     ///
     ///     SortSpec.Key("price", .ascending, [.interpretation(.number)])
     ///         .sortValue(of: "$1,234.50", columnType: .string)   // .double(1234.5)
+    ///
+    /// A transform applies to the value read: `abs` to a number, `random=` to any non-null
+    /// value; `len` counts the text as written. (`empty=null` changes nothing here: blank
+    /// text is always null.)
+    ///
+    ///     SortSpec.Key("delta", .ascending, [.transform(.absolute)])
+    ///         .sortValue(of: "-3", columnType: .integer)          // .integer(3)
     public func sortValue(of text: String, columnType: ColumnType) -> SortValue {
-        switch enumOrder == nil ? interpretation : .text {
+        if transform == .length { return _trimmed(text).isEmpty ? .null : .integer(Int64(text.count)) }
+        let value: SortValue = switch enumOrder == nil ? interpretation : .text {
         case .inferred: columnType.sortValue(text)
         case .number: _trimmed(text).isEmpty ? .null : LenientNumber.parse(text) ?? .string(text)
         case .date: ColumnType.date.sortValue(text)
         case .text: _trimmed(text).isEmpty ? .null : .string(text)
+        }
+        return transform == nil ? value : transformed(value)
+    }
+
+    /// The value this key compares for a row whose column holds `value`: `empty=null` (blank
+    /// or whitespace-only text becomes null), then the ``SortSpec/Transform``. Sources of typed
+    /// values (``sortKeys(reading:enumText:)``) call it; ``sortValue(of:columnType:)`` does
+    /// for text.
+    ///
+    ///     let key = try SortSpec(parsing: "note:empty=null:len").keys[0]
+    ///     key.transformed(.string("  "))      // .null
+    ///     key.transformed(.string("Émile"))   // .integer(5)
+    public func transformed(_ value: SortValue) -> SortValue {
+        var value = value
+        if emptyIsNull, case .string(let text) = value, _trimmed(text).isEmpty { value = .null }
+        guard let transform, !value.isNull else { return value }
+        switch transform {
+        case .absolute:
+            switch value {
+            // |Int64.min| is 2^63, exact as a Double and compared by value with integers.
+            case .integer(let number): return number == .min ? .double(9_223_372_036_854_775_808) : .integer(Swift.abs(number))
+            case .double(let number): return .double(number.isNaN ? number : Swift.abs(number))
+            default: return value
+            }
+        case .length:
+            switch value {
+            case .string(let text): return .integer(Int64(text.count))
+            case .date(let date): return .integer(Int64(date.formatted(.iso8601).count))
+            case .integer(let number): return .integer(Int64(String(number).count))
+            case .double(let number): return .integer(Int64(String(number).count))
+            case .bool(let flag): return .integer(flag ? 4 : 5)
+            case .null: return value
+            }
+        case .random(let seed):
+            return .integer(_seededHash(value.sortKey(collation: .binary) ?? [], seed: seed))
         }
     }
 
@@ -130,6 +173,27 @@ extension SortSpec.Key {
     @inlinable
     public func sortKeys<Row>(
         reading value: @escaping @Sendable (Row) -> SortValue, enumText: (@Sendable (Row) -> SortValue)? = nil
+    ) -> [SortKey<Row>] {
+        guard emptyIsNull || transform != nil else { return _sortKeys(value, enumText: enumText) }
+        let key = self
+        return _sortKeys({ @Sendable row in key.transformed(value(row)) }, enumText: enumText.map { text in { @Sendable row in key.transformed(text(row)) } })
+    }
+
+    /// The sort keys this spec key gives for rows whose cell text in its column is `text(row)`
+    /// in a column of type `columnType`: values read as ``sortValue(of:columnType:)`` reads
+    /// them (transform included), then as ``sortKeys(reading:enumText:)``.
+    ///
+    ///     let keys: [SortKey<[String]>] = try SortSpec(parsing: "delta:abs").keys[0]
+    ///         .sortKeys(readingText: { $0[2] }, columnType: .integer)
+    @inlinable
+    public func sortKeys<Row>(readingText text: @escaping @Sendable (Row) -> String, columnType: ColumnType) -> [SortKey<Row>] {
+        let key = self
+        return _sortKeys({ row in key.sortValue(of: text(row), columnType: columnType) }, enumText: nil)
+    }
+
+    @inlinable
+    internal func _sortKeys<Row>(
+        _ value: @escaping @Sendable (Row) -> SortValue, enumText: (@Sendable (Row) -> SortValue)?
     ) -> [SortKey<Row>] {
         var keys: [SortKey<Row>] = []
         if enumOrder != nil {
@@ -148,4 +212,22 @@ extension SortSpec.Key {
         guard case .string(let text) = value else { return value.isNull ? .null : .integer(Int64(order.count)) }
         return .integer(Int64(order.firstIndex { collation.areEquivalent($0, text) } ?? order.count))
     }
+}
+
+/// A 63-bit hash of `bytes` under `seed` (FNV-1a over the bytes from a seeded start, then
+/// SplitMix64's finalizer): `random=SEED`'s order. Written here because it must be the same
+/// function on every platform and in every store; `Hasher` is seeded per process.
+@usableFromInline
+internal func _seededHash(_ bytes: [UInt8], seed: UInt64) -> Int64 {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (seed &* 0x9E37_79B9_7F4A_7C15)
+    for byte in bytes {
+        hash ^= UInt64(byte)
+        hash &*= 0x0000_0100_0000_01B3
+    }
+    hash ^= hash >> 30
+    hash &*= 0xBF58_476D_1CE4_E5B9
+    hash ^= hash >> 27
+    hash &*= 0x94D0_49BB_1331_11EB
+    hash ^= hash >> 31
+    return Int64(bitPattern: hash >> 1)
 }

@@ -35,6 +35,10 @@ public struct SortConversionLoss: Sendable, Hashable, CustomStringConvertible {
         /// A null placement other than `nulls-natural` on an optional field: Foundation puts
         /// `nil` first ascending and last descending.
         case nulls(NullPlacement)
+        /// `abs`, `len` or `random=`: Foundation compares the value itself.
+        case transform(SortSpec.Transform)
+        /// `empty=null` on text: Foundation sorts blank text as text.
+        case emptyIsNull
         /// Back from Foundation: a text comparator other than `lexical` (`localizedStandard`,
         /// say), read as the default collation, `natural`.
         case textComparator
@@ -62,6 +66,10 @@ public struct SortConversionLoss: Sendable, Hashable, CustomStringConvertible {
             "\(column): \(SortSpec.Modifier.interpretation(interpretation)) — Foundation compares the text itself"
         case .nulls(let placement):
             "\(column): \(SortSpec.Modifier.nulls(placement)) — Foundation puts nil first ascending, last descending"
+        case .transform(let transform):
+            "\(column): \(SortSpec.Modifier.transform(transform)) — Foundation compares the value itself"
+        case .emptyIsNull:
+            "\(column): empty=null — Foundation sorts blank text as text, not as nil"
         case .textComparator:
             "\(column): Foundation's text comparator isn't lexical — read as the natural collation"
         }

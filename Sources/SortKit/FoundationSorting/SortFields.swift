@@ -164,7 +164,9 @@ extension SortFields {
             if field.isText && (specKey.interpretation == .number || specKey.interpretation == .date) {
                 reading = { row in
                     guard case .string(let text) = value(row) else { return value(row) }
-                    return specKey.sortValue(of: text, columnType: .string)
+                    // The transform and `empty=null` are applied once, by `sortKeys(reading:)`.
+                    return SortSpec.Key(specKey.column, .ascending, [.interpretation(specKey.interpretation)])
+                        .sortValue(of: text, columnType: .string)
                 }
             } else {
                 reading = value
@@ -228,11 +230,12 @@ extension SortFields {
 
 extension SortFields.Field {
     /// The name of the keys a spec key gives: the field's name, with the modifiers a
-    /// ``SortKey`` doesn't carry itself (`num`, `date`, `enum=`).
+    /// ``SortKey`` doesn't carry itself (`num`, `date`, `enum=`, `abs`, `len`, `random=`,
+    /// `empty=null`).
     fileprivate func keyName(_ key: SortSpec.Key) -> String {
         let kept = key.modifiers.filter {
             switch $0 {
-            case .interpretation(.number), .interpretation(.date), .enumOrder: true
+            case .interpretation(.number), .interpretation(.date), .enumOrder, .transform, .emptyIsNull: true
             default: false
             }
         }
@@ -334,6 +337,8 @@ extension SortFields.Field {
         if isText && (key.interpretation == .number || key.interpretation == .date) {
             losses.append(SortConversionLoss(column: name, kind: .interpretation(key.interpretation)))
         }
+        if let transform = key.transform { losses.append(SortConversionLoss(column: name, kind: .transform(transform))) }
+        if key.emptyIsNull && isText { losses.append(SortConversionLoss(column: name, kind: .emptyIsNull)) }
         if isOptional && key.nulls != .natural { losses.append(SortConversionLoss(column: name, kind: .nulls(key.nulls))) }
         return losses
     }

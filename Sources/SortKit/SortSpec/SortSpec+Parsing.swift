@@ -56,6 +56,10 @@ extension SortSpec.Modifier: CustomStringConvertible {
         case .nulls(.natural): "nulls-natural"
         case .enumOrder(let values):
             "enum=" + values.map { _escape($0, special: ",:\\|", escapeLeadingSign: false) }.joined(separator: "|")
+        case .transform(.absolute): "abs"
+        case .transform(.length): "len"
+        case .transform(.random(let seed)): "random=\(seed)"
+        case .emptyIsNull: "empty=null"
         }
     }
 
@@ -73,6 +77,9 @@ extension SortSpec.Modifier: CustomStringConvertible {
         case "nulls-first": .nulls(.first)
         case "nulls-last": .nulls(.last)
         case "nulls-natural": .nulls(.natural)
+        case "abs": .transform(.absolute)
+        case "len": .transform(.length)
+        case "empty=null": .emptyIsNull
         default: nil
         }
     }
@@ -85,6 +92,32 @@ extension SortSpec.Modifier: CustomStringConvertible {
         case .collation: 1
         case .nulls: 2
         case .enumOrder: 3
+        case .transform: 4
+        case .emptyIsNull: 5
+        }
+    }
+
+    /// Why this modifier can't be on one key with `other`, or `nil` when they combine: two
+    /// of one kind (two collations), `enum=` beside `num`, `date` or a transform, `len` beside
+    /// `num` or `date`, `abs` beside `text` or `date`.
+    ///
+    ///     SortSpec.Modifier.transform(.absolute).conflict(with: .interpretation(.number))   // nil
+    ///     SortSpec.Modifier.transform(.length).conflict(with: .interpretation(.number))     // "'len' counts …"
+    public func conflict(with other: SortSpec.Modifier) -> String? {
+        if group == other.group { return "modifier '\(self)' conflicts with '\(other)'" }
+        switch (self, other) {
+        case (.enumOrder, .interpretation(.number)), (.enumOrder, .interpretation(.date)):
+            return "'enum=' orders text values and can't follow 'num' or 'date'"
+        case (.interpretation(.number), .enumOrder), (.interpretation(.date), .enumOrder):
+            return "'\(self)' conflicts with 'enum='"
+        case (.enumOrder, .transform), (.transform, .enumOrder):
+            return "'\(self)' conflicts with '\(other)': an 'enum=' key orders by its list"
+        case (.transform(.length), .interpretation(let kind)), (.interpretation(let kind), .transform(.length)):
+            return kind == .number || kind == .date ? "'len' counts the text's characters and can't be used with '\(kind == .number ? "num" : "date")'" : nil
+        case (.transform(.absolute), .interpretation(let kind)), (.interpretation(let kind), .transform(.absolute)):
+            return kind == .text || kind == .date ? "'abs' orders numbers and can't be used with '\(kind == .text ? "text" : "date")'" : nil
+        default:
+            return nil
         }
     }
 }
@@ -179,18 +212,8 @@ private struct _SpecParser {
         var modifiers: [SortSpec.Modifier] = []
         for part in parts.dropFirst() {
             let modifier = try parseModifier(part)
-            if let earlier = modifiers.first(where: { $0.group == modifier.group }) {
-                throw error("modifier '\(modifier)' conflicts with '\(earlier)'", at: part.startIndex)
-            }
-            if case .enumOrder = modifier,
-                modifiers.contains(where: { $0 == .interpretation(.number) || $0 == .interpretation(.date) })
-            {
-                throw error("'enum=' orders text values and can't follow 'num' or 'date'", at: part.startIndex)
-            }
-            if case .interpretation(let kind) = modifier, kind == .number || kind == .date,
-                modifiers.contains(where: { $0.group == 3 })
-            {
-                throw error("'\(modifier)' conflicts with 'enum='", at: part.startIndex)
+            for earlier in modifiers {
+                if let problem = modifier.conflict(with: earlier) { throw error(problem, at: part.startIndex) }
             }
             modifiers.append(modifier)
         }
@@ -212,10 +235,19 @@ private struct _SpecParser {
             }
             return .enumOrder(values)
         }
+        if word.hasPrefix("random=") {
+            let digits = word.dropFirst(7)
+            guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let seed = UInt64(digits) else {
+                throw error(
+                    "'random=' needs a seed, a whole number from 0 to \(UInt64.max), not '\(digits.prefix(40))'",
+                    at: part.startIndex + 7)
+            }
+            return .transform(.random(seed: seed))
+        }
         guard let modifier = SortSpec.Modifier.named(word) else {
             throw error(
                 word.isEmpty ? "empty modifier" : "unknown modifier '\(word)'", at: part.startIndex,
-                hint: "expected num, text, date, auto, binary, nocase, fold, natural, nulls-first, nulls-last, nulls-natural or enum=a|b|c")
+                hint: "expected num, text, date, auto, binary, nocase, fold, natural, nulls-first, nulls-last, nulls-natural, enum=a|b|c, abs, len, empty=null or random=SEED")
         }
         return modifier
     }

@@ -22,6 +22,10 @@ import Foundation
 /// | `nulls-first`, `nulls-last`, `nulls-natural` | the ``NullPlacement`` (default last) |
 /// | `enum=a\|b\|c` | an explicit order of values; unknown values after them |
 /// | `auto` | read values by the column's inferred type (the default) |
+/// | `abs` | by absolute value (numbers; other values unchanged) |
+/// | `len` | by length in characters |
+/// | `empty=null` | blank or whitespace-only text is null |
+/// | `random=SEED` | a seeded shuffle: the same order for the same seed everywhere |
 ///
 /// `nulls-natural` extends the grammar in DESIGN.md so that every null placement has a text
 /// form. ``description`` prints the canonical form, which parses back to an equal spec; a spec
@@ -90,6 +94,17 @@ extension SortSpec {
             return nil
         }
 
+        /// The value transform of an `abs`, `len` or `random=` modifier, if any.
+        public var transform: Transform? {
+            for case .transform(let value) in modifiers { return value }
+            return nil
+        }
+
+        /// Whether an `empty=null` modifier makes blank text null.
+        public var emptyIsNull: Bool {
+            modifiers.contains(.emptyIsNull)
+        }
+
         /// This key in the other direction, modifiers kept.
         public var reversed: Key {
             Key(column, direction.reversed, modifiers)
@@ -118,6 +133,28 @@ extension SortSpec {
         case nulls(NullPlacement)
         /// `enum=a|b|c`.
         case enumOrder([String])
+        /// `abs`, `len` or `random=SEED`: the key orders by a value computed from the cell's.
+        case transform(Transform)
+        /// `empty=null`: blank or whitespace-only text is null, so "blanks last" holds for
+        /// text from any source (CSV cells are read this way already).
+        case emptyIsNull
+    }
+
+    /// A value computed from a cell's before it is compared: the second wave's key kinds.
+    ///
+    ///     try SortSpec(parsing: "delta:abs").keys[0].transform          // .absolute
+    ///     try SortSpec(parsing: "title:random=42").keys[0].transform    // .random(seed: 42)
+    ///
+    /// Each is a function of the value alone, so the same rows get the same order in memory,
+    /// in SQLite and in PostgreSQL, on every page.
+    public enum Transform: Sendable, Hashable {
+        /// `abs`: numbers by magnitude (`-3` and `3` tie); other values unchanged.
+        case absolute
+        /// `len`: the text's length in characters (grapheme clusters, as `String.count`).
+        case length
+        /// `random=SEED`: a 63-bit hash of the value and the seed — a shuffle that is the same
+        /// for the same seed on every page, reload and backend. Equal values tie.
+        case random(seed: UInt64)
     }
 }
 

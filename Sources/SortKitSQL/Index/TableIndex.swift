@@ -151,7 +151,7 @@ extension _TableIndex {
         var collation = key.collation
         if schema.columns[column].type == .string, interpretation == .inferred { interpretation = .text }
         if schema.columns[column].type != .string, interpretation == .inferred { collation = .natural }
-        return KeyVariant(column: column, interpretation: interpretation, collation: collation)
+        return KeyVariant(column: column, interpretation: interpretation, collation: collation, transform: key.transform)
     }
 
     /// The variants a table is served with from the start: each column read by its type, and
@@ -181,7 +181,7 @@ extension _TableIndex {
         let results = _ResultSlots<_Ranking>(count: variants.count)
         DispatchQueue.concurrentPerform(iterations: variants.count) { index in
             let variant = variants[index]
-            if variant.interpretation == .inferred, let values = typedValues[variant.column], live.allSatisfy({ $0 }) {
+            if variant.interpretation == .inferred, variant.transform == nil, let values = typedValues[variant.column], live.allSatisfy({ $0 }) {
                 results.set(index, _Ranking(values: values, collation: variant.collation))
             } else {
                 results.set(index, _Ranking(variant, cells: cells, live: live, schema: schema))
@@ -194,7 +194,7 @@ extension _TableIndex {
 extension KeyVariant {
     /// The spec key (ascending) whose values this variant orders by.
     var key: SortSpec.Key {
-        SortSpec.Key("", .ascending, [.interpretation(interpretation), .collation(collation)])
+        SortSpec.Key("", .ascending, [.interpretation(interpretation), .collation(collation)] + (transform.map { [.transform($0)] } ?? []))
     }
 
     /// The sort value of a cell's text in a column of `type`.

@@ -219,7 +219,8 @@ extension _TableIndex {
             let variant = try Self.variant(key, schema: schema)
             let type = schema.columns[variant.column].type
             let cells = cells
-            keys += key.sortKeys { slot in variant.value(of: cells.text(slot, variant.column), type: type) }
+            // The key reads the text itself, so its transform applies once.
+            keys += key.sortKeys(readingText: { slot in cells.text(slot, variant.column) }, columnType: type)
         }
         let slots = (0..<slotCount).filter { matches.contains($0, live: live) }
         return slots.indices(ofMin: need, sortedBy: keys).map { slots[$0] }

@@ -12,29 +12,50 @@ public struct KeyVariant: Sendable, Hashable, Codable, Comparable {
     public var interpretation: SortSpec.Interpretation
     /// The string collation.
     public var collation: Collation
+    /// The value transform (`abs`, `len`, `random=SEED`), if any.
+    public var transform: SortSpec.Transform?
 
-    /// The physical column name, made only of the column's position and two enum names.
-    public var columnName: String { "k\(column)_\(interpretation.rawValue)_\(collation.name)" }
+    /// A variant; `len` and `random=` ignore the collation (their values are integers), and
+    /// `len` the interpretation (it counts the text).
+    public init(column: Int, interpretation: SortSpec.Interpretation, collation: Collation, transform: SortSpec.Transform? = nil) {
+        self.column = column
+        self.interpretation = transform == .length ? .text : interpretation
+        self.collation = transform == nil || transform == .absolute ? collation : .natural
+        self.transform = transform
+    }
+
+    /// The physical column name, made only of the column's position, two enum names and the
+    /// transform's name and seed.
+    public var columnName: String {
+        "k\(column)_\(interpretation.rawValue)_\(collation.name)" + (transform.map { "_" + $0.columnSuffix } ?? "")
+    }
 
     /// The key bytes of a cell's text, `nil` for null.
     func key(of text: String, type: ColumnType) -> [UInt8]? {
-        SortSpec.Key("", .ascending, [.interpretation(interpretation)]).sortValue(of: text, columnType: type)
-            .sortKey(collation: collation)
+        self.key.sortValue(of: text, columnType: type).sortKey(collation: collation)
     }
 
     /// The SQLite expression computing this key from the cell text (see ``computedKey(_:)``):
-    /// only positions and enum names, never user text.
+    /// only positions, enum names and a seed's digits, never user text.
     func computedExpression(type: ColumnType) -> String {
-        "sortkit_key(\"c\(column)\", '\(interpretation.rawValue)', '\(collation.rawValue)', '\(type.rawValue)')"
+        let transform = transform.map { ", '\(SortSpec.Modifier.transform($0))'" } ?? ""
+        return "sortkit_key(\"c\(column)\", '\(interpretation.rawValue)', '\(collation.rawValue)', '\(type.rawValue)'\(transform))"
     }
 
-    /// `sortkit_key(text, interpretation, collation, type)`: the key of a cell's text read as
-    /// ``computedExpression(type:)`` names; `nil` for null or unknown names.
+    /// `sortkit_key(text, interpretation, collation, type[, transform])`: the key of a cell's
+    /// text read as ``computedExpression(type:)`` names; `nil` for null or unknown names.
     static func computedKey(_ arguments: [String?]) -> [UInt8]? {
-        guard arguments.count == 4, let interpretation = arguments[1].flatMap(SortSpec.Interpretation.init(rawValue:)),
+        guard arguments.count == 4 || arguments.count == 5,
+              let interpretation = arguments[1].flatMap(SortSpec.Interpretation.init(rawValue:)),
               let collation = arguments[2].flatMap(Collation.init(rawValue:)), let type = arguments[3].flatMap(ColumnType.init(rawValue:))
         else { return nil }
-        return KeyVariant(column: 0, interpretation: interpretation, collation: collation).key(of: arguments[0] ?? "", type: type)
+        var transform: SortSpec.Transform?
+        if arguments.count == 5 {
+            guard let name = arguments[4], let parsed = SortSpec.Transform(name) else { return nil }
+            transform = parsed
+        }
+        return KeyVariant(column: 0, interpretation: interpretation, collation: collation, transform: transform)
+            .key(of: arguments[0] ?? "", type: type)
     }
 
     public static func < (lhs: KeyVariant, rhs: KeyVariant) -> Bool {
@@ -55,6 +76,46 @@ extension Collation {
 }
 
 extension SortSpec.Interpretation: Codable {}
+
+extension SortSpec.Transform: Codable {
+    /// The transform named by its modifier text (`abs`, `len`, `random=42`), or `nil`.
+    init?(_ text: String) {
+        guard let key = try? SortSpec.Key.parsingModifiers(text), let transform = key.transform,
+              key.modifiers.count == 1 else { return nil }
+        self = transform
+    }
+
+    /// The suffix of a stored key column's name: `abs`, `len` or `r` and the seed.
+    var columnSuffix: String {
+        switch self {
+        case .absolute: "abs"
+        case .length: "len"
+        case .random(let seed): "r\(seed)"
+        }
+    }
+
+    /// Decodes the modifier text.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let transform = Self(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a transform: \(text)"))
+        }
+        self = transform
+    }
+
+    /// Encodes the modifier text.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(SortSpec.Modifier.transform(self).description)
+    }
+}
+
+extension SortSpec.Key {
+    /// A key over an unnamed column with the modifiers in `text` (`abs`, `num:abs`).
+    static func parsingModifiers(_ text: String) throws -> SortSpec.Key {
+        try SortSpec(parsing: "x:" + text).keys[0]
+    }
+}
 
 /// What a query orders by: a sort spec or the table's manual order.
 public enum TableOrder: Sendable, Hashable {
@@ -141,6 +202,14 @@ public struct SQLOrdering: Sendable {
                     let expression = keyExpression(variant)
                     terms.append(Self.term(Self.enumRank(variant, expression, order: order, dialect: dialect, key: key), key, blob: false, dialect))
                     terms.append(Self.term(expression, key, blob: true, dialect))
+                    continue
+                }
+                if key.transform != nil {
+                    // `abs`, `len` and `random=` values are computed by SortKit, as in memory: a
+                    // stored key column, or on SQLite the computed key.
+                    let variant = try _TableIndex.variant(key, schema: schema)
+                    if dialect == .postgresql || stored?.contains(variant) ?? true { variants.insert(variant) }
+                    terms.append(Self.term(keyExpression(variant), key, blob: true, dialect))
                     continue
                 }
                 var interpretation = key.interpretation

@@ -25,6 +25,13 @@ struct SortSpecTests {
         ("a:nulls-natural", SortSpec.Key("a", .ascending, [.nulls(.natural)])),
         (" a ", SortSpec.Key("a")),
         ("a\\ ", SortSpec.Key("a ")),
+        ("-delta:abs", SortSpec.Key("delta", .descending, [.transform(.absolute)])),
+        ("price:num:abs", SortSpec.Key("price", .ascending, [.interpretation(.number), .transform(.absolute)])),
+        ("name:len:nulls-first", SortSpec.Key("name", .ascending, [.transform(.length), .nulls(.first)])),
+        ("note:empty=null", SortSpec.Key("note", .ascending, [.emptyIsNull])),
+        ("id:random=42", SortSpec.Key("id", .ascending, [.transform(.random(seed: 42))])),
+        ("id:random=18446744073709551615", SortSpec.Key("id", .ascending, [.transform(.random(seed: .max))])),
+        ("id:random=007", SortSpec.Key("id", .ascending, [.transform(.random(seed: 7))])),
     ])
     func modifiers(text: String, key: SortSpec.Key) throws {
         #expect(try SortSpec(parsing: text).keys.first == key)
@@ -52,6 +59,18 @@ struct SortSpecTests {
         ("a:", "empty modifier at position 3"),
         (" a , ", "empty key at position 5"),
         ("a:num:enum=x", "'enum=' orders text values and can't follow 'num' or 'date' at position 7"),
+        ("a:abs:len", "modifier 'len' conflicts with 'abs' at position 7"),
+        ("a:random=1:random=2", "modifier 'random=2' conflicts with 'random=1' at position 12"),
+        ("a:enum=x:abs", "'abs' conflicts with 'enum=x': an 'enum=' key orders by its list at position 10"),
+        ("a:len:num", "'len' counts the text's characters and can't be used with 'num' at position 7"),
+        ("a:text:abs", "'abs' orders numbers and can't be used with 'text' at position 8"),
+        ("a:empty=null:empty=null", "modifier 'empty=null' conflicts with 'empty=null' at position 14"),
+        ("a:random=", "'random=' needs a seed, a whole number from 0 to 18446744073709551615, not '' at position 10"),
+        ("a:random=-1", "'random=' needs a seed"),
+        ("a:random=18446744073709551616", "'random=' needs a seed"),
+        ("a:random=１２", "'random=' needs a seed"),
+        ("a:random", "unknown modifier 'random'"),
+        ("a:empty=blank", "unknown modifier 'empty=blank'"),
     ])
     func errors(text: String, message: String) {
         #expect {
@@ -72,16 +91,18 @@ struct SortSpecTests {
             .interpretation(.number), .interpretation(.text), .interpretation(.date),
             .collation(.binary), .collation(.caseInsensitive), .collation(.folded), .collation(.natural),
             .nulls(.first), .nulls(.last), .nulls(.natural),
+            .transform(.absolute), .transform(.length), .transform(.random(seed: 0)), .transform(.random(seed: .max)),
+            .transform(.random(seed: 42)), .emptyIsNull,
         ]
         for _ in 0..<2_000 {
             var keys: [SortSpec.Key] = []
             for _ in 0..<Int.random(in: 1...3, using: &random) {
                 var modifiers: [SortSpec.Modifier] = []
                 for modifier in simple.shuffled(using: &random).prefix(Int.random(in: 0...3, using: &random))
-                where !modifiers.contains(where: { $0.group == modifier.group }) {
+                where !modifiers.contains(where: { modifier.conflict(with: $0) != nil }) {
                     modifiers.append(modifier)
                 }
-                if Bool.random(using: &random), !modifiers.contains(where: { [.interpretation(.number), .interpretation(.date)].contains($0) }) {
+                if Bool.random(using: &random), !modifiers.contains(where: { SortSpec.Modifier.enumOrder(["x"]).conflict(with: $0) != nil }) {
                     // Distinct values in the order drawn (a Set's order would differ between runs).
                     var values: [String] = []
                     for _ in 0..<3 {
