@@ -209,3 +209,53 @@ struct DataTableTests {
         #expect(throws: DataTableError.invalidValue("big", column: "size")) { try table.edit(1, column: 1, to: "big") }
     }
 }
+
+@Suite("DataTable sort cycles, caps and key removal")
+struct DataTableCycleTests {
+    @Test("A descending-first column, a cap of two keys and removing a key re-sort the rows")
+    func cyclesAndCaps() {
+        var salary = DataTableColumn<Person>("Salary", \.salary)
+        salary.sortCycle = .descendingFirst
+        var table = DataTable(rows: people, columns: [columns()[0], salary, columns()[2]], pageSize: 10)
+        table.tapHeader(1)
+        #expect(table.sortSpec.description == "-Salary")
+        #expect(table.pageRows.map(\.id) == [4, 1, 3, 2, 5])
+        #expect(table.sortIndicator(for: 1) == .descending)
+        table.maxSortKeys = 2
+        table.tapHeader(2, additive: true)
+        table.tapHeader(0, additive: true)
+        #expect(table.sortSpec.description == "-Salary,Name")
+        #expect(table.pageRows.map(\.id) == [4, 3, 1, 5, 2])
+        let removed = table.removeSortKey(1)
+        #expect(removed && table.sortSpec.description == "Name")
+        #expect(table.pageRows.map(\.id) == [5, 3, 2, 4, 1])
+        let again = table.removeSortKey(1)
+        #expect(!again)
+        table.tapHeader(1)
+        table.tapHeader(1)
+        #expect(table.sortSpec.description == "Salary")
+    }
+}
+
+@Suite("DataTable pinned rows and sort rules")
+struct DataTablePinTests {
+    @Test("Pinned rows stay first under every sort and matching search; rules group and expand keys")
+    func pinnedAndRules() throws {
+        var table = DataTable(rows: people, columns: columns(), pageSize: 10)
+        table.pinnedIDs = [4, 99, 2]
+        #expect(table.pageRows.map(\.id) == [4, 2, 1, 3, 5])
+        table.tapHeader(0)
+        #expect(table.pageRows.map(\.id) == [4, 2, 5, 3, 1])
+        table.tapHeader(1)
+        table.tapHeader(1)
+        #expect(table.pageRows.map(\.id) == [4, 2, 1, 3, 5])
+        table.setSearch("emile")
+        #expect(table.pageRows.map(\.id) == [2, 3])
+        table.setSearch("")
+        table.pinnedIDs = []
+        // Level first (declared order), then the picked Salary descending.
+        table.sortRules = SortRules(before: try SortSpec(parsing: "Level"))
+        #expect(table.sortSpec.description == "-Salary")
+        #expect(table.pageRows.map(\.id) == [4, 2, 1, 5, 3])
+    }
+}

@@ -108,7 +108,7 @@ public struct DataTable<Row: Identifiable> {
         self.columns = columns
         self.sortState = HeaderSortState(SortSpec(defaultSort.keys.filter { key in
             columns.contains { $0.header == key.column && $0.sortKey != nil }
-        }))
+        }), cycles: Dictionary(columns.compactMap { column in column.sortCycle.map { (column.header, $0) } }, uniquingKeysWith: { first, _ in first }))
         self.pageSize = max(1, pageSize)
         reindex()
         refresh()
@@ -171,11 +171,72 @@ public struct DataTable<Row: Identifiable> {
         return changed
     }
 
-    /// Sets the sort directly (header names; unknown or non-sortable columns are dropped).
+    /// Keys the table sorts by around the picked ones, and columns that sort by others (see
+    /// ``SortRules``): the header indicators show what was picked, the rows follow the rules.
+    ///
+    ///     table.sortRules = SortRules(before: try SortSpec(parsing: "Level"))   // grouped by level first
+    public var sortRules = SortRules() {
+        didSet {
+            guard sortRules != oldValue else { return }
+            sortedAll = nil
+            refresh()
+        }
+    }
+
+    /// Rows pinned to the top, in this order, under every sort and every search they match
+    /// (a "featured" row); ids the table doesn't have are ignored.
+    ///
+    ///     table.pinnedIDs = [42]      // row 42 first, whatever the sort
+    public var pinnedIDs: [Row.ID] = [] {
+        didSet {
+            guard pinnedIDs != oldValue else { return }
+            refresh()
+        }
+    }
+
+    /// Sets the sort directly (header names; unknown or non-sortable columns are dropped; keys
+    /// past ``maxSortKeys`` too).
     public mutating func setSort(_ spec: SortSpec) {
         sortState = HeaderSortState(SortSpec(spec.keys.filter { key in
             columns.indices.contains { columns[$0].header == key.column && isSortable($0) }
-        }), allowsUnsorted: sortState.allowsUnsorted)
+        }), allowsUnsorted: sortState.allowsUnsorted, cycles: sortState.cycles, maxKeys: sortState.maxKeys)
+        pageIndex = 0
+        sortedAll = nil
+        refresh()
+    }
+
+    /// The most keys a multi-column sort keeps (``HeaderSortState/maxKeys``); `nil` for no
+    /// cap. Lowering it drops the least significant keys now.
+    ///
+    ///     table.maxSortKeys = 2      // a third shift-click drops the oldest added key
+    public var maxSortKeys: Int? {
+        get { sortState.maxKeys }
+        set { setSortState(HeaderSortState(sortState.spec, allowsUnsorted: sortState.allowsUnsorted, cycles: sortState.cycles, maxKeys: newValue)) }
+    }
+
+    /// Whether a third tap returns a column to unsorted, for columns without their own
+    /// ``DataTableColumn/sortCycle``.
+    public var allowsUnsorted: Bool {
+        get { sortState.allowsUnsorted }
+        set { sortState.allowsUnsorted = newValue }
+    }
+
+    /// Removes `column`'s key from the sort (the "×" on a multi-sort badge); the other keys keep
+    /// their order. Returns whether the sort changed.
+    @discardableResult
+    public mutating func removeSortKey(_ column: Int) -> Bool {
+        precondition(columns.indices.contains(column), "column \(column) out of range")
+        var state = sortState
+        guard state.remove(columns[column].header) else { return false }
+        setSortState(state)
+        return true
+    }
+
+    private mutating func setSortState(_ state: HeaderSortState) {
+        guard state != sortState else { return }
+        let changed = state.keys != sortState.keys
+        sortState = state
+        guard changed else { return }
         pageIndex = 0
         sortedAll = nil
         refresh()
@@ -416,6 +477,17 @@ public struct DataTable<Row: Identifiable> {
                     && filters.allSatisfy { $0.query.matches([columns[$0.column].display(rows[position])]) }
             }
         }
+        if !pinnedIDs.isEmpty {
+            // Pinned rows that are shown move to the top in pinned order; the rest keep theirs.
+            var seen = Set<Int>()
+            let pinned = pinnedIDs.compactMap { positionOfID[$0] }.filter { seen.insert($0).inserted }
+            let shown = Set(positions)
+            let top = pinned.filter { shown.contains($0) }
+            if !top.isEmpty {
+                let moved = Set(top)
+                positions = top + positions.filter { !moved.contains($0) }
+            }
+        }
         displayedPositions = positions
         pageIndex = min(pageIndex, pageCount - 1)
     }
@@ -423,7 +495,7 @@ public struct DataTable<Row: Identifiable> {
     /// All row positions in the current sort: every key ranked (once, then kept), the ranks
     /// radix-sorted. Stable: rows that tie on every key keep their data order.
     private mutating func sortedPositions() -> [Int] {
-        let keys = sortState.keys.flatMap { key in
+        let keys = sortRules.applied(to: sortState.spec).keys.flatMap { key in
             columns.firstIndex { $0.header == key.column }.map { plan(key, column: $0) } ?? []
         }
         sortedBy = Set(keys.map(\.id))

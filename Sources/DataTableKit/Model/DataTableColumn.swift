@@ -31,6 +31,12 @@ public struct DataTableColumn<Row> {
     public var isNumeric: Bool
     /// A fixed width in terminal cells for this column, overriding the table's strategy.
     public var width: Int?
+    /// The directions a tap on this header cycles through (``SortCycle/descendingFirst`` for
+    /// prices and dates, say); `nil` for the table's default, ascending first.
+    ///
+    ///     var price = DataTableColumn<Book>("Price", \.price)
+    ///     price.sortCycle = .descendingFirst     // first tap: most expensive first
+    public var sortCycle: SortCycle?
 
     /// The designated initializer: any display, value and key.
     public init(

@@ -161,9 +161,13 @@ extension _TableIndex {
         }
         let search = SearchQuery(request.search)
         let versions = "\(table)/\(schemaVersion)/\(dataVersion)"
-        let filter = search.terms.joined(separator: " ") + "|" + columnSearch.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.terms.joined(separator: " "))" }.joined(separator: ",")
-        let matches = try cache.matches(versions + "|" + filter) {
+        var filter = search.terms.joined(separator: " ") + "|" + columnSearch.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.terms.joined(separator: " "))" }.joined(separator: ",")
+        var matches = try cache.matches(versions + "|" + filter) {
             try self.matches(search, columnSearch: columnSearch, budget: budget)
+        }
+        if !request.excluding.isEmpty {
+            matches = excluding(request.excluding, from: matches)
+            filter += "|" + request.cursorScope
         }
         // A variant no request has sorted by yet (`title:nocase`): a first page comes from a
         // top-k selection over the cells while its ranking is built in the background, so
@@ -211,6 +215,18 @@ extension _TableIndex {
         return try page(slots, request, spec: spec, matches: matches, secret: secret)
     }
 
+    /// `matches` without the rows `ids` names (pinned rows shown apart).
+    private func excluding(_ ids: [Int64], from matches: _Matches) -> _Matches {
+        var flags = matches.matches ?? live
+        var count = matches.count
+        for id in Set(ids) {
+            guard let slot = slot(of: id), live[slot], flags[slot] else { continue }
+            flags[slot] = false
+            count -= 1
+        }
+        return _Matches(matches: flags, count: count)
+    }
+
     /// The first `need` matching rows in `spec`'s order by the engine's top-k over the cells
     /// (SortKit's own semantics, enum ranks included), without rankings.
     private func selected(_ spec: SortSpec, matches: _Matches, need: Int) throws -> [Int] {
@@ -238,7 +254,7 @@ extension _TableIndex {
                 let text = cells.text(last, column)
                 return text.isEmpty ? .null : .text(text)
             }
-            next = try KeysetCursor(order: request.order.description, search: request.search, values: [.text("index")] + texts + [.integer(ids[last])])
+            next = try KeysetCursor(order: request.order.description, search: request.cursorScope, values: [.text("index")] + texts + [.integer(ids[last])])
                 .encoded(secret: secret)
         }
         return TablePage(rows: rows, total: liveCount, filtered: matches.count, next: next)

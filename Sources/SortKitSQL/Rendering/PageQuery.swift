@@ -7,8 +7,10 @@ struct PageQuery {
     let ordering: SQLOrdering
     let search: SearchQuery
     let columnSearch: [Int: SearchQuery]
+    /// Rows left out (``PageRequest/excluding``).
+    var excluding: [Int64] = []
 
-    var isUnfiltered: Bool { search.isBlank && columnSearch.isEmpty }
+    var isUnfiltered: Bool { search.isBlank && columnSearch.isEmpty && excluding.isEmpty }
 
     /// The query for `request` on a table (per-column searches resolved against its schema).
     ///
@@ -19,6 +21,7 @@ struct PageQuery {
             columnSearch[try info.schema.columnIndex(name)] = SearchQuery(text)
         }
         self.init(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: columnSearch)
+        excluding = request.excluding
     }
 
     init(info: _TableInfo, ordering: SQLOrdering, search: SearchQuery, columnSearch: [Int: SearchQuery]) {
@@ -41,7 +44,7 @@ struct PageQuery {
     ) throws -> TablePage {
         let kept = Array(rows.prefix(request.limit))
         let next = try rows.count > request.limit && !kept.isEmpty
-            ? KeysetCursor(order: request.order.description, search: request.search, values: terms(kept.count - 1)).encoded(secret: secret)
+            ? KeysetCursor(order: request.order.description, search: request.cursorScope, values: terms(kept.count - 1)).encoded(secret: secret)
             : nil
         return TablePage(rows: kept, total: total, filtered: filtered, next: next)
     }
@@ -74,6 +77,14 @@ struct PageQuery {
                 fragment.append(") > 0")
                 conditions.append(fragment)
             }
+        }
+        if !excluding.isEmpty {
+            // One argument, as the stores' other id lists: a JSON array on SQLite, an array on PostgreSQL.
+            let ids = excluding.map(String.init).joined(separator: ",")
+            var fragment = SQLFragment(ordering.dialect == .sqlite ? "t.id NOT IN (SELECT value FROM json_each(" : "NOT (t.id = ANY(")
+            fragment.bind(.text(ordering.dialect == .sqlite ? "[\(ids)]" : "{\(ids)}"))
+            fragment.append(ordering.dialect == .sqlite ? "))" : "::bigint[]))")
+            conditions.append(fragment)
         }
         return conditions
     }

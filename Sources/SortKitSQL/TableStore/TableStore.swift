@@ -78,12 +78,16 @@ public struct PageRequest: Sendable, Hashable {
     public var limit: Int
     /// A cursor from a previous page's ``TablePage/next``: the page starts after its row.
     public var after: String?
+    /// Rows left out of the page and of ``TablePage/filtered``: rows pinned to the top, which
+    /// a caller shows apart (see ``PinnedRows``).
+    public var excluding: [Int64]
 
     /// A request; by default the first 50 rows in id order.
     public init(
         order: TableOrder = .spec(SortSpec()), search: String = "", columnSearch: [String: String] = [:],
-        offset: Int = 0, limit: Int = 50, after: String? = nil
+        offset: Int = 0, limit: Int = 50, after: String? = nil, excluding: [Int64] = []
     ) {
+        self.excluding = excluding
         self.order = order
         self.search = search
         self.columnSearch = columnSearch
@@ -104,7 +108,13 @@ extension PageRequest {
         // Bounds that keep offset + limit far from overflow (no table has 2^48 rows).
         guard limit <= 1 << 31 else { throw TableStoreError.invalid("limit must be at most \(1 << 31), got \(limit)") }
         guard offset <= 1 << 48 else { throw TableStoreError.invalid("offset must be at most \(1 << 48), got \(offset)") }
-        return try after.map { try KeysetCursor.decode($0, secret: secret, order: order.description, search: search) }
+        return try after.map { try KeysetCursor.decode($0, secret: secret, order: order.description, search: cursorScope) }
+    }
+
+    /// What a cursor is signed for besides the order: the search, and the rows left out (a
+    /// cursor of one view doesn't page another).
+    var cursorScope: String {
+        excluding.isEmpty ? search : search + "\u{1}" + excluding.map(String.init).joined(separator: ",")
     }
 }
 
