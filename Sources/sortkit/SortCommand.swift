@@ -58,10 +58,16 @@ struct SortCommand: ParsableCommand {
     @Flag(help: "No progress bar (it is shown on a terminal only).")
     var quiet = false
 
+    @Flag(help: ArgumentHelp(
+        "After sorting, explain on standard error how each pair of adjacent records compares: each key's values, sort keys, and which key decides (reads the input into memory).",
+        valueName: "debug"))
+    var debug = false
+
     func validate() throws {
         if let top, top < 1 { throw ValidationError("--top must be 1 or more, got \(top)") }
         if let maxMemory { _ = try Self.size(maxMemory) }
         if check && (output != nil || top != nil) { throw ValidationError("--check writes nothing; drop -o and --top") }
+        if check && debug { throw ValidationError("--debug explains a sorted output; --check writes none") }
     }
 
     func run() throws {
@@ -91,6 +97,7 @@ struct SortCommand: ParsableCommand {
                     try sorter.sortToStandardOutput(input)
                 }
                 bar?.finish()
+                if debug { try explainOrder(of: input, spec: sorter.spec) }
             } catch let error as CSVError {
                 bar?.finish()
                 throw CommandFailure("\(displayName): \(error)")
@@ -102,6 +109,26 @@ struct SortCommand: ParsableCommand {
     }
 
     var displayName: String { file == "-" ? "<stdin>" : file }
+
+    /// `--debug`, as GNU sort's: for each pair of adjacent records in the output, each key's
+    /// values and sort keys up to the key that decides their order (or that all tie, so input
+    /// order decides), on standard error. Records are numbered from 1 in input order.
+    func explainOrder(of input: URL, spec: SortSpec) throws {
+        let table = try TextTable(csv: Array(try Data(contentsOf: input)), delimiter: try delimiterByte(), hasHeader: !noHeader)
+        let columns = try spec.keys.map { try table.columnIndex($0.column) }
+        let types = table.columnTypes()
+        let keyTypes = zip(spec.keys, columns).map { key, column in
+            key.interpretation == .inferred && key.enumOrder == nil ? types[column] : ColumnType.string
+        }
+        var order = try table.sortedRowIndices(by: spec)
+        if let top { order = Array(order.prefix(top)) }
+        printToStandardError("sortkit sort: --debug: \(order.count) records by '\(spec)'")
+        for (first, second) in zip(order, order.dropFirst()) {
+            let texts = { (row: Int) in columns.map { table.rows[row][$0] } }
+            let why = spec.explain(texts(first), texts(second), columnTypes: keyTypes)
+            printToStandardError("record \(first + 1) before record \(second + 1): \(why)")
+        }
+    }
 
     /// The run folder of this process, removed at exit and on Ctrl-C.
     static let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-\(getpid())")

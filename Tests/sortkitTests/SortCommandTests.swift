@@ -22,6 +22,25 @@ struct SortCommandTests {
         return (try CommandRunner.run(arguments, stdin: stdin, in: folder), folder)
     }
 
+    @Test("--debug explains each adjacent pair on stderr: values, sort keys, the deciding key; stdout is the sort")
+    func debug() throws {
+        let csv = "name,price\nEmma,12\nÉmile,9.5\nAl,\nbob,12\n"
+        let (result, _) = try run(["sort", "-", "--by", "-price,name:fold", "--debug"], stdin: csv)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "name,price\nbob,12\nEmma,12\nÉmile,9.5\nAl,\n")
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4, "\(result.stderr)")
+        #expect(lines.first == "sortkit sort: --debug: 4 records by '-price,name:fold'")
+        #expect(lines[1].hasPrefix("record 4 before record 1: key 1 '-price': 12.0 ties with 12.0; key 2 'name:fold': \"bob\" before \"Emma\" (sort keys "))
+        #expect(lines[1].hasSuffix(" decides"))
+        #expect(lines[3] == "record 2 before record 3: key 1 '-price': 9.5 before null decides")
+        let (ties, _) = try run(["sort", "-", "--by", "price", "--debug", "--top", "2"], stdin: "price\n1\n1\n0\n")
+        #expect(ties.stderr.contains("record 3 before record 1: key 1 'price': 0 before 1 decides"))
+        #expect(ties.stderr.contains("record 1 before record 2: key 1 'price': 1 ties with 1; every key ties: input order decides") == false)
+        let (refused, _) = try run(["sort", "books.csv", "--by", "title", "--debug", "--check"])
+        #expect(refused.status != 0 && refused.stderr.contains("--debug explains a sorted output"))
+    }
+
     @Test("The DESIGN.md example spec: enum order, lenient numbers descending, natural titles")
     func designExample() throws {
         let (result, _) = try run(["sort", "books.csv", "--by", "status:enum=todo|reading|done,-price:num,title"])
