@@ -33,11 +33,18 @@ struct APIHandlers: Sendable {
 
     func tables() async throws -> Reply {
         .json(.object([("tables", .array(try await store.tables().map { schema in
-            .object([
+            let settings = server.sortSettings[schema.name] ?? TableSortSettings()
+            return .object([
                 ("name", .string(schema.name)),
                 ("columns", .array(schema.columns.map { column in
-                    .object([("name", .string(column.name)), ("type", .string(column.type.rawValue)), ("sortable", .bool(true))])
+                    var fields: [(String, JSON)] = [("name", .string(column.name)), ("type", .string(column.type.rawValue)), ("sortable", .bool(true))]
+                    if let cycle = settings.cycles[column.name] { fields.append(("cycle", .string(cycle.description))) }
+                    if let keys = settings.rules.sortsBy[column.name] { fields.append(("sortsBy", .string(keys.description))) }
+                    return .object(fields)
                 })),
+                ("fixed", .object([("before", .string(settings.rules.before.description)), ("after", .string(settings.rules.after.description))])),
+                ("pinned", .array(settings.pinned.ids.map(JSON.integer))),
+                ("maxSortKeys", settings.maxKeys.map { .integer(Int64($0)) } ?? .null),
                 ("presets", .array(
                     schema.presets.keys.sorted().map { name in
                         .object([("name", .string(name)), ("sort", .string(schema.presets[name]!.description))])
@@ -57,14 +64,74 @@ struct APIHandlers: Sendable {
         let limit = try integer(form["limit"], name: "limit", default: 50)
         let offset = try integer(form["offset"], name: "offset", default: 0)
         let after = form["after"].flatMap { $0.isEmpty ? nil : $0 }
-        let page = try await store.page(of: table, PageRequest(
+        let explain = try flag(form["explain"], name: "explain")
+        let page = try await self.page(table, PageRequest(
             order: order, search: search, offset: offset, limit: min(limit, server.maxPageSize), after: after))
-        return .json(.object([
+        var fields: [(String, JSON)] = [
             ("rows", .array(page.rows.map { Self.json($0, schema) })),
             ("total", .integer(Int64(page.total))),
             ("filtered", .integer(Int64(page.filtered))),
             ("next", page.next.map(JSON.string) ?? .null),
-        ]))
+        ]
+        if explain { fields.append(("explain", self.explain(page.rows, order: order, schema: schema))) }
+        return .json(.object(fields))
+    }
+
+    /// A page of `table` as the server shows it: for a spec order, the table's
+    /// ``TableSortSettings`` rules applied and its pinned rows first.
+    func page(_ table: String, _ request: PageRequest) async throws -> TablePage {
+        let settings = server.sortSettings[table] ?? TableSortSettings()
+        // "My order" is the user's own arrangement: neither rules nor pins change it.
+        guard case .spec(let spec) = request.order else { return try await store.page(of: table, request) }
+        var request = request
+        request.order = .spec(settings.rules.applied(to: spec))
+        return try await settings.pinned.page(of: table, request, in: store)
+    }
+
+    /// `explain=1`: for each pair of adjacent rows, how they compare under the order the table
+    /// sorts by (rules applied): each key's values and sort keys up to the deciding one.
+    func explain(_ rows: [TableRow], order: TableOrder, schema: TableSchema) -> JSON {
+        let settings = server.sortSettings[schema.name] ?? TableSortSettings()
+        guard case .spec(let picked) = order else {
+            return .object([("note", .string("\(order.description) order is kept by moves, not compared by keys"))])
+        }
+        let spec = settings.rules.applied(to: picked)
+        let columns = spec.keys.compactMap { key in schema.columns.firstIndex { $0.name == key.column } }
+        guard columns.count == spec.keys.count else { return .null }
+        let types = zip(spec.keys, columns).map { key, column in
+            key.interpretation == .inferred && key.enumOrder == nil ? schema.columns[column].type : .string
+        }
+        let pinned = Set(settings.pinned.ids)
+        return .array(zip(rows, rows.dropFirst()).map { first, second in
+            var fields: [(String, JSON)] = [("ids", .array([.integer(first.id), .integer(second.id)]))]
+            if pinned.contains(first.id) || pinned.contains(second.id) {
+                let id = pinned.contains(first.id) ? first.id : second.id
+                fields.append(("pinned", .integer(id)))
+                fields.append(("text", .string("row \(id) is pinned to the top")))
+                return .object(fields)
+            }
+            let why = spec.explain(columns.map { first.cells[$0] }, columns.map { second.cells[$0] }, columnTypes: types)
+            fields.append(("decidingKey", why.decidingKey.map { .integer(Int64($0)) } ?? .null))
+            fields.append(("keys", .array(why.steps.map { step in
+                .object([
+                    ("key", .string(step.key.description)),
+                    ("values", .array([step.first, step.second].map { $0.isNull ? .null : .string($0.description) })),
+                    ("sortKeys", .array([step.firstKey, step.secondKey].map { $0.map(JSON.string) ?? .null })),
+                    ("order", .string(step.order == .orderedAscending ? "before" : step.order == .orderedDescending ? "after" : "ties")),
+                ])
+            })))
+            fields.append(("text", .string(why.description)))
+            return .object(fields)
+        })
+    }
+
+    /// A boolean parameter: absent, empty, `0` or `false` is off; `1` or `true` on.
+    func flag(_ text: String?, name: String) throws -> Bool {
+        switch text {
+        case nil, "", "0", "false": return false
+        case "1", "true": return true
+        case let text?: throw APIError.badRequest("\(name) must be 1 or 0, got '\(text.prefix(40))'")
+        }
     }
 
     func insert(_ table: String, body: [UInt8]) async throws -> Reply {

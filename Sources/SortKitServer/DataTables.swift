@@ -83,6 +83,11 @@ extension APIHandlers {
                 guard let index = Int(text), columns.indices.contains(index), let column = columns[index] else {
                     throw APIError.badRequest("order[\(position)][column] = '\(text)' is not a column of table '\(table)'")
                 }
+                // A column the client declares not orderable doesn't sort, as a tap on it wouldn't.
+                if form["columns[\(index)][orderable]"] == "false" {
+                    position += 1
+                    continue
+                }
                 let dir = form["order[\(position)][dir]"] ?? "asc"
                 guard dir == "asc" || dir == "desc" else {
                     throw APIError.badRequest("order[\(position)][dir] must be asc or desc, got '\(dir)'")
@@ -94,12 +99,13 @@ extension APIHandlers {
                 keys.append(key)
                 position += 1
             }
+            if let cap = server.sortSettings[table]?.maxKeys, keys.count > cap { keys.removeLast(keys.count - cap) }
             let start = try integer(form["start"], name: "start", default: 0)
             let lengthText = form["length"] ?? "10"
             guard let length = Int(lengthText), length >= -1 else {
                 throw APIError.badRequest("length must be -1 (all) or a whole number, got '\(lengthText)'")
             }
-            let page = try await store.page(of: table, PageRequest(
+            let page = try await self.page(table, PageRequest(
                 order: .spec(SortSpec(keys)), search: search, columnSearch: columnSearch,
                 offset: start, limit: length == -1 ? server.maxPageSize : min(length, server.maxPageSize)))
             return .json(.object([

@@ -64,18 +64,20 @@ struct Pages {
             state.preset = match.key
         }
         // One read gives the page and its counts; a page past the end is read again as the last.
-        var page = try await server.store.page(of: name, PageRequest(
+        var page = try await api.page(name, PageRequest(
             order: order, search: state.q, offset: (state.page - 1) * state.size, limit: state.size))
         let pageCount = max(1, (page.filtered + state.size - 1) / state.size)
         if state.page > pageCount {
             state.page = pageCount
-            page = try await server.store.page(of: name, PageRequest(
+            page = try await api.page(name, PageRequest(
                 order: order, search: state.q, offset: (state.page - 1) * state.size, limit: state.size))
         }
         let counts = page
         let isManual = order == .manual
         let spec: SortSpec = if case .spec(let spec) = order { spec } else { SortSpec() }
-        let headerState = HeaderSortState(spec)
+        let settings = server.sortSettings[name] ?? TableSortSettings()
+        let headerState = settings.headerState(spec)
+        let pinned = Set(settings.pinned.ids)
 
         // A checkbox column for row selection (shown with JavaScript; the page's bulk actions
         // need it), then the drag handle in My order.
@@ -101,7 +103,7 @@ struct Pages {
                 <th scope="col" aria-sort="\(ariaSort)" data-column="\(HTML.escape(column.name))"\(numeric)>\
                 <a data-nav href="\(HTML.escape(state.url(name, sort: plain.spec.description)))" \
                 data-add-href="\(HTML.escape(state.url(name, sort: additive.spec.description)))" \
-                title="Click to sort, shift-click to add a sort key">\(HTML.escape(column.name))\
+                title="Click or Enter to sort, shift-click or Shift+Enter to add a sort key">\(HTML.escape(column.name))\
                 <span class="ind" aria-hidden="true">\(indicator)</span></a></th>
                 """
         }
@@ -109,7 +111,8 @@ struct Pages {
 
         var body = ""
         for row in page.rows {
-            body += "<tr data-id=\"\(row.id)\" tabindex=\"0\" aria-selected=\"false\"\(isManual ? " draggable=\"true\"" : "")>"
+            let pin = pinned.contains(row.id) ? " class=\"pinned\" title=\"Pinned to the top\"" : ""
+            body += "<tr data-id=\"\(row.id)\"\(pin) tabindex=\"0\" aria-selected=\"false\"\(isManual ? " draggable=\"true\"" : "")>"
             body += "<td class=\"select\"><input type=\"checkbox\" class=\"select-row\" tabindex=\"-1\" aria-label=\"Select row \(row.id)\"></td>"
             if isManual { body += "<td class=\"handle\" aria-hidden=\"true\">⠿</td>" }
             for (column, cell) in zip(schema.columns, row.cells) {
@@ -151,6 +154,7 @@ struct Pages {
             <label>Sort by <select name="preset">\(presetOptions)</select></label>
             <label>Rows <select name="size">\(sizeOptions)</select></label>\(sortField)
             <button type="submit" class="apply">Apply</button>
+            <a data-nav class="reset" href="/tables/\(HTML.escape(HTML.query(name)))" title="The table's default sort, no search; forgets the saved view">Reset</a>
             </form>
             \(isManual ? "<p class=\"hint\">My order: drag rows, or click a row and press Alt+↑/Alt+↓. Selected rows move together: drag one, or press ⤵ on the row they go after.</p>" : "")
             <div class="bulk" hidden><span class="selected-count" aria-live="polite"></span>\
@@ -177,6 +181,7 @@ struct Pages {
         <title>\(HTML.escape(title))</title><link rel="stylesheet" href="/assets/app.css"></head>
         <body><header class="top"><a href="/">SortKit</a></header>
         \(body)
+        <p id="announce" class="visually-hidden" aria-live="polite"></p>
         <script src="/assets/app.js" defer></script>
         </body>
         </html>

@@ -33,11 +33,16 @@ public struct SortKitServer: Sendable {
     /// `data` as HTML, so raw text would let a cell run script in the page). `false` sends
     /// cells as stored, for tables that render them with `DataTable.render.text()`.
     public let dataTablesEscapesHTML: Bool
+    /// Per table: fixed keys, columns that sort by others, pinned rows, header cycles and a key
+    /// cap (see ``TableSortSettings``).
+    public let sortSettings: [String: TableSortSettings]
 
     /// A server over `store`.
     public init(store: any TableStore, maxPageSize: Int = 1_000, headerModifiers: [String: [String: String]] = [
         DemoLibrary.tableName: ["status": "enum=" + DemoLibrary.statuses.joined(separator: "|")],
-    ], access: AccessPolicy = .loopback, limits: RequestLimits = RequestLimits(), dataTablesEscapesHTML: Bool = true) {
+    ], access: AccessPolicy = .loopback, limits: RequestLimits = RequestLimits(), dataTablesEscapesHTML: Bool = true,
+                sortSettings: [String: TableSortSettings] = [:]) {
+        self.sortSettings = sortSettings
         self.store = store
         self.maxPageSize = maxPageSize
         self.headerModifiers = headerModifiers

@@ -20,6 +20,8 @@ struct ServeCommand: AsyncParsableCommand {
               sortkit serve people.csv --port 8081
               sortkit serve books.csv --preset 'Cheapest=price,title' --preset 'Newest=-published'
               sortkit serve --postgres postgres://app:secret@127.0.0.1:5432/app
+              sortkit serve --fixed 'books=status:enum=todo|reading|done' --pin books=3 --cycle 'books:price=desc,asc'
+              sortkit serve people.csv --sorts-by 'people:name=last,first' --max-sort-keys 3
               SORTKIT_TOKEN=$(openssl rand -hex 16) sortkit serve --host 0.0.0.0
 
             On 127.0.0.1 (the default) only the Host names 127.0.0.1, localhost and [::1] are
@@ -47,6 +49,30 @@ struct ServeCommand: AsyncParsableCommand {
             "A \"Sort by\" preset for the CSV tables, indexed in the database (repeatable); added to tables stored earlier too.",
             valueName: "NAME=SPEC"))
     var presetOptions: [String] = []
+
+    @Option(name: .customLong("fixed"), help: ArgumentHelp(
+        "Keys a table always sorts by first, before the picked ones (repeatable, one per table).", valueName: "TABLE=SPEC"))
+    var fixedOptions: [String] = []
+
+    @Option(name: .customLong("fixed-after"), help: ArgumentHelp(
+        "Keys a table sorts by after the picked ones: the final tie-breakers.", valueName: "TABLE=SPEC"))
+    var fixedAfterOptions: [String] = []
+
+    @Option(name: .customLong("sorts-by"), help: ArgumentHelp(
+        "A column that sorts by other keys when picked (a Name column by last, then first name).", valueName: "TABLE:COLUMN=SPEC"))
+    var sortsByOptions: [String] = []
+
+    @Option(name: .customLong("pin"), help: ArgumentHelp(
+        "Rows pinned to the top of a table under every sort and every search they match.", valueName: "TABLE=ID[,ID…]"))
+    var pinOptions: [String] = []
+
+    @Option(name: .customLong("cycle"), help: ArgumentHelp(
+        "The directions a column's header cycles through: asc,desc (default), desc,asc, asc, desc; add ,none for unsorted.",
+        valueName: "TABLE:COLUMN=CYCLE"))
+    var cycleOptions: [String] = []
+
+    @Option(help: ArgumentHelp("The most keys a shift-click sort keeps; the oldest added key drops.", valueName: "N"))
+    var maxSortKeys: Int?
 
     @Option(help: "The address to listen on.")
     var host: String = "127.0.0.1"
@@ -97,7 +123,71 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// The sort settings per table from `--fixed`, `--fixed-after`, `--sorts-by`, `--pin`,
+    /// `--cycle` and `--max-sort-keys`.
+    var sortSettings: [String: TableSortSettings] {
+        get throws {
+            var settings: [String: TableSortSettings] = [:]
+            func split(_ option: String, _ flag: String, example: String) throws -> (String, String) {
+                guard let equals = option.firstIndex(of: "="), equals != option.startIndex else {
+                    throw ValidationError("\(flag) needs \(example), got '\(option)'")
+                }
+                return (String(option[..<equals]), String(option[option.index(after: equals)...]))
+            }
+            func column(_ target: String, _ flag: String, example: String) throws -> (table: String, column: String) {
+                guard let colon = target.firstIndex(of: ":"), colon != target.startIndex, target.index(after: colon) != target.endIndex else {
+                    throw ValidationError("\(flag) needs \(example), got '\(target)'")
+                }
+                return (String(target[..<colon]), String(target[target.index(after: colon)...]))
+            }
+            func spec(_ text: String, _ flag: String) throws -> SortSpec {
+                do { return try SortSpec(parsing: text) } catch { throw ValidationError("\(flag): \(error)") }
+            }
+            for option in fixedOptions {
+                let (table, text) = try split(option, "--fixed", example: "TABLE=SPEC (e.g. 'books=status:enum=todo|done')")
+                settings[table, default: TableSortSettings()].rules.before = try spec(text, "--fixed \(table)")
+            }
+            for option in fixedAfterOptions {
+                let (table, text) = try split(option, "--fixed-after", example: "TABLE=SPEC (e.g. 'books=-published')")
+                settings[table, default: TableSortSettings()].rules.after = try spec(text, "--fixed-after \(table)")
+            }
+            for option in sortsByOptions {
+                let (target, text) = try split(option, "--sorts-by", example: "TABLE:COLUMN=SPEC (e.g. 'people:name=last,first')")
+                let (table, name) = try column(target, "--sorts-by", example: "TABLE:COLUMN=SPEC")
+                settings[table, default: TableSortSettings()].rules.sortsBy[name] = try spec(text, "--sorts-by \(target)")
+            }
+            for option in pinOptions {
+                let (table, text) = try split(option, "--pin", example: "TABLE=ID[,ID…] (e.g. 'books=3,7')")
+                let ids = try text.split(separator: ",").map { part -> Int64 in
+                    guard let id = Int64(part.trimmingCharacters(in: .whitespaces)) else {
+                        throw ValidationError("--pin \(table): '\(part.prefix(40))' is not a row id")
+                    }
+                    return id
+                }
+                guard ids.count <= PinnedRows.maximum else { throw ValidationError("--pin \(table): at most \(PinnedRows.maximum) rows") }
+                let earlier = settings[table]?.pinned.ids ?? []
+                settings[table, default: TableSortSettings()].pinned = PinnedRows(earlier + ids)
+            }
+            for option in cycleOptions {
+                let (target, text) = try split(option, "--cycle", example: "TABLE:COLUMN=CYCLE (e.g. 'books:price=desc,asc')")
+                let (table, name) = try column(target, "--cycle", example: "TABLE:COLUMN=CYCLE")
+                guard let cycle = SortCycle(text) else {
+                    throw ValidationError("--cycle \(target): '\(text.prefix(40))' is not a cycle: asc,desc / desc,asc / asc / desc, optionally then ,none")
+                }
+                settings[table, default: TableSortSettings()].cycles[name] = cycle
+            }
+            if let maxSortKeys {
+                for table in Set(settings.keys).union([DemoLibrary.tableName]).union(files.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }) {
+                    settings[table, default: TableSortSettings()].maxKeys = maxSortKeys
+                }
+            }
+            return settings
+        }
+    }
+
     func validate() throws {
+        if let maxSortKeys, maxSortKeys < 1 { throw ValidationError("--max-sort-keys must be 1 or more, got \(maxSortKeys)") }
+        _ = try sortSettings
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, got \(port)") }
         guard queryTimeout > 0, queryTimeout <= 86_400 else { throw ValidationError("--query-timeout must be between 0 and 86400 seconds, got \(queryTimeout)") }
         if let token = effectiveToken, token.count < 16 {
@@ -179,6 +269,13 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             printToStandardError("sortkit: serving only Host 127.0.0.1, localhost and [::1]; no token is set")
         }
-        try await SortKitServer(store: store, access: access).run(host: host, port: port)
+        let settings = try sortSettings
+        for (table, setting) in settings.sorted(by: { $0.key < $1.key }) {
+            guard let schema = try? await store.schema(of: table) else {
+                throw ValidationError("a sort setting names table '\(table)', which isn't served (tables: \(try await store.tables().map(\.name).sorted().joined(separator: ", ")))")
+            }
+            do { try setting.validate(against: schema) } catch { throw ValidationError("sort settings of '\(table)': \(error)") }
+        }
+        try await SortKitServer(store: store, access: access, sortSettings: settings).run(host: host, port: port)
     }
 }

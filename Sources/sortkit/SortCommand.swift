@@ -10,7 +10,8 @@ struct SortCommand: ParsableCommand {
         discussion: """
             SPEC is KEY[,KEY...] with KEY := ['-'|'+'] column [':' modifier]...; '-' means descending.
             Modifiers: num, text, date, binary, nocase, fold, natural (default), nulls-first,
-            nulls-last (default), nulls-natural, enum=a|b|c. Columns are typed by their values
+            nulls-last (default), nulls-natural, enum=a|b|c, abs, len, empty=null, random=SEED.
+            --debug explains the order of adjacent output records on standard error. Columns are typed by their values
             (integer, float, date, bool, string) unless a modifier says otherwise. The sort is stable,
             and every record is written back byte for byte. Files larger than --max-memory are
             sorted in runs spilled to temporary files and merged.
@@ -20,6 +21,7 @@ struct SortCommand: ParsableCommand {
               sortkit sort big.csv --by -price --max-memory 256M -o sorted.csv
               sortkit sort big.csv --by title --top 10
               sortkit sort sorted.csv --by -price --check
+              sortkit sort people.csv --by 'delta:abs,name:fold' --debug
             """
     )
 
@@ -58,9 +60,7 @@ struct SortCommand: ParsableCommand {
     @Flag(help: "No progress bar (it is shown on a terminal only).")
     var quiet = false
 
-    @Flag(help: ArgumentHelp(
-        "After sorting, explain on standard error how each pair of adjacent records compares: each key's values, sort keys, and which key decides (reads the input into memory).",
-        valueName: "debug"))
+    @Flag(help: "After sorting, explain on standard error how each pair of adjacent records compares: each key's values, sort keys, and which key decides (reads the input into memory).")
     var debug = false
 
     func validate() throws {

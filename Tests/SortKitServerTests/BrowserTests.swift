@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import SortKit
 import SortKitSQL
 import Testing
 @testable import SortKitServer
@@ -37,7 +38,18 @@ struct BrowserTests {
             return
         }
         let python = ProcessInfo.processInfo.environment["SORTKIT_E2E_PYTHON"] ?? Self.root.appendingPathComponent(".venv-e2e/bin/python").path
-        let server = try await makeServer(books: 300)
+        // Books, and a people table with every sort setting: a fixed key, a pinned row, a
+        // descending-first column and a column sorted by two others.
+        let store = try SQLiteTableStore(path: temporaryDatabasePath())
+        try await DemoLibrary.install(in: store, count: 300)
+        var people = "name,first,last,status,price\n"
+        for index in 0..<60 {
+            people += "P\(index) L\(index % 7),P\(index),L\(index % 7),\(["todo", "done"][index % 2]),\(index * 37 % 50)\n"
+        }
+        try await store.importCSV(Array(people.utf8), as: "people", delimiter: UInt8(ascii: ","), presets: [:])
+        let server = SortKitServer(store: store, sortSettings: ["people": TableSortSettings(
+            rules: SortRules(before: try SortSpec(parsing: "status:enum=todo|done"), sortsBy: ["name": try SortSpec(parsing: "last,first")]),
+            pinned: PinnedRows([42]), cycles: ["price": .descendingFirst], maxKeys: 3)])
         let app = Application(router: server.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)

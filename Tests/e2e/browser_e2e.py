@@ -36,8 +36,8 @@ def api(path):
         return json.load(response)
 
 
-def api_ids(query):
-    return [row["id"] for row in api("/api/tables/books/rows?" + query)["rows"]]
+def api_ids(query, table="books"):
+    return [row["id"] for row in api(f"/api/tables/{table}/rows?" + query)["rows"]]
 
 
 def check(condition, message):
@@ -74,6 +74,7 @@ def main():
     driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
     try:
         app(driver)
+        sort_features(driver)
         selection(driver)
         datatables_interop(driver)
     finally:
@@ -153,6 +154,42 @@ def app(driver):
     wait_for(driver, lambda d: "Saved" in status_text(d), "the edit saved")
     row = api("/api/tables/books/rows?sort=manual&limit=1")["rows"][0]
     check(row["id"] == moved[0] and row["price"] == 0.01, "an inline edit is saved through the API")
+
+
+def sort_features(driver):
+    """The people table: a fixed key and a pinned row shape the page; keyboard sorting with
+    Enter and Shift+Enter on a focused header, announced; a descending-first column; the view
+    saved across visits and Reset."""
+    driver.get(BASE + "/tables/people")
+    ids = page_ids(driver)
+    check(ids == api_ids("limit=25", "people") and ids[0] == 42, "the pinned row first, then the fixed key's order, as the API")
+    check("pinned" in driver.find_element(By.CSS_SELECTOR, '#view tr[data-id="42"]').get_attribute("class"), "the pinned row is marked")
+
+    driver.execute_script("document.querySelector('#view th[data-column=\"price\"] a').focus()")
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
+    wait_for(driver, lambda d: "sort=-price" in d.current_url, "Enter on a focused header sorts, descending first for price")
+    check(page_ids(driver) == api_ids("sort=-price&limit=25", "people"), "the keyboard sort orders as the API")
+    focused = driver.execute_script("const a = document.activeElement; const th = a && a.closest('th'); return th ? th.dataset.column : null")
+    check(focused == "price", "the focus stays on the header after the sort")
+    wait_for(driver, lambda d: d.find_element(By.ID, "announce").get_attribute("textContent") == "Sorted by price descending",
+             "the sort is announced to screen readers")
+
+    driver.execute_script("document.querySelector('#view th[data-column=\"name\"] a').focus()")
+    ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
+    wait_for(driver, lambda d: "sort=-price,name" in d.current_url, "Shift+Enter adds a key")
+    check(page_ids(driver) == api_ids("sort=-price,name&limit=25", "people"), "the added key (sorted by last, first) orders as the API")
+    wait_for(driver, lambda d: d.find_element(By.ID, "announce").get_attribute("textContent")
+             == "Sorted by price descending, then name ascending", "the multi-key sort is announced")
+    check(len(driver.window_handles) == 1, "Shift+Enter doesn't open a window")
+
+    driver.get(BASE + "/tables/people")
+    wait_for(driver, lambda d: "sort=-price,name" in d.current_url, "the saved view comes back on a visit without a query")
+    check(page_ids(driver) == api_ids("sort=-price,name&limit=25", "people"), "the restored view shows its rows")
+    driver.find_element(By.CSS_SELECTOR, "#view a.reset").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/tables/people"), "Reset goes to the default view")
+    driver.get(BASE + "/tables/people")
+    check(driver.current_url.endswith("/tables/people") and page_ids(driver) == api_ids("limit=25", "people"),
+          "after Reset a visit shows the default view")
 
 
 def selected_ids(driver):

@@ -78,6 +78,27 @@ struct ServeCommandTests {
         init(_ description: String) { self.description = description }
     }
 
+    @Test("Sort settings flags: bad values are refused naming the flag; a setting for a table or column that isn't served stops the start")
+    func sortSettingFlags() throws {
+        let folder = CommandRunner.processFolder.appendingPathComponent("settings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let cases: [([String], String)] = [
+            (["--pin", "books=3,x"], "--pin books: 'x' is not a row id"),
+            (["--pin", "=3"], "--pin needs TABLE=ID"),
+            (["--cycle", "books:price=up"], "--cycle books:price: 'up' is not a cycle"),
+            (["--cycle", "books=asc"], "--cycle needs TABLE:COLUMN=CYCLE"),
+            (["--fixed", "books=a:bad"], "--fixed books: unknown modifier 'bad'"),
+            (["--sorts-by", "books:title"], "--sorts-by needs TABLE:COLUMN=SPEC"),
+            (["--max-sort-keys", "0"], "--max-sort-keys must be 1 or more"),
+            (["--fixed", "nosuch=title", "--db", "x.sqlite", "--port", "1"], "a sort setting names table 'nosuch', which isn't served"),
+            (["--cycle", "books:pages=desc", "--db", "y.sqlite", "--port", "1"], "sort settings of 'books': "),
+        ]
+        for (arguments, message) in cases {
+            let result = try CommandRunner.run(["serve"] + arguments, in: folder)
+            #expect(result.status != 0 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
     @Test("Beyond loopback, serve refuses to start without a token, and a short token, with messages that say what to do")
     func tokenRequired() throws {
         let folder = CommandRunner.processFolder.appendingPathComponent("token-\(UUID().uuidString)")

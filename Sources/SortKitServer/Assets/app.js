@@ -15,7 +15,7 @@
 
   // Loads a page URL and swaps its view in; keeps the URL in sync so reloads and shared links
   // show the same view.
-  async function load(url, { push = true, focusId = null } = {}) {
+  async function load(url, { push = true, focusId = null, focusColumn = null } = {}) {
     const response = await fetch(url, { headers: { Accept: "text/html" } });
     const html = await response.text();
     const next = new DOMParser().parseFromString(html, "text/html").getElementById("view");
@@ -33,6 +33,45 @@
       const row = view().querySelector(`tr[data-id="${focusId}"]`);
       if (row) { row.focus(); makeCurrent(row); }
     }
+    if (focusColumn != null) {
+      // A header sort keeps the keyboard on the header and says what the sort is now.
+      const link = [...view().querySelectorAll("th[data-column] a")].find((a) => a.closest("th").dataset.column === focusColumn);
+      if (link) link.focus();
+      announce(sortDescription());
+    }
+    saveView();
+  }
+
+  // A live region outside the swapped view, so screen readers hear each change.
+  function announce(message) {
+    const element = document.getElementById("announce");
+    if (element) element.textContent = message;
+  }
+
+  // "Sorted by title ascending, then price descending", from the headers' aria-sort and
+  // priority numbers.
+  function sortDescription() {
+    const keys = [...view().querySelectorAll("th[aria-sort]")]
+      .filter((th) => th.getAttribute("aria-sort") !== "none")
+      .map((th) => ({ column: th.dataset.column, direction: th.getAttribute("aria-sort"),
+        priority: Number((th.querySelector(".ind") || {}).textContent.replace(/[^0-9]/g, "")) || 1 }))
+      .sort((a, b) => a.priority - b.priority);
+    if (keys.length === 0) return "Not sorted";
+    return "Sorted by " + keys.map((k) => k.column + " " + k.direction).join(", then ");
+  }
+
+  // The view (sort, preset, search, page size; not the page number) per table, kept across
+  // reloads and visits, as DataTables' stateSave.
+  const savedKey = (table) => "sortkit.view." + table;
+  function saveView() {
+    const main = view();
+    if (!main || !main.dataset.table) return;
+    // The query as the server spells it (sort specs readable), without the page number.
+    const query = location.search.replace(/^\?/, "").split("&").filter((part) => part && !part.startsWith("page=")).join("&");
+    try { localStorage.setItem(savedKey(main.dataset.table), query); } catch (e) { /* storage off */ }
+  }
+  function savedView(table) {
+    try { return localStorage.getItem(savedKey(table)); } catch (e) { return null; }
   }
 
   function formURL(form, changes) {
@@ -70,7 +109,12 @@
     const link = event.target.closest("a[data-nav]");
     if (link && !event.ctrlKey && !event.metaKey) {
       event.preventDefault();
-      load(event.shiftKey && link.dataset.addHref ? link.dataset.addHref : link.getAttribute("href"));
+      if (link.classList.contains("reset")) {
+        try { localStorage.removeItem(savedKey(view().dataset.table)); } catch (e) { /* storage off */ }
+      }
+      const th = link.closest("th[data-column]");
+      load(event.shiftKey && link.dataset.addHref ? link.dataset.addHref : link.getAttribute("href"),
+        { focusColumn: th ? th.dataset.column : null });
       return;
     }
     const remove = event.target.closest("button.delete");
@@ -318,6 +362,15 @@
       .catch((error) => status(error.message, true));
   }
 
+  // Shift+Enter on a focused header adds it as a sort key (a browser would open the link in a
+  // new window); Enter alone is the link's click.
+  document.addEventListener("keydown", (event) => {
+    const link = event.target.closest && event.target.closest("th[data-column] a[data-nav]");
+    if (!link || event.key !== "Enter" || !event.shiftKey) return;
+    event.preventDefault();
+    load(link.dataset.addHref || link.getAttribute("href"), { focusColumn: link.closest("th").dataset.column });
+  });
+
   document.addEventListener("keydown", (event) => {
     const row = event.target.closest && event.target.closest("tbody tr[data-id]");
     if (!row || ["INPUT", "BUTTON", "A", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
@@ -379,5 +432,12 @@
 
   window.addEventListener("popstate", () => load(currentURL(), { push: false }));
   showSelection();
+  // A table opened without a view in its URL comes back as it was left.
+  const main = view();
+  if (main && main.dataset.table) {
+    const saved = savedView(main.dataset.table);
+    if (!location.search && saved) load(location.pathname + "?" + saved, { push: false });
+    else saveView();
+  }
   window.sortkit = { load, status };
 })();
