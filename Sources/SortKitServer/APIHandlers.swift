@@ -61,12 +61,13 @@ struct APIHandlers: Sendable {
         let order = try self.order(schema, sort: form["sort"], preset: form["preset"])
         let search = form["q"] ?? ""
         try checkSearch(search, name: "q")
+        let filters = try self.filters(form, schema: schema)
         let limit = try integer(form["limit"], name: "limit", default: 50)
         let offset = try integer(form["offset"], name: "offset", default: 0)
         let after = form["after"].flatMap { $0.isEmpty ? nil : $0 }
         let explain = try flag(form["explain"], name: "explain")
         let page = try await self.page(table, PageRequest(
-            order: order, search: search, offset: offset, limit: min(limit, server.maxPageSize), after: after))
+            order: order, search: search, columnSearch: filters, offset: offset, limit: min(limit, server.maxPageSize), after: after))
         var fields: [(String, JSON)] = [
             ("rows", .array(page.rows.map { Self.json($0, schema) })),
             ("total", .integer(Int64(page.total))),
@@ -75,6 +76,122 @@ struct APIHandlers: Sendable {
         ]
         if explain { fields.append(("explain", self.explain(page.rows, order: order, schema: schema))) }
         return .json(.object(fields))
+    }
+
+    /// Per-column filters, `filter[COLUMN]=TEXT` (multi-term, folded, matched against that
+    /// column only; blank ones ignored, a repeated one's first value counts).
+    ///
+    /// - Throws: 400 naming an unknown column or a filter over the search limits.
+    func filters(_ form: FormParameters, schema: TableSchema) throws -> [String: String] {
+        var filters: [String: String] = [:]
+        var terms = 0
+        for (key, value) in form.pairs where key.hasPrefix("filter[") && key.hasSuffix("]") && key.count > 8 {
+            let column = String(key.dropFirst(7).dropLast())
+            guard schema.columns.contains(where: { $0.name == column }) else {
+                throw APIError.badRequest("filter[\(column.prefix(40))]: table '\(schema.name)' has no such column (columns: \(schema.columns.map(\.name).joined(separator: ", ")))")
+            }
+            guard filters[column] == nil else { continue }
+            terms += try checkSearch(value, name: "filter[\(column)]")
+            guard terms <= server.limits.maxSearchTerms else {
+                throw APIError.badRequest("the filters have more than \(server.limits.maxSearchTerms) words in all")
+            }
+            if !SearchQuery(value).isBlank { filters[column] = value }
+        }
+        return filters
+    }
+
+    /// `GET /api/tables/{table}/rows.csv?sort=…|preset=…&q=…&filter[COLUMN]=…`: the view as
+    /// CSV, every row, streamed — the header first, then batches of rows read one after the
+    /// other by cursor, so the first bytes leave at once and the table is never held whole.
+    /// Bad parameters are answered (400/404) before the first byte; a failure later cuts the
+    /// download short (the client sees an incomplete transfer, never a partial file as a
+    /// complete one).
+    func csv(_ table: String, query: String) async throws -> Response {
+        let form = FormParameters(query, limit: server.limits.maxParameters)
+        try form.checkLimit(server.limits.maxParameters)
+        let schema = try await store.schema(of: table)
+        let order = try self.order(schema, sort: form["sort"], preset: form["preset"])
+        let search = form["q"] ?? ""
+        try checkSearch(search, name: "q")
+        let firstRequest = PageRequest(order: order, search: search, columnSearch: try filters(form, schema: schema), limit: server.limits.exportBatchRows)
+        let first = try await page(table, firstRequest)
+        let handlers = self
+        let body = ResponseBody { writer in
+            var request = firstRequest
+            var buffer = ByteBuffer()
+            buffer.writeString(CSV.format([schema.columns.map(\.name)]))
+            Self.append(first.rows, to: &buffer)
+            try await writer.write(buffer)
+            var next = first.next
+            while let cursor = next {
+                request.after = cursor
+                let page = try await handlers.page(table, request)
+                buffer.clear()
+                Self.append(page.rows, to: &buffer)
+                try await writer.write(buffer)
+                next = page.next
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [
+            .contentType: "text/csv; charset=utf-8",
+            .contentDisposition: Self.attachment(table + ".csv"),
+        ], body: body)
+    }
+
+    /// `POST /api/tables?name=NAME[&delimiter=C]` with a `text/csv` body: a new table, types
+    /// inferred, rows 1…n in file order, in one transaction. 201 with the table; 400 naming the
+    /// line for malformed CSV (nothing created), 409 when the name is taken.
+    func importTable(query: String, body: [UInt8]) async throws -> Reply {
+        let form = FormParameters(query, limit: server.limits.maxParameters)
+        try form.checkLimit(server.limits.maxParameters)
+        guard let name = form["name"], !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw APIError.badRequest("name the new table: POST /api/tables?name=NAME with the CSV as the body")
+        }
+        guard name.count <= 128, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "/" }) else {
+            throw APIError.badRequest("a table name has at most 128 characters and no control characters or '/'")
+        }
+        var delimiter = UInt8(ascii: ",")
+        if let text = form["delimiter"], !text.isEmpty {
+            let byte = text == "tab" ? 0x09 : text.utf8.count == 1 ? text.utf8.first! : 0
+            guard byte != 0, byte < 0x80, byte != 0x22, byte != 0x0A, byte != 0x0D else {
+                throw APIError.badRequest("delimiter must be one ASCII character other than a quote or a line break, or 'tab'")
+            }
+            delimiter = byte
+        }
+        guard !body.isEmpty else { throw APIError.badRequest("the CSV is empty: send a header row and the rows") }
+        let schema = try await store.importCSV(body, as: name, delimiter: delimiter, presets: [:])
+        let count = try await store.page(of: name, PageRequest(limit: 0)).total
+        return .json(.object([
+            ("name", .string(schema.name)),
+            ("columns", .array(schema.columns.map { .object([("name", .string($0.name)), ("type", .string($0.type.rawValue))]) })),
+            ("rows", .integer(Int64(count))),
+            ("url", .string("/tables/" + HTML.query(schema.name))),
+        ]), status: .created)
+    }
+
+    /// Appends rows as CSV records (RFC 4180: quoted where needed, `\n` line ends).
+    static func append(_ rows: [TableRow], to buffer: inout ByteBuffer) {
+        for row in rows {
+            // A record of one empty field is written `""`, as `CSV.format` does.
+            if row.cells == [""] {
+                buffer.writeString("\"\"\n")
+                continue
+            }
+            for (index, cell) in row.cells.enumerated() {
+                if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
+                buffer.writeString(CSV.quoted(cell))
+            }
+            buffer.writeInteger(UInt8(ascii: "\n"))
+        }
+    }
+
+    /// A `Content-Disposition` for a download named `name`: an ASCII fallback (other
+    /// characters, quotes and backslashes as `_`) and the exact name in RFC 5987 form.
+    static func attachment(_ name: String) -> String {
+        let fallback = String(name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" && $0.value != 0x7F ? Character($0) : "_" })
+        let exact = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? fallback
+        return "attachment; filename=\"\(fallback)\"; filename*=UTF-8''\(exact)"
     }
 
     /// A page of `table` as the server shows it: for a spec order, the table's

@@ -96,8 +96,9 @@ let tokenCookie = "sortkit-token"
 /// 1. the `Host` is one the policy serves (421 otherwise: DNS rebinding);
 /// 2. a request that isn't GET or HEAD — whatever its path — doesn't come from another site
 ///    (`Sec-Fetch-Site`, else `Origin` against the `Host`; 403);
-/// 3. a JSON write (`POST`/`PATCH`/`PUT` under `/api/`) says `Content-Type: application/json`
-///    (415), so a page elsewhere can't send it as a "simple" request without a preflight;
+/// 3. a JSON write (`POST`/`PATCH`/`PUT` under `/api/`) says `Content-Type: application/json`,
+///    and a CSV import (`POST /api/tables`) `text/csv` (415), so a page elsewhere can't send
+///    either as a "simple" request without a preflight (neither type is CORS-safelisted);
 /// 4. the token, where the policy needs one (401);
 /// 5. security headers: a Content-Security-Policy with no inline script and
 ///    `frame-ancestors 'self'`, `X-Content-Type-Options: nosniff`, a `Referrer-Policy`.
@@ -156,7 +157,11 @@ struct GuardMiddleware<Context: RequestContext>: RouterMiddleware {
         let path = Self.normalizedPath(request.uri.path)
         if [.post, .patch, .put].contains(request.method), path.hasPrefix("/api/") {
             let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-            guard type == "application/json" else {
+            if request.method == .post, path == "/api/tables" || path == "/api/tables/" {
+                guard type == "text/csv" else {
+                    return Reply.error(.unsupportedMediaType, "a table is imported from CSV sent with Content-Type: text/csv, got '\(type ?? "none")'")
+                }
+            } else if type != "application/json" {
                 return Reply.error(.unsupportedMediaType, "the body must be JSON sent with Content-Type: application/json, got '\(type ?? "none")'")
             }
         }

@@ -64,6 +64,18 @@ public struct SortKitServer: Sendable {
         }
         router.get("/assets/:file") { _, context in try Assets.response(context.parameters.require("file")) }
         router.get("/api/tables") { _, context in try await api.respond(context) { try await api.tables() } }
+        router.post("/api/tables") { request, context in
+            try await api.respond(context) {
+                try await api.importTable(query: request.uri.query ?? "", body: request.body.bytes(upTo: limits.maxImportBytes, timeout: limits.bodyTimeout))
+            }
+        }
+        router.get("/api/tables/:table/rows.csv") { request, context in
+            do {
+                return try await api.csv(context.table(), query: request.uri.query ?? "")
+            } catch {
+                return APIHandlers.errorResponse(error, logger: context.logger)
+            }
+        }
         router.get("/api/tables/:table/rows") { request, context in
             try await api.respond(context) { try await api.rows(context.table(), query: request.uri.query ?? "") }
         }
@@ -156,6 +168,10 @@ public struct ServerSetupError: Error, CustomStringConvertible {
 public struct RequestLimits: Sendable, Hashable {
     /// The largest JSON or form body, in bytes (413 above).
     public var maxBodyBytes = 1 << 20
+    /// Rows per read of a `rows.csv` download (each read is one page by cursor).
+    public var exportBatchRows = 10_000
+    /// The largest CSV body `POST /api/tables` imports (413 beyond).
+    public var maxImportBytes = 256 << 20
     /// The most parameters in a query string or form body.
     public var maxParameters = 10_000
     /// The most words in a search (`q`, `search[value]`, a column search).

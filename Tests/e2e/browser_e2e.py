@@ -164,6 +164,10 @@ def sort_features(driver):
     ids = page_ids(driver)
     check(ids == api_ids("limit=25", "people") and ids[0] == 42, "the pinned row first, then the fixed key's order, as the API")
     check("pinned" in driver.find_element(By.CSS_SELECTOR, '#view tr[data-id="42"]').get_attribute("class"), "the pinned row is marked")
+    statuses = driver.execute_script(
+        "return [...document.querySelectorAll('#view tbody tr:not(.pinned) td[data-column=\"status\"]')].map(td => td.textContent)")
+    check(statuses == sorted(statuses, key=lambda s: ["todo", "done"].index(s)) and "todo" in statuses,
+          "the fixed key groups todo before done")
 
     driver.execute_script("document.querySelector('#view th[data-column=\"price\"] a').focus()")
     ActionChains(driver).send_keys(Keys.ENTER).perform()

@@ -1,0 +1,124 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import SortKit
+import SortKitSQL
+import Testing
+@testable import SortKitServer
+
+/// `GET …/rows.csv` (the view, streamed) and `POST /api/tables` (a CSV import), with odd and
+/// hostile input.
+@Suite("CSV download and import")
+struct ExportImportTests {
+    static let csvHeaders: HTTPFields = [.contentType: "text/csv"]
+
+    /// A server whose downloads read 7 rows at a time, so every download spans many reads.
+    static func server(exportBatch: Int = 7) async throws -> SortKitServer {
+        let store = try SQLiteTableStore(path: temporaryDatabasePath())
+        try await DemoLibrary.install(in: store, count: 200)
+        var limits = RequestLimits()
+        limits.exportBatchRows = exportBatch
+        limits.maxImportBytes = 1 << 20
+        return SortKitServer(store: store, limits: limits, sortSettings: ["books": TableSortSettings(pinned: PinnedRows([5]))])
+    }
+
+    @Test("A download is the view: the same rows in the same order as the API, for sorts, presets, searches and filters, pinned rows included")
+    func download() async throws {
+        let server = try await Self.server()
+        try await application(server).test(.router) { client in
+            for query in ["sort=-price,title", "preset=Cheapest", "q=the&sort=author", "filter[status]=done&sort=title", "sort=title:random=9",
+                          "filter[author]=le+guin&filter[status]=", "sort=manual", ""] {
+                let (status, headers, text) = try await client.execute(uri: "/api/tables/books/rows.csv?" + query, method: .get) {
+                    ($0.status, $0.headers, $0.text)
+                }
+                #expect(status == .ok && headers[.contentType] == "text/csv; charset=utf-8", "\(query)")
+                #expect(headers[.contentDisposition] == #"attachment; filename="books.csv"; filename*=UTF-8''books.csv"#)
+                let records = try CSV.parse(Array(text.utf8))
+                let json = try await client.execute(uri: "/api/tables/books/rows?limit=1000&" + query, method: .get) { $0.json }
+                guard case .array(let rows)? = json?["rows"] else { Issue.record("no rows for \(query)"); continue }
+                let schema = try await server.store.schema(of: "books")
+                #expect(records.first == schema.columns.map(\.name), "\(query): the header is the table's columns")
+                #expect(records.count - 1 == rows.count && rows.count > 0, "\(query): every row of the view")
+                for (record, row) in zip(records.dropFirst(), rows) {
+                    guard case .integer(let id)? = row["id"] else { continue }
+                    let stored = try await server.store.row(id, in: "books")
+                    #expect(record == stored.cells, "\(query): row \(id) as stored, in the API's order")
+                }
+            }
+        }
+    }
+
+    @Test("Odd and hostile downloads: errors before the first byte, quoting, a name that needs escaping, a megabyte filter")
+    func hostileDownloads() async throws {
+        let store = try SQLiteTableStore(path: temporaryDatabasePath())
+        let name = "rapport \"final\"/é"
+        try await store.importCSV(Array("a,b\n\"x,\"\"y\"\"\",\n\"line\nbreak\",2\n,\n".utf8), as: "q", delimiter: UInt8(ascii: ","), presets: [:])
+        try await store.importCSV(Array("a\n1\n".utf8), as: name, delimiter: UInt8(ascii: ","), presets: [:])
+        let server = SortKitServer(store: store)
+        try await application(server).test(.router) { client in
+            let text = try await client.execute(uri: "/api/tables/q/rows.csv", method: .get) { $0.text }
+            #expect(text == "a,b\n\"x,\"\"y\"\"\",\n\"line\nbreak\",2\n,\n")
+            let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let disposition = try await client.execute(uri: "/api/tables/\(encoded)/rows.csv", method: .get) { $0.headers[.contentDisposition] }
+            #expect(disposition == #"attachment; filename="rapport _final_/_.csv"; filename*=UTF-8''rapport%20%22final%22%2F%C3%A9.csv"#)
+            for (uri, status, message) in [
+                ("/api/tables/nope/rows.csv", HTTPResponse.Status.notFound, "nope"),
+                ("/api/tables/q/rows.csv?sort=zz", .notFound, "zz"),
+                ("/api/tables/q/rows.csv?sort=a:bad", .badRequest, "unknown modifier 'bad'"),
+                ("/api/tables/q/rows.csv?filter[zz]=1", .badRequest, "filter[zz]: table 'q' has no such column"),
+                ("/api/tables/q/rows.csv?filter[a]=" + String(repeating: "%C3%A9", count: 600_000), .badRequest, "filter[a] is 1200000 bytes long"),
+            ] {
+                let (got, json) = try await client.execute(uri: uri, method: .get) { ($0.status, $0.json) }
+                #expect(got == status && json?["error"]?.string?.contains(message) == true, "\(uri.prefix(60)): \(got) \(String(describing: json))")
+            }
+        }
+    }
+
+    @Test("Import: a new table with types inferred; a bad line is named and nothing is created; a taken name is 409")
+    func importCSV() async throws {
+        let server = try await Self.server()
+        try await application(server).test(.router) { client in
+            func post(_ query: String, _ body: String, headers: HTTPFields = Self.csvHeaders) async throws -> (HTTPResponse.Status, JSON?) {
+                try await client.execute(uri: "/api/tables" + query, method: .post, headers: headers, body: ByteBuffer(string: body)) { ($0.status, $0.json) }
+            }
+            let csv = "name,score,joined\nÉmile,10,2024-01-02\nemma,9,\nZoë,,2023-12-31\n"
+            let (created, json) = try await post("?name=people", csv)
+            #expect(created == .created && json?["rows"]?.int == 3 && json?["url"]?.string == "/tables/people")
+            #expect(json?["columns"].map { "\($0)" }?.contains("\"integer\"") == true)
+            let rows = try await client.execute(uri: "/api/tables/people/rows?sort=-score", method: .get) { $0.json?.ids }
+            #expect(rows == [1, 2, 3], "ids 1…n in file order; the blank score last")
+            let semicolons = try await post("?name=semi&delimiter=%3B", "a;b\n1;x\n")
+            #expect(semicolons.0 == .created)
+            let tab = try await post("?name=tabs&delimiter=tab", "a\tb\n1\tx\n")
+            #expect(tab.0 == .created)
+
+            let tables = { try await client.execute(uri: "/api/tables", method: .get) { $0.text } }
+            for (query, body, status, message) in [
+                ("?name=bad", "a,b\n1,2\n\"open,3\n", HTTPResponse.Status.badRequest, "line 3"),
+                ("?name=people", "a\n1\n", .conflict, "exists already"),
+                ("", "a\n1\n", .badRequest, "name the new table"),
+                ("?name=%20", "a\n1\n", .badRequest, "name the new table"),
+                ("?name=a%2Fb", "a\n1\n", .badRequest, "no control characters or '/'"),
+                ("?name=ctl%07", "a\n1\n", .badRequest, "no control characters"),
+                ("?name=" + String(repeating: "x", count: 129), "a\n1\n", .badRequest, "at most 128 characters"),
+                ("?name=empty", "", .badRequest, "the CSV is empty"),
+                ("?name=delim&delimiter=%22", "a\n1\n", .badRequest, "delimiter must be one ASCII character"),
+                ("?name=dup", "a,a\n1,2\n", .badRequest, "a"),
+            ] {
+                let (got, json) = try await post(query, body)
+                #expect(got == status && json?["error"]?.string?.contains(message) == true, "\(query.prefix(40)): \(got) \(String(describing: json))")
+            }
+            let listed = try await tables()
+            #expect(!listed.contains(#""name":"bad""#) && !listed.contains(#""name":"empty""#), "nothing is created on error")
+            // The media type, the origin and the size are checked before anything is read.
+            let asJSON = try await post("?name=j", "a\n1\n", headers: jsonHeaders)
+            #expect(asJSON.0 == .unsupportedMediaType)
+            let evil = try await post("?name=evil", "a\n1\n", headers: [.contentType: "text/csv", .origin: "http://evil.example"])
+            #expect(evil.0 == .forbidden)
+            let huge = try await post("?name=huge", "a\n" + String(repeating: "1\n", count: 600_000))
+            #expect(huge.0 == .contentTooLarge)
+            let after = try await tables()
+            #expect(!after.contains(#""name":"j""#) && !after.contains(#""name":"evil""#) && !after.contains(#""name":"huge""#))
+        }
+    }
+}
