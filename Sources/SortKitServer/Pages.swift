@@ -17,14 +17,27 @@ struct Pages {
                 <span class="muted">\(count) rows · \(schema.columns.map { HTML.escape($0.name) }.joined(separator: ", "))</span></li>
                 """
         }
-        return .html(layout(title: "SortKit", body: "<main><h1>Tables</h1><ul class=\"tables\">\(items)</ul></main>"))
+        // The import posts the file as text/csv (POST /api/tables), so it needs the script.
+        let importForm = """
+            <section class="import needs-js"><h2>Import a CSV file</h2>
+            <form id="import-csv"><label>CSV file <input type="file" name="file" accept=".csv,.tsv,text/csv" required></label>
+            <label>Table name <input name="name" maxlength="128" required placeholder="from the file name"></label>
+            <button type="submit">Import</button></form>
+            <p class="hint">Column types are inferred; a malformed line is named and nothing is imported.</p>
+            <p id="status" role="status" aria-live="polite"></p></section>
+            """
+        return .html(layout(title: "SortKit", body: "<main><h1>Tables</h1><ul class=\"tables\">\(items)</ul>\(importForm)</main>"))
     }
 
-    /// The view's state from the URL: `sort` or `preset`, `q`, `page` (from 1), `size`.
+    /// The view's state from the URL: `sort` or `preset`, `q`, `filter[COLUMN]`, `page`
+    /// (from 1), `size`.
     struct ViewState {
         var sort = ""
         var preset = ""
         var q = ""
+        /// Per-column filters in URL order (first value of a repeated one), blank ones kept
+        /// out.
+        var filters: [(column: String, text: String)] = []
         var page = 1
         var size = 25
 
@@ -34,6 +47,12 @@ struct Pages {
             sort = form["sort"] ?? ""
             preset = form["preset"] ?? ""
             q = form["q"] ?? ""
+            for (key, value) in form.pairs where key.hasPrefix("filter[") && key.hasSuffix("]") && key.count > 8 {
+                let column = String(key.dropFirst(7).dropLast())
+                if !value.trimmingCharacters(in: .whitespaces).isEmpty, !filters.contains(where: { $0.column == column }) {
+                    filters.append((column, value))
+                }
+            }
             // Bounded so that (page - 1) * size can't overflow; a page past the end shows the last.
             page = min(max(1, Int(form["page"] ?? "") ?? 1), 1 << 30)
             size = min(max(1, Int(form["size"] ?? "") ?? 25), 500)
@@ -46,6 +65,7 @@ struct Pages {
             if !preset.isEmpty { parts.append("preset=" + HTML.query(preset)) }
             if !sort.isEmpty { parts.append("sort=" + HTML.query(sort)) }
             if !q.isEmpty { parts.append("q=" + HTML.query(q)) }
+            for (column, text) in filters { parts.append("filter[" + HTML.query(column) + "]=" + HTML.query(text)) }
             let page = page ?? 1
             if page > 1 { parts.append("page=\(page)") }
             if size != 25 { parts.append("size=\(size)") }
@@ -59,18 +79,19 @@ struct Pages {
         let api = APIHandlers(server: server)
         let order = try api.order(schema, sort: state.sort, preset: state.preset)
         try api.checkSearch(state.q, name: "q")
+        let filters = try api.filters(FormParameters(query, limit: server.limits.maxParameters), schema: schema)
         // A sort that equals a preset shows that preset as selected.
         if state.preset.isEmpty, case .spec(let spec) = order, let match = schema.presets.first(where: { $0.value == spec }) {
             state.preset = match.key
         }
         // One read gives the page and its counts; a page past the end is read again as the last.
         var page = try await api.page(name, PageRequest(
-            order: order, search: state.q, offset: (state.page - 1) * state.size, limit: state.size))
+            order: order, search: state.q, columnSearch: filters, offset: (state.page - 1) * state.size, limit: state.size))
         let pageCount = max(1, (page.filtered + state.size - 1) / state.size)
         if state.page > pageCount {
             state.page = pageCount
             page = try await api.page(name, PageRequest(
-                order: order, search: state.q, offset: (state.page - 1) * state.size, limit: state.size))
+                order: order, search: state.q, columnSearch: filters, offset: (state.page - 1) * state.size, limit: state.size))
         }
         let counts = page
         let isManual = order == .manual
@@ -104,10 +125,36 @@ struct Pages {
                 <a data-nav href="\(HTML.escape(state.url(name, sort: plain.spec.description)))" \
                 data-add-href="\(HTML.escape(state.url(name, sort: additive.spec.description)))" \
                 title="Click or Enter to sort, shift-click or Shift+Enter to add a sort key">\(HTML.escape(column.name))\
-                <span class="ind" aria-hidden="true">\(indicator)</span></a></th>
+                <span class="ind" aria-hidden="true">\(indicator)</span></a><span class="resizer" aria-hidden="true"></span></th>
                 """
         }
         head += "<th class=\"actions-col\"><span class=\"visually-hidden\">Actions</span></th>"
+        // Per-column filters: inputs of the controls form (by its id), one under each header.
+        var filterRow = "<td></td>" + (isManual ? "<td></td>" : "")
+        for column in schema.columns {
+            let value = state.filters.first { $0.column == column.name }?.text ?? ""
+            filterRow += "<td data-column=\"\(HTML.escape(column.name))\"><input type=\"search\" form=\"controls\" class=\"filter\" "
+                + "name=\"filter[\(HTML.escape(column.name))]\" value=\"\(HTML.escape(value))\" placeholder=\"Filter\" "
+                + "aria-label=\"Filter \(HTML.escape(column.name))\" autocomplete=\"off\"></td>"
+        }
+        filterRow += "<td></td>"
+        // Show, hide, reorder and freeze columns (kept in the browser with the saved view).
+        var columnItems = ""
+        for column in schema.columns {
+            let label = HTML.escape(column.name)
+            columnItems += "<li data-column=\"\(label)\"><label><input type=\"checkbox\" checked data-toggle-column=\"\(label)\"> \(label)</label>"
+                + "<button type=\"button\" data-move=\"-1\" aria-label=\"Move \(label) left\">◀</button>"
+                + "<button type=\"button\" data-move=\"1\" aria-label=\"Move \(label) right\">▶</button></li>"
+        }
+        let columnsMenu = """
+            <details class="columns-menu needs-js"><summary>Columns</summary><ul>\(columnItems)</ul>
+            <label>Freeze <select class="freeze" aria-label="Columns frozen when scrolling sideways">            <option value="0">no</option><option value="1">the first</option><option value="2">the first two</option></select> columns</label>
+            <button type="button" class="columns-reset">Show all columns in order</button></details>
+            """
+        let download = state.url(name, page: 1).replacingOccurrences(of: "/tables/", with: "/api/tables/", options: .anchored)
+        let downloadURL = download.contains("?")
+            ? download.replacingOccurrences(of: "?", with: "/rows.csv?", options: [], range: download.range(of: "?"))
+            : download + "/rows.csv"
 
         var body = ""
         for row in page.rows {
@@ -149,11 +196,13 @@ struct Pages {
         let view = """
             <main id="view" data-table="\(HTML.escape(name))" data-manual="\(isManual)">
             <h1>\(HTML.escape(name))</h1>
-            <form class="controls" method="get" action="/tables/\(HTML.query(name))">
+            <form class="controls" id="controls" method="get" action="/tables/\(HTML.query(name))">
             <label>Search <input type="search" name="q" value="\(HTML.escape(state.q))" placeholder="Every word must match" autocomplete="off"></label>
             <label>Sort by <select name="preset">\(presetOptions)</select></label>
             <label>Rows <select name="size">\(sizeOptions)</select></label>\(sortField)
             <button type="submit" class="apply">Apply</button>
+            \(columnsMenu)
+            <a class="download" href="\(HTML.escape(downloadURL))" download>Download CSV</a>
             <a data-nav class="reset" href="/tables/\(HTML.escape(HTML.query(name)))" title="The table's default sort, no search; forgets the saved view">Reset</a>
             </form>
             \(isManual ? "<p class=\"hint\">My order: drag rows, or click a row and press Alt+↑/Alt+↓. Selected rows move together: drag one, or press ⤵ on the row they go after.</p>" : "")
@@ -161,7 +210,7 @@ struct Pages {
             <button type="button" class="bulk-delete">Delete selected…</button>\
             <button type="button" class="bulk-clear">Clear selection</button></div>
             <div class="scroll"><table class="grid" role="grid" aria-multiselectable="true">
-            <thead><tr>\(head)</tr></thead>
+            <thead><tr>\(head)</tr><tr class="filters">\(filterRow)</tr></thead>
             <tbody>\(body)</tbody>
             </table></div>
             <nav class="pager" aria-label="Pages">\(previous)<span class="range">rows \(first)–\(last) of \(counts.filtered)\

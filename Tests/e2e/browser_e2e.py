@@ -8,10 +8,13 @@ Exits non-zero with a message on the first failed check. Run by SortKitServerTes
 BrowserTests, which starts the server; .ci/run installs Chromium, the driver, DataTables and
 Selenium.
 """
+import csv
 import http.server
+import io
 import json
 import os
 import sys
+import tempfile
 import threading
 import time
 import urllib.parse
@@ -75,6 +78,7 @@ def main():
     try:
         app(driver)
         sort_features(driver)
+        columns_and_files(driver)
         selection(driver)
         datatables_interop(driver)
     finally:
@@ -194,6 +198,90 @@ def sort_features(driver):
     driver.get(BASE + "/tables/people")
     check(driver.current_url.endswith("/tables/people") and page_ids(driver) == api_ids("limit=25", "people"),
           "after Reset a visit shows the default view")
+
+
+def cell_box(driver, column):
+    return driver.execute_script(
+        f"const th = document.querySelector('#view thead th[data-column=\"{column}\"]');"
+        "if (!th || getComputedStyle(th).display === 'none') return null;"
+        "const b = th.getBoundingClientRect(); return [b.left, b.width];")
+
+
+def columns_and_files(driver):
+    """Hide, reorder, resize and freeze columns (kept across a reload); per-column filters;
+    Download CSV of the view; Import CSV with a bad line, then a good file."""
+    driver.get(BASE + "/tables/books?sort=title&size=10")
+    driver.find_element(By.CSS_SELECTOR, "#view .columns-menu summary").click()
+    driver.find_element(By.CSS_SELECTOR, '#view .columns-menu input[data-toggle-column="author"]').click()
+    wait_for(driver, lambda d: cell_box(d, "author") is None, "the author column hidden")
+    check(driver.execute_script("return getComputedStyle(document.querySelector('#view tbody td[data-column=\"author\"]')).display") == "none",
+          "hiding a column hides its cells")
+    driver.find_element(By.CSS_SELECTOR, '#view .columns-menu li[data-column="price"] button[data-move="-1"]').click()
+    order = driver.execute_script("return [...document.querySelectorAll('#view thead tr:first-child th[data-column]')].map(th => th.dataset.column)")
+    check(order.index("price") < order.index("status"), "moving a column left reorders the headers")
+    row_order = driver.execute_script("return [...document.querySelectorAll('#view tbody tr:first-child td[data-column]')].map(td => td.dataset.column)")
+    check(row_order == order, "the cells follow their headers")
+
+    before = cell_box(driver, "title")[1]
+    handle = driver.find_element(By.CSS_SELECTOR, '#view th[data-column="title"] .resizer')
+    ActionChains(driver).click_and_hold(handle).move_by_offset(120, 0).release().perform()
+    wait_for(driver, lambda d: abs(cell_box(d, "title")[1] - (before + 120)) < 8,
+             f"the title column 120 px wider (was {before}, now {cell_box(driver, 'title')}, saved "
+             + str(driver.execute_script("return localStorage.getItem('sortkit.columns.books')")) + ")")
+
+    Select(driver.find_element(By.CSS_SELECTOR, "#view .columns-menu select.freeze")).select_by_value("1")
+    check("frozen" in driver.find_element(By.CSS_SELECTOR, '#view tbody td[data-column="title"]').get_attribute("class"),
+          "the first column is frozen")
+    driver.execute_script("document.querySelector('#view .scroll').style.maxWidth = '500px'; document.querySelector('#view .scroll').scrollLeft = 300")
+    left_edge = driver.execute_script("return document.querySelector('#view .scroll').getBoundingClientRect().left")
+    title_left = cell_box(driver, "title")[0]
+    check(title_left >= left_edge and title_left < left_edge + 80, "a frozen column stays in view when the table scrolls sideways")
+
+    driver.refresh()
+    wait_for(driver, lambda d: cell_box(d, "author") is None, "hidden after a reload")
+    check(abs(cell_box(driver, "title")[1] - (before + 120)) < 8, "the width is kept across a reload")
+
+    box = driver.find_element(By.CSS_SELECTOR, '#view input.filter[name="filter[status]"]')
+    box.send_keys("done")
+    wait_for(driver, lambda d: "filter[status]=done" in d.current_url, "the filter in the URL")
+    expected = api_ids("sort=title&filter[status]=done&limit=10")
+    wait_for(driver, lambda d: page_ids(d) == expected, "filtered rows")
+    statuses = driver.execute_script("return [...document.querySelectorAll('#view tbody td[data-column=\"status\"]')].map(td => td.textContent)")
+    check(len(statuses) > 0 and all("done" in s for s in statuses) and "reading" not in statuses,
+          "a column filter keeps only rows whose column matches (\"done\", \"abandoned\")")
+
+    href = driver.find_element(By.CSS_SELECTOR, "#view a.download").get_attribute("href")
+    with urllib.request.urlopen(href) as response:
+        records = list(csv.reader(io.StringIO(response.read().decode("utf-8"))))
+    everything = api("/api/tables/books/rows?sort=title&filter[status]=done&limit=1000")
+    check(records[0] == ["title", "author", "status", "price", "published"], "the download's header is the table's columns")
+    check([r[0] for r in records[1:]] == [row["title"] for row in everything["rows"]] and len(records) - 1 == everything["filtered"],
+          "Download CSV is exactly the view: every matching row, in order")
+
+    driver.find_element(By.CSS_SELECTOR, "#view a.reset").click()
+    wait_for(driver, lambda d: cell_box(d, "author") is not None, "Reset shows every column again")
+
+    folder = tempfile.mkdtemp()
+    bad = os.path.join(folder, "broken.csv")
+    with open(bad, "w") as handle:
+        handle.write('a,b\n1,2\n"open,3\n')
+    good = os.path.join(folder, "planets.csv")
+    with open(good, "w") as handle:
+        handle.write("planet,moons\nMars,2\nEarth,1\nJupiter,95\n")
+    driver.get(BASE + "/")
+    driver.find_element(By.CSS_SELECTOR, "#import-csv input[name=file]").send_keys(bad)
+    check(driver.find_element(By.CSS_SELECTOR, "#import-csv input[name=name]").get_attribute("value") == "broken", "the name comes from the file")
+    driver.find_element(By.CSS_SELECTOR, "#import-csv button[type=submit]").click()
+    wait_for(driver, lambda d: "line 3" in status_text(d), "the import error names the line")
+    check(all(t["name"] != "broken" for t in api("/api/tables")["tables"]), "a bad file creates no table")
+    name = driver.find_element(By.CSS_SELECTOR, "#import-csv input[name=name]")
+    name.clear()
+    driver.find_element(By.CSS_SELECTOR, "#import-csv input[name=file]").send_keys(good)
+    driver.find_element(By.CSS_SELECTOR, "#import-csv button[type=submit]").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/tables/planets"), "the imported table opens")
+    header(driver, "moons").click()
+    wait_for(driver, lambda d: "sort=moons" in d.current_url, "sorted by moons")
+    check(page_ids(driver) == [2, 1, 3], "the imported column is typed: moons sort as numbers")
 
 
 def selected_ids(driver):

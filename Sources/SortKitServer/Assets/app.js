@@ -20,14 +20,17 @@
     const html = await response.text();
     const next = new DOMParser().parseFromString(html, "text/html").getElementById("view");
     if (!next) { status("Could not load the view (" + response.status + ")", true); return; }
-    const search = document.activeElement && document.activeElement.name === "q";
-    const caret = search ? document.activeElement.selectionStart : null;
+    // Typing in the search or a column filter goes on in the new view.
+    const active = document.activeElement;
+    const typing = active && active.tagName === "INPUT" && (active.name === "q" || active.classList.contains("filter")) ? active.name : null;
+    const caret = typing ? active.selectionStart : null;
     view().replaceWith(next);
+    applyColumns();
     showSelection();
     if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
-    if (search) {
-      const input = view().querySelector("input[name=q]");
-      input.focus(); input.setSelectionRange(caret, caret);
+    if (typing) {
+      const input = [...view().querySelectorAll("input[name]")].find((element) => element.name === typing);
+      if (input) { input.focus(); input.setSelectionRange(caret, caret); }
     }
     if (focusId != null) {
       const row = view().querySelector(`tr[data-id="${focusId}"]`);
@@ -41,6 +44,133 @@
     }
     saveView();
   }
+
+  // Column layout per table, kept in the browser with the saved view: hidden columns, their
+  // order, widths, and how many leading columns stay put when the table scrolls sideways.
+  const layoutKey = (table) => "sortkit.columns." + table;
+  function columnLayout() {
+    const main = view();
+    let layout = null;
+    try { layout = JSON.parse(localStorage.getItem(layoutKey(main.dataset.table)) || "null"); } catch (e) { /* none */ }
+    return Object.assign({ hidden: [], order: [], widths: {}, frozen: 0 }, layout || {});
+  }
+  function saveLayout(layout) {
+    try { localStorage.setItem(layoutKey(view().dataset.table), JSON.stringify(layout)); } catch (e) { /* storage off */ }
+    applyColumns();
+  }
+  function columnNames() {
+    return [...view().querySelectorAll("thead tr:first-child th[data-column]")].map((th) => th.dataset.column);
+  }
+  function applyColumns() {
+    const main = view();
+    if (!main || !main.dataset.table || !main.querySelector("table.grid")) return;
+    const layout = columnLayout();
+    const names = columnNames();
+    // Saved order first (columns that still exist), then any new ones in table order.
+    const order = layout.order.filter((name) => names.includes(name)).concat(names.filter((name) => !layout.order.includes(name)));
+    for (const row of main.querySelectorAll("table.grid tr")) {
+      const cells = [...row.children].filter((cell) => cell.dataset.column != null);
+      if (cells.length === 0 || cells.every((cell, index) => cell.dataset.column === order[index])) continue;
+      const after = cells[cells.length - 1].nextSibling;
+      for (const name of order) {
+        const cell = cells.find((c) => c.dataset.column === name);
+        if (cell) row.insertBefore(cell, after);
+      }
+    }
+    for (const cell of main.querySelectorAll("table.grid [data-column]")) {
+      cell.classList.toggle("col-hidden", layout.hidden.includes(cell.dataset.column));
+      const width = layout.widths[cell.dataset.column];
+      cell.style.width = width ? width + "px" : "";
+      cell.style.maxWidth = width ? width + "px" : "";
+      cell.style.minWidth = width ? width + "px" : "";
+      cell.classList.remove("frozen");
+      cell.style.left = "";
+    }
+    // Frozen: the selection column and the first N shown data columns stick to the left.
+    const shown = order.filter((name) => !layout.hidden.includes(name)).slice(0, Number(layout.frozen) || 0);
+    if (shown.length > 0) {
+      for (const row of main.querySelectorAll("table.grid tr")) {
+        let left = 0;
+        for (const cell of row.children) {
+          const sticky = !cell.dataset.column ? cell.classList.contains("select") || cell.classList.contains("select-col") || cell === row.children[0]
+            : shown.includes(cell.dataset.column);
+          if (!sticky) { if (cell.dataset.column) break; continue; }
+          cell.classList.add("frozen");
+          cell.style.left = left + "px";
+          left += cell.getBoundingClientRect().width;
+        }
+      }
+    }
+    // The menu mirrors the layout.
+    const menu = main.querySelector(".columns-menu");
+    if (menu) {
+      const list = menu.querySelector("ul");
+      for (const name of order) {
+        const item = [...list.children].find((li) => li.dataset.column === name);
+        if (item) list.appendChild(item);
+      }
+      for (const box of menu.querySelectorAll("input[data-toggle-column]")) box.checked = !layout.hidden.includes(box.dataset.toggleColumn);
+      menu.querySelector("select.freeze").value = String(layout.frozen || 0);
+    }
+  }
+
+  document.addEventListener("change", (event) => {
+    const target = event.target;
+    if (!target.closest || !target.closest(".columns-menu")) return;
+    const layout = columnLayout();
+    if (target.dataset.toggleColumn != null) {
+      const name = target.dataset.toggleColumn;
+      layout.hidden = layout.hidden.filter((n) => n !== name);
+      if (!target.checked) layout.hidden.push(name);
+      if (layout.hidden.length >= columnNames().length) { target.checked = true; layout.hidden.pop(); status("One column stays shown", true); }
+    } else if (target.classList.contains("freeze")) {
+      layout.frozen = Number(target.value);
+    }
+    saveLayout(layout);
+  });
+
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest(".columns-menu button");
+    if (!button) return;
+    const layout = columnLayout();
+    if (button.classList.contains("columns-reset")) {
+      saveLayout({ hidden: [], order: [], widths: layout.widths, frozen: 0 });
+      return;
+    }
+    const name = button.closest("li").dataset.column;
+    const order = layout.order.filter((n) => columnNames().includes(n));
+    for (const n of columnNames()) if (!order.includes(n)) order.push(n);
+    const index = order.indexOf(name), to = index + Number(button.dataset.move);
+    if (to < 0 || to >= order.length) return;
+    order.splice(index, 1);
+    order.splice(to, 0, name);
+    layout.order = order;
+    saveLayout(layout);
+    const again = [...view().querySelectorAll(".columns-menu li")].find((li) => li.dataset.column === name);
+    if (again) again.querySelector(`button[data-move="${button.dataset.move}"]`).focus();
+  });
+
+  // Resizing: drag a header's right edge; the width is kept.
+  document.addEventListener("pointerdown", (event) => {
+    const handle = event.target.closest && event.target.closest("th .resizer");
+    if (!handle) return;
+    event.preventDefault();
+    const th = handle.closest("th");
+    const start = event.clientX, width = th.getBoundingClientRect().width;
+    const move = (e) => {
+      const next = Math.max(40, Math.round(width + e.clientX - start));
+      th.style.width = th.style.minWidth = th.style.maxWidth = next + "px";
+    };
+    const up = (e) => {
+      document.removeEventListener("pointermove", move);
+      document.removeEventListener("pointerup", up);
+      const layout = columnLayout();
+      layout.widths[th.dataset.column] = Math.max(40, Math.round(width + e.clientX - start));
+      saveLayout(layout);
+    };
+    document.addEventListener("pointermove", move);
+    document.addEventListener("pointerup", up);
+  });
 
   // A live region outside the swapped view, so screen readers hear each change.
   function announce(message) {
@@ -84,7 +214,9 @@
     // The same spelling as the server's links: sort specs keep , : and | readable.
     const encode = (text) => encodeURIComponent(text).replace(/%2C/g, ",").replace(/%3A/g, ":")
       .replace(/%7C/g, "|").replace(/%20/g, "+");
-    const query = [...params].map(([key, value]) => key + "=" + encode(value)).join("&");
+    // A column filter's key names its column: encoded inside the brackets, as the server does.
+    const encodeKey = (key) => key.startsWith("filter[") && key.endsWith("]") ? "filter[" + encode(key.slice(7, -1)) + "]" : encode(key);
+    const query = [...params].map(([key, value]) => encodeKey(key) + "=" + encode(value)).join("&");
     return form.getAttribute("action") + (query ? "?" + query : "");
   }
 
@@ -110,7 +242,10 @@
     if (link && !event.ctrlKey && !event.metaKey) {
       event.preventDefault();
       if (link.classList.contains("reset")) {
-        try { localStorage.removeItem(savedKey(view().dataset.table)); } catch (e) { /* storage off */ }
+        try {
+          localStorage.removeItem(savedKey(view().dataset.table));
+          localStorage.removeItem(layoutKey(view().dataset.table));
+        } catch (e) { /* storage off */ }
       }
       const th = link.closest("th[data-column]");
       load(event.shiftKey && link.dataset.addHref ? link.dataset.addHref : link.getAttribute("href"),
@@ -285,7 +420,8 @@
   }
 
   document.addEventListener("input", (event) => {
-    if (event.target.name !== "q" || !event.target.form) return;
+    const target = event.target;
+    if ((target.name !== "q" && !(target.classList && target.classList.contains("filter"))) || !target.form) return;
     clearTimeout(searchTimer);
     const form = event.target.form;
     searchTimer = setTimeout(() => load(formURL(form, { page: "" }), { push: false }), 250);
@@ -299,6 +435,33 @@
       if (hidden) hidden.remove();
     }
     if (event.target.name === "preset" || event.target.name === "size") load(formURL(form, { page: "" }));
+  });
+
+  // Import a CSV file as a new table: the name defaults to the file's stem.
+  document.addEventListener("change", (event) => {
+    if (event.target.name !== "file" || !event.target.form || event.target.form.id !== "import-csv") return;
+    const name = event.target.form.querySelector("input[name=name]");
+    const file = event.target.files[0];
+    if (file && !name.value) name.value = file.name.replace(/\.(csv|tsv|txt)$/i, "");
+  });
+  document.addEventListener("submit", async (event) => {
+    const form = event.target;
+    if (form.id !== "import-csv") return;
+    event.preventDefault();
+    const file = form.querySelector("input[name=file]").files[0];
+    const name = form.querySelector("input[name=name]").value.trim();
+    if (!file || !name) { status("Choose a CSV file and name the table", true); return; }
+    status("Importing " + file.name + "…");
+    const delimiter = /\.tsv$/i.test(file.name) ? "&delimiter=tab" : "";
+    try {
+      const response = await fetch("/api/tables?name=" + encodeURIComponent(name) + delimiter, {
+        method: "POST", headers: { "Content-Type": "text/csv" }, body: await file.arrayBuffer(),
+      });
+      const reply = await response.json().catch(() => ({}));
+      if (!response.ok) { status(reply.error || (response.status + " " + response.statusText), true); return; }
+      status("Imported " + reply.rows + " rows as " + reply.name);
+      location.href = reply.url;
+    } catch (error) { status(error.message, true); }
   });
 
   document.addEventListener("submit", (event) => {
@@ -437,7 +600,7 @@
   if (main && main.dataset.table) {
     const saved = savedView(main.dataset.table);
     if (!location.search && saved) load(location.pathname + "?" + saved, { push: false });
-    else saveView();
+    else { saveView(); applyColumns(); }
   }
   window.sortkit = { load, status };
 })();
