@@ -119,7 +119,10 @@ struct Pages {
                 indicator = direction == .ascending ? "▲" : "▼"
                 if headerState.keys.count > 1, let priority = headerState.priority(of: column.name) { indicator += "\(priority)" }
             }
-            let numeric = column.type == .integer || column.type == .float ? " class=\"num\"" : ""
+            // Sorted columns are marked by priority, as DataTables' orderClasses.
+            let sortedClasses = headerState.priority(of: column.name).map { ["sorted", "sorted-\($0)"] } ?? []
+            let headClasses = (column.type == .integer || column.type == .float ? ["num"] : []) + sortedClasses
+            let numeric = headClasses.isEmpty ? "" : " class=\"\(headClasses.joined(separator: " "))\""
             head += """
                 <th scope="col" aria-sort="\(ariaSort)" data-column="\(HTML.escape(column.name))"\(numeric)>\
                 <a data-nav href="\(HTML.escape(state.url(name, sort: plain.spec.description)))" \
@@ -149,6 +152,7 @@ struct Pages {
         let columnsMenu = """
             <details class="columns-menu needs-js"><summary>Columns</summary><ul>\(columnItems)</ul>
             <label>Freeze <select class="freeze" aria-label="Columns frozen when scrolling sideways">            <option value="0">no</option><option value="1">the first</option><option value="2">the first two</option></select> columns</label>
+            <label><input type="checkbox" class="rtl"> Right to left</label>
             <button type="button" class="columns-reset">Show all columns in order</button></details>
             """
         let download = state.url(name, page: 1).replacingOccurrences(of: "/tables/", with: "/api/tables/", options: .anchored)
@@ -163,7 +167,8 @@ struct Pages {
             body += "<td class=\"select\"><input type=\"checkbox\" class=\"select-row\" tabindex=\"-1\" aria-label=\"Select row \(row.id)\"></td>"
             if isManual { body += "<td class=\"handle\" aria-hidden=\"true\">⠿</td>" }
             for (column, cell) in zip(schema.columns, row.cells) {
-                let numeric = column.type == .integer || column.type == .float ? " num" : ""
+                var numeric = column.type == .integer || column.type == .float ? " num" : ""
+                if let priority = headerState.priority(of: column.name) { numeric += " sorted sorted-\(priority)" }
                 body += "<td class=\"cell\(numeric)\" data-column=\"\(HTML.escape(column.name))\">\(HTML.escape(cell))</td>"
             }
             let moveHere = isManual

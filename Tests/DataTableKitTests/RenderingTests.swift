@@ -88,12 +88,66 @@ struct RenderingTests {
         let html = HTMLTableRenderer(fixedColumns: 1).render(table)
         #expect(html == """
             <table class="data-table">
-            <thead><tr><th scope="col" aria-sort="ascending" style="position: sticky; left: 0" class="fixed"><a href="?sort=-name">name ▲</a></th><th scope="col" aria-sort="none"><a href="?sort=note">note</a></th></tr></thead>
+            <thead><tr><th scope="col" aria-sort="ascending" class="fixed" style="position: sticky; left: 0"><a href="?sort=-name">name ▲</a></th><th scope="col" aria-sort="none"><a href="?sort=note">note</a></th></tr></thead>
             <tbody>
             <tr><td class="fixed" style="position: sticky; left: 0">&lt;script&gt;alert(1)&lt;/script&gt;</td><td>say &quot;hi&quot; &amp; &#39;bye&#39;</td></tr>
             </tbody>
             </table>
 
             """)
+    }
+
+    @Test("Cell formatters: HTML built by HTMLFragment stays escaped with hostile values; links keep only safe schemes; the sort value is unaffected")
+    func formatters() throws {
+        struct Item: Identifiable, Sendable { var id: Int; var name: String; var status: String; var price: Double; var url: String }
+        let items = [
+            Item(id: 1, name: "<img src=x onerror=alert(1)>", status: "done\" onmouseover=\"x", price: 12.5, url: "javascript:alert(1)"),
+            Item(id: 2, name: "Émile & Co", status: "todo", price: 3, url: "https://example.org/a?b=1&c=<2>"),
+            Item(id: 3, name: "RTL שלום", status: "todo", price: 7.25, url: " JaVaScRiPt:alert(2)"),
+        ]
+        var name = DataTableColumn<Item>("Name", \.name)
+        name.htmlCell = { .element(.a, [.href: $0.url, .title: $0.name], .text($0.name)) }
+        var status = DataTableColumn<Item>("Status", \.status)
+        status.htmlCell = { .element(.span, [.class: "badge \($0.status)"], .text($0.status)) }
+        status.textCell = { $0.status == "todo" ? "○ todo" : "✔ " + $0.status }
+        status.alignment = .center
+        var price = DataTableColumn<Item>("Price", \.price)
+        price.htmlCell = { .text("€") + .element(.strong, .text(String(format: "%.2f", $0.price))) }
+        var table = DataTable(rows: items, columns: [name, status, price], pageSize: 10)
+        table.tapHeader(2)
+        #expect(table.pageRows.map(\.id) == [2, 3, 1], "sorted by the value, not the formatted text")
+        var renderer = HTMLTableRenderer(fixedColumns: 1, stickyHeader: true, highlightSortedColumns: true, stripes: true)
+        let html = renderer.render(table)
+        #expect(!html.contains("<img") && !html.contains("javascript") && !html.contains("JaVaScRiPt") && !html.contains("\" onmouseover"))
+        #expect(html.contains(#"<td class="fixed" style="position: sticky; left: 0"><a href="https://example.org/a?b=1&amp;c=&lt;2&gt;" title="Émile &amp; Co">Émile &amp; Co</a></td>"#))
+        #expect(html.contains(#"<a title="&lt;img src=x onerror=alert(1)&gt;">&lt;img src=x onerror=alert(1)&gt;</a>"#), "an unsafe href is dropped")
+        #expect(html.contains(#"<span class="badge done&quot; onmouseover=&quot;x">done&quot; onmouseover=&quot;x</span>"#))
+        #expect(html.contains(#"<td class="num sorted sorted-1" style="text-align: right">€<strong>3.00</strong></td>"#))
+        #expect(html.contains(#"<th scope="col" aria-sort="ascending" class="sorted sorted-1" style="position: sticky; top: 0; text-align: right">"#))
+        #expect(html.contains(#"<th scope="col" aria-sort="none" class="fixed" style="position: sticky; left: 0; top: 0">"#))
+        #expect(html.contains(#"<table class="data-table sticky-header striped">"#) && html.contains(#"<tr class="odd">"#) && html.contains(#"<tr class="even">"#))
+        #expect(html.contains(#"style="text-align: center"><span class="badge todo">todo</span>"#))
+        renderer.direction = .rightToLeft
+        let rtl = renderer.render(table)
+        #expect(rtl.contains(#"<table class="data-table sticky-header striped" dir="rtl">"#) && rtl.contains("position: sticky; right: 0") && rtl.contains("text-align: left"))
+        // The text renderer shows the text formatter, centered; search still reads the display text.
+        let text = TextTableRenderer(widths: ColumnWidthOptions(strategy: .maxMeasured)).render(table)
+        #expect(text.contains("│         ○ todo         │") && text.contains("│ ✔ done\" onmouseover=\"x │"), "\(text)")
+        table.setSearch("○")
+        #expect(table.filteredCount == 0)
+    }
+
+    @Test("HTMLFragment: every tag and attribute escapes; only http, https, mailto and relative links survive")
+    func fragments() {
+        for tag in HTMLFragment.Tag.allCases {
+            let html = HTMLFragment.element(tag, [.title: "\"><script>"], .text("<b>")).html
+            #expect(html == "<\(tag.rawValue) title=\"&quot;&gt;&lt;script&gt;\">&lt;b&gt;</\(tag.rawValue)>")
+        }
+        let safe = ["https://x.org", "http://x", "mailto:a@b.c", "/tables/books", "?sort=a:b", "#top", "a/b:c", "plain"]
+        let unsafe = ["javascript:alert(1)", "JAVASCRIPT:x", " java\tscript:x", "\u{1}javascript:x", "data:text/html,<x>", "vbscript:x", "file:///etc/passwd"]
+        for href in safe { #expect(HTMLFragment.isSafeLink(href), "\(href)") }
+        for href in unsafe { #expect(!HTMLFragment.isSafeLink(href), "\(href)") }
+        #expect((HTMLFragment.text("a") + .empty + .text("&")).html == "a&amp;")
+        #expect(HTMLFragment.text(String(repeating: "<", count: 1 << 20)).html.count == 4 << 20)
     }
 }

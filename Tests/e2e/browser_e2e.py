@@ -258,8 +258,29 @@ def columns_and_files(driver):
     check([r[0] for r in records[1:]] == [row["title"] for row in everything["rows"]] and len(records) - 1 == everything["filtered"],
           "Download CSV is exactly the view: every matching row, in order")
 
+    check(len(driver.find_elements(By.CSS_SELECTOR, '#view tbody td.sorted.sorted-1[data-column="title"]')) == len(page_ids(driver)),
+          "the sorted column's cells are highlighted")
+    shades = driver.execute_script(
+        "const rows = document.querySelectorAll('#view tbody tr');"
+        "return [getComputedStyle(rows[0].querySelector('td[data-column=\"price\"]')).backgroundColor,"
+        "        getComputedStyle(rows[1].querySelector('td[data-column=\"price\"]')).backgroundColor]")
+    check(shades[0] != shades[1], "rows alternate their shading")
+    driver.get(BASE + "/tables/books?sort=title&size=100")
+    driver.execute_script("document.querySelector('#view .scroll').scrollTop = 1500")
+    sticky = driver.execute_script(
+        "const s = document.querySelector('#view .scroll').getBoundingClientRect().top;"
+        "const h = document.querySelector('#view thead th[data-column=\"title\"]').getBoundingClientRect().top; return h - s")
+    check(-2 <= sticky <= 4, f"the header row stays at the top while the rows scroll ({sticky})")
+    driver.find_element(By.CSS_SELECTOR, "#view .columns-menu summary").click()
+    driver.find_element(By.CSS_SELECTOR, "#view .columns-menu input.rtl").click()
+    wait_for(driver, lambda d: d.find_element(By.CSS_SELECTOR, "#view .scroll").get_attribute("dir") == "rtl", "right to left")
+    title = cell_box(driver, "title")
+    published = cell_box(driver, "published")
+    check(title[0] > published[0], "right to left puts the first column at the right")
+
     driver.find_element(By.CSS_SELECTOR, "#view a.reset").click()
     wait_for(driver, lambda d: cell_box(d, "author") is not None, "Reset shows every column again")
+    check(driver.find_element(By.CSS_SELECTOR, "#view .scroll").get_attribute("dir") in (None, ""), "Reset goes back to left to right")
 
     folder = tempfile.mkdtemp()
     bad = os.path.join(folder, "broken.csv")

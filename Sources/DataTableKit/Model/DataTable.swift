@@ -150,7 +150,8 @@ public struct DataTable<Row: Identifiable> {
     }
 
     /// The cell text of `row` in `column`.
-    public func text(_ row: Row, column: Int) -> String { columns[column].display(row) }
+    /// The text renderer's cell: the column's ``DataTableColumn/textCell``, else its display.
+    public func text(_ row: Row, column: Int) -> String { columns[column].textCell?(row) ?? columns[column].display(row) }
 
     // MARK: Operations
 
@@ -453,7 +454,8 @@ public struct DataTable<Row: Identifiable> {
         // Columns read in place: copying a column (its closures) per cell costs reference counting.
         for index in columns.indices {
             let text = columns[index].display(row)
-            cellWidths[position * columns.count + index] = UInt16(clamping: TerminalWidth.of(text))
+            let shown = columns[index].textCell?(row) ?? text
+            cellWidths[position * columns.count + index] = UInt16(clamping: TerminalWidth.of(shown))
             fields.append(text)
             if let value = columns[index].value?(row) {
                 let valueText = DataTableColumn<Row>.text(value)

@@ -37,6 +37,19 @@ public struct DataTableColumn<Row> {
     ///     var price = DataTableColumn<Book>("Price", \.price)
     ///     price.sortCycle = .descendingFirst     // first tap: most expensive first
     public var sortCycle: SortCycle?
+    /// How the text renderer shows a cell, where it differs from ``display`` (which search
+    /// and the HTML fallback read): a status as "✔ done", a price with its currency. The sort
+    /// value is unaffected.
+    ///
+    ///     status.textCell = { $0.status == .done ? "✔ done" : "\($0.status)" }
+    public var textCell: ((Row) -> String)?
+    /// How the HTML renderer shows a cell: an ``HTMLFragment``, escaped by construction (a
+    /// badge, a link, a price with its currency). `nil` shows ``display`` escaped.
+    ///
+    ///     status.htmlCell = { .element(.span, [.class: "badge \($0.status)"], .text("\($0.status)")) }
+    public var htmlCell: ((Row) -> HTMLFragment)?
+    /// The cell's alignment in both renderers; `nil`: numbers right, the rest leading.
+    public var alignment: CellAlignment?
 
     /// The designated initializer: any display, value and key.
     public init(
@@ -170,3 +183,18 @@ public struct DataTableError: Error, Hashable, CustomStringConvertible {
     }
 }
 
+
+/// Where a cell's content sits.
+public enum CellAlignment: String, Sendable, CaseIterable {
+    /// Left in left-to-right layouts, right in right-to-left ones.
+    case leading
+    /// Centered.
+    case center
+    /// Right in left-to-right layouts (numbers), left in right-to-left ones.
+    case trailing
+}
+
+extension DataTableColumn {
+    /// The column's alignment: the one set, else trailing for numbers.
+    public var effectiveAlignment: CellAlignment { alignment ?? (isNumeric ? .trailing : .leading) }
+}

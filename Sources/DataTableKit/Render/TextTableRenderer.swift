@@ -92,7 +92,7 @@ public struct TextTableRenderer: Sendable {
         var output = [line("┌", "┬", "┐")]
         output.append("│" + shown.map { column in
             let header = table.headers[column] + table.marks[column]
-            return " " + pad(TerminalWidth.truncate(header, to: widths[column]), widths[column], right: table.numeric[column]) + " "
+            return " " + pad(TerminalWidth.truncate(header, to: widths[column]), widths[column], table.alignments[column]) + " "
         }.joined(separator: "│") + "│")
         output.append(line("├", "┼", "┤"))
         for (rowIndex, row) in table.rows.enumerated() {
@@ -104,7 +104,7 @@ public struct TextTableRenderer: Sendable {
             for lineIndex in 0..<(cells.map(\.count).max() ?? 1) {
                 output.append((gutter ? mark : "") + "│" + zip(shown, cells).map { column, lines in
                     let text = lineIndex < lines.count ? lines[lineIndex] : ""
-                    return " " + pad(text, widths[column], right: table.numeric[column]) + " "
+                    return " " + pad(text, widths[column], table.alignments[column]) + " "
                 }.joined(separator: "│") + "│")
             }
         }
@@ -126,10 +126,14 @@ public struct TextTableRenderer: Sendable {
 
     /// `text` padded to `width` cells; right-to-left text inside Unicode isolates (FSI…PDI)
     /// so the terminal's bidi algorithm can't move the frame around it.
-    private func pad(_ text: String, _ width: Int, right: Bool) -> String {
-        let fill = String(repeating: " ", count: max(0, width - TerminalWidth.of(text)))
+    private func pad(_ text: String, _ width: Int, _ alignment: CellAlignment) -> String {
+        let missing = max(0, width - TerminalWidth.of(text))
         let isolated = text.unicodeScalars.contains(where: Self.isRightToLeft) ? "\u{2068}" + text + "\u{2069}" : text
-        return right ? fill + isolated : isolated + fill
+        switch alignment {
+        case .leading: return isolated + String(repeating: " ", count: missing)
+        case .trailing: return String(repeating: " ", count: missing) + isolated
+        case .center: return String(repeating: " ", count: missing / 2) + isolated + String(repeating: " ", count: missing - missing / 2)
+        }
     }
 
     static func isRightToLeft(_ scalar: Unicode.Scalar) -> Bool {
@@ -146,7 +150,7 @@ private struct _TextTableContent {
     var headers: [String]
     /// " ▲", " ▼2" or "" per column.
     var marks: [String]
-    var numeric: [Bool]
+    var alignments: [CellAlignment]
     var widths: [Int]
     var rows: [[String]]
     /// Rows before the page.
@@ -168,7 +172,7 @@ private struct _TextTableContent {
             return Self.mark(direction, priority: table.sortState.priority(of: table.columns[column].header),
                       keys: table.sortState.keys.count)
         }
-        numeric = table.columns.map(\.isNumeric)
+        alignments = table.columns.map(\.effectiveAlignment)
         self.widths = Self.fitting(widths, headers: headers, marks: marks)
         rows = table.pageRows.map { row in table.columns.indices.map { table.text(row, column: $0) } }
         firstRow = table.pageIndex * table.pageSize
@@ -186,7 +190,7 @@ private struct _TextTableContent {
         marks = page.columns.map { header in
             Self.mark(state.direction(of: header), priority: state.priority(of: header), keys: state.keys.count)
         }
-        numeric = page.columnTypes.map { $0 == .integer || $0 == .float }
+        alignments = page.columnTypes.map { $0 == .integer || $0 == .float ? .trailing : .leading }
         self.widths = Self.fitting(widths, headers: headers, marks: marks)
         rows = page.rows
         firstRow = page.pageIndex * page.pageSize

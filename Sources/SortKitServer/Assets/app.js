@@ -52,7 +52,7 @@
     const main = view();
     let layout = null;
     try { layout = JSON.parse(localStorage.getItem(layoutKey(main.dataset.table)) || "null"); } catch (e) { /* none */ }
-    return Object.assign({ hidden: [], order: [], widths: {}, frozen: 0 }, layout || {});
+    return Object.assign({ hidden: [], order: [], widths: {}, frozen: 0, rtl: false }, layout || {});
   }
   function saveLayout(layout) {
     try { localStorage.setItem(layoutKey(view().dataset.table), JSON.stringify(layout)); } catch (e) { /* storage off */ }
@@ -86,7 +86,11 @@
       cell.classList.remove("frozen");
       cell.style.left = "";
     }
-    // Frozen: the selection column and the first N shown data columns stick to the left.
+    const scroller = main.querySelector(".scroll");
+    if (layout.rtl) scroller.setAttribute("dir", "rtl"); else scroller.removeAttribute("dir");
+    const edge = layout.rtl ? "right" : "left";
+    for (const cell of main.querySelectorAll("table.grid th, table.grid td")) { cell.style.left = ""; cell.style.right = ""; }
+    // Frozen: the selection column and the first N shown data columns stick to the leading edge.
     const shown = order.filter((name) => !layout.hidden.includes(name)).slice(0, Number(layout.frozen) || 0);
     if (shown.length > 0) {
       for (const row of main.querySelectorAll("table.grid tr")) {
@@ -96,7 +100,7 @@
             : shown.includes(cell.dataset.column);
           if (!sticky) { if (cell.dataset.column) break; continue; }
           cell.classList.add("frozen");
-          cell.style.left = left + "px";
+          cell.style[edge] = left + "px";
           left += cell.getBoundingClientRect().width;
         }
       }
@@ -111,6 +115,7 @@
       }
       for (const box of menu.querySelectorAll("input[data-toggle-column]")) box.checked = !layout.hidden.includes(box.dataset.toggleColumn);
       menu.querySelector("select.freeze").value = String(layout.frozen || 0);
+      menu.querySelector("input.rtl").checked = !!layout.rtl;
     }
   }
 
@@ -125,6 +130,8 @@
       if (layout.hidden.length >= columnNames().length) { target.checked = true; layout.hidden.pop(); status("One column stays shown", true); }
     } else if (target.classList.contains("freeze")) {
       layout.frozen = Number(target.value);
+    } else if (target.classList.contains("rtl")) {
+      layout.rtl = target.checked;
     }
     saveLayout(layout);
   });
@@ -134,7 +141,7 @@
     if (!button) return;
     const layout = columnLayout();
     if (button.classList.contains("columns-reset")) {
-      saveLayout({ hidden: [], order: [], widths: layout.widths, frozen: 0 });
+      saveLayout({ hidden: [], order: [], widths: layout.widths, frozen: 0, rtl: layout.rtl });
       return;
     }
     const name = button.closest("li").dataset.column;
