@@ -43,7 +43,7 @@ let package = Package(
         .target(
             name: "SortKitSQL",
             dependencies: [
-                "SortKit", "OrderKeys", .product(name: "GRDB", package: "GRDB.swift"),
+                "SortKit", "OrderKeys", "DataTableKit", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
