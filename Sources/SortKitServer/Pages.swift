@@ -164,7 +164,8 @@ struct Pages {
         for row in page.rows {
             let pin = pinned.contains(row.id) ? " class=\"pinned\" title=\"Pinned to the top\"" : ""
             body += "<tr data-id=\"\(row.id)\"\(pin) tabindex=\"0\" aria-selected=\"false\"\(isManual ? " draggable=\"true\"" : "")>"
-            body += "<td class=\"select\"><input type=\"checkbox\" class=\"select-row\" tabindex=\"-1\" aria-label=\"Select row \(row.id)\"></td>"
+            body += "<td class=\"select\"><input type=\"checkbox\" class=\"select-row\" tabindex=\"-1\" aria-label=\"Select row \(row.id)\">"
+                + (pin.isEmpty ? "" : "<span class=\"visually-hidden\">Pinned</span>") + "</td>"
             if isManual { body += "<td class=\"handle\" aria-hidden=\"true\">⠿</td>" }
             for (column, cell) in zip(schema.columns, row.cells) {
                 var numeric = column.type == .integer || column.type == .float ? " num" : ""
