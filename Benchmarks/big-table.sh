@@ -48,6 +48,13 @@ interactions=(
   "search q=$q2 by title, with its count|/api/tables/big/rows?q=isla%207&sort=title&limit=25|SELECT * FROM t WHERE $(match isla) AND $(match 7) ORDER BY title, id LIMIT 25|SELECT count(*) FROM t WHERE $(match isla) AND $(match 7)"
   "HTML page by title|/tables/big?sort=title|SELECT * FROM t ORDER BY title, id LIMIT 25|"
   "HTML page $lastpage by title (size 50)|/tables/big?sort=title&size=50&page=$lastpage|SELECT * FROM t ORDER BY title, id LIMIT 50 OFFSET $(( (lastpage - 1) * 50 ))|"
+  "first page by title:len|/api/tables/big/rows?sort=title:len&limit=25|SELECT * FROM t ORDER BY length(title), id LIMIT 25|"
+  "first page by -price:abs,title|/api/tables/big/rows?sort=-price:abs,title&limit=25|SELECT * FROM t ORDER BY abs(price) DESC, title, id LIMIT 25|"
+  "first page by title:random=7 (a seeded shuffle)|/api/tables/big/rows?sort=title:random=7&limit=25|SELECT * FROM t ORDER BY hash(title, 7), id LIMIT 25|"
+  "filter[author]=lem by title, with its count|/api/tables/big/rows?filter%5Bauthor%5D=lem&sort=title&limit=25|SELECT * FROM t WHERE strip_accents(lower(author)) LIKE '%lem%' ORDER BY title, id LIMIT 25|SELECT count(*) FROM t WHERE strip_accents(lower(author)) LIKE '%lem%'"
+  "page by -price,title with explain=1|/api/tables/big/rows?sort=-price,title&limit=25&explain=1|SELECT * FROM t ORDER BY price DESC, title, id LIMIT 25|"
+  "download all rows by title as CSV (rows.csv vs COPY TO)|/api/tables/big/rows.csv?sort=title|COPY (SELECT * FROM t ORDER BY title, id) TO '$work/duck-out.csv' (HEADER)|"
+  "download search $q1 by -price as CSV|/api/tables/big/rows.csv?q=$q1&sort=-price|COPY (SELECT * FROM t WHERE $(match isla) ORDER BY price DESC, id) TO '$work/duck-out.csv' (HEADER)|"
   "DataTables: search $q1, by -price|/datatables/big?draw=1&start=0&length=25&search%5Bvalue%5D=$q1&order%5B0%5D%5Bcolumn%5D=4&order%5B0%5D%5Bdir%5D=desc&columns%5B4%5D%5Bdata%5D=price&columns%5B0%5D%5Bdata%5D=id&columns%5B1%5D%5Bdata%5D=title&columns%5B2%5D%5Bdata%5D=author&columns%5B3%5D%5Bdata%5D=status|SELECT * FROM t WHERE $(match isla) ORDER BY price DESC, id LIMIT 25|SELECT count(*) FROM t WHERE $(match isla)"
 )
 

@@ -180,7 +180,10 @@ struct APIHandlers: Sendable {
             }
             for (index, cell) in row.cells.enumerated() {
                 if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
-                buffer.writeString(CSV.quoted(cell))
+                // Most cells are ASCII without a comma, quote or line break: written as they are,
+                // without walking their characters (CSV.quoted decides the rest).
+                let plain = cell.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "\"") }
+                buffer.writeString(plain ? cell : CSV.quoted(cell))
             }
             buffer.writeInteger(UInt8(ascii: "\n"))
         }

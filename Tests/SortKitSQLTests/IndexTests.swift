@@ -237,3 +237,30 @@ struct IndexTests {
         #expect(try snapshot() == before)
     }
 }
+
+@Suite("Cursors after their row changed")
+struct CursorAfterChangeTests {
+    @Test("A cursor whose row was edited or deleted still pages on from where it was, for one key and several", arguments: Backend.allCases)
+    func editedCursorRow(_ backend: Backend) async throws {
+        guard let store = try await backend.makeStore() else { return }
+        var csv = "name,group\n"
+        for index in 0..<40 { csv += "n\(String(format: "%02d", index)),g\(index % 3)\n" }
+        try await store.importCSV(Array(csv.utf8), as: "c", delimiter: UInt8(ascii: ","), presets: [:])
+        for (text, change) in [("name", "delete"), ("group,name", "delete"), ("name", "edit"), ("group,name", "edit")] {
+            let spec = try SortSpec(parsing: text)
+            let first = try await store.page(of: "c", PageRequest(order: .spec(spec), limit: 5))
+            let last = first.rows.last!
+            // Expected: the rows after the cursor's place in the order as it was, as they are now.
+            let all = try await store.page(of: "c", PageRequest(order: .spec(spec), limit: 100)).rows
+            let place = all.firstIndex { $0.id == last.id }!
+            if change == "delete" {
+                try await store.delete(last.id, from: "c")
+            } else {
+                try await store.update(last.id, in: "c", set: ["name": "zz\(last.id)", "group": "g9"])
+            }
+            let expected = all[(place + 1)...].prefix(5).map(\.id)
+            let next = try await store.page(of: "c", PageRequest(order: .spec(spec), limit: 5, after: first.next))
+            #expect(next.rows.map(\.id) == expected, "\(backend): \(text) after a \(change) of the cursor's row")
+        }
+    }
+}

@@ -118,7 +118,7 @@ extension SortSpec.Key {
     ///     SortSpec.Key("delta", .ascending, [.transform(.absolute)])
     ///         .sortValue(of: "-3", columnType: .integer)          // .integer(3)
     public func sortValue(of text: String, columnType: ColumnType) -> SortValue {
-        if transform == .length { return _trimmed(text).isEmpty ? .null : .integer(Int64(text.count)) }
+        if transform == .length { return _trimmed(text).isEmpty ? .null : .integer(_characterCount(text)) }
         let value: SortValue = switch enumOrder == nil ? interpretation : .text {
         case .inferred: columnType.sortValue(text)
         case .number: _trimmed(text).isEmpty ? .null : LenientNumber.parse(text) ?? .string(text)
@@ -150,7 +150,7 @@ extension SortSpec.Key {
             }
         case .length:
             switch value {
-            case .string(let text): return .integer(Int64(text.count))
+            case .string(let text): return .integer(_characterCount(text))
             case .date(let date): return .integer(Int64(date.formatted(.iso8601).count))
             case .integer(let number): return .integer(Int64(String(number).count))
             case .double(let number): return .integer(Int64(String(number).count))
@@ -212,6 +212,22 @@ extension SortSpec.Key {
         guard case .string(let text) = value else { return value.isNull ? .null : .integer(Int64(order.count)) }
         return .integer(Int64(order.firstIndex { collation.areEquivalent($0, text) } ?? order.count))
     }
+}
+
+/// `text.count` (grapheme clusters), without walking graphemes for ASCII text other than a
+/// CR LF pair (one character): there each byte is one character.
+@usableFromInline
+internal func _characterCount(_ text: String) -> Int64 {
+    var ascii = true
+    var previousCR = false
+    for byte in text.utf8 {
+        if byte >= 0x80 || (previousCR && byte == 0x0A) {
+            ascii = false
+            break
+        }
+        previousCR = byte == 0x0D
+    }
+    return Int64(ascii ? text.utf8.count : text.count)
 }
 
 /// A 63-bit hash of `bytes` under `seed` (FNV-1a over the bytes from a seeded start, then

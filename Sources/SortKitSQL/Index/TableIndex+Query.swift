@@ -259,7 +259,41 @@ extension _TableIndex {
         if query.after == nil, query.components.count <= 1 {
             return orderedSlice(query.components.first, matches: query.matches, offset: offset, limit: limit)
         }
+        if let after = query.after, query.components.count == 1 {
+            return slice(query.components[0], matches: query.matches, after: after, limit: limit)
+        }
         return sortedByComposite(query, need: offset + limit).dropFirst(offset).prefix(limit).map(Int.init)
+    }
+
+    /// Rows after a cursor in the order of one component, without a sort: the ranking's groups
+    /// walked in the component's order, those before the cursor's skipped whole, the cursor's
+    /// own group from the row after the cursor's id (a group is in slot order, which is id
+    /// order).
+    private func slice(_ component: _Component, matches: _Matches, after: (ordinals: [UInt64], id: Int64), limit: Int) -> [Int] {
+        var result: [Int] = []
+        result.reserveCapacity(limit)
+        let ranking = component.ranking
+        let cursor = after.ordinals[0]
+        /// Takes the group's rows after the cursor; true once the page is full.
+        func take(_ group: UInt32, _ slots: ArraySlice<UInt32>) -> Bool {
+            let doubled = 2 * UInt64(component.ordinal(ofGroup: group)) + 1
+            guard doubled >= cursor else { return false }
+            for slot in slots {
+                let slot = Int(slot)
+                guard matches.contains(slot, live: live), doubled > cursor || ids[slot] > after.id else { continue }
+                result.append(slot)
+                if result.count == limit { return true }
+            }
+            return false
+        }
+        if component.nullsFirst, take(_Ranking.null, ranking.nulls) { return result }
+        if component.descending {
+            for group in stride(from: ranking.distinct - 1, through: 0, by: -1) where take(UInt32(group), ranking.group(group)) { return result }
+        } else {
+            for group in 0..<ranking.distinct where take(UInt32(group), ranking.group(group)) { return result }
+        }
+        if !component.nullsFirst { _ = take(_Ranking.null, ranking.nulls) }
+        return result
     }
 
     /// Rows in the order of one component (or slot order) without a sort: the ranking's

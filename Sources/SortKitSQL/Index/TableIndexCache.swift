@@ -189,6 +189,7 @@ extension _TableIndex {
         let components = try components(spec, built: &built)
         cache.remember(built, table: table, schemaVersion: schemaVersion, dataVersion: dataVersion)
         var after: (ordinals: [UInt64], id: Int64)? = nil
+        var cursorTexts: [String?] = []
         if let cursor {
             // An index cursor: a marker, each key's cell text (null for blank), the row id.
             let values = cursor.values
@@ -200,6 +201,7 @@ extension _TableIndex {
                 return nil
             }
             after = (try cursorOrdinals(spec, components: components, texts: texts), id)
+            cursorTexts = texts
         }
         let query = _IndexQuery(components: components, matches: matches, after: after)
         let offset = cursor == nil ? request.offset : 0
@@ -209,10 +211,34 @@ extension _TableIndex {
             // A deep page of a multi-key order: the full sort, kept for the next pages.
             let sorted = cache.sorted(versions + "|" + spec.description + "|" + filter) { self.sortedByComposite(query, need: Int.max) }
             slots = sorted.dropFirst(offset).prefix(request.limit + 1).map(Int.init)
+        } else if let after, components.count > 1, let position = cursorPosition(after.id, texts: cursorTexts, spec: spec, matches: matches) {
+            // The next page after a cursor whose row is still as the cursor saw it: the rows
+            // after its place in the full sort, kept for the pages after it (a download reads
+            // every page of a view this way), instead of a pass over every row per page.
+            var unbounded = query
+            unbounded.after = nil
+            let sorted = cache.sorted(versions + "|" + spec.description + "|" + filter) { self.sortedByComposite(unbounded, need: Int.max) }
+            if let place = sorted.firstIndex(of: UInt32(position)) {
+                slots = sorted[(place + 1)...].prefix(request.limit + 1).map(Int.init)
+            } else {
+                slots = page(query, offset: offset, limit: request.limit + 1)
+            }
         } else {
             slots = page(query, offset: offset, limit: request.limit + 1)
         }
         return try page(slots, request, spec: spec, matches: matches, secret: secret)
+    }
+
+    /// The slot of the cursor's row when it is live, matches, and its key cells read as the
+    /// cursor recorded them (so its place in the current order is the cursor's place).
+    private func cursorPosition(_ id: Int64, texts: [String?], spec: SortSpec, matches: _Matches) -> Int? {
+        guard let slot = slot(of: id), live[slot], matches.contains(slot, live: live), texts.count == spec.keys.count else { return nil }
+        for (key, text) in zip(spec.keys, texts) {
+            guard let column = try? schema.columnIndex(key.column) else { return nil }
+            let current = cells.text(slot, column)
+            guard (current.isEmpty ? nil : current) == text else { return nil }
+        }
+        return slot
     }
 
     /// `matches` without the rows `ids` names (pinned rows shown apart).
