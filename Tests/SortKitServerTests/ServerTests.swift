@@ -189,7 +189,10 @@ struct PageTests {
                 #expect(html.contains("rows 11–20 of 200"))
                 #expect(html.contains(#"price<span class="ind" aria-hidden="true">▼1</span>"#))
                 #expect(html.contains(#"title<span class="ind" aria-hidden="true">▲2</span>"#))
-                #expect(html.contains(#"<form class="controls" method="get" action="/tables/books">"#))
+                #expect(html.contains(#"<form class="controls" id="controls" method="get" action="/tables/books">"#))
+                // A filter box under each header, in the controls form; the download of this view.
+                #expect(html.contains(#"<input type="search" form="controls" class="filter" name="filter[author]" value="" placeholder="Filter" aria-label="Filter author" autocomplete="off">"#))
+                #expect(html.contains(#"<a class="download" href="/api/tables/books/rows.csv?sort=-price,title&amp;size=10" download>Download CSV</a>"#))
                 // Selection: a grid with a checkbox per row and one for all matching rows.
                 #expect(html.contains(#"<table class="grid" role="grid" aria-multiselectable="true">"#))
                 #expect(html.contains(#"aria-label="Select all 200 matching rows""#))
