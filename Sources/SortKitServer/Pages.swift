@@ -123,12 +123,20 @@ struct Pages {
             let sortedClasses = headerState.priority(of: column.name).map { ["sorted", "sorted-\($0)"] } ?? []
             let headClasses = (column.type == .integer || column.type == .float ? ["num"] : []) + sortedClasses
             let numeric = headClasses.isEmpty ? "" : " class=\"\(headClasses.joined(separator: " "))\""
+            // In a multi-key sort, × takes this key out and keeps the others.
+            var remove = ""
+            if headerState.keys.count > 1, direction != nil {
+                var without = headerState
+                without.remove(column.name)
+                remove = "<a data-nav class=\"unsort\" href=\"\(HTML.escape(state.url(name, sort: without.spec.description)))\" "
+                    + "title=\"Remove \(HTML.escape(column.name)) from the sort\" aria-label=\"Remove \(HTML.escape(column.name)) from the sort\">×</a>"
+            }
             head += """
                 <th scope="col" aria-sort="\(ariaSort)" data-column="\(HTML.escape(column.name))"\(numeric)>\
                 <a data-nav href="\(HTML.escape(state.url(name, sort: plain.spec.description)))" \
                 data-add-href="\(HTML.escape(state.url(name, sort: additive.spec.description)))" \
                 title="Click or Enter to sort, shift-click or Shift+Enter to add a sort key">\(HTML.escape(column.name))\
-                <span class="ind" aria-hidden="true">\(indicator)</span></a><span class="resizer" aria-hidden="true"></span></th>
+                <span class="ind" aria-hidden="true">\(indicator)</span></a>\(remove)<span class="resizer" aria-hidden="true"></span></th>
                 """
         }
         head += "<th class=\"actions-col\"><span class=\"visually-hidden\">Actions</span></th>"
