@@ -33,7 +33,7 @@ struct APIHandlers: Sendable {
 
     func tables() async throws -> Reply {
         .json(.object([("tables", .array(try await store.tables().map { schema in
-            let settings = server.sortSettings[schema.name] ?? TableSortSettings()
+            let settings = server.settings(for: schema.name)
             return .object([
                 ("name", .string(schema.name)),
                 ("columns", .array(schema.columns.map { column in
@@ -142,15 +142,17 @@ struct APIHandlers: Sendable {
     /// `POST /api/tables?name=NAME[&delimiter=C]` with a `text/csv` body: a new table, types
     /// inferred, rows 1…n in file order, in one transaction. 201 with the table; 400 naming the
     /// line for malformed CSV (nothing created), 409 when the name is taken.
-    func importTable(query: String, body: [UInt8]) async throws -> Reply {
+    func importTable(query: String, body readBody: () async throws -> [UInt8]) async throws -> Reply {
         let form = FormParameters(query, limit: server.limits.maxParameters)
         try form.checkLimit(server.limits.maxParameters)
         guard let name = form["name"], !name.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw APIError.badRequest("name the new table: POST /api/tables?name=NAME with the CSV as the body")
         }
-        guard name.count <= 128, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "/" }) else {
+        // Counted in scalars: a name of one letter and 100,000 combining marks is one Character.
+        guard name.unicodeScalars.count <= 128, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "/" }) else {
             throw APIError.badRequest("a table name has at most 128 characters and no control characters or '/'")
         }
+        guard name != ".", name != ".." else { throw APIError.badRequest("'\(name)' can't name a table: its page address would be a folder's") }
         var delimiter = UInt8(ascii: ",")
         if let text = form["delimiter"], !text.isEmpty {
             let byte = text == "tab" ? 0x09 : text.utf8.count == 1 ? text.utf8.first! : 0
@@ -159,6 +161,8 @@ struct APIHandlers: Sendable {
             }
             delimiter = byte
         }
+        // The body is read only once the name and delimiter are good.
+        let body = try await readBody()
         guard !body.isEmpty else { throw APIError.badRequest("the CSV is empty: send a header row and the rows") }
         let schema = try await store.importCSV(body, as: name, delimiter: delimiter, presets: [:])
         let count = try await store.page(of: name, PageRequest(limit: 0)).total
@@ -189,18 +193,21 @@ struct APIHandlers: Sendable {
         }
     }
 
+    private static let attributeCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
     /// A `Content-Disposition` for a download named `name`: an ASCII fallback (other
     /// characters, quotes and backslashes as `_`) and the exact name in RFC 5987 form.
     static func attachment(_ name: String) -> String {
         let fallback = String(name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0 != "\"" && $0 != "\\" && $0.value != 0x7F ? Character($0) : "_" })
-        let exact = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? fallback
+        // RFC 8187's attr-char: ASCII letters, digits and a few marks; everything else %-encoded.
+        let exact = name.addingPercentEncoding(withAllowedCharacters: Self.attributeCharacters) ?? fallback
         return "attachment; filename=\"\(fallback)\"; filename*=UTF-8''\(exact)"
     }
 
     /// A page of `table` as the server shows it: for a spec order, the table's
     /// ``TableSortSettings`` rules applied and its pinned rows first.
     func page(_ table: String, _ request: PageRequest) async throws -> TablePage {
-        let settings = server.sortSettings[table] ?? TableSortSettings()
+        let settings = server.settings(for: table)
         // "My order" is the user's own arrangement: neither rules nor pins change it.
         guard case .spec(let spec) = request.order else { return try await store.page(of: table, request) }
         var request = request
@@ -211,7 +218,7 @@ struct APIHandlers: Sendable {
     /// `explain=1`: for each pair of adjacent rows, how they compare under the order the table
     /// sorts by (rules applied): each key's values and sort keys up to the deciding one.
     func explain(_ rows: [TableRow], order: TableOrder, schema: TableSchema) -> JSON {
-        let settings = server.sortSettings[schema.name] ?? TableSortSettings()
+        let settings = server.settings(for: schema.name)
         guard case .spec(let picked) = order else {
             return .object([("note", .string("\(order.description) order is kept by moves, not compared by keys"))])
         }
@@ -378,9 +385,12 @@ struct APIHandlers: Sendable {
         guard sort.utf8.count <= server.limits.maxTextLength else {
             throw APIError.badRequest("sort is \(sort.utf8.count) bytes long; the most is \(server.limits.maxTextLength)")
         }
-        let spec = try SortSpec(parsing: sort)
+        var spec = try SortSpec(parsing: sort)
         try checkLimits(spec, name: "sort")
-        try schema.validate(spec)
+        // Keys name columns as the schema does ("TITLE" is "title"), so rules and explanations
+        // find them; a table's key cap keeps the first keys, as its headers show.
+        for index in spec.keys.indices { spec.keys[index].column = schema.columns[try schema.columnIndex(spec.keys[index].column)].name }
+        if let cap = server.settings(for: schema.name).maxKeys, spec.keys.count > cap { spec.keys.removeLast(spec.keys.count - cap) }
         return .spec(spec)
     }
 

@@ -99,7 +99,7 @@ extension APIHandlers {
                 keys.append(key)
                 position += 1
             }
-            if let cap = server.sortSettings[table]?.maxKeys, keys.count > cap { keys.removeLast(keys.count - cap) }
+            if let cap = server.settings(for: table).maxKeys, keys.count > cap { keys.removeLast(keys.count - cap) }
             let start = try integer(form["start"], name: "start", default: 0)
             let lengthText = form["length"] ?? "10"
             guard let length = Int(lengthText), length >= -1 else {

@@ -96,7 +96,7 @@ struct Pages {
         let counts = page
         let isManual = order == .manual
         let spec: SortSpec = if case .spec(let spec) = order { spec } else { SortSpec() }
-        let settings = server.sortSettings[name] ?? TableSortSettings()
+        let settings = server.settings(for: name)
         let headerState = settings.headerState(spec)
         let pinned = Set(settings.pinned.ids)
 

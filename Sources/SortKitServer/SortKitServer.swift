@@ -36,13 +36,22 @@ public struct SortKitServer: Sendable {
     /// Per table: fixed keys, columns that sort by others, pinned rows, header cycles and a key
     /// cap (see ``TableSortSettings``).
     public let sortSettings: [String: TableSortSettings]
+    /// The settings of tables ``sortSettings`` doesn't name (a key cap for every table, say) —
+    /// tables stored earlier or imported later included.
+    public let defaultSortSettings: TableSortSettings
+
+    /// The sort settings of `table`.
+    func settings(for table: String) -> TableSortSettings {
+        sortSettings[table] ?? defaultSortSettings
+    }
 
     /// A server over `store`.
     public init(store: any TableStore, maxPageSize: Int = 1_000, headerModifiers: [String: [String: String]] = [
         DemoLibrary.tableName: ["status": "enum=" + DemoLibrary.statuses.joined(separator: "|")],
     ], access: AccessPolicy = .loopback, limits: RequestLimits = RequestLimits(), dataTablesEscapesHTML: Bool = true,
-                sortSettings: [String: TableSortSettings] = [:]) {
+                sortSettings: [String: TableSortSettings] = [:], defaultSortSettings: TableSortSettings = TableSortSettings()) {
         self.sortSettings = sortSettings
+        self.defaultSortSettings = defaultSortSettings
         self.store = store
         self.maxPageSize = maxPageSize
         self.headerModifiers = headerModifiers
@@ -66,7 +75,9 @@ public struct SortKitServer: Sendable {
         router.get("/api/tables") { _, context in try await api.respond(context) { try await api.tables() } }
         router.post("/api/tables") { request, context in
             try await api.respond(context) {
-                try await api.importTable(query: request.uri.query ?? "", body: request.body.bytes(upTo: limits.maxImportBytes, timeout: limits.bodyTimeout))
+                try await api.importTable(query: request.uri.query ?? "") {
+                    try await request.body.bytes(upTo: limits.maxImportBytes, timeout: limits.bodyTimeout)
+                }
             }
         }
         router.get("/api/tables/:table/rows.csv") { request, context in

@@ -276,6 +276,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             do { try setting.validate(against: schema) } catch { throw ValidationError("sort settings of '\(table)': \(error)") }
         }
-        try await SortKitServer(store: store, access: access, sortSettings: settings).run(host: host, port: port)
+        try await SortKitServer(store: store, access: access, sortSettings: settings,
+                                defaultSortSettings: TableSortSettings(maxKeys: maxSortKeys)).run(host: host, port: port)
     }
 }

@@ -264,3 +264,27 @@ struct CursorAfterChangeTests {
         }
     }
 }
+
+@Suite("random= orders and the index's memory")
+struct RandomRankingTests {
+    @Test("Requests naming many seeds leave at most two random= rankings kept; every page is still right")
+    func boundedSeeds() async throws {
+        let store = try SQLiteTableStore(path: temporaryDatabase())
+        var csv = "name\n"
+        for index in 0..<300 { csv += "n\(index % 97)\n" }
+        try await store.importCSV(Array(csv.utf8), as: "r", delimiter: UInt8(ascii: ","), presets: [:])
+        let memory = try TextTable(csv: Array(csv.utf8))
+        for seed in 0..<12 {
+            let spec = try SortSpec(parsing: "name:random=\(seed)")
+            let expected = try memory.sortedRowIndices(by: spec).map { Int64($0 + 1) }
+            // A deep page and cursor pages build the ranking for the request.
+            let deep = try await store.page(of: "r", PageRequest(order: .spec(spec), offset: 250, limit: 50))
+            #expect(deep.rows.map(\.id) == Array(expected[250...]), "seed \(seed)")
+            let paged = try await DifferentialTests.keysetPages(store, "r", PageRequest(order: .spec(spec), limit: 40), most: 300)
+            #expect(paged == expected, "seed \(seed)")
+        }
+        try await Task.sleep(for: .milliseconds(300))   // background builds
+        let randoms = store.indexes.keptVariants.filter(\.isRandom)
+        #expect(randoms.count >= 1 && randoms.count <= 2, "\(randoms.map(\.columnName))")
+    }
+}

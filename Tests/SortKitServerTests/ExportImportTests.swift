@@ -58,6 +58,12 @@ struct ExportImportTests {
         try await application(server).test(.router) { client in
             let text = try await client.execute(uri: "/api/tables/q/rows.csv", method: .get) { $0.text }
             #expect(text == "a,b\n\"x,\"\"y\"\"\",\n\"line\nbreak\",2\n,\n")
+            // A comma or quote followed by a combining mark is still quoted: the download reads
+            // back as the rows it came from.
+            let marks = "a,b\n\"x,\u{301}y\",\"q\"\"\u{301}\"\n"
+            try await server.store.importCSV(Array(marks.utf8), as: "marks", delimiter: UInt8(ascii: ","), presets: [:])
+            let download = try await client.execute(uri: "/api/tables/marks/rows.csv", method: .get) { $0.text }
+            #expect(try CSV.parse(Array(download.utf8)) == [["a", "b"], ["x,\u{301}y", "q\"\u{301}"]], "\(download.debugDescription)")
             let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
             let disposition = try await client.execute(uri: "/api/tables/\(encoded)/rows.csv", method: .get) { $0.headers[.contentDisposition] }
             #expect(disposition == #"attachment; filename="rapport _final_/_.csv"; filename*=UTF-8''rapport%20%22final%22%2F%C3%A9.csv"#)
@@ -101,6 +107,9 @@ struct ExportImportTests {
                 ("?name=a%2Fb", "a\n1\n", .badRequest, "no control characters or '/'"),
                 ("?name=ctl%07", "a\n1\n", .badRequest, "no control characters"),
                 ("?name=" + String(repeating: "x", count: 129), "a\n1\n", .badRequest, "at most 128 characters"),
+                ("?name=e" + String(repeating: "%CC%81", count: 200), "a\n1\n", .badRequest, "at most 128 characters"),
+                ("?name=.", "a\n1\n", .badRequest, "can't name a table"),
+                ("?name=..", "a\n1\n", .badRequest, "can't name a table"),
                 ("?name=empty", "", .badRequest, "the CSV is empty"),
                 ("?name=delim&delimiter=%22", "a\n1\n", .badRequest, "delimiter must be one ASCII character"),
                 ("?name=dup", "a,a\n1,2\n", .badRequest, "a"),
@@ -117,6 +126,8 @@ struct ExportImportTests {
             #expect(evil.0 == .forbidden)
             let huge = try await post("?name=huge", "a\n" + String(repeating: "1\n", count: 600_000))
             #expect(huge.0 == .contentTooLarge)
+            let unnamed = try await post("", "a\n" + String(repeating: "1\n", count: 600_000))
+            #expect(unnamed.0 == .badRequest, "the name is checked before the body is read")
             let after = try await tables()
             #expect(!after.contains(#""name":"j""#) && !after.contains(#""name":"evil""#) && !after.contains(#""name":"huge""#))
         }

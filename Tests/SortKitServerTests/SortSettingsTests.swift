@@ -60,6 +60,11 @@ struct SortSettingsTests {
             #expect(ids == [4, 5, 2, 3, 1])
             let manual = try await client.execute(uri: "/api/tables/people/rows?sort=manual", method: .get) { $0.json?.ids }
             #expect(manual == [1, 2, 3, 4, 5], "My order is the user's own: no rules, no pins")
+            // Column names in any case are the schema's: the rules find them.
+            let upper = try await client.execute(uri: "/api/tables/people/rows?sort=-NAME&explain=1", method: .get) { $0.json }
+            #expect(upper?.ids == [4, 3, 2, 5, 1])
+            guard case .array(let pairs)? = upper?["explain"] else { Issue.record("no explain for an upper-case column"); return }
+            #expect(pairs.count == 4)
             let tables = try await client.execute(uri: "/api/tables", method: .get) { $0.text }
             #expect(tables.contains(#""fixed":{"before":"status:enum=todo|done","after":"-price"}"#))
             #expect(tables.contains(#""pinned":[4]"#) && tables.contains(#""sortsBy":"last,first""#))
@@ -84,6 +89,20 @@ struct SortSettingsTests {
             // first isn't orderable; the cap keeps -price,last: Bo Lee/Di Lee (12) by last tie → id, Ann 5, Cy 3, Ed null.
             guard case .array(let rows)? = json?["data"] else { Issue.record("no data"); return }
             #expect(rows.compactMap { $0["name"]?.string } == ["Bo Lee", "Di Lee", "Ann Zed", "Cy Ng", "Ed Abe"])
+        }
+    }
+
+    @Test("A default cap applies to tables no setting names, and the order keeps the keys the headers show")
+    func defaultCap() async throws {
+        let store = try SQLiteTableStore(path: temporaryDatabasePath())
+        try await store.importCSV(Array(Self.csv.utf8), as: "people", delimiter: UInt8(ascii: ","), presets: [:])
+        let server = SortKitServer(store: store, defaultSortSettings: TableSortSettings(maxKeys: 1))
+        try await application(server).test(.router) { client in
+            let capped = try await client.execute(uri: "/api/tables/people/rows?sort=-price,name", method: .get) { $0.json?.ids }
+            let single = try await client.execute(uri: "/api/tables/people/rows?sort=-price", method: .get) { $0.json?.ids }
+            #expect(capped == single && capped == [2, 4, 1, 3, 5], "a cap of 1 keeps the first key; ties in id order")
+            let page = try await client.execute(uri: "/tables/people?sort=-price,name", method: .get) { $0.text }
+            #expect(page.contains("<span class=\"ind\" aria-hidden=\"true\">▼</span>") && !page.contains("▲"), "one indicator, no priority number")
         }
     }
 

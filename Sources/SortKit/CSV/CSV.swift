@@ -62,15 +62,24 @@ public enum CSV {
     /// delimiter, a quote or a line break; as is otherwise.
     ///
     ///     CSV.quoted("a,b")   // "\"a,b\""
+    ///
+    /// Decided on Unicode scalars, as readers split bytes: a `,` or `"` followed by a
+    /// combining mark is one `Character` but still a delimiter or a quote to a CSV reader.
     public static func quoted(_ field: String, delimiter: Character = ",") -> String {
-        guard field.contains(where: { $0 == delimiter || $0 == "\"" || $0.isNewline }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let delimiters = delimiter.unicodeScalars
+        func isSpecial(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == "\"" || delimiters.contains(scalar) || _newlines.contains(scalar.value)
+        }
+        guard field.unicodeScalars.contains(where: isSpecial) else { return field }
+        var result = "\""
+        for scalar in field.unicodeScalars {
+            if scalar == "\"" { result.unicodeScalars.append("\"") }
+            result.unicodeScalars.append(scalar)
+        }
+        return result + "\""
     }
-}
 
-extension String {
-    fileprivate func replacingOccurrences(of target: String, with replacement: String) -> String {
-        split(separator: target, omittingEmptySubsequences: false).joined(separator: replacement)
-    }
+    /// The scalars `Character.isNewline` names: LF, VT, FF, CR, NEL, LS, PS.
+    private static let _newlines: Set<UInt32> = [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029]
 }
 

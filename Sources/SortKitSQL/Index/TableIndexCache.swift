@@ -61,21 +61,45 @@ final class _TableIndexCache: Sendable {
         }
     }
 
-    /// Adds rankings a request built to the kept index, if it is still the one they were built on.
+    /// The most `random=` rankings a table keeps: every seed is a different order, so requests
+    /// could otherwise make the index keep a ranking (12 bytes a row) per seed they name, and
+    /// update each on every write. Orders by other seeds are built for their request and
+    /// dropped.
+    static let maxRandomRankings = 2
+
+    /// Adds rankings a request built to the kept index, if it is still the one they were built
+    /// on (`random=` ones while fewer than ``maxRandomRankings`` are kept).
     func remember(_ rankings: [KeyVariant: _Ranking], table: Int64, schemaVersion: Int64, dataVersion: Int64) {
         guard !rankings.isEmpty else { return }
         state.withLock { state in
             guard var index = state.indexes[table], index.schemaVersion == schemaVersion, index.dataVersion == dataVersion else { return }
-            index.rankings.merge(rankings) { kept, _ in kept }
+            var randoms = index.rankings.keys.filter(\.isRandom).count
+            for (variant, ranking) in rankings where index.rankings[variant] == nil {
+                if variant.isRandom {
+                    guard randoms < Self.maxRandomRankings else { continue }
+                    randoms += 1
+                }
+                index.rankings[variant] = ranking
+            }
             state.indexes[table] = index
         }
     }
 
-    /// Whether a background build of `variants` should start: not if one already runs for
-    /// the same table state.
-    func startBuilding(_ variants: Set<KeyVariant>, table: Int64, schemaVersion: Int64, dataVersion: Int64) -> Bool {
+    /// The key of a background build of `variants` if it should start: not if one already runs
+    /// for the same table state. Call ``finishedBuilding(_:)`` with it when done.
+    func startBuilding(_ variants: Set<KeyVariant>, table: Int64, schemaVersion: Int64, dataVersion: Int64) -> String? {
         let key = "\(table)/\(schemaVersion)/\(dataVersion)/" + variants.sorted().map(\.columnName).joined(separator: ",")
-        return state.withLock { $0.building.insert(key).inserted }
+        return state.withLock { $0.building.insert(key).inserted } ? key : nil
+    }
+
+    /// The variants whose rankings every kept index holds (for tests).
+    var keptVariants: [KeyVariant] {
+        state.withLock { $0.indexes.values.flatMap(\.rankings.keys) }
+    }
+
+    /// Forgets a finished background build.
+    func finishedBuilding(_ key: String) {
+        state.withLock { _ = $0.building.remove(key) }
     }
 
     /// Forgets a table's index (it was dropped or replaced).
@@ -161,7 +185,9 @@ extension _TableIndex {
         }
         let search = SearchQuery(request.search)
         let versions = "\(table)/\(schemaVersion)/\(dataVersion)"
-        var filter = search.terms.joined(separator: " ") + "|" + columnSearch.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value.terms.joined(separator: " "))" }.joined(separator: ",")
+        // Each term length-prefixed, so no two searches (terms may hold ',', ':' or '|') share a key.
+        let terms = { (query: SearchQuery) in query.terms.map { "\($0.utf8.count):\($0)" }.joined() }
+        var filter = terms(search) + "|" + columnSearch.sorted { $0.key < $1.key }.map { "\($0.key)=\(terms($0.value));" }.joined()
         var matches = try cache.matches(versions + "|" + filter) {
             try self.matches(search, columnSearch: columnSearch, budget: budget)
         }
@@ -174,12 +200,16 @@ extension _TableIndex {
         // that first request costs what a ranked one costs, not a full sort.
         let missing = Set(try spec.keys.map { try Self.variant($0, schema: schema) }).subtracting(rankings.keys)
         if !missing.isEmpty, cursor == nil, request.offset + request.limit < 4_096 {
-            if cache.startBuilding(missing, table: table, schemaVersion: schemaVersion, dataVersion: dataVersion) {
+            // A `random=` order past the kept ones isn't built in the background: it would be dropped.
+            let full = rankings.keys.filter(\.isRandom).count >= _TableIndexCache.maxRandomRankings
+            let toBuild = Array(full ? missing.filter { !$0.isRandom } : missing)
+            if !toBuild.isEmpty, let key = cache.startBuilding(Set(toBuild), table: table, schemaVersion: schemaVersion, dataVersion: dataVersion) {
                 let index = self
                 Task.detached(priority: .utility) {
-                    let built = Self.buildRankings(Array(missing), cells: index.cells, live: index.live, schema: index.schema)
-                    cache.remember(Dictionary(uniqueKeysWithValues: zip(missing, built)), table: table,
+                    let built = Self.buildRankings(toBuild, cells: index.cells, live: index.live, schema: index.schema)
+                    cache.remember(Dictionary(uniqueKeysWithValues: zip(toBuild, built)), table: table,
                                    schemaVersion: index.schemaVersion, dataVersion: index.dataVersion)
+                    cache.finishedBuilding(key)
                 }
             }
             let slots = try selected(spec, matches: matches, need: request.offset + request.limit + 1)

@@ -24,6 +24,12 @@ public struct KeyVariant: Sendable, Hashable, Codable, Comparable {
         self.transform = transform
     }
 
+    /// Whether the variant is a `random=` order (one of as many as there are seeds).
+    var isRandom: Bool {
+        if case .random = transform { return true }
+        return false
+    }
+
     /// The physical column name, made only of the column's position, two enum names and the
     /// transform's name and seed.
     public var columnName: String {
