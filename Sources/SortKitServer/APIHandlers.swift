@@ -56,26 +56,32 @@ struct APIHandlers: Sendable {
     /// `GET /api/tables/{table}/rows?sort=…|preset=…&q=…&limit=…&offset=…|after=…`.
     func rows(_ table: String, query: String) async throws -> Reply {
         let form = FormParameters(query, limit: server.limits.maxParameters)
-        try form.checkLimit(server.limits.maxParameters)
-        let schema = try await store.schema(of: table)
-        let order = try self.order(schema, sort: form["sort"], preset: form["preset"])
-        let search = form["q"] ?? ""
-        try checkSearch(search, name: "q")
-        let filters = try self.filters(form, schema: schema)
-        let limit = try integer(form["limit"], name: "limit", default: 50)
-        let offset = try integer(form["offset"], name: "offset", default: 0)
-        let after = form["after"].flatMap { $0.isEmpty ? nil : $0 }
+        var (schema, request) = try await view(table, form)
+        request.limit = min(try integer(form["limit"], name: "limit", default: 50), server.maxPageSize)
+        request.offset = try integer(form["offset"], name: "offset", default: 0)
+        request.after = form["after"].flatMap { $0.isEmpty ? nil : $0 }
         let explain = try flag(form["explain"], name: "explain")
-        let page = try await self.page(table, PageRequest(
-            order: order, search: search, columnSearch: filters, offset: offset, limit: min(limit, server.maxPageSize), after: after))
+        let page = try await self.page(table, request)
         var fields: [(String, JSON)] = [
             ("rows", .array(page.rows.map { Self.json($0, schema) })),
             ("total", .integer(Int64(page.total))),
             ("filtered", .integer(Int64(page.filtered))),
             ("next", page.next.map(JSON.string) ?? .null),
         ]
-        if explain { fields.append(("explain", self.explain(page.rows, order: order, schema: schema))) }
+        if explain { fields.append(("explain", self.explain(page.rows, order: request.order, schema: schema))) }
         return .json(.object(fields))
+    }
+
+    /// The view a query names on `table` — `sort` or `preset`, `q`, `filter[COLUMN]` — checked:
+    /// the table's schema and a request for the view's first rows (the caller sets limit,
+    /// offset and cursor).
+    func view(_ table: String, _ form: FormParameters) async throws -> (schema: TableSchema, request: PageRequest) {
+        try form.checkLimit(server.limits.maxParameters)
+        let schema = try await store.schema(of: table)
+        let order = try self.order(schema, sort: form["sort"], preset: form["preset"])
+        let search = form["q"] ?? ""
+        try checkSearch(search, name: "q")
+        return (schema, PageRequest(order: order, search: search, columnSearch: try filters(form, schema: schema)))
     }
 
     /// Per-column filters, `filter[COLUMN]=TEXT` (multi-term, folded, matched against that
@@ -107,28 +113,20 @@ struct APIHandlers: Sendable {
     /// download short (the client sees an incomplete transfer, never a partial file as a
     /// complete one).
     func csv(_ table: String, query: String) async throws -> Response {
-        let form = FormParameters(query, limit: server.limits.maxParameters)
-        try form.checkLimit(server.limits.maxParameters)
-        let schema = try await store.schema(of: table)
-        let order = try self.order(schema, sort: form["sort"], preset: form["preset"])
-        let search = form["q"] ?? ""
-        try checkSearch(search, name: "q")
-        let firstRequest = PageRequest(order: order, search: search, columnSearch: try filters(form, schema: schema), limit: server.limits.exportBatchRows)
+        let (schema, viewRequest) = try await view(table, FormParameters(query, limit: server.limits.maxParameters))
+        var firstRequest = viewRequest
+        firstRequest.limit = server.limits.exportBatchRows
         let first = try await page(table, firstRequest)
+        let header = schema.columns.map(\.name)
         let handlers = self
-        let body = ResponseBody { writer in
+        let body = ResponseBody { [firstRequest] writer in
             var request = firstRequest
-            var buffer = ByteBuffer()
-            buffer.writeString(CSV.format([schema.columns.map(\.name)]))
-            Self.append(first.rows, to: &buffer)
-            try await writer.write(buffer)
+            try await writer.write(ByteBuffer(string: CSV.format([header] + first.rows.map(\.cells))))
             var next = first.next
             while let cursor = next {
                 request.after = cursor
                 let page = try await handlers.page(table, request)
-                buffer.clear()
-                Self.append(page.rows, to: &buffer)
-                try await writer.write(buffer)
+                try await writer.write(ByteBuffer(string: CSV.format(page.rows.map(\.cells))))
                 next = page.next
             }
             try await writer.finish(nil)
@@ -174,25 +172,6 @@ struct APIHandlers: Sendable {
         ]), status: .created)
     }
 
-    /// Appends rows as CSV records (RFC 4180: quoted where needed, `\n` line ends).
-    static func append(_ rows: [TableRow], to buffer: inout ByteBuffer) {
-        for row in rows {
-            // A record of one empty field is written `""`, as `CSV.format` does.
-            if row.cells == [""] {
-                buffer.writeString("\"\"\n")
-                continue
-            }
-            for (index, cell) in row.cells.enumerated() {
-                if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
-                // Most cells are ASCII without a comma, quote or line break: written as they are,
-                // without walking their characters (CSV.quoted decides the rest).
-                let plain = cell.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "\"") }
-                buffer.writeString(plain ? cell : CSV.quoted(cell))
-            }
-            buffer.writeInteger(UInt8(ascii: "\n"))
-        }
-    }
-
     private static let attributeCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// A `Content-Disposition` for a download named `name`: an ASCII fallback (other
@@ -207,28 +186,31 @@ struct APIHandlers: Sendable {
     /// A page of `table` as the server shows it: for a spec order, the table's
     /// ``TableSortSettings`` rules applied and its pinned rows first.
     func page(_ table: String, _ request: PageRequest) async throws -> TablePage {
-        let settings = server.settings(for: table)
         // "My order" is the user's own arrangement: neither rules nor pins change it.
-        guard case .spec(let spec) = request.order else { return try await store.page(of: table, request) }
+        guard case .spec = request.order else { return try await store.page(of: table, request) }
         var request = request
-        request.order = .spec(settings.rules.applied(to: spec))
-        return try await settings.pinned.page(of: table, request, in: store)
+        request.order = sortedBy(request.order, table: table)
+        return try await server.settings(for: table).pinned.page(of: table, request, in: store)
+    }
+
+    /// The order `table` sorts by when `order` is picked: a spec with the table's rules
+    /// applied; "My order" as it is.
+    func sortedBy(_ order: TableOrder, table: String) -> TableOrder {
+        guard case .spec(let spec) = order else { return order }
+        return .spec(server.settings(for: table).rules.applied(to: spec))
     }
 
     /// `explain=1`: for each pair of adjacent rows, how they compare under the order the table
     /// sorts by (rules applied): each key's values and sort keys up to the deciding one.
     func explain(_ rows: [TableRow], order: TableOrder, schema: TableSchema) -> JSON {
-        let settings = server.settings(for: schema.name)
-        guard case .spec(let picked) = order else {
+        guard case .spec(let spec) = sortedBy(order, table: schema.name) else {
             return .object([("note", .string("\(order.description) order is kept by moves, not compared by keys"))])
         }
-        let spec = settings.rules.applied(to: picked)
         let columns = spec.keys.compactMap { key in schema.columns.firstIndex { $0.name == key.column } }
         guard columns.count == spec.keys.count else { return .null }
-        let types = zip(spec.keys, columns).map { key, column in
-            key.interpretation == .inferred && key.enumOrder == nil ? schema.columns[column].type : .string
-        }
-        let pinned = Set(settings.pinned.ids)
+        // A key reads by the column's type only where it reads by type (`sortValue(of:columnType:)`).
+        let types = columns.map { schema.columns[$0].type }
+        let pinned = Set(server.settings(for: schema.name).pinned.ids)
         return .array(zip(rows, rows.dropFirst()).map { first, second in
             var fields: [(String, JSON)] = [("ids", .array([.integer(first.id), .integer(second.id)]))]
             if pinned.contains(first.id) || pinned.contains(second.id) {
@@ -390,8 +372,7 @@ struct APIHandlers: Sendable {
         // Keys name columns as the schema does ("TITLE" is "title"), so rules and explanations
         // find them; a table's key cap keeps the first keys, as its headers show.
         for index in spec.keys.indices { spec.keys[index].column = schema.columns[try schema.columnIndex(spec.keys[index].column)].name }
-        if let cap = server.settings(for: schema.name).maxKeys, spec.keys.count > cap { spec.keys.removeLast(spec.keys.count - cap) }
-        return .spec(spec)
+        return .spec(server.settings(for: schema.name).headerState(spec).spec)
     }
 
     func integer(_ text: String?, name: String, default value: Int) throws -> Int {

@@ -99,7 +99,8 @@ extension APIHandlers {
                 keys.append(key)
                 position += 1
             }
-            if let cap = server.settings(for: table).maxKeys, keys.count > cap { keys.removeLast(keys.count - cap) }
+            // The table's key cap keeps the first keys, as a header state does.
+            keys = server.settings(for: table).headerState(SortSpec(keys)).keys
             let start = try integer(form["start"], name: "start", default: 0)
             let lengthText = form["length"] ?? "10"
             guard let length = Int(lengthText), length >= -1 else {

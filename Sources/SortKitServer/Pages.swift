@@ -41,9 +41,8 @@ struct Pages {
         var page = 1
         var size = 25
 
-        init(query: String, limits: RequestLimits) throws {
-            let form = FormParameters(query, limit: limits.maxParameters)
-            try form.checkLimit(limits.maxParameters)
+        /// The state of a query's parameters (checked by ``APIHandlers/view(_:_:)``).
+        init(_ form: FormParameters) {
             sort = form["sort"] ?? ""
             preset = form["preset"] ?? ""
             q = form["q"] ?? ""
@@ -59,6 +58,11 @@ struct Pages {
         }
 
         func url(_ table: String, sort: String? = nil, preset: String? = nil, page: Int? = nil) -> String {
+            "/tables/\(HTML.query(table))" + query(sort: sort, preset: preset, page: page)
+        }
+
+        /// The query part of ``url(_:sort:preset:page:)``: `?…`, or empty.
+        func query(sort: String? = nil, preset: String? = nil, page: Int? = nil) -> String {
             var parts: [String] = []
             let preset = preset ?? (sort == nil ? self.preset : "")
             let sort = sort ?? (preset.isEmpty ? self.sort : "")
@@ -69,29 +73,29 @@ struct Pages {
             let page = page ?? 1
             if page > 1 { parts.append("page=\(page)") }
             if size != 25 { parts.append("size=\(size)") }
-            return "/tables/\(HTML.query(table))" + (parts.isEmpty ? "" : "?" + parts.joined(separator: "&"))
+            return parts.isEmpty ? "" : "?" + parts.joined(separator: "&")
         }
     }
 
     func table(_ name: String, query: String) async throws -> Reply {
-        let schema = try await server.store.schema(of: name)
-        var state = try ViewState(query: query, limits: server.limits)
         let api = APIHandlers(server: server)
-        let order = try api.order(schema, sort: state.sort, preset: state.preset)
-        try api.checkSearch(state.q, name: "q")
-        let filters = try api.filters(FormParameters(query, limit: server.limits.maxParameters), schema: schema)
+        let form = FormParameters(query, limit: server.limits.maxParameters)
+        var (schema, request) = try await api.view(name, form)
+        var state = ViewState(form)
+        let order = request.order
         // A sort that equals a preset shows that preset as selected.
         if state.preset.isEmpty, case .spec(let spec) = order, let match = schema.presets.first(where: { $0.value == spec }) {
             state.preset = match.key
         }
         // One read gives the page and its counts; a page past the end is read again as the last.
-        var page = try await api.page(name, PageRequest(
-            order: order, search: state.q, columnSearch: filters, offset: (state.page - 1) * state.size, limit: state.size))
+        request.limit = state.size
+        request.offset = (state.page - 1) * state.size
+        var page = try await api.page(name, request)
         let pageCount = max(1, (page.filtered + state.size - 1) / state.size)
         if state.page > pageCount {
             state.page = pageCount
-            page = try await api.page(name, PageRequest(
-                order: order, search: state.q, columnSearch: filters, offset: (state.page - 1) * state.size, limit: state.size))
+            request.offset = (state.page - 1) * state.size
+            page = try await api.page(name, request)
         }
         let counts = page
         let isManual = order == .manual
@@ -163,10 +167,7 @@ struct Pages {
             <label><input type="checkbox" class="rtl"> Right to left</label>
             <button type="button" class="columns-reset">Show all columns in order</button></details>
             """
-        let download = state.url(name, page: 1).replacingOccurrences(of: "/tables/", with: "/api/tables/", options: .anchored)
-        let downloadURL = download.contains("?")
-            ? download.replacingOccurrences(of: "?", with: "/rows.csv?", options: [], range: download.range(of: "?"))
-            : download + "/rows.csv"
+        let downloadURL = "/api/tables/\(HTML.query(name))/rows.csv" + state.query(page: 1)
 
         var body = ""
         for row in page.rows {

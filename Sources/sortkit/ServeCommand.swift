@@ -176,11 +176,8 @@ struct ServeCommand: AsyncParsableCommand {
                 }
                 settings[table, default: TableSortSettings()].cycles[name] = cycle
             }
-            if let maxSortKeys {
-                for table in Set(settings.keys).union([DemoLibrary.tableName]).union(files.map { URL(fileURLWithPath: $0).deletingPathExtension().lastPathComponent }) {
-                    settings[table, default: TableSortSettings()].maxKeys = maxSortKeys
-                }
-            }
+            // Other tables take the cap from the server's default settings.
+            for table in settings.keys { settings[table]?.maxKeys = maxSortKeys }
             return settings
         }
     }

@@ -117,9 +117,8 @@ struct SortCommand: ParsableCommand {
         let table = try TextTable(csv: Array(try Data(contentsOf: input)), delimiter: try delimiterByte(), hasHeader: !noHeader)
         let columns = try spec.keys.map { try table.columnIndex($0.column) }
         let types = table.columnTypes()
-        let keyTypes = zip(spec.keys, columns).map { key, column in
-            key.interpretation == .inferred && key.enumOrder == nil ? types[column] : ColumnType.string
-        }
+        // A key reads by the column's type only where it reads by type (`sortValue(of:columnType:)`).
+        let keyTypes = columns.map { types[$0] }
         var order = try table.sortedRowIndices(by: spec)
         if let top { order = Array(order.prefix(top)) }
         printToStandardError("sortkit sort: --debug: \(order.count) records by '\(spec)'")

@@ -58,7 +58,6 @@ extension DataTable where Row == TextRow {
 }
 
 extension SortValue {
-    var isString: Bool { if case .string = self { true } else { false } }
     var isNumber: Bool {
         switch self {
         case .integer, .double: true

@@ -63,10 +63,9 @@ public struct HTMLTableRenderer: Sendable {
             : [:]
         func style(_ column: Int, header: Bool) -> String {
             var parts: [String] = []
-            if column < fixedColumns { parts.append("position: sticky; \(edge): 0") }
-            if header && stickyHeader { parts.append("position: sticky; top: 0") }
-            // A frozen header cell sticks both ways: one position, both offsets.
-            if column < fixedColumns && header && stickyHeader { parts = ["position: sticky; \(edge): 0; top: 0"] }
+            // A frozen column sticks to its edge, a sticky header to the top; a frozen header cell both ways.
+            let offsets = (column < fixedColumns ? ["\(edge): 0"] : []) + (header && stickyHeader ? ["top: 0"] : [])
+            if !offsets.isEmpty { parts.append((["position: sticky"] + offsets).joined(separator: "; ")) }
             let alignment = table.columns[column].effectiveAlignment
             if alignment != .leading { parts.append("text-align: " + (alignment == .center ? "center" : direction == .rightToLeft ? "left" : "right")) }
             return parts.isEmpty ? "" : " style=\"\(parts.joined(separator: "; "))\""

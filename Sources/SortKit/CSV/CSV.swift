@@ -66,6 +66,11 @@ public enum CSV {
     /// Decided on Unicode scalars, as readers split bytes: a `,` or `"` followed by a
     /// combining mark is one `Character` but still a delimiter or a quote to a CSV reader.
     public static func quoted(_ field: String, delimiter: Character = ",") -> String {
+        // Most fields are printable ASCII without the delimiter or a quote: no scalar walk.
+        if let byte = delimiter.asciiValue,
+           field.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != byte && $0 != UInt8(ascii: "\"") }) {
+            return field
+        }
         let delimiters = delimiter.unicodeScalars
         func isSpecial(_ scalar: Unicode.Scalar) -> Bool {
             scalar == "\"" || delimiters.contains(scalar) || _newlines.contains(scalar.value)

@@ -162,11 +162,11 @@ extension SortFields {
             let (value, text) = (field.value, field.text)
             let reading: @Sendable (Row) -> SortValue
             if field.isText && (specKey.interpretation == .number || specKey.interpretation == .date) {
+                // The transform and `empty=null` are applied once, by `sortKeys(reading:)`.
+                let reader = SortSpec.Key(specKey.column, .ascending, [.interpretation(specKey.interpretation)])
                 reading = { row in
                     guard case .string(let text) = value(row) else { return value(row) }
-                    // The transform and `empty=null` are applied once, by `sortKeys(reading:)`.
-                    return SortSpec.Key(specKey.column, .ascending, [.interpretation(specKey.interpretation)])
-                        .sortValue(of: text, columnType: .string)
+                    return reader.sortValue(of: text, columnType: .string)
                 }
             } else {
                 reading = value

@@ -208,7 +208,7 @@ public struct SortCycle: Sendable, Hashable {
     }
 }
 
-extension SortCycle: CustomStringConvertible, LosslessStringConvertible, Codable {
+extension SortCycle: _TextCodable {
     /// The text form, such as `desc,asc,none`.
     public var description: String {
         (directions.map { $0 == .ascending ? "asc" : "desc" } + (includesUnsorted ? ["none"] : [])).joined(separator: ",")
@@ -225,18 +225,5 @@ extension SortCycle: CustomStringConvertible, LosslessStringConvertible, Codable
         let valid = directions.compactMap { $0 }
         guard !valid.isEmpty, valid.count == directions.count, Set(valid).count == valid.count else { return nil }
         self.init(valid, includesUnsorted: unsorted)
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let cycle = SortCycle(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a sort cycle (asc,desc[,none]): \(text)"))
-        }
-        self = cycle
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(description)
     }
 }

@@ -19,7 +19,7 @@ public struct SortExplanation: Sendable, Hashable, CustomStringConvertible {
         /// The second row's value.
         public var second: SortValue
         /// For an `enum=` key, each value's place in the list (the list's length for others).
-        public var ranks: (first: Int, second: Int)?
+        public var ranks: Places?
         /// The values' sort keys in hex (``SortValue/sortKey(collation:)``), `nil` for null.
         public var firstKey: String?
         /// The second value's sort key in hex.
@@ -28,16 +28,12 @@ public struct SortExplanation: Sendable, Hashable, CustomStringConvertible {
         /// placement applied, so `.orderedAscending` means the first comes first.
         public var order: ComparisonResult
 
-        public static func == (lhs: Step, rhs: Step) -> Bool {
-            lhs.key == rhs.key && lhs.first == rhs.first && lhs.second == rhs.second && lhs.ranks?.first == rhs.ranks?.first
-                && lhs.ranks?.second == rhs.ranks?.second && lhs.firstKey == rhs.firstKey && lhs.secondKey == rhs.secondKey && lhs.order == rhs.order
-        }
-
-        public func hash(into hasher: inout Hasher) {
-            hasher.combine(key)
-            hasher.combine(first)
-            hasher.combine(second)
-            hasher.combine(order)
+        /// Two rows' places in an `enum=` list.
+        public struct Places: Sendable, Hashable {
+            /// The first row's place.
+            public var first: Int
+            /// The second row's place.
+            public var second: Int
         }
 
         /// The comparison in words, in output order: `"Émile" before "Emma" (sort keys
@@ -77,7 +73,7 @@ public struct SortExplanation: Sendable, Hashable, CustomStringConvertible {
 
 extension SortValue {
     /// Whether the value is a string.
-    var isString: Bool {
+    package var isString: Bool {
         if case .string = self { return true }
         return false
     }
@@ -99,9 +95,9 @@ extension SortSpec {
             let values = (key.sortValue(of: first[index], columnType: type), key.sortValue(of: second[index], columnType: type))
             let comparators: [SortKey<String>] = key.sortKeys(readingText: { $0 }, columnType: type)
             let order = comparators.lazy.map { $0.compare(first[index], second[index]) }.first { $0 != .orderedSame } ?? .orderedSame
-            var ranks: (Int, Int)?
+            var ranks: SortExplanation.Step.Places?
             if case .integer(let a)? = key.enumRank(of: values.0), case .integer(let b)? = key.enumRank(of: values.1) {
-                ranks = (Int(a), Int(b))
+                ranks = .init(first: Int(a), second: Int(b))
             }
             let hex = { (value: SortValue) in value.sortKey(collation: key.collation).map { $0.map { String(format: "%02x", $0) }.joined() } }
             steps.append(SortExplanation.Step(

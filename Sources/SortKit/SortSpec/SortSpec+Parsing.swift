@@ -122,6 +122,49 @@ extension SortSpec.Modifier: CustomStringConvertible {
     }
 }
 
+/// A type whose `Codable` form is its text (``LosslessStringConvertible``): one string,
+/// decoding refused when the text doesn't parse.
+public protocol _TextCodable: Codable, LosslessStringConvertible {}
+
+extension _TextCodable {
+    /// Decodes the text form.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let value = Self(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a \(Self.self): \(text)"))
+        }
+        self = value
+    }
+
+    /// Encodes the text form.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(description)
+    }
+}
+
+extension SortSpec.Transform: _TextCodable {
+    /// The modifier's text: `abs`, `len` or `random=SEED`.
+    public var description: String { SortSpec.Modifier.transform(self).description }
+
+    /// The transform a modifier's text names (`abs`, `len`, `random=42`), or `nil`.
+    public init?(_ description: String) {
+        switch description {
+        case "abs": self = .absolute
+        case "len": self = .length
+        default:
+            guard description.hasPrefix("random="), let seed = Self.seed(description.dropFirst(7)) else { return nil }
+            self = .random(seed: seed)
+        }
+    }
+
+    /// A `random=` seed: ASCII digits for a number that fits 64 bits.
+    static func seed(_ digits: Substring) -> UInt64? {
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return UInt64(digits)
+    }
+}
+
 private func _escape(_ text: String, special: String, escapeLeadingSign: Bool) -> String {
     var result = ""
     let characters = Array(text)
@@ -237,7 +280,7 @@ private struct _SpecParser {
         }
         if word.hasPrefix("random=") {
             let digits = word.dropFirst(7)
-            guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber), let seed = UInt64(digits) else {
+            guard let seed = SortSpec.Transform.seed(digits) else {
                 throw error(
                     "'random=' needs a seed, a whole number from 0 to \(UInt64.max), not '\(digits.prefix(40))'",
                     at: part.startIndex + 7)

@@ -37,6 +37,18 @@ struct _Component {
 
     @inline(__always)
     func doubled(_ slot: Int) -> UInt64 { 2 * UInt64(ordinal(ofGroup: ranking.ranks[slot])) + 1 }
+
+    /// Calls `visit` with each group (``_Ranking/null`` for the nulls) and its slots, in this
+    /// component's order, until it returns `true`.
+    func walk(_ visit: (_ group: UInt32, _ slots: ArraySlice<UInt32>) -> Bool) {
+        if nullsFirst, visit(_Ranking.null, ranking.nulls) { return }
+        if descending {
+            for group in stride(from: ranking.distinct - 1, through: 0, by: -1) where visit(UInt32(group), ranking.group(group)) { return }
+        } else {
+            for group in 0..<ranking.distinct where visit(UInt32(group), ranking.group(group)) { return }
+        }
+        if !nullsFirst { _ = visit(_Ranking.null, ranking.nulls) }
+    }
 }
 
 /// A request resolved against an index: its components, search and cursor.
@@ -272,7 +284,6 @@ extension _TableIndex {
     private func slice(_ component: _Component, matches: _Matches, after: (ordinals: [UInt64], id: Int64), limit: Int) -> [Int] {
         var result: [Int] = []
         result.reserveCapacity(limit)
-        let ranking = component.ranking
         let cursor = after.ordinals[0]
         /// Takes the group's rows after the cursor; true once the page is full.
         func take(_ group: UInt32, _ slots: ArraySlice<UInt32>) -> Bool {
@@ -286,13 +297,7 @@ extension _TableIndex {
             }
             return false
         }
-        if component.nullsFirst, take(_Ranking.null, ranking.nulls) { return result }
-        if component.descending {
-            for group in stride(from: ranking.distinct - 1, through: 0, by: -1) where take(UInt32(group), ranking.group(group)) { return result }
-        } else {
-            for group in 0..<ranking.distinct where take(UInt32(group), ranking.group(group)) { return result }
-        }
-        if !component.nullsFirst { _ = take(_Ranking.null, ranking.nulls) }
+        component.walk(take)
         return result
     }
 
@@ -319,18 +324,11 @@ extension _TableIndex {
             _ = take(0..<slotCount)
             return result
         }
-        let ranking = component.ranking
         if matches.matches == nil, offset > 0 {
             // Without a search every live row counts: jump whole groups.
-            return jumpedSlice(ranking, component: component, offset: offset, limit: limit)
+            return jumpedSlice(component.ranking, component: component, offset: offset, limit: limit)
         }
-        if component.nullsFirst, take(ranking.nulls) { return result }
-        if component.descending {
-            for group in stride(from: ranking.distinct - 1, through: 0, by: -1) where take(ranking.group(group)) { return result }
-        } else if take(ranking.order[..<ranking.nonNullCount]) {
-            return result
-        }
-        if !component.nullsFirst { _ = take(ranking.nulls) }
+        component.walk { _, slots in take(slots) }
         return result
     }
 

@@ -80,9 +80,8 @@ struct PageQuery {
         }
         if !excluding.isEmpty {
             // One argument, as the stores' other id lists: a JSON array on SQLite, an array on PostgreSQL.
-            let ids = excluding.map(String.init).joined(separator: ",")
             var fragment = SQLFragment(ordering.dialect == .sqlite ? "t.id NOT IN (SELECT value FROM json_each(" : "NOT (t.id = ANY(")
-            fragment.bind(.text(ordering.dialect == .sqlite ? "[\(ids)]" : "{\(ids)}"))
+            fragment.bind(ordering.dialect == .sqlite ? .text(SQLiteTableStore.idList(excluding)) : PostgresTableStore.idArray(excluding))
             fragment.append(ordering.dialect == .sqlite ? "))" : "::bigint[]))")
             conditions.append(fragment)
         }

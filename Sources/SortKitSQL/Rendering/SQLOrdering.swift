@@ -83,14 +83,7 @@ extension Collation {
 
 extension SortSpec.Interpretation: Codable {}
 
-extension SortSpec.Transform: Codable {
-    /// The transform named by its modifier text (`abs`, `len`, `random=42`), or `nil`.
-    init?(_ text: String) {
-        guard let key = try? SortSpec.Key.parsingModifiers(text), let transform = key.transform,
-              key.modifiers.count == 1 else { return nil }
-        self = transform
-    }
-
+extension SortSpec.Transform {
     /// The suffix of a stored key column's name: `abs`, `len` or `r` and the seed.
     var columnSuffix: String {
         switch self {
@@ -98,28 +91,6 @@ extension SortSpec.Transform: Codable {
         case .length: "len"
         case .random(let seed): "r\(seed)"
         }
-    }
-
-    /// Decodes the modifier text.
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        guard let transform = Self(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a transform: \(text)"))
-        }
-        self = transform
-    }
-
-    /// Encodes the modifier text.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(SortSpec.Modifier.transform(self).description)
-    }
-}
-
-extension SortSpec.Key {
-    /// A key over an unnamed column with the modifiers in `text` (`abs`, `num:abs`).
-    static func parsingModifiers(_ text: String) throws -> SortSpec.Key {
-        try SortSpec(parsing: "x:" + text).keys[0]
     }
 }
 
