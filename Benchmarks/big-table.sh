@@ -61,8 +61,13 @@ interactions=(
 median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.1f", s * 1000 }'; }
 
+# Pages with row 500,000 pinned: SortKit's path | DuckDB ordering that row first.
+pinned_cases=("sort=title&limit=25|SELECT * FROM t ORDER BY (id = 500000) DESC, title, id LIMIT 25"
+              "q=isla&sort=-price&limit=25|SELECT * FROM t WHERE $(match isla) ORDER BY (id = 500000) DESC, price DESC, id LIMIT 25")
+
 # DuckDB: load, then each question RUNS times; prints "load seconds" then one median per line.
 printf '%s\n' "${interactions[@]}" > "$work/interactions"
+printf '%s\n' "${pinned_cases[@]}" > "$work/pinned-cases"
 cat > "$work/duck.py" <<'EOF'
 import duckdb, statistics, sys, time
 csv, runs, path, mid = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
@@ -96,6 +101,9 @@ last = con.execute("SELECT max(id) FROM t").fetchone()[0]
 moves = [timed([f"UPDATE t SET pos = {last} + (id - {mid + r * 100}) / 1000.0 WHERE id IN ({ids(mid + r * 100 + 1, 100)})",
                 "SELECT * FROM t ORDER BY pos, id LIMIT 25"]) for r in range(1, runs + 1)]
 print(f"{statistics.median(moves):.4f}")
+for line in open(path.replace("interactions", "pinned-cases")):
+    sql = line.rstrip("\n").split("|")[1]
+    print(f"{statistics.median([timed([sql, 'SELECT count(*) FROM t']) for _ in range(runs)]):.4f}")
 EOF
 mapfile -t duck < <(.venv-bench/bin/python "$work/duck.py" "$work/big.csv" "$runs" "$work/interactions" "$deep")
 
@@ -137,11 +145,27 @@ serve() {  # $1 = label, rest = backend options
   move_body() { echo "{\"ids\": [$(ids $((deep + $1 * 100 + 1)) $((deep + $1 * 100 + 100)))], \"after\": $rows}"; }
   write_then_read rows/delete "rows?sort=title&limit=25" delete_body >> "$work/$label"
   write_then_read rows/move "rows?sort=manual&limit=25" move_body >> "$work/$label"
+  # The same file imported over HTTP (POST /api/tables, text/csv), until the reply.
+  curl -sf -o /dev/null -w '%{time_total}\n' -H 'Content-Type: text/csv' --data-binary "@$work/big.csv" \
+    "http://127.0.0.1:$port/api/tables?name=upload" > "$work/$label.upload"
   echo "$label server peak memory: $(awk '/VmHWM/ { printf "%d MB", $2 / 1024 }' "/proc/$server/status")" >&2
   kill "$server"; wait "$server" 2>/dev/null || true; server=""
 }
 serve sqlite --db "$work/big.sqlite"
 backends=(sqlite)
+# Pinned rows: the stored table served again with row 500,000 pinned; the same pages next to
+# DuckDB ordering that row first.
+pinned_port=$(shuf -i 20000-32767 -n 1)
+"$bin/sortkit" serve --db "$work/big.sqlite" --pin big=500000 --port "$pinned_port" 2>"$work/server.log" &
+server=$!
+until curl -sf "http://127.0.0.1:$pinned_port/api/tables/big/rows?limit=1" >/dev/null; do sleep 0.05; done
+for c in "${pinned_cases[@]}"; do
+  url="http://127.0.0.1:$pinned_port/api/tables/big/rows?${c%%|*}"
+  cold=$(curl -sf -o /dev/null -w '%{time_total}' "$url")
+  med=$(for _ in $(seq "$runs"); do curl -sf -o /dev/null -w '%{time_total}\n' "$url"; done | median)
+  echo "$cold|$med" >> "$work/pinned"
+done
+kill "$server"; wait "$server" 2>/dev/null || true; server=""
 if [ -n "${DATABASE_URL:-}" ]; then
   # A fresh database, so that the import is measured (a stored table would be served as is).
   pgdb="sortkit_bench_$$"
@@ -184,6 +208,19 @@ for i in $(seq 0 $(( ${#interactions[@]} + ${#writes[@]} - 1 ))); do
   if [ ${#backends[@]} -gt 1 ]; then IFS='|' read -r pcold pmed <<< "${pg[$((i + 1))]}"; line+=" $(ms "$pcold") / $(ms "$pmed") |"; fi
   echo "$line $(ms "${duck[$((i + 1))]}") | $(awk -v a="$cold" -v b="${duck[$((i + 1))]}" 'BEGIN { printf "%.2f×", a / b }') |"
 done
+echo
+echo "| with row 500,000 pinned (SQLite, API) | SortKit cold / median ms | DuckDB median ms (pinned row ordered first) | ratio cold |"
+echo "|---|---|---|---|"
+mapfile -t pn < "$work/pinned"
+base=$(( ${#interactions[@]} + 3 ))
+for i in "${!pinned_cases[@]}"; do
+  IFS='|' read -r cold med <<< "${pn[$i]}"
+  d=${duck[$((base + i))]}
+  echo "| ${pinned_cases[$i]%%|*} | $(ms "$cold") / $(ms "$med") | $(ms "$d") | $(awk -v a="$cold" -v b="$d" 'BEGIN { printf "%.2f×", a / b }') |"
+done
+line="| POST /api/tables, the same CSV as text/csv, until the reply | SQLite $(ms "$(cat "$work/sqlite.upload")") ms"
+[ ${#backends[@]} -gt 1 ] && line+=", PostgreSQL $(ms "$(cat "$work/postgres.upload")") ms"
+echo "$line | DuckDB load $(ms "${duck[0]}") ms | $(awk -v a="$(cat "$work/sqlite.upload")" -v b="${duck[0]}" 'BEGIN { printf "%.1f×", a / b }') |"
 echo
 echo "| whole process (fresh) | sortkit view ms, peak MB | DuckDB read_csv ms, peak MB | ratio |"
 echo "|---|---|---|---|"

@@ -62,6 +62,22 @@ for rows in "${sizes[@]}"; do
   done
 done
 largest="$work/books-${sizes[-1]}.csv"
+# The second wave's key kinds and --debug, next to what DuckDB and GNU sort do for them.
+echo "== ${sizes[-1]} rows, key kinds and --debug"
+for case in "by absolute price;price:abs;abs(price)" "by title length;title:len;length(title)"; do
+  IFS=';' read -r name spec sql <<<"$case"
+  echo "$name:"
+  run "sortkit sort --by $spec" "$bin/sortkit" sort "$largest" --by "$spec" --quiet -o "$work/out.csv"; ours=$seconds
+  if [ -n "$duckdb" ]; then
+    run "DuckDB (COPY … ORDER BY $sql)" "$duckdb" -c "import duckdb; duckdb.sql(\"COPY (SELECT * FROM read_csv('$largest', header=true) ORDER BY $sql) TO '$work/duck.csv' (HEADER)\")"
+    echo "  sortkit is $(echo "scale=2; $seconds / $ours" | bc)× DuckDB"
+  fi
+done
+echo "--debug (an explanation per adjacent pair, to /dev/null):"
+run "sortkit sort --by price --debug" sh -c "'$bin/sortkit' sort '$largest' --by price --debug --quiet -o '$work/out.csv' 2>/dev/null"; ours=$seconds
+run "GNU sort --debug -k5,5g (LC_ALL=C)" sh -c "LC_ALL=C sort --debug --parallel=2 -t, -k5,5g '$largest.body' >/dev/null 2>&1"
+echo "  sortkit --debug takes $(echo "scale=1; $ours / $seconds" | bc)× GNU sort --debug's time"
+
 echo "== ${sizes[-1]} rows under --max-memory 256M"
 run "sortkit sort (3 keys, 256M)" "$bin/sortkit" sort "$largest" --by "status:enum=todo|reading|done|abandoned,author,-price" --max-memory 256M --quiet -o "$work/out.csv"
 echo "  rows in = $(($(wc -l <"$largest") - 1)), rows out = $(($(wc -l <"$work/out.csv") - 1))"

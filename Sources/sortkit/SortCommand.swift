@@ -121,12 +121,18 @@ struct SortCommand: ParsableCommand {
         let keyTypes = columns.map { types[$0] }
         var order = try table.sortedRowIndices(by: spec)
         if let top { order = Array(order.prefix(top)) }
-        printToStandardError("sortkit sort: --debug: \(order.count) records by '\(spec)'")
+        let explainer = SortExplainer(spec, columnTypes: keyTypes)
+        // Written in blocks: a write per line would be a system call per pair.
+        var block = "sortkit sort: --debug: \(order.count) records by '\(spec)'\n"
         for (first, second) in zip(order, order.dropFirst()) {
             let texts = { (row: Int) in columns.map { table.rows[row][$0] } }
-            let why = spec.explain(texts(first), texts(second), columnTypes: keyTypes)
-            printToStandardError("record \(first + 1) before record \(second + 1): \(why)")
+            block += "record \(first + 1) before record \(second + 1): \(explainer.explain(texts(first), texts(second)))\n"
+            if block.utf8.count >= 1 << 16 {
+                FileHandle.standardError.write(Data(block.utf8))
+                block = ""
+            }
         }
+        FileHandle.standardError.write(Data(block.utf8))
     }
 
     /// The run folder of this process, removed at exit and on Ctrl-C.

@@ -52,8 +52,16 @@ struct PinnedRowsTests {
     func badCursor() async throws {
         let store = try await Backend.sqlite.makeStore()!
         try await store.importCSV(Array("a\n1\n2\n".utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        for cursor in ["pin:x", "pin:", "pin:-1", "pin:99999999999999999999", "pin:" + String(repeating: "9", count: 1 << 20), "pin:1 "] {
+            await #expect(throws: TableStoreError.self, "\(cursor.prefix(30))") {
+                try await PinnedRows([2]).page(of: "t", PageRequest(after: cursor), in: store)
+            }
+        }
+        // A cursor past the pinned rows pages on by offset; a forged regular cursor is refused by the store.
+        let past = try await PinnedRows([2]).page(of: "t", PageRequest(limit: 5, after: "pin:1"), in: store)
+        #expect(past.rows.map(\.id) == [1])
         await #expect(throws: TableStoreError.self) {
-            try await PinnedRows([2]).page(of: "t", PageRequest(after: "pin:x"), in: store)
+            try await PinnedRows([2]).page(of: "t", PageRequest(after: "forged"), in: store)
         }
         let plain = try await PinnedRows([]).page(of: "t", PageRequest(), in: store)
         #expect(plain.rows.map(\.id) == [1, 2])

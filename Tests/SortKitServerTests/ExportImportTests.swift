@@ -93,6 +93,12 @@ struct ExportImportTests {
             #expect(json?["columns"].map { "\($0)" }?.contains("\"integer\"") == true)
             let rows = try await client.execute(uri: "/api/tables/people/rows?sort=-score", method: .get) { $0.json?.ids }
             #expect(rows == [1, 2, 3], "ids 1…n in file order; the blank score last")
+            // Odd files: a BOM, CRLF, non-ASCII headers and cells, an empty last field and no
+            // final line end; a non-ASCII name; a repeated name parameter (the first counts).
+            let odd = try await post("?name=donn%C3%A9es&name=other", "\u{FEFF}nom,r\u{E9}sum\u{E9}\r\n\u{C9}mile,\"a,\u{301}b\"\r\nZo\u{EB},")
+            #expect(odd.0 == .created && odd.1?["rows"]?.int == 2 && odd.1?["name"]?.string == "données", "\(String(describing: odd.1))")
+            let oddRows = try await client.execute(uri: "/api/tables/donn%C3%A9es/rows.csv", method: .get) { $0.text }
+            #expect(try CSV.parse(Array(oddRows.utf8)) == [["nom", "résumé"], ["Émile", "a,\u{301}b"], ["Zoë", ""]], "\(oddRows.debugDescription)")
             let semicolons = try await post("?name=semi&delimiter=%3B", "a;b\n1;x\n")
             #expect(semicolons.0 == .created)
             let tab = try await post("?name=tabs&delimiter=tab", "a\tb\n1\tx\n")

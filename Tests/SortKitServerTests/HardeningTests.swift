@@ -80,7 +80,14 @@ struct HardeningTests {
                                               [.origin: "http://\(authority)", .contentType: "application/json"], body)
                     #expect(bulk.status == .misdirectedRequest, "\(authority) \(route)")
                 }
+                // The CSV download and import too: no rows leave, no table is made.
+                let download = try await send(authority, .get, "/api/tables/books/rows.csv?sort=title")
+                #expect(download.status == .misdirectedRequest && !(download.body.map { String(buffer: $0) } ?? "").contains("title,author"), "\(authority)")
+                let upload = try await send(authority, .post, "/api/tables?name=rebound",
+                                            [.origin: "http://\(authority)", .contentType: "text/csv"], "a\n1\n")
+                #expect(upload.status == .misdirectedRequest, "\(authority)")
             }
+            #expect(try await server.store.tables().map(\.name) == ["books"], "no table imported through a rebinding Host")
             for authority in ["127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST", "[::1]:\(port)"] {
                 #expect(try await send(authority).status == .ok, "\(authority)")
             }

@@ -90,6 +90,9 @@ struct ServeCommandTests {
             (["--fixed", "books=a:bad"], "--fixed books: unknown modifier 'bad'"),
             (["--sorts-by", "books:title"], "--sorts-by needs TABLE:COLUMN=SPEC"),
             (["--max-sort-keys", "0"], "--max-sort-keys must be 1 or more"),
+            (["--pin", "books=" + (1...101).map(String.init).joined(separator: ",")], "--pin books: at most 100 rows"),
+            (["--pin", "books=" + String(repeating: "9", count: 100_000)], "is not a row id"),
+            (["--fixed", "books=" + String(repeating: "a", count: 1 << 16) + ":nope"], "unknown modifier 'nope'"),
             (["--fixed", "nosuch=title", "--db", "x.sqlite", "--port", "1"], "a sort setting names table 'nosuch', which isn't served"),
             (["--cycle", "books:pages=desc", "--db", "y.sqlite", "--port", "1"], "sort settings of 'books': "),
         ]

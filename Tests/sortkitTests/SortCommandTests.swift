@@ -37,6 +37,11 @@ struct SortCommandTests {
         let (ties, _) = try run(["sort", "-", "--by", "price", "--debug", "--top", "2"], stdin: "price\n1\n1\n0\n")
         #expect(ties.stderr.contains("record 3 before record 1: key 1 'price': 0 before 1 decides"))
         #expect(ties.stderr.contains("record 1 before record 2: key 1 'price': 1 ties with 1; every key ties: input order decides") == false)
+        // Odd input: a header only, and one record (no pairs to explain); no final line end.
+        let (empty, _) = try run(["sort", "-", "--by", "price", "--debug"], stdin: "price")
+        #expect(empty.status == 0 && empty.stderr == "sortkit sort: --debug: 0 records by 'price'\n", "\(empty.stderr)")
+        let (one, _) = try run(["sort", "-", "--by", "name:len", "--debug"], stdin: "name\nÉmile")
+        #expect(one.status == 0 && one.stdout == "name\nÉmile\n" && one.stderr == "sortkit sort: --debug: 1 records by 'name:len'\n", "\(one.stdout.debugDescription) \(one.stderr)")
         let (refused, _) = try run(["sort", "books.csv", "--by", "title", "--debug", "--check"])
         #expect(refused.status != 0 && refused.stderr.contains("--debug explains a sorted output"))
     }

@@ -52,7 +52,16 @@ public enum CSV {
         for row in rows {
             // A record of one empty field is written `""`: as a blank line it would read back the
             // same here, but readers that skip blank lines (pandas, spreadsheets) would drop it.
-            text += row == [""] ? "\"\"" : row.map { quoted($0, delimiter: delimiter) }.joined(separator: String(delimiter))
+            if row == [""] {
+                text += "\"\"\n"
+                continue
+            }
+            // Fields appended in place (no array of quoted fields per record: downloads write
+            // millions of records).
+            for (index, field) in row.enumerated() {
+                if index > 0 { text.append(delimiter) }
+                text += quoted(field, delimiter: delimiter)
+            }
             text += "\n"
         }
         return text

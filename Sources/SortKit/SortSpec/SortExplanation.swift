@@ -87,23 +87,59 @@ extension SortSpec {
     ///     let spec = try SortSpec(parsing: "status:enum=todo|done,-price")
     ///     spec.explain(["todo", "9.5"], ["todo", "12"], columnTypes: [.string, .float]).decidingKey   // 1
     public func explain(_ first: [String], _ second: [String], columnTypes: [ColumnType]) -> SortExplanation {
-        precondition(first.count == keys.count && second.count == keys.count && columnTypes.count == keys.count,
-                     "one text and one type per key")
+        SortExplainer(self, columnTypes: columnTypes).explain(first, second)
+    }
+}
+
+/// ``SortSpec/explain(_:_:columnTypes:)`` for many pairs under one spec: the keys'
+/// comparators are made once (`sortkit sort --debug` explains every adjacent pair of a file).
+///
+///     let explainer = SortExplainer(try SortSpec(parsing: "-price"), columnTypes: [.float])
+///     explainer.explain(["12"], ["9.5"]).decidingKey   // 0
+public struct SortExplainer: Sendable {
+    let spec: SortSpec
+    let columnTypes: [ColumnType]
+    /// Per key, its comparators over cell text.
+    let comparators: [[SortKey<String>]]
+
+    /// An explainer for `spec` over key columns of `columnTypes` (one per key).
+    public init(_ spec: SortSpec, columnTypes: [ColumnType]) {
+        precondition(columnTypes.count == spec.keys.count, "one type per key")
+        self.spec = spec
+        self.columnTypes = columnTypes
+        comparators = zip(spec.keys, columnTypes).map { key, type in key.sortKeys(readingText: { $0 }, columnType: type) }
+    }
+
+    /// How two rows compare: `first` and `second` hold each key's cell text, in key order.
+    public func explain(_ first: [String], _ second: [String]) -> SortExplanation {
+        let keys = spec.keys
+        precondition(first.count == keys.count && second.count == keys.count, "one text per key")
         var steps: [SortExplanation.Step] = []
         for (index, key) in keys.enumerated() {
             let type = columnTypes[index]
             let values = (key.sortValue(of: first[index], columnType: type), key.sortValue(of: second[index], columnType: type))
-            let comparators: [SortKey<String>] = key.sortKeys(readingText: { $0 }, columnType: type)
-            let order = comparators.lazy.map { $0.compare(first[index], second[index]) }.first { $0 != .orderedSame } ?? .orderedSame
+            let order = comparators[index].lazy.map { $0.compare(first[index], second[index]) }.first { $0 != .orderedSame } ?? .orderedSame
             var ranks: SortExplanation.Step.Places?
             if case .integer(let a)? = key.enumRank(of: values.0), case .integer(let b)? = key.enumRank(of: values.1) {
                 ranks = .init(first: Int(a), second: Int(b))
             }
-            let hex = { (value: SortValue) in value.sortKey(collation: key.collation).map { $0.map { String(format: "%02x", $0) }.joined() } }
+            let hex = { (value: SortValue) in value.sortKey(collation: key.collation).map(_hex) }
             steps.append(SortExplanation.Step(
                 key: key, first: values.0, second: values.1, ranks: ranks, firstKey: hex(values.0), secondKey: hex(values.1), order: order))
             if order != .orderedSame { return SortExplanation(steps: steps, decidingKey: index) }
         }
         return SortExplanation(steps: steps, decidingKey: nil)
     }
+}
+
+/// Bytes as lowercase hex, two digits each.
+private func _hex(_ bytes: [UInt8]) -> String {
+    let digits = Array("0123456789abcdef".utf8)
+    var text: [UInt8] = []
+    text.reserveCapacity(bytes.count * 2)
+    for byte in bytes {
+        text.append(digits[Int(byte >> 4)])
+        text.append(digits[Int(byte & 0x0F)])
+    }
+    return String(decoding: text, as: UTF8.self)
 }

@@ -122,6 +122,21 @@ struct KeyKindsTests {
         #expect(key.transformed(.null) == .null)
     }
 
+    @Test("A megabyte of seed digits, or of enum values beside a transform, is a short error")
+    func hugeInput() throws {
+        let digits = String(repeating: "7", count: 1 << 20)
+        #expect {
+            try SortSpec(parsing: "a:random=" + digits)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("not '" + String(repeating: "7", count: 40) + "'") && text.count < 2_000_000
+        }
+        #expect(throws: SortSpecError.self) { try SortSpec(parsing: "a:abs:enum=" + String(repeating: "x", count: 1 << 20)) }
+        // Blank and whitespace-only specs are still the empty spec; a lone modifier word is a column.
+        #expect(try SortSpec(parsing: "   ").isEmpty)
+        #expect(try SortSpec(parsing: "abs").keys == [SortSpec.Key("abs")])
+    }
+
     @Test("random=SEED's hash is pinned: stored key columns and saved shuffles must not move between versions")
     func randomVectors() {
         let vectors: [(SortValue, UInt64)] = [(.integer(1), 42), (.string("Émile"), 7), (.string(""), 0), (.double(-2.5), .max)]
