@@ -181,6 +181,8 @@ views=(
   "view --by -price,title|--by -price,title|SELECT * FROM read_csv('$work/big.csv') ORDER BY price DESC, title, id LIMIT 20"
   "view --search $q1 (page and count)|--search $q1|SELECT *, count(*) OVER () FROM read_csv('$work/big.csv') WHERE $(match isla) LIMIT 20"
   "view --search $q1 --by title|--search $q1 --by title|SELECT *, count(*) OVER () FROM read_csv('$work/big.csv') WHERE $(match isla) ORDER BY title, id LIMIT 20"
+  "view --by title --page $lastpage|--by title --page $lastpage|SELECT * FROM read_csv('$work/big.csv') ORDER BY title, id LIMIT 20 OFFSET $(( (lastpage - 1) * 20 ))"
+  "view --by author,-published --page $(( rows / 40 ))|--by author,-published --page $(( rows / 40 ))|SELECT * FROM read_csv('$work/big.csv') ORDER BY author, published DESC, id LIMIT 20 OFFSET $(( (rows / 40 - 1) * 20 ))"
 )
 timed() {  # prints "seconds KB" for a command, median time of RUNS and the largest peak RSS
   local times=() peak=0

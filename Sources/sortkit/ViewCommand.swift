@@ -61,7 +61,7 @@ struct ViewCommand: ParsableCommand {
 
     private func show() throws {
         // One page of the file as a table of it would show it, without loading the table:
-        // CSVPage scans the file on every core and selects the page by top-k.
+        // CSVPage scans the file on every core and selects the page by a rank window (top-k, or a sampled pivot pass for deep pages).
         let keys = try specs.flatMap { try SortSpec(parsing: $0).keys }
         let options = ColumnWidthOptions(strategy: ColumnWidthStrategy(parsing: widths)!, maximum: maxWidth)
         let csvPage: CSVPage

@@ -77,12 +77,14 @@ struct CSVPageTests {
         }
     }
 
-    @Test("A file of several MiB is scanned in slices and paged by top-k as by a full sort")
+    @Test("A file of several MiB is scanned in slices and paged (top-k, or the rank window deep in the file) as by a full sort")
     func largeFile() throws {
         var random = SplitMix64(seed: 0xB16)
         let csv = Self.csv(rows: 60_000, kinds: [0, 2, 3, 5, 1], &random)
         #expect(csv.count > 2 << 20)
-        for (spec, search, page) in [("c3,-c1", "", 0), ("-c2", "e", 2), ("c0:num,c4", "apples", 40), ("", "2", 7), ("c1", "", 5_000)] {
+        // Deep pages (from rank 4,096) take the sampled rank window; 5,000 is past the end.
+        for (spec, search, page) in [("c3,-c1", "", 0), ("-c2", "e", 2), ("c0:num,c4", "apples", 40), ("", "2", 7), ("c1", "", 5_000),
+                                     ("c3,-c1", "", 1_200), ("-c2:nocase", "", 2_399), ("c4,c0", "e", 900), ("c0:num", "", 1_700)] {
             let sort = try SortSpec(parsing: spec)
             let expected = try tableText(csv, sort: sort, search: search, page: page, pageSize: 25, widths: ColumnWidthOptions())
             let actual = try pageText(csv, sort: sort, search: search, page: page, pageSize: 25, widths: ColumnWidthOptions())

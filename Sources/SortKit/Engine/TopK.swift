@@ -64,6 +64,79 @@ internal struct _TopK {
         return winners.sorted { less($0, $1) }.prefix(count).map(\.position)
     }
 
+    /// The positions of the rows at sorted ranks `ranks` of `rowCount` rows, in sorted order:
+    /// a page at any depth, holding keys for about the page only. Stable (position last).
+    ///
+    /// A seeded random sample of the rows is sorted, and two of its members just outside the
+    /// ranks' expected place become pivots. One pass over every row (sliced over the cores
+    /// with `parallel`) counts the rows below the lower pivot and keeps those between the
+    /// pivots; the kept rows are sorted and the page cut from them. A sample that missed (the
+    /// count shows it) falls back to ``smallest(_:of:parallel:)``, so the result is exact
+    /// either way; with 16,384 samples and a margin of four standard deviations it doesn't.
+    /// (`deviations` sets the margin; tests force misses with a negative one.)
+    @usableFromInline
+    func window(_ ranks: Range<Int>, of rowCount: Int, parallel: Bool, deviations: Double = 4) -> [Int] {
+        let ranks = ranks.clamped(to: 0..<rowCount)
+        let sampleSize = Swift.min(16_384, rowCount / 16)
+        guard !ranks.isEmpty, ranks.upperBound > 4_096, sampleSize >= 1_024, keys.allSatisfy({ $0.value != nil }) else {
+            return Array(smallest(ranks.upperBound, of: rowCount, parallel: parallel).dropFirst(ranks.lowerBound))
+        }
+        // The sample: distinct positions from a fixed seed, so a page reads the same way twice.
+        var generator = _SplitMix64(seed: UInt64(rowCount))
+        var picked = Set<Int>()
+        while picked.count < sampleSize { picked.insert(Int(generator.next() % UInt64(rowCount))) }
+        let sample = picked.sorted().map(decorated).sorted { less($0, $1) }
+        // Pivots four standard deviations of the sample's rank error outside the ranks.
+        let scale = Double(sampleSize) / Double(rowCount)
+        let margin = deviations * (Double(sampleSize) * 0.25).squareRoot() + 2
+        let lowSlot = Int((Double(ranks.lowerBound) * scale - margin).rounded(.down))
+        let highSlot = Int((Double(ranks.upperBound) * scale + margin).rounded(.up))
+        let low = lowSlot >= 0 ? sample[Swift.min(lowSlot, sampleSize - 1)] : nil
+        let high = highSlot < sampleSize ? sample[Swift.max(highSlot, 0)] : nil
+
+        let parts = parallel ? Swift.max(1, Swift.min(ProcessInfo.processInfo.activeProcessorCount, rowCount / _topKSliceMinimum, 8)) : 1
+        let slots = _ResultSlots<(below: Int, kept: [Int])>(count: parts)
+        let selection = _UncheckedBox(self)
+        _concurrentPerform(iterations: parts, _UncheckedBox { part in
+            slots.set(part, selection.value.between(low, high, in: rowCount * part / parts..<rowCount * (part + 1) / parts))
+        })
+        let below = slots.values.reduce(0) { $0 + $1.below }
+        let kept = slots.values.flatMap(\.kept)
+        guard below <= ranks.lowerBound, below + kept.count >= ranks.upperBound else {
+            return Array(smallest(ranks.upperBound, of: rowCount, parallel: parallel).dropFirst(ranks.lowerBound))
+        }
+        let sorted = kept.map(decorated).sorted { less($0, $1) }
+        return sorted[ranks.lowerBound - below..<ranks.upperBound - below].map(\.position)
+    }
+
+    /// Among `positions`: how many rows sort before `low`, and the rows from `low` to `high`
+    /// (both included; a missing pivot is the end of the order).
+    private func between(_ low: Entry?, _ high: Entry?, in positions: Range<Int>) -> (below: Int, kept: [Int]) {
+        var below = 0
+        var kept: [Int] = []
+        var scratch = _KeyScratch()
+        // The first key read once per row and compared with both pivots' first values; the
+        // full comparison only when it ties with one of them.
+        let first = keys[0], value = first.value!
+        let lowValue = low?.values[0] ?? .null, lowKey = low?.stringKeys[0]
+        let highValue = high?.values[0] ?? .null, highKey = high?.stringKeys[0]
+        for position in positions {
+            let x = value(position)
+            if let low {
+                var result = Self.compare(x, lowValue, lowKey, first, &scratch)
+                if result == .orderedSame { result = compare(position, low, scratch: &scratch) }
+                if result == .orderedAscending { below += 1; continue }
+            }
+            if let high {
+                var result = Self.compare(x, highValue, highKey, first, &scratch)
+                if result == .orderedSame { result = compare(position, high, scratch: &scratch) }
+                if result == .orderedDescending { continue }
+            }
+            kept.append(position)
+        }
+        return (below, kept)
+    }
+
     /// The `count` smallest rows among `positions`, in sorted order.
     private func smallest(_ count: Int, in positions: Range<Int>) -> [Int] {
         guard count > 0, !positions.isEmpty else { return [] }
@@ -218,5 +291,21 @@ extension SortKey {
                 return direction._apply(compare(a, b))
             }
         }
+    }
+}
+
+/// SplitMix64: the window selection's sample positions, the same on every platform and run
+/// (the standard library's generator is seeded per process).
+struct _SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

@@ -84,6 +84,36 @@ extension RandomAccessCollection where Index == Int {
         _indices(ofMin: count, sortedBy: keys, parallel: false)
     }
 
+    /// The positions of the elements at sorted ranks `ranks`, in sorted order — a page of a
+    /// sort at any depth — holding keys for about the page only. Stable: ties in position
+    /// order, exactly as ``sortedIndices(by:)`` orders them.
+    ///
+    ///     // Page 20,000 of 50 rows by title, without a sorted copy of a million keys:
+    ///     let page = books.indices(ofRanks: 999_950..<1_000_000, sortedBy: [SortKey(\.title)])
+    ///
+    /// A seeded random sample of the elements picks two pivots around the ranks; one pass
+    /// counts the elements before the lower pivot and keeps those between the pivots, which
+    /// are then sorted. Ranks past the end are clamped.
+    ///
+    /// - Complexity: O(*n*) comparisons with the pivots, plus sorting the elements kept: the
+    ///   page and a margin of about *n*/64 on each side. Pages near the start and comparator
+    ///   keys take the ``indices(ofMin:sortedBy:)`` path.
+    @inlinable
+    public func indices(ofRanks ranks: Range<Int>, sortedBy keys: [SortKey<Element>]) -> [Int] {
+        _indices(ofRanks: ranks, sortedBy: keys, parallel: false)
+    }
+
+    @inlinable
+    internal func _indices(ofRanks ranks: Range<Int>, sortedBy keys: [SortKey<Element>], parallel: Bool) -> [Int] {
+        precondition(ranks.lowerBound >= 0, "ranks start at 0")
+        let ranks = ranks.clamped(to: 0..<count)
+        guard !keys.isEmpty else { return _offsetting(Array(ranks)) }
+        let selected = withContiguousStorageIfAvailable { buffer in
+            _TopK(keys: keys.map { $0._topKKey(for: buffer) }).window(ranks, of: buffer.count, parallel: parallel)
+        } ?? _TopK(keys: keys.map { $0._topKKey(for: self) }).window(ranks, of: self.count, parallel: parallel)
+        return _offsetting(selected)
+    }
+
     /// The sort of ``sortedIndices(by:)``; `parallel` reads several keys on several cores.
     /// Inputs above `engineLimit` rows (2^32 − 1: positions the engine packs in 32 bits) are
     /// sorted by the reference path.
@@ -159,6 +189,13 @@ extension RandomAccessCollection where Index == Int, Element: Sendable {
     @inlinable
     public func indices(ofMin count: Int, sortedBy keys: [SortKey<Element>]) -> [Int] {
         _indices(ofMin: count, sortedBy: keys, parallel: true)
+    }
+
+    /// ``indices(ofRanks:sortedBy:)`` for `Sendable` rows: the pass over the rows runs on
+    /// several cores.
+    @inlinable
+    public func indices(ofRanks ranks: Range<Int>, sortedBy keys: [SortKey<Element>]) -> [Int] {
+        _indices(ofRanks: ranks, sortedBy: keys, parallel: true)
     }
 }
 

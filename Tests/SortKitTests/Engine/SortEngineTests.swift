@@ -210,6 +210,43 @@ struct SortEngineTests {
         }
     }
 
+    @Test("A page at any depth (indices(ofRanks:)) is the full sort's slice: every key kind, ties, edges, the parallel pass")
+    func rankWindows() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_004C)
+        let rows = makeRows(40_000, &random)
+        for round in 0..<12 {
+            let keys = (0..<Int.random(in: 1...3, using: &random)).map { _ in randomKey(&random) }
+            let reference = rows.sortedIndices(by: keys)
+            let start = [0, 4_000, 20_000, 39_990, Int.random(in: 0..<40_000, using: &random)].randomElement(using: &random)!
+            for ranks in [start..<start + 25, start..<start + 5_000, 39_975..<40_000, 20_000..<20_000, 0..<40_000, 39_999..<45_000] {
+                let expected = Array(reference[ranks.clamped(to: 0..<40_000)])
+                #expect(rows.indices(ofRanks: ranks, sortedBy: keys) == expected, "ranks \(ranks), round \(round), \(random.replay)")
+            }
+            // A sample that misses the ranks (a negative margin) falls back to the exact selection.
+            let ranks = start..<min(40_000, start + 50)
+            let forced = rows.withUnsafeBufferPointer { buffer in
+                _TopK(keys: keys.map { $0._topKKey(for: buffer) }).window(ranks, of: buffer.count, parallel: false, deviations: -40)
+            }
+            #expect(forced == Array(reference[ranks]), "forced miss, ranks \(ranks), round \(round), \(random.replay)")
+        }
+        // Heavy ties (four values): the pivots are (key, position) pairs, so ties stay in input order.
+        let tied = [SortKey<EngineRow>(declaredOrderOf: \.status, .descending)]
+        #expect(rows.indices(ofRanks: 17_000..<17_100, sortedBy: tied) == Array(rows.sortedIndices(by: tied)[17_000..<17_100]))
+        // A slice keeps its own indices; a non-contiguous collection reads through its indices.
+        let slice = rows[10_000..<38_000]
+        let sliceKeys = [SortKey<EngineRow>(\.highCardinality, .descending, collation: .natural)]
+        #expect(slice.indices(ofRanks: 9_000..<9_040, sortedBy: sliceKeys) == Array(slice.sortedIndices(by: sliceKeys)[9_000..<9_040]))
+        let lazy = (0..<40_000).lazy.map { rows[$0] }
+        #expect(lazy.indices(ofRanks: 30_000..<30_010, sortedBy: sliceKeys) == Array(rows.sortedIndices(by: sliceKeys)[30_000..<30_010]))
+        // Above two slices' worth of rows the pass runs on every core and merges in order.
+        let large = makeRows(140_000, &random)
+        let keys: [SortKey<EngineRow>] = [SortKey(\.lowCardinality), SortKey(\.double, .descending)]
+        let reference = large.sortedIndices(by: keys)
+        for ranks in [70_000..<70_050, 139_950..<140_000, 5_000..<5_025] {
+            #expect(large.indices(ofRanks: ranks, sortedBy: keys) == Array(reference[ranks]), "ranks \(ranks), \(random.replay)")
+        }
+    }
+
     @Test("Hundreds of strings sharing a 1 MB prefix sort without deep recursion, as the reference does")
     func megabytePrefixes() {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_0048)
