@@ -4,7 +4,8 @@
 # Builds the release binaries, writes the benchmark data set as CSV, imports it once, then runs
 # wrk (2 threads, 16 connections, bounded in time) against a sorted page, searched pages (one
 # repeated term, answered from the server's cache after the first; then a new term for every
-# request) and a deep cursor page, then a sorted page while new-term searches run beside it,
+# request) and a deep cursor page, then a sorted page alone and while new-term searches run
+# beside it (1 thread and 8 connections each, so the two sorted lines compare),
 # printing requests/s and p50/p90/p99 for each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,12 +32,19 @@ echo "server up with table big ($rows rows) after $(echo "$(date +%s.%N) - $star
 base="http://127.0.0.1:$port/api/tables/big/rows"
 deep=$(( rows / 2 ))
 cursor=$(curl -sf "$base?sort=price,title&limit=50&offset=$deep" | python3 -c 'import json,sys,urllib.parse; print(urllib.parse.quote(json.load(sys.stdin)["next"], safe=""))')
-# Searches that miss the server's cache: wrk's Lua script asks for a different term each time.
+# Searches that miss the server's cache: wrk's Lua script asks for a different term each time,
+# and each wrk thread for terms of its own (even and odd numbers), so none is answered from the
+# cache because another thread asked for it first.
 cat > "$work/search.lua" <<'LUA'
+local threads = 0
+setup = function(thread)
+  thread:set("id", threads)
+  threads = threads + 1
+end
 local n = 0
 request = function()
   n = n + 1
-  return wrk.format("GET", "/api/tables/big/rows?preset=Cheapest&limit=50&q=" .. (n % 997) .. "%20i")
+  return wrk.format("GET", "/api/tables/big/rows?preset=Cheapest&limit=50&q=" .. ((2 * n + id) % 1994) .. "%20i")
 end
 LUA
 run() {  # label, url, [extra wrk args]
@@ -48,8 +56,13 @@ run "sorted page (preset Cheapest = price,title)" "$base?preset=Cheapest&limit=5
 run "searched page (q=garden, preset Cheapest; cached after the first)" "$base?preset=Cheapest&q=garden&limit=50"
 run "searched page (a new term each request: 'N i', preset Cheapest)" "http://127.0.0.1:$port" -s "$work/search.lua"
 run "deep cursor page (row $deep, sort=price,title)" "$base?sort=price,title&limit=50&after=$cursor"
+# The comparison for the next case: the same wrk (1 thread, 8 connections) with nothing beside it.
+echo "== sorted page alone, as measured beside the searches next (1 thread, 8 connections)"
+wrk -t1 -c8 -d"${seconds}s" --latency "$base?preset=Cheapest&limit=50" | grep -E "Requests/sec|^ +(50|90|99)%|Non-2xx|Socket errors"
 echo "== sorted page while new-term searches run beside it (two wrk at once, 1 thread and 8 connections each)"
-wrk -t1 -c8 -d"${seconds}s" -s "$work/search.lua" "http://127.0.0.1:$port" >/dev/null &
+wrk -t1 -c8 -d"${seconds}s" --latency -s "$work/search.lua" "http://127.0.0.1:$port" >"$work/side.txt" &
 side=$!
 wrk -t1 -c8 -d"${seconds}s" --latency "$base?preset=Cheapest&limit=50" | grep -E "Requests/sec|^ +(50|90|99)%|Non-2xx|Socket errors"
 wait "$side"
+echo "-- the new-term searches beside it"
+grep -E "Requests/sec|^ +(50|90|99)%|Non-2xx|Socket errors" "$work/side.txt"

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OrderKeys
 import SortKit
+import Synchronization
 import Testing
 @testable import SortKitSQL
 
@@ -155,6 +156,71 @@ struct IndexTests {
         }
         #expect(overlap.withLock { $0.most } == 1)
         #expect(overlap.withLock { $0.order.count } == 20)
+    }
+
+    @Test("The scan's candidate finder returns exactly the positions a byte-by-byte test finds, near both ends too (seeded)")
+    func candidateFinder() {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        for round in 0..<2_000 {
+            // Few distinct bytes, so candidates are dense; buffers shorter and longer than a vector.
+            let alphabet = Array("ab1é\u{1F}".utf8)
+            let bytes = (0..<Int.random(in: 0...200, using: &random)).map { _ in alphabet.randomElement(using: &random)! }
+            let term = (0..<Int.random(in: 1...(Bool.random(using: &random) ? 3 : 20), using: &random)).map { _ in alphabet.randomElement(using: &random)! }
+            guard term.count <= bytes.count else { continue }
+            let first = Int.random(in: 0..<term.count, using: &random), second = Int.random(in: 0..<term.count, using: &random)
+            let begin = Int.random(in: 0...(bytes.count - term.count + 1), using: &random)
+            let last = Int.random(in: (begin - 1)...(bytes.count - term.count), using: &random)
+            let expected = begin > last ? [] : (begin...last).filter { bytes[$0 + first] == term[first] && bytes[$0 + second] == term[second] }
+            let found: [Int] = bytes.withUnsafeBufferPointer { bytes in
+                term.withUnsafeBufferPointer { term in
+                    let finder = _CandidateFinder(bytes: bytes, term: term, first: first, second: second)
+                    var found: [Int] = [], position = begin
+                    while let next = finder.next(from: position, through: last) {
+                        found.append(next)
+                        position = next + 1
+                    }
+                    return found
+                }
+            }
+            #expect(found == expected, "round \(round), seed \(seed)")
+        }
+    }
+
+    @Test("Search scans run on low-priority threads; a scan's slices run once each, shared among them; errors come back")
+    func scanThreads() async throws {
+        struct Failure: Error {}
+        let nice = try await _ScanThreads.shared.run { _ScanThreads.currentNiceValue() }
+        #if os(Linux)
+        #expect(nice == _ScanThreads.niceValue, "scan threads keep a nice value of \(_ScanThreads.niceValue)")
+        #expect(_ScanThreads.currentNiceValue() == 0, "the caller's priority is untouched")
+        #endif
+        // On a scan thread and off one: every iteration runs exactly once, before perform returns.
+        for onScanThread in [true, false] {
+            for iterations in [0, 1, 2, 3, 17, 1_000] {
+                let counts = Mutex([Int](repeating: 0, count: iterations))
+                let body: @Sendable () -> Void = {
+                    _ScanThreads.perform(iterations: iterations) { iteration in counts.withLock { $0[iteration] += 1 } }
+                }
+                if onScanThread { try await _ScanThreads.shared.run(body) } else { body() }
+                #expect(counts.withLock { $0.allSatisfy { $0 == 1 } }, "\(iterations) iterations, scan thread: \(onScanThread)")
+            }
+        }
+        await #expect(throws: Failure.self) { try await _ScanThreads.shared.run { throw Failure() } }
+        // Many scans at once (more than there are scan threads) all finish.
+        let sums = try await withThrowingTaskGroup(of: Int.self) { group in
+            for task in 0..<32 {
+                group.addTask {
+                    try await _ScanThreads.shared.run {
+                        let total = Atomic<Int>(0)
+                        _ScanThreads.perform(iterations: 8) { total.add($0 + task, ordering: .relaxed) }
+                        return total.load(ordering: .relaxed)
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(sums.sorted() == (0..<32).map { 28 + 8 * $0 })
     }
 
     @Test("A ranking updated in place equals one built again (seeded)")

@@ -78,7 +78,7 @@ extension _TableIndex {
         result.withUnsafeMutableBufferPointer { buffer in
             // Each slice writes its own range.
             let output = _UncheckedBox(buffer)
-            DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            _ScanThreads.perform(iterations: slices) { slice in
                 var found = 0
                 for slot in (count * slice / slices)..<(count * (slice + 1) / slices) where live[slot] {
                     if slot & 4_095 == 0, ContinuousClock.now > deadline {
@@ -120,9 +120,11 @@ extension _TableIndex {
     private func scanMatches(_ search: SearchQuery, filter: String, budget: Duration) throws -> _Matches {
         let count = slotCount
         let term = Array(filter.utf8)
-        // The term's rarest byte by a fixed rank of byte frequency in folded text.
-        let pivot = term.indices.min { _byteRank[Int(term[$0])] < _byteRank[Int(term[$1])] } ?? 0
-        let needle = term[pivot]
+        // The term's two rarest bytes (by a fixed rank of byte frequency in folded text) at
+        // different offsets; a one-byte term tests its byte twice.
+        let byRarity = term.indices.sorted { (_byteRank[Int(term[$0])], $0) < (_byteRank[Int(term[$1])], $1) }
+        let first = byRarity.first ?? 0
+        let second = byRarity.dropFirst().first { term[$0] != term[first] } ?? byRarity.dropFirst().first ?? first
         let base = folded.base, written = folded.written
         let scanned = min(count, base.count)
         var result = [Bool](repeating: false, count: count)
@@ -135,27 +137,32 @@ extension _TableIndex {
                     term.withUnsafeBufferPointer { term in
                         // Each slice reads its rows' bytes and writes its own range of rows.
                         let shared = _UncheckedBox((buffer, bytes, ends, term))
-                        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+                        _ScanThreads.perform(iterations: slices) { slice in
                             let (output, bytes, ends, term) = shared.value
                             let firstRow = scanned * slice / slices, endRow = scanned * (slice + 1) / slices
                             guard ContinuousClock.now <= deadline else { return counts.set(slice, nil) }
                             guard firstRow < endRow, let start = bytes.baseAddress else { return counts.set(slice, 0) }
                             var row = firstRow
                             let limit = ends[endRow - 1]
-                            var position = (firstRow == 0 ? 0 : ends[firstRow - 1]) + pivot
-                            var found = 0, hits = 0
-                            while position < limit {
-                                guard let hit = memchr(start + position, Int32(needle), limit - position) else { break }
-                                let index = start.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                            var found = 0
+                            // Candidates: the positions whose bytes at the term's two rarest
+                            // offsets are the term's, 16 at a time (a load and two compares
+                            // per 16 bytes, which `memchr` for one byte can't beat once that
+                            // byte is common, as digits are), each checked whole.
+                            let finder = _CandidateFinder(
+                                bytes: UnsafeBufferPointer(start: start, count: bytes.count), term: term, first: first, second: second)
+                            var begin = firstRow == 0 ? 0 : ends[firstRow - 1]
+                            let lastBegin = limit - term.count
+                            var hits = 0
+                            while let candidate = finder.next(from: begin, through: lastBegin) {
                                 hits += 1
                                 if hits & 1_023 == 0, ContinuousClock.now > deadline { return counts.set(slice, nil) }
-                                let begin = index - pivot
-                                while ends[row] <= begin { row += 1 }
+                                while ends[row] <= candidate { row += 1 }
                                 let rowStart = row == 0 ? 0 : ends[row - 1]
-                                guard begin >= rowStart, begin + term.count <= ends[row],
-                                      memcmp(start + begin, term.baseAddress!, term.count) == 0
+                                guard candidate + term.count <= ends[row],
+                                      memcmp(start + candidate, term.baseAddress!, term.count) == 0
                                 else {
-                                    position = index + 1
+                                    begin = candidate + 1
                                     continue
                                 }
                                 if live[row], written.isEmpty || written[row] == nil,
@@ -164,7 +171,7 @@ extension _TableIndex {
                                     found += 1
                                 }
                                 // The row is decided: on to the next one.
-                                position = ends[row] + pivot
+                                begin = ends[row]
                                 row += 1
                                 if row == endRow { break }
                             }
@@ -540,6 +547,52 @@ private func _withBuffers<Element, Result>(_ arrays: [[Element]], _ body: ([Unsa
     return nest(0, [])
 }
 
+/// Finds where a term may start in a byte buffer: the positions whose bytes at two of the
+/// term's offsets (its rarest) equal the term's there. Written by hand because neither `memchr`
+/// (one byte: a call per hit, slow when the byte is common) nor `memmem` (no vector code for
+/// short needles in glibc) scans 70 MB of folded text for a term like `6001` in a few
+/// milliseconds; this is the two-byte filter of SIMD substring search, with Swift's portable
+/// `SIMD16`, so it runs on x86 and ARM alike.
+struct _CandidateFinder {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let first: Int, second: Int
+    let firstByte: UInt8, secondByte: UInt8
+
+    init(bytes: UnsafeBufferPointer<UInt8>, term: UnsafeBufferPointer<UInt8>, first: Int, second: Int) {
+        self.bytes = bytes
+        self.first = first
+        self.second = second
+        firstByte = term[first]
+        secondByte = term[second]
+    }
+
+    /// The first candidate position from `begin` through `last`, if any.
+    @inline(__always)
+    func next(from begin: Int, through last: Int) -> Int? {
+        guard begin <= last, let base = bytes.baseAddress else { return nil }
+        var position = begin
+        let raw = UnsafeRawPointer(base)
+        let firstVector = SIMD16<UInt8>(repeating: firstByte), secondVector = SIMD16<UInt8>(repeating: secondByte)
+        // Whole vectors while both loads stay inside the buffer.
+        let vectorEnd = min(last + 1, bytes.count - 16 - max(first, second) + 1)
+        while position < vectorEnd {
+            let mask = (raw.loadUnaligned(fromByteOffset: position + first, as: SIMD16<UInt8>.self) .== firstVector)
+                .& (raw.loadUnaligned(fromByteOffset: position + second, as: SIMD16<UInt8>.self) .== secondVector)
+            if any(mask) {
+                for lane in 0..<16 where mask[lane] {
+                    return position + lane <= last ? position + lane : nil
+                }
+            }
+            position += 16
+        }
+        while position <= last {
+            if base[position + first] == firstByte, base[position + second] == secondByte { return position }
+            position += 1
+        }
+        return nil
+    }
+}
+
 /// Bytes by how often they occur in folded text (higher: more often), to search for a term's
 /// rarest byte: spaces and field separators, then letters by English frequency, digits and
 /// punctuation; other bytes (rare ASCII, UTF-8 of other scripts) rank low.
@@ -553,11 +606,10 @@ let _byteRank: [UInt8] = {
     return rank
 }()
 
-/// The cores a search scan runs on: all of them. Scans run one at a time
-/// (``_TableIndexCache/searching(_:_:)``), which is what keeps the rest of the server
-/// responsive while new search terms stream in; measured with `Benchmarks/load.sh` on 2 cores
-/// and 1M rows, all cores gave 122 new-term searches/s with sorted pages beside them at
-/// 1,070/s (p50 7.5 ms), all but one 66/s and 1,527/s.
+/// The cores a search scan runs on: all of them, at the lowest priority (``_ScanThreads``).
+/// Scans run one at a time (``_TableIndexCache/searching(_:_:)``); measured with
+/// `Benchmarks/load.sh` on 2 cores and 1M rows (2026-11-26), new-term searches served 130/s
+/// alone, and sorted pages kept 92% of their throughput beside a stream of them.
 let _scanCores = ProcessInfo.processInfo.activeProcessorCount
 
 /// Appends a doubled ordinal of `shift` bits to a 128-bit composite (`hi`, `lo`), the first

@@ -114,7 +114,7 @@ final class _TableIndexCache: Sendable {
     func searching<T: Sendable>(_ request: PageRequest, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let searches = !SearchQuery(request.search).isBlank || request.columnSearch.values.contains { !SearchQuery($0).isBlank }
         guard searches else { return try body() }
-        return try await scans.run { try body() }
+        return try await scans.run { try await _ScanThreads.shared.run(body) }
     }
 
     /// The matches kept under `key`, or `compute`'s, kept.
