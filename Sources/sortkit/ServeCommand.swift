@@ -212,6 +212,39 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// A file's bytes, read straight into the array the import takes: `FileManager`'s `Data`
+    /// and then an `Array` of it would copy a 70 MB file twice. Files whose size `stat` doesn't
+    /// tell (pipes, `/proc`) are read the general way.
+    static func contents(of path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 else {
+            return FileManager.default.contents(atPath: path).map { Array($0) }
+        }
+        var failed = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: Int(info.st_size)) { buffer, count in
+            while count < buffer.count {
+                let read = Foundation.read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+                if read < 0, errno == EINTR { continue }
+                guard read > 0 else {
+                    failed = read < 0
+                    return
+                }
+                count += read
+            }
+        }
+        return failed ? nil : bytes
+    }
+
+    /// "1,000,000 rows in 1.85 s: 540,000 rows/s"
+    static func importRate(rows: Int, in elapsed: Duration) -> String {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let rate = seconds > 0 ? Int((Double(rows) / seconds / 1_000).rounded()) * 1_000 : 0
+        return "\(rows.formatted()) rows in \(String(format: "%.2f", seconds)) s: \(rate.formatted()) rows/s"
+    }
+
     func run() async throws {
         let store: any TableStore
         let place: String
@@ -247,12 +280,15 @@ struct ServeCommand: AsyncParsableCommand {
                 }
                 continue
             }
-            guard let data = FileManager.default.contents(atPath: file) else {
+            let start = ContinuousClock.now
+            guard let data = Self.contents(of: file) else {
                 throw ValidationError("cannot read '\(file)'")
             }
             do {
-                let schema = try await store.importCSV(Array(data), as: name, delimiter: UInt8(ascii: ","), presets: presets)
-                printToStandardError("sortkit: imported \(file) as table '\(name)' (\(schema.columns.count) columns)")
+                let schema = try await store.importCSV(data, as: name, delimiter: UInt8(ascii: ","), presets: presets)
+                let elapsed = ContinuousClock.now - start
+                let rows = try await store.page(of: name, PageRequest(limit: 0)).total
+                printToStandardError("sortkit: imported \(file) as table '\(name)' (\(schema.columns.count) columns, \(Self.importRate(rows: rows, in: elapsed)))")
             } catch {
                 throw ValidationError("\(file): \(error)")
             }

@@ -223,6 +223,73 @@ struct IndexTests {
         #expect(sums.sorted() == (0..<32).map { 28 + 8 * $0 })
     }
 
+    @Test("A column's ranking from its distinct cells equals the full sort's, for every collation and reading (seeded)")
+    func rankingByDistinctValues() throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let pool = ["", "a", "A", "b", "é", "e\u{301}", "10", "9", "x-5", "x-10", "ß", "SS", "zz", "$1,234.5", "2024-01-02", "-3"]
+        let specs = ["v", "v:nocase", "v:fold", "v:binary", "v:num", "v:len", "v:random=7", "v:date", "-v:nulls-first"]
+        var compared = 0
+        for round in 0..<40 {
+            let count = Int.random(in: 1_024...4_000, using: &random)
+            // Repeating cells; some rounds nearly all distinct (no shortcut: the full sort runs).
+            let distinctRound = round % 8 == 7
+            let cells = (0..<count).map { index in
+                distinctRound ? "t\(index)" : Collation.normalized(pool.randomElement(using: &random)! + (Bool.random(using: &random) ? "" : "\(Int.random(in: 0..<20, using: &random))"))
+            }
+            var arena = _ByteArena()
+            for cell in cells {
+                arena.bytes.append(contentsOf: cell.utf8)
+                arena.close()
+            }
+            let schema = TableSchema(name: "t", columns: [.init("v", .string)])
+            for spec in specs {
+                let variant = try _TableIndex.variant(try SortSpec(parsing: spec).keys[0], schema: schema)
+                let ranking = _Ranking(variant, cells: _Cells(base: [arena], baseCount: count), live: Array(repeating: true, count: count), schema: schema)
+                let full = _Ranking(values: cells.map { variant.value(of: $0, type: .string) }, collation: variant.collation)
+                #expect(ranking.order == full.order && ranking.groupStarts == full.groupStarts && ranking.ranks == full.ranks,
+                        "round \(round), \(spec), seed \(seed)")
+                if !distinctRound { #expect(_Ranking.byDistinctValues(arena, collation: variant.collation) { _ in .null } != nil) }
+                compared += 1
+            }
+        }
+        #expect(compared == 40 * specs.count)
+    }
+
+    @Test("Integers ranked in one pass when already ascending, sorted otherwise: both as a sort by (value, slot) orders them (seeded)")
+    func rankingOfAscendingIntegers() {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        for round in 0..<200 {
+            // Strictly ascending, then (in three rounds of four) not quite.
+            var next = Int64.random(in: -100...100, using: &random)
+            var values = (0..<Int.random(in: 0...300, using: &random)).map { _ in
+                next += Int64.random(in: 1...5, using: &random)
+                return next
+            }
+            switch round % 4 {
+            case 1 where values.count > 1: values.swapAt(Int.random(in: 0..<values.count, using: &random), values.count - 1)
+            case 2 where values.count > 1: values[values.count - 1] = values[values.count - 2]   // a tie
+            case 3 where !values.isEmpty: values[0] = .min
+            default: break
+            }
+            let sortValues: [SortValue] = values.map { .integer($0) } + (round % 5 == 0 ? [.null] : [])
+            let ranking = _Ranking(values: sortValues, collation: .natural)
+            let expected = sortValues.indices.sorted { a, b in
+                switch (sortValues[a], sortValues[b]) {
+                case (.null, .null): a < b
+                case (.null, _): false
+                case (_, .null): true
+                case (.integer(let x), .integer(let y)): (x, a) < (y, b)
+                default: false
+                }
+            }
+            #expect(ranking.order == expected.map { UInt32($0) }, "round \(round), seed \(seed)")
+            let distinct = Set(values).count
+            #expect(ranking.distinct == distinct, "round \(round), seed \(seed)")
+        }
+    }
+
     @Test("A ranking updated in place equals one built again (seeded)")
     func rankingUpdates() {
         var random = SplitMix64(seed: 2028)

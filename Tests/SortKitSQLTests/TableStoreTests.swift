@@ -87,6 +87,22 @@ struct TableStoreTests {
         #expect(cafe.rows.map(\.id) == [5])
     }
 
+    @Test("A new SQLite database has 16 KB pages; one made with 4 KB pages keeps them and still serves its tables")
+    func pageSize() async throws {
+        let path = try temporaryDatabase()
+        let store = try SQLiteTableStore(path: path)
+        #expect(try await store.database.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 16_384)
+        // A database that another tool made (4 KB pages, WAL) is opened as it is.
+        let older = try temporaryDatabase()
+        let queue = try DatabaseQueue(path: older)
+        try await queue.write { try $0.execute(sql: "PRAGMA page_size = 4096; CREATE TABLE other (x); PRAGMA journal_mode = WAL") }
+        try queue.close()
+        let reopened = try SQLiteTableStore(path: older)
+        #expect(try await reopened.database.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 4_096)
+        try await reopened.importCSV(Array("a\n2\n1\n".utf8), as: "t")
+        #expect(try await reopened.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "a")))).rows.map(\.id) == [2, 1])
+    }
+
     @Test("Database errors classify as what a client can act on: busy or full is unavailable, a bug is internal")
     func classifying() {
         #expect(TableStoreError.classifying(DatabaseError(resultCode: .SQLITE_BUSY))?.kind == .unavailable)

@@ -102,6 +102,33 @@ struct ServeCommandTests {
         }
     }
 
+    @Test("serve FILE.csv imports it and says how many rows at what rate; an empty, missing or directory FILE stops the start naming it")
+    func importedFiles() async throws {
+        let folder = CommandRunner.processFolder.appendingPathComponent("import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // Read straight into the import's buffer: a last line without a line end, non-ASCII text.
+        try Data("name,n\nÉmile,2\nAda,10\nzoë,1".utf8).write(to: folder.appendingPathComponent("people.csv"))
+        let server = try Server(["people.csv", "--db", "people.sqlite"], in: folder)
+        defer { server.stop() }
+        try await server.waitUntilServing("/api/tables/people/rows?sort=n")
+        let (body, status) = try await server.get("/api/tables/people/rows?sort=n")
+        #expect(status == 200 && body.contains("\"zoë\"") && body.contains("\"total\":3"), "\(body)")
+        let log = try String(contentsOf: server.log, encoding: .utf8)
+        #expect(log.contains("sortkit: imported people.csv as table 'people' (2 columns, 3 rows in ") && log.contains(" rows/s)"), "\(log)")
+
+        try Data().write(to: folder.appendingPathComponent("empty.csv"))
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("folder.csv"), withIntermediateDirectories: true)
+        let cases: [(String, String)] = [
+            ("empty.csv", "empty.csv: the CSV file is empty"),
+            ("missing.csv", "cannot read 'missing.csv'"),
+            ("folder.csv", "cannot read 'folder.csv'"),
+        ]
+        for (file, message) in cases {
+            let result = try CommandRunner.run(["serve", file, "--db", "other.sqlite", "--port", "1"], in: folder)
+            #expect(result.status != 0 && result.stderr.contains(message), "\(file): \(result.stderr)")
+        }
+    }
+
     @Test("Beyond loopback, serve refuses to start without a token, and a short token, with messages that say what to do")
     func tokenRequired() throws {
         let folder = CommandRunner.processFolder.appendingPathComponent("token-\(UUID().uuidString)")

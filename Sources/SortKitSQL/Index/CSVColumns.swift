@@ -135,7 +135,7 @@ package struct _CSVColumns: Sendable {
                 ?? Array(0..<column.count)
             column.bytes.withUnsafeBufferPointer { bytes in
                 for record in records {
-                    inference.add(String(decoding: UnsafeBufferPointer(rebasing: bytes[column.range(record)]), as: UTF8.self))
+                    inference.add(utf8: UnsafeBufferPointer(rebasing: bytes[column.range(record)]))
                     if inference.isSettled { break }
                 }
             }

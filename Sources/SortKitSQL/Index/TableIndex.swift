@@ -125,19 +125,22 @@ extension _TableIndex {
     static func foldAll(_ columns: [_ByteArena], count: Int) -> _ByteArena {
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 16_384))
         let results = _ResultSlots<_ByteArena>(count: slices)
-        DispatchQueue.concurrentPerform(iterations: slices) { slice in
-            var part = _ByteArena()
-            part.ends.reserveCapacity(count / slices + 1)
-            var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: columns.count)
-            for slot in (count * slice / slices)..<(count * (slice + 1) / slices) {
-                // The arenas are only read here and outlive the loop.
-                for column in columns.indices {
-                    cells[column] = columns[column].bytes.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[columns[column].range(slot)]) }
+        _ByteArena.withViews(columns) { views in
+            // The arenas are only read here.
+            let shared = _UncheckedBox(views)
+            DispatchQueue.concurrentPerform(iterations: slices) { slice in
+                let views = shared.value
+                var part = _ByteArena()
+                part.ends.reserveCapacity(count / slices + 1)
+                part.bytes.reserveCapacity((views.reduce(0) { $0 + $1.bytes.count } + count) / slices + 16)
+                var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: views.count)
+                for slot in (count * slice / slices)..<(count * (slice + 1) / slices) {
+                    for column in views.indices { cells[column] = views[column][slot] }
+                    _FoldedText.append(cells, to: &part.bytes)
+                    part.close()
                 }
-                _FoldedText.append(cells, to: &part.bytes)
-                part.close()
+                results.set(slice, part)
             }
-            results.set(slice, part)
         }
         return _ByteArena.joined(results.values)
     }
@@ -182,7 +185,9 @@ extension _TableIndex {
         DispatchQueue.concurrentPerform(iterations: variants.count) { index in
             let variant = variants[index]
             if variant.interpretation == .inferred, variant.transform == nil, let values = typedValues[variant.column], live.allSatisfy({ $0 }) {
-                results.set(index, _Ranking(values: values, collation: variant.collation))
+                let distinct = cells.written.isEmpty && cells.baseCount == values.count
+                    ? _Ranking.byDistinctValues(cells.base[variant.column], collation: variant.collation) { values[$0] } : nil
+                results.set(index, distinct ?? _Ranking(values: values, collation: variant.collation))
             } else {
                 results.set(index, _Ranking(variant, cells: cells, live: live, schema: schema))
             }

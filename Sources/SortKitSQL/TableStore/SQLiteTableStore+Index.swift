@@ -83,34 +83,23 @@ extension SQLiteTableStore {
         let statement = try db.makeStatement(sql: "INSERT INTO \(info.physical) (id, \(physical.joined(separator: ", "))) VALUES (\(marks))")
         let handle = statement.sqliteStatement
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        let foldedBytes = folded.bytes
-        // The cells in one buffer that stays put while statements read it (bound without a copy).
-        let total = columns.columns.reduce(0) { $0 + $1.bytes.count }
-        let storage = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(total, 1))
-        defer { storage.deallocate() }
-        var buffers: [UnsafeBufferPointer<UInt8>] = []
-        var offset = 0
-        for arena in columns.columns {
-            _ = UnsafeMutableBufferPointer(rebasing: storage[offset..<(offset + arena.bytes.count)]).initialize(from: arena.bytes)
-            buffers.append(UnsafeBufferPointer(rebasing: storage[offset..<(offset + arena.bytes.count)]))
-            offset += arena.bytes.count
-        }
-        do {
-            var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: schema.columns.count)
+        // Per column, its typed values (an array, not a dictionary lookup per cell).
+        let typedByColumn = schema.columns.indices.map { typed[$0] }
+        // The arenas stay put while statements read them: cells are bound without a copy.
+        try _ByteArena.withViews(columns.columns + [folded]) { views in
+            let foldedView = views[views.count - 1]
             for record in 0..<columns.count {
                 var parameter: Int32 = 1
                 sqlite3_bind_int64(handle, parameter, Int64(record + 1))
                 for column in schema.columns.indices {
-                    let cell = UnsafeBufferPointer(rebasing: buffers[column][columns.columns[column].range(record)])
-                    cells[column] = cell
+                    let cell = views[column][record]
                     parameter += 1
                     if cell.isEmpty {
                         sqlite3_bind_null(handle, parameter)
                     } else {
-                        // The arena outlives the step: no copy.
                         sqlite3_bind_text(handle, parameter, UnsafeRawPointer(cell.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(cell.count), nil)
                     }
-                    if let values = typed[column] {
+                    if let values = typedByColumn[column] {
                         parameter += 1
                         // As `SQLValue(_:)` stores them: dates as seconds, booleans as 0 or 1.
                         switch values[record] {
@@ -124,7 +113,7 @@ extension SQLiteTableStore {
                 }
                 for variant in variants {
                     parameter += 1
-                    let text = String(decoding: cells[variant.column], as: UTF8.self)
+                    let text = String(decoding: views[variant.column][record], as: UTF8.self)
                     if let key = variant.key(of: text, type: schema.columns[variant.column].type) {
                         sqlite3_bind_blob(handle, parameter, key, Int32(key.count), transient)
                     } else {
@@ -132,15 +121,11 @@ extension SQLiteTableStore {
                     }
                 }
                 parameter += 1
-                let range = folded.range(record)
-                if range.isEmpty {
+                let foldedCell = foldedView[record]
+                if foldedCell.isEmpty {
                     sqlite3_bind_text(handle, parameter, "", 0, transient)
                 } else {
-                    foldedBytes.withUnsafeBufferPointer {
-                        _ = sqlite3_bind_text(
-                            handle, parameter, UnsafeRawPointer($0.baseAddress! + range.lowerBound).assumingMemoryBound(to: CChar.self),
-                            Int32(range.count), transient)
-                    }
+                    sqlite3_bind_text(handle, parameter, UnsafeRawPointer(foldedCell.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(foldedCell.count), nil)
                 }
                 let code = sqlite3_step(handle)
                 sqlite3_reset(handle)

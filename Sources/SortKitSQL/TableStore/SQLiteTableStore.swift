@@ -44,6 +44,10 @@ public final class SQLiteTableStore: TableStore {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.prepareDatabase { db in
+            // 16 KB pages in a new database (an existing one keeps its size: in WAL mode it can't
+            // change): a 1M-row import inserted in 0.79 s instead of 0.95 and committed in 0.09 s
+            // instead of 0.15 (`sortkit serve big.csv`, 2026-11-26); 64 KB was no faster.
+            try db.execute(sql: "PRAGMA page_size = 16384")
             // 64 MB of page cache per connection (SQLite's default is 2 MB): big imports and
             // sorts spill to disk far less.
             try db.execute(sql: "PRAGMA cache_size = -65536")
