@@ -88,3 +88,38 @@ struct PostgresTests {
         }
     }
 }
+
+@Suite("COPY text of an import")
+struct CopyTextTests {
+    @Test("COPY text made from an import's columns equals its rows' values encoded one by one: chunk and group edges, escapes, typed values, key columns (seeded)")
+    func chunksEqualRowValues() throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let text = ["", " ", "a\tb", "x\\y", "line\nbreak\r", "\\N", "É", "e\u{301}", "$1,234", "zz", "Straße"]
+        for round in 0..<40 {
+            // A text column, an integer column (or text, when a word slips in) and a date column.
+            let rows = (0..<Int.random(in: 0...70, using: &random)).map { _ in
+                [text.randomElement(using: &random)!,
+                 Int.random(in: 0..<12, using: &random) == 0 ? "" : String(Int64.random(in: -99_999...99_999, using: &random)),
+                 Bool.random(using: &random) ? "2024-02-\(Int.random(in: 10...29, using: &random))" : ""]
+            }
+            let quoted = { (cell: String) in "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+            let csv = "a,n,d\n" + rows.map { $0.map(quoted).joined(separator: ",") + "\n" }.joined()
+            let columns = try _CSVColumns.read(Array(csv.utf8), delimiter: UInt8(ascii: ","))
+            let schema = TableSchema(
+                name: "t", columns: zip(columns.header, columns.inferredTypes()).map { TableSchema.Column($0, $1) },
+                presets: ["P": try SortSpec(parsing: "a:nocase,-n")])
+            let variants = try Set(schema.presets.values.flatMap(\.keys).map { try _TableIndex.variant($0, schema: schema) })
+            let info = _TableInfo(id: 1, schema: schema, variants: variants)
+            let (folded, typed) = columns.derived(schema)
+            let rowsPerChunk = Int.random(in: 1...7, using: &random)
+            let chunked = _CopyText.chunks(columns, folded: folded, typed: typed, info: info, rowsPerChunk: rowsPerChunk)
+                .reduce(into: [UInt8]()) { $0 += Array($1.readableBytesView) }
+            var expected = ByteBuffer()
+            for record in 0..<columns.count {
+                _CopyText.append([.integer(Int64(record + 1))] + info.rowValues(schema.columns.indices.map { columns.text(record, $0) }), to: &expected)
+            }
+            #expect(String(decoding: chunked, as: UTF8.self) == String(buffer: expected), "round \(round), \(rowsPerChunk) rows a chunk, seed \(seed)")
+        }
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import SortKit
 
 /// One leased connection, with ``SQLValue`` bindings and ``SQLValue`` results.
 struct _PostgresSession {
@@ -51,6 +52,13 @@ struct _PostgresSession {
         }
     }
 
+    /// `COPY` of buffers already in the text format, in the order `chunks` gives them.
+    func copy(into table: String, columns: [String], chunks: some Sequence<ByteBuffer>) async throws {
+        try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
+            for chunk in chunks { try await writer.write(chunk) }
+        }
+    }
+
     static func bindings(_ values: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
@@ -89,43 +97,97 @@ enum _CopyText {
     static func append(_ row: [SQLValue], to buffer: inout ByteBuffer) {
         for (index, value) in row.enumerated() {
             if index > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
-            switch value {
-            case .null: buffer.writeStaticString("\\N")
-            case .integer(let integer): buffer.writeString(String(integer))
-            case .double(let double):
-                buffer.writeString(double.isNaN ? "NaN" : double.isInfinite ? (double < 0 ? "-Infinity" : "Infinity") : "\(double)")
-            case .text(let text): escape(text, to: &buffer)
-            case .blob(let bytes):
-                buffer.writeStaticString("\\\\x")
-                let digits = Array("0123456789abcdef".utf8)
-                for byte in bytes {
-                    buffer.writeInteger(digits[Int(byte >> 4)])
-                    buffer.writeInteger(digits[Int(byte & 15)])
-                }
-            }
+            append(value, to: &buffer)
         }
         buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
+    static func append(_ value: SQLValue, to buffer: inout ByteBuffer) {
+        switch value {
+        case .null: buffer.writeStaticString("\\N")
+        case .integer(let integer): buffer.writeString(String(integer))
+        case .double(let double):
+            buffer.writeString(double.isNaN ? "NaN" : double.isInfinite ? (double < 0 ? "-Infinity" : "Infinity") : "\(double)")
+        case .text(let text): escape(text, to: &buffer)
+        case .blob(let bytes):
+            buffer.writeStaticString("\\\\x")
+            let digits = Array("0123456789abcdef".utf8)
+            for byte in bytes {
+                buffer.writeInteger(digits[Int(byte >> 4)])
+                buffer.writeInteger(digits[Int(byte & 15)])
+            }
+        }
+    }
+
+    /// An import's rows (ids 1…n) in the text format, straight from the columns read from the
+    /// CSV and what ``_CSVColumns/derived(_:)`` made of them: the values ``_TableInfo/rowValues(_:)``
+    /// gives, without a `String` per cell. `rowsPerChunk` rows per buffer; the chunks of one
+    /// group (one per core) are encoded side by side as the sequence reaches them, so memory
+    /// stays bounded for any number of rows.
+    static func chunks(
+        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], info: _TableInfo, rowsPerChunk: Int = 16_384
+    ) -> some Sequence<ByteBuffer> {
+        let count = columns.count, cores = ProcessInfo.processInfo.activeProcessorCount
+        let schema = info.schema, variants = info.variants.sorted()
+        let typedByColumn = schema.columns.indices.map { typed[$0] }
+        return stride(from: 0, to: count, by: rowsPerChunk * cores).lazy.flatMap { groupStart in
+            let chunks = (0..<cores).map { groupStart + $0 * rowsPerChunk }.filter { $0 < count }
+            let results = _ResultSlots<ByteBuffer>(count: chunks.count)
+            _ByteArena.withViews(columns.columns + [folded]) { views in
+                // The arenas are only read here.
+                let shared = _UncheckedBox(views)
+                DispatchQueue.concurrentPerform(iterations: chunks.count) { index in
+                    let views = shared.value
+                    var buffer = ByteBuffer()
+                    buffer.reserveCapacity(rowsPerChunk * 160)
+                    for record in chunks[index]..<min(chunks[index] + rowsPerChunk, count) {
+                        buffer.writeString(String(record + 1))
+                        for column in schema.columns.indices {
+                            buffer.writeInteger(UInt8(ascii: "\t"))
+                            let cell = views[column][record]
+                            if cell.isEmpty { buffer.writeStaticString("\\N") } else { escape(cell, to: &buffer) }
+                            if let values = typedByColumn[column] {
+                                buffer.writeInteger(UInt8(ascii: "\t"))
+                                append(SQLValue(values[record]), to: &buffer)
+                            }
+                        }
+                        for variant in variants {
+                            buffer.writeInteger(UInt8(ascii: "\t"))
+                            let text = String(decoding: views[variant.column][record], as: UTF8.self)
+                            append(variant.key(of: text, type: schema.columns[variant.column].type).map { .blob($0) } ?? .null, to: &buffer)
+                        }
+                        buffer.writeInteger(UInt8(ascii: "\t"))
+                        escape(views[views.count - 1][record], to: &buffer)
+                        buffer.writeInteger(UInt8(ascii: "\n"))
+                    }
+                    results.set(index, buffer)
+                }
+            }
+            return results.values
+        }
+    }
+
     private static func escape(_ text: String, to buffer: inout ByteBuffer) {
         var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            for (index, byte) in bytes.enumerated() {
-                let escaped: UInt8
-                switch byte {
-                case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
-                case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
-                case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
-                case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
-                default: continue
-                }
-                buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
-                buffer.writeInteger(UInt8(ascii: "\\"))
-                buffer.writeInteger(escaped)
-                start = index + 1
+        text.withUTF8 { escape($0, to: &buffer) }
+    }
+
+    private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, to buffer: inout ByteBuffer) {
+        var start = 0
+        for (index, byte) in bytes.enumerated() {
+            let escaped: UInt8
+            switch byte {
+            case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
+            case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
+            case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
+            case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
+            default: continue
             }
-            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start..<index]))
+            buffer.writeInteger(UInt8(ascii: "\\"))
+            buffer.writeInteger(escaped)
+            start = index + 1
         }
+        buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[start...]))
     }
 }
