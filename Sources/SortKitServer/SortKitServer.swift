@@ -160,7 +160,8 @@ public struct SortKitServer: Sendable {
         if logger.logLevel > .info { logger.logLevel = .info }
         return Application(
             router: router(),
-            server: .http1(configuration: .init(idleTimeout: .nanoseconds(limits.idleTimeout._nanoseconds))),
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [_ContinueHandler()], idleTimeout: .nanoseconds(limits.idleTimeout._nanoseconds))),
             configuration: .init(address: .hostname(host, port: port), serverName: "sortkit"),
             logger: logger)
     }

@@ -139,3 +139,81 @@ struct ExportImportTests {
         }
     }
 }
+
+@Suite("Expect: 100-continue")
+struct ContinueTests {
+    /// A blocking TCP connection with a 10 s read timeout (so a missing answer fails the test
+    /// instead of hanging it).
+    final class Connection {
+        let socket: Int32
+
+        init(port: Int) throws {
+            socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        }
+
+        deinit { close(socket) }
+
+        func send(_ text: String) {
+            let bytes = Array(text.utf8)
+            var sent = 0
+            while sent < bytes.count {
+                let count = bytes[sent...].withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, 0) }
+                guard count > 0 else { return }
+                sent += count
+            }
+        }
+
+        /// What arrives until `marker` has (or the timeout, or the connection's end).
+        func read(until marker: String) -> String {
+            var received: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 4_096)
+            while !String(decoding: received, as: UTF8.self).contains(marker) {
+                let count = recv(socket, &chunk, chunk.count, 0)
+                guard count > 0 else { break }
+                received += chunk[..<count]
+            }
+            return String(decoding: received, as: UTF8.self)
+        }
+    }
+
+    @Test("An upload that asks first gets 100 Continue before sending its body, then its answer; one that doesn't ask gets none")
+    func continueBeforeBody() async throws {
+        let server = try await makeServer()
+        try await server.application(host: "127.0.0.1", port: 0).test(.live) { client in
+            let port = try #require(client.port)
+            let csv = "name,n\nÉmile,2\nAda,10\n"
+            let head = "POST /api/tables?name=asked HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+                + "Content-Type: text/csv\r\nContent-Length: \(csv.utf8.count)\r\n"
+            let asking = try Connection(port: port)
+            asking.send(head + "Expect: 100-Continue\r\n\r\n")
+            let interim = asking.read(until: "\r\n\r\n")
+            #expect(interim.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(interim)")
+            asking.send(csv)
+            let answer = asking.read(until: "\"rows\":2")
+            #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer)")
+            // Without the expectation: no interim answer, just the final one.
+            let plain = try Connection(port: port)
+            plain.send(head.replacingOccurrences(of: "name=asked", with: "name=plain") + "\r\n" + csv)
+            let direct = plain.read(until: "\"rows\":2")
+            #expect(direct.hasPrefix("HTTP/1.1 201") && !direct.contains(" 100 "), "\(direct)")
+            // A hostile upload that asks is still refused (another origin), after its 100.
+            let hostile = try Connection(port: port)
+            hostile.send(head.replacingOccurrences(of: "Origin: http://127.0.0.1:\(port)", with: "Origin: http://evil.example")
+                .replacingOccurrences(of: "name=asked", with: "name=evil") + "Expect: 100-continue\r\n\r\n")
+            _ = hostile.read(until: "\r\n\r\n")
+            hostile.send(csv)
+            #expect(hostile.read(until: "cross-origin").contains("403"))
+        }
+        #expect(try await server.store.tables().map(\.name).sorted() == ["asked", "books", "plain"])
+    }
+}
