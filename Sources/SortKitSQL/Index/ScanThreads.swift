@@ -9,57 +9,71 @@ import Glibc
 ///
 /// A scan splits into one slice per core. On Dispatch's threads (or Swift's cooperative pool)
 /// the slices compete with page requests as equals: on 2 cores, new-term searches cut sorted
-/// pages' throughput to 56% of theirs alone (`Benchmarks/load.sh`). Here each thread lowers its own scheduling
-/// priority once (Linux: a nice value of 19, about 1.5% of a normal thread's CPU share when
-/// both want a core; Apple platforms: the utility QoS class), and a scan's slices are shared
-/// by the calling worker and the others, so an idle machine still scans on every core.
-/// Neither Dispatch nor Swift concurrency can lower a thread's priority on Linux (QoS classes
-/// are ignored there), which is why these are plain threads.
+/// pages' throughput to 56% of theirs alone (`Benchmarks/load.sh`). Here each thread lowers its
+/// own scheduling priority once (Linux: a nice value of 15, ``niceValue``; Apple platforms: the
+/// utility QoS class). A request awaits its scan (``run(_:)``), so its thread serves other
+/// requests meanwhile.
+///
+/// Scan threads run nothing but scans: on Linux a thread inherits its creator's nice value, so
+/// a scan thread that resumed a task or started Dispatch work could leave a pool thread at nice
+/// 15 for good (a thread can't raise its priority again without privileges). So a finished
+/// scan's task is resumed by a thread of normal priority made for that, and the page itself is
+/// made after the scan, on the request's own thread.
+/// Dispatch on Linux sets its workers' nice values from a fixed table by QoS class (utility
+/// work ran at nice 2 here) and Swift's task priorities map onto those classes: a nice value
+/// of our choosing needs threads of our own.
 final class _ScanThreads: @unchecked Sendable {
     /// The process's scan threads: one per core.
     static let shared = _ScanThreads(threads: ProcessInfo.processInfo.activeProcessorCount)
 
-    /// The nice value scan threads take on Linux.
-    /// 19 (the lowest priority) rather than 10: measured with `Benchmarks/load.sh`'s setup on 2 cores
-    /// and 1M rows (wrk, 1 thread and 8 connections each), sorted pages beside a stream of
-    /// new-term searches kept 90% of their throughput alone at 19 (2,303 of 2,557 requests/s,
-    /// p99 8.4 ms), 73% at 10 and 56% at normal priority; the searches beside them went from 23/s
-    /// to 11.6/s and 9/s. Searches alone are as fast as before: nothing else wants the cores.
-    static let niceValue: Int32 = 19
+    /// The nice value scan threads take on Linux: 15, about 4.5% of a normal thread's CPU
+    /// share when both want a core. Measured on 2 cores and 1M rows with `Benchmarks/load.sh`'s
+    /// requests (wrk, 1 thread and 8 connections each, 10 s, 2026-11-26), sorted pages beside a
+    /// stream of new-term searches kept 80% of their throughput alone at nice 10 (searches
+    /// beside them 55/s), 85% at 15 (50/s) and 93% at 19 (33/s, p99 484 ms). 19 would starve
+    /// scans on a machine kept busy by other work (1.5% of a core: a scan 60 times slower, up
+    /// to the request's time budget); 15 keeps nearly all of the pages' throughput and every
+    /// scan within a few hundred milliseconds. Searches alone run as fast at any value.
+    static let niceValue: Int32 = 15
 
     private let condition = NSCondition()
-    /// Jobs waiting for a thread (guarded by `condition`).
+    /// Jobs waiting for a scan thread (guarded by `condition`).
     private var jobs: [() -> Void] = []
     let threadCount: Int
+    private let resumer = _Resumer()
 
     private init(threads: Int) {
         threadCount = max(1, threads)
         for number in 0..<threadCount {
-            let thread = Thread { [self] in work() }
-            thread.name = "sortkit-scan-\(number)"
-            thread.start()
+            Thread { [self] in work(name: "sortkit-scan-\(number)") }.start()
         }
     }
 
-    /// Runs `body` on a scan thread and returns its result.
-    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    /// Runs `scan` on a scan thread and returns its result; the awaiting task is resumed by a
+    /// thread of normal priority. `scan` must not start tasks or Dispatch work (see above);
+    /// its parallel parts use ``perform(iterations:_:)``.
+    func run<T: Sendable>(_ scan: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            submit { continuation.resume(with: Result { try body() }) }
+            let resumer = resumer
+            submit {
+                let result = Result { try scan() }
+                resumer.resume { continuation.resume(with: result) }
+            }
         }
     }
 
-    /// Runs `work` for every iteration from 0 to `iterations - 1`, in parallel, and returns when
-    /// all are done: on a scan thread, shared with the other scan threads at their priority;
-    /// elsewhere, `DispatchQueue.concurrentPerform`.
-    /// (`work` is escaping because a helper that starts after the last iteration still holds
+    /// Runs `work` for every iteration from 0 to `iterations - 1` in parallel on the scan
+    /// threads, and returns when all are done: on a scan thread, the iterations are shared with
+    /// the other scan threads; elsewhere the caller waits for them (it takes no share: it would
+    /// run at its own priority). `work` must not start threads, tasks or Dispatch work.
+    /// (`work` is escaping because a thread that starts after the last iteration still holds
     /// the batch; the batch drops `work` when the last iteration ends.)
     static func perform(iterations: Int, _ work: @escaping @Sendable (Int) -> Void) {
-        guard iterations > 1, Thread.current.threadDictionary[_scanThreadKey] != nil else {
-            return DispatchQueue.concurrentPerform(iterations: iterations, execute: work)
-        }
+        guard iterations > 0 else { return }
         let batch = _Batch(iterations: iterations, work: work)
-        for _ in 0..<min(iterations, shared.threadCount) - 1 { shared.submit { batch.help() } }
-        batch.help()
+        let onScanThread = Thread.current.threadDictionary[_scanThreadKey] != nil
+        for _ in 0..<min(iterations, shared.threadCount) - (onScanThread ? 1 : 0) { shared.submit { batch.help() } }
+        if onScanThread { batch.help() }
         batch.wait()
     }
 
@@ -70,7 +84,10 @@ final class _ScanThreads: @unchecked Sendable {
         condition.unlock()
     }
 
-    private func work() {
+    private func work(name: String) {
+        // Named from inside: on Linux a thread starts with its creator's name (a Dispatch
+        // worker's), and Foundation applies a name set before start to the object only.
+        Thread.current.name = name
         Self.lowerPriority()
         Thread.current.threadDictionary[_scanThreadKey] = true
         while true {
@@ -144,6 +161,34 @@ private final class _Batch: @unchecked Sendable {
     func wait() {
         condition.lock()
         while done < iterations { condition.wait() }
+        condition.unlock()
+    }
+}
+
+/// A thread of normal priority that resumes the tasks whose scans finished, so that no scan
+/// thread enqueues work on Swift's or Dispatch's pools (see ``_ScanThreads``).
+private final class _Resumer: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var pending: [() -> Void] = []
+
+    init() {
+        Thread { [self] in
+            Thread.current.name = "sortkit-resume"
+            while true {
+                condition.lock()
+                while pending.isEmpty { condition.wait() }
+                let ready = pending
+                pending.removeAll()
+                condition.unlock()
+                for resume in ready { resume() }
+            }
+        }.start()
+    }
+
+    func resume(_ body: @escaping () -> Void) {
+        condition.lock()
+        pending.append(body)
+        condition.signal()
         condition.unlock()
     }
 }

@@ -606,10 +606,10 @@ let _byteRank: [UInt8] = {
     return rank
 }()
 
-/// The cores a search scan runs on: all of them, at the lowest priority (``_ScanThreads``).
-/// Scans run one at a time (``_TableIndexCache/searching(_:_:)``); measured with
-/// `Benchmarks/load.sh` on 2 cores and 1M rows (2026-11-26), new-term searches served 130/s
-/// alone, and sorted pages kept 92% of their throughput beside a stream of them.
+/// The cores a search scan runs on: all of them, at a low priority (``_ScanThreads``). Scans
+/// run one at a time (``_TableIndexCache/searching(_:index:table:budget:_:)``); measured with
+/// `Benchmarks/load.sh` on 2 cores and 1M rows (2026-11-26), new-term searches served 133/s
+/// alone, and sorted pages kept 90% of their throughput beside a stream of them.
 let _scanCores = ProcessInfo.processInfo.activeProcessorCount
 
 /// Appends a doubled ordinal of `shift` bits to a 128-bit composite (`hi`, `lo`), the first

@@ -27,7 +27,7 @@ final class _TableIndexCache: Sendable {
 
     private let state = Mutex(State())
     private let refreshes = _Serial()
-    /// Pages with a search, one at a time (see ``searching(_:_:)``).
+    /// Pages with a search, one at a time (see ``searching(_:index:table:budget:_:)``).
     private let scans = _Serial()
 
     /// The index of `table`, current for the catalog versions a request read: the kept one if it
@@ -107,14 +107,25 @@ final class _TableIndexCache: Sendable {
         state.withLock { _ = $0.indexes.removeValue(forKey: table) }
     }
 
-    /// Runs `body`, a page from an index, directly, or — when `request` searches, which may
-    /// scan every row on every core — after the searching pages before it: a stream of new
-    /// search terms then keeps one scan going at a time, and sorted pages, which take
+    /// Runs `body`, a page from `index`, directly, or — when `request` searches, which may
+    /// scan every row on every core — after the searching pages before it, its scan done first
+    /// on the low-priority scan threads (``_ScanThreads``) while this task waits: a stream of
+    /// new search terms then keeps one scan going at a time, and sorted pages, which take
     /// microseconds, are served between and beside them instead of queueing behind several.
-    func searching<T: Sendable>(_ request: PageRequest, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    func searching<T: Sendable>(
+        _ request: PageRequest, index: _TableIndex, table: Int64, budget: Duration, _ body: @escaping @Sendable () throws -> T
+    ) async throws -> T {
         let searches = !SearchQuery(request.search).isBlank || request.columnSearch.values.contains { !SearchQuery($0).isBlank }
         guard searches else { return try body() }
-        return try await scans.run { try await _ScanThreads.shared.run(body) }
+        return try await scans.run {
+            let (search, columnSearch, key) = try index.matchesKey(request, table: table)
+            if state.withLock({ $0.matches[key] }) == nil {
+                _ = try await _ScanThreads.shared.run {
+                    try self.matches(key) { try index.matches(search, columnSearch: columnSearch, budget: budget) }.count
+                }
+            }
+            return try body()
+        }
     }
 
     /// The matches kept under `key`, or `compute`'s, kept.
@@ -170,6 +181,20 @@ actor _Serial {
 }
 
 extension _TableIndex {
+    /// A request's search and column searches, and the key its matches are kept under (this
+    /// table's versions, then each term length-prefixed, so no two searches — terms may hold
+    /// ',', ':' or '|' — share a key).
+    func matchesKey(_ request: PageRequest, table: Int64) throws -> (search: SearchQuery, columnSearch: [Int: SearchQuery], key: String) {
+        var columnSearch: [Int: SearchQuery] = [:]
+        for (name, text) in request.columnSearch where !SearchQuery(text).isBlank {
+            columnSearch[try schema.columnIndex(name)] = SearchQuery(text)
+        }
+        let search = SearchQuery(request.search)
+        let terms = { (query: SearchQuery) in query.terms.map { "\($0.utf8.count):\($0)" }.joined() }
+        let filter = terms(search) + "|" + columnSearch.sorted { $0.key < $1.key }.map { "\($0.key)=\(terms($0.value));" }.joined()
+        return (search, columnSearch, "\(table)/\(schemaVersion)/\(dataVersion)|" + filter)
+    }
+
     /// The page `request` asks for, sorted by `spec`, from this index: rows, counts and a
     /// cursor (signed with `secret`) after the last row when more follow.
     ///
@@ -179,16 +204,10 @@ extension _TableIndex {
         _ request: PageRequest, spec: SortSpec, cursor: KeysetCursor?, secret: Data, cache: _TableIndexCache, table: Int64,
         budget: Duration = .seconds(5)
     ) throws -> TablePage {
-        var columnSearch: [Int: SearchQuery] = [:]
-        for (name, text) in request.columnSearch where !SearchQuery(text).isBlank {
-            columnSearch[try schema.columnIndex(name)] = SearchQuery(text)
-        }
-        let search = SearchQuery(request.search)
+        let (search, columnSearch, key) = try matchesKey(request, table: table)
         let versions = "\(table)/\(schemaVersion)/\(dataVersion)"
-        // Each term length-prefixed, so no two searches (terms may hold ',', ':' or '|') share a key.
-        let terms = { (query: SearchQuery) in query.terms.map { "\($0.utf8.count):\($0)" }.joined() }
-        var filter = terms(search) + "|" + columnSearch.sorted { $0.key < $1.key }.map { "\($0.key)=\(terms($0.value));" }.joined()
-        var matches = try cache.matches(versions + "|" + filter) {
+        var filter = key
+        var matches = try cache.matches(key) {
             try self.matches(search, columnSearch: columnSearch, budget: budget)
         }
         if !request.excluding.isEmpty {

@@ -306,7 +306,7 @@ public final class PostgresTableStore: TableStore {
         if case .spec(let spec) = request.order, inMemoryIndex || !ordering.variants.isSubset(of: info.variants) {
             let index = try await self.index(of: info)
             let (secret, indexes, budget) = (secret, indexes, queryBudget)
-            return try await indexes.searching(request) {
+            return try await indexes.searching(request, index: index, table: info.id, budget: budget) {
                 try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, budget: budget)
             }
         }

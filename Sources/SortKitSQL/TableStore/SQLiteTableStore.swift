@@ -324,7 +324,7 @@ public final class SQLiteTableStore: TableStore {
         if inMemoryIndex, case .spec(let spec) = request.order {
             let index = try await self.index(of: info)
             let (secret, indexes, budget) = (secret, indexes, queryBudget)
-            return try await indexes.searching(request) {
+            return try await indexes.searching(request, index: index, table: info.id, budget: budget) {
                 try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, budget: budget)
             }
         }
