@@ -226,7 +226,8 @@ struct ServeCommand: AsyncParsableCommand {
         var failed = false
         let bytes = [UInt8](unsafeUninitializedCapacity: Int(info.st_size)) { buffer, count in
             while count < buffer.count {
-                let read = Foundation.read(descriptor, buffer.baseAddress! + count, buffer.count - count)
+                // At most 2 GiB a call: Darwin refuses larger reads (Linux reads 2 GiB less 4 KiB).
+                let read = Foundation.read(descriptor, buffer.baseAddress! + count, min(buffer.count - count, Int(Int32.max)))
                 if read < 0, errno == EINTR { continue }
                 guard read > 0 else {
                     failed = read < 0

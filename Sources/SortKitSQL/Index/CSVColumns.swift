@@ -99,9 +99,14 @@ package struct _CSVColumns: Sendable {
         var value: [UInt8] = []
         while try scanner.scan(bytes, at: &position, final: true) != nil {
             for (column, span) in scanner.spans.enumerated() {
-                value.removeAll(keepingCapacity: true)
-                _CSVRecordScanner.appendValue(span, in: bytes, to: &value)
-                value.withUnsafeBufferPointer { Self.appendCell($0, to: &columns[column].bytes) }
+                if span.escaped {
+                    value.removeAll(keepingCapacity: true)
+                    _CSVRecordScanner.appendValue(span, in: bytes, to: &value)
+                    value.withUnsafeBufferPointer { Self.appendCell($0, to: &columns[column].bytes) }
+                } else {
+                    // A field without doubled quotes is its bytes: no copy on the way.
+                    Self.appendCell(UnsafeBufferPointer(rebasing: bytes[span.range]), to: &columns[column].bytes)
+                }
                 columns[column].close()
             }
         }
