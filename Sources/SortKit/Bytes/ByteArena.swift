@@ -53,22 +53,23 @@ package struct _ArenaView {
 extension _ByteArena {
     /// Calls `body` with a view of each arena.
     package static func withViews<Result>(_ arenas: [_ByteArena], _ body: ([_ArenaView]) throws -> Result) rethrows -> Result {
-        var views: [_ArenaView] = []
-        views.reserveCapacity(arenas.count)
-        return try nest(arenas, 0, &views, body)
-    }
-
-    private static func nest<Result>(
-        _ arenas: [_ByteArena], _ index: Int, _ views: inout [_ArenaView], _ body: ([_ArenaView]) throws -> Result
-    ) rethrows -> Result {
-        guard index < arenas.count else { return try body(views) }
-        return try arenas[index].bytes.withUnsafeBufferPointer { bytes in
-            try arenas[index].ends.withUnsafeBufferPointer { ends in
-                views.append(_ArenaView(bytes: bytes, ends: ends))
-                return try nest(arenas, index + 1, &views, body)
+        try _withBuffers(arenas.map(\.bytes)) { bytes in
+            try _withBuffers(arenas.map(\.ends)) { ends in
+                try body(zip(bytes, ends).map { _ArenaView(bytes: $0, ends: $1) })
             }
         }
     }
+}
+
+/// Calls `body` with a buffer of each array's elements (valid only inside `body`).
+package func _withBuffers<Element, Result>(
+    _ arrays: [[Element]], _ body: ([UnsafeBufferPointer<Element>]) throws -> Result
+) rethrows -> Result {
+    func nest(_ index: Int, _ buffers: [UnsafeBufferPointer<Element>]) throws -> Result {
+        guard index < arrays.count else { return try body(buffers) }
+        return try arrays[index].withUnsafeBufferPointer { try nest(index + 1, buffers + [$0]) }
+    }
+    return try nest(0, [])
 }
 
 /// The arrays one after another, each one's elements plus its entry of `offsets` (if given),
