@@ -305,7 +305,10 @@ struct IndexTests {
                 let full = _Ranking(values: cells.map { variant.value(of: $0, type: .string) }, collation: variant.collation)
                 #expect(ranking.order == full.order && ranking.groupStarts == full.groupStarts && ranking.ranks == full.ranks,
                         "round \(round), \(spec), seed \(seed)")
-                if !distinctRound { #expect(_Ranking.byDistinctValues(arena, collation: variant.collation) { _ in .null } != nil) }
+                if !distinctRound {
+                    let cells = _Cells(base: [arena], baseCount: count)
+                    #expect(_Ranking.byDistinctValues(0, of: cells, live: Array(repeating: true, count: count), collation: variant.collation) { _ in .null } != nil)
+                }
                 compared += 1
             }
         }

@@ -185,8 +185,7 @@ extension _TableIndex {
         DispatchQueue.concurrentPerform(iterations: variants.count) { index in
             let variant = variants[index]
             if variant.interpretation == .inferred, variant.transform == nil, let values = typedValues[variant.column], live.allSatisfy({ $0 }) {
-                let distinct = cells.written.isEmpty && cells.baseCount == values.count
-                    ? _Ranking.byDistinctValues(cells.base[variant.column], collation: variant.collation) { values[$0] } : nil
+                let distinct = _Ranking.byDistinctValues(variant.column, of: cells, live: live, collation: variant.collation) { values[$0] }
                 results.set(index, distinct ?? _Ranking(values: values, collation: variant.collation))
             } else {
                 results.set(index, _Ranking(variant, cells: cells, live: live, schema: schema))

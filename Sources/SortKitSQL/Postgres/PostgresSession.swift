@@ -128,36 +128,26 @@ enum _CopyText {
         _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], info: _TableInfo, rowsPerChunk: Int = 16_384
     ) -> some Sequence<ByteBuffer> {
         let count = columns.count, cores = ProcessInfo.processInfo.activeProcessorCount
-        let schema = info.schema, variants = info.variants.sorted()
-        let typedByColumn = schema.columns.indices.map { typed[$0] }
         return stride(from: 0, to: count, by: rowsPerChunk * cores).lazy.flatMap { groupStart in
             let chunks = (0..<cores).map { groupStart + $0 * rowsPerChunk }.filter { $0 < count }
             let results = _ResultSlots<ByteBuffer>(count: chunks.count)
-            _ByteArena.withViews(columns.columns + [folded]) { views in
+            info.withImportRows(columns, folded: folded, typed: typed) { rows in
                 // The arenas are only read here.
-                let shared = _UncheckedBox(views)
+                let shared = _UncheckedBox(rows)
                 DispatchQueue.concurrentPerform(iterations: chunks.count) { index in
-                    let views = shared.value
+                    let rows = shared.value
                     var buffer = ByteBuffer()
                     buffer.reserveCapacity(rowsPerChunk * 160)
                     for record in chunks[index]..<min(chunks[index] + rowsPerChunk, count) {
                         buffer.writeString(String(record + 1))
-                        for column in schema.columns.indices {
+                        rows.forEachValue(of: record) { value in
                             buffer.writeInteger(UInt8(ascii: "\t"))
-                            let cell = views[column][record]
-                            if cell.isEmpty { buffer.writeStaticString("\\N") } else { escape(cell, to: &buffer) }
-                            if let values = typedByColumn[column] {
-                                buffer.writeInteger(UInt8(ascii: "\t"))
-                                append(SQLValue(values[record]), to: &buffer)
+                            switch value {
+                            case .cell(let text) where text.isEmpty: buffer.writeStaticString("\\N")
+                            case .cell(let text), .folded(let text): escape(text, to: &buffer)
+                            case .value(let value): append(value, to: &buffer)
                             }
                         }
-                        for variant in variants {
-                            buffer.writeInteger(UInt8(ascii: "\t"))
-                            let text = String(decoding: views[variant.column][record], as: UTF8.self)
-                            append(variant.key(of: text, type: schema.columns[variant.column].type).map { .blob($0) } ?? .null, to: &buffer)
-                        }
-                        buffer.writeInteger(UInt8(ascii: "\t"))
-                        escape(views[views.count - 1][record], to: &buffer)
                         buffer.writeInteger(UInt8(ascii: "\n"))
                     }
                     results.set(index, buffer)

@@ -76,56 +76,30 @@ extension SQLiteTableStore {
     static func bulkInsert(
         _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], _ info: _TableInfo, _ db: Database
     ) throws {
-        let schema = info.schema
-        let variants = info.variants.sorted()
         let physical = info.physicalColumns
         let marks = Array(repeating: "?", count: physical.count + 1).joined(separator: ", ")
         let statement = try db.makeStatement(sql: "INSERT INTO \(info.physical) (id, \(physical.joined(separator: ", "))) VALUES (\(marks))")
         let handle = statement.sqliteStatement
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        // Per column, its typed values (an array, not a dictionary lookup per cell).
-        let typedByColumn = schema.columns.indices.map { typed[$0] }
         // The arenas stay put while statements read them: cells are bound without a copy.
-        try _ByteArena.withViews(columns.columns + [folded]) { views in
-            let foldedView = views[views.count - 1]
+        try info.withImportRows(columns, folded: folded, typed: typed) { rows in
             for record in 0..<columns.count {
                 var parameter: Int32 = 1
                 sqlite3_bind_int64(handle, parameter, Int64(record + 1))
-                for column in schema.columns.indices {
-                    let cell = views[column][record]
+                rows.forEachValue(of: record) { value in
                     parameter += 1
-                    if cell.isEmpty {
-                        sqlite3_bind_null(handle, parameter)
-                    } else {
-                        sqlite3_bind_text(handle, parameter, UnsafeRawPointer(cell.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(cell.count), nil)
+                    switch value {
+                    case .cell(let text) where text.isEmpty: sqlite3_bind_null(handle, parameter)
+                    case .folded(let text) where text.isEmpty: sqlite3_bind_text(handle, parameter, "", 0, transient)
+                    case .cell(let text), .folded(let text):
+                        sqlite3_bind_text(handle, parameter, UnsafeRawPointer(text.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(text.count), nil)
+                    // As `SQLValue(_:)` stores them: dates as seconds, booleans as 0 or 1.
+                    case .value(.null): sqlite3_bind_null(handle, parameter)
+                    case .value(.integer(let integer)): sqlite3_bind_int64(handle, parameter, integer)
+                    case .value(.double(let double)): sqlite3_bind_double(handle, parameter, double)
+                    case .value(.text(let string)): sqlite3_bind_text(handle, parameter, string, -1, transient)
+                    case .value(.blob(let bytes)): sqlite3_bind_blob(handle, parameter, bytes, Int32(bytes.count), transient)
                     }
-                    if let values = typedByColumn[column] {
-                        parameter += 1
-                        // As `SQLValue(_:)` stores them: dates as seconds, booleans as 0 or 1.
-                        switch values[record] {
-                        case .integer(let value): sqlite3_bind_int64(handle, parameter, value)
-                        case .double(let value): sqlite3_bind_double(handle, parameter, value)
-                        case .date(let date): sqlite3_bind_double(handle, parameter, date.timeIntervalSinceReferenceDate)
-                        case .bool(let flag): sqlite3_bind_int64(handle, parameter, flag ? 1 : 0)
-                        case .null, .string: sqlite3_bind_null(handle, parameter)
-                        }
-                    }
-                }
-                for variant in variants {
-                    parameter += 1
-                    let text = String(decoding: views[variant.column][record], as: UTF8.self)
-                    if let key = variant.key(of: text, type: schema.columns[variant.column].type) {
-                        sqlite3_bind_blob(handle, parameter, key, Int32(key.count), transient)
-                    } else {
-                        sqlite3_bind_null(handle, parameter)
-                    }
-                }
-                parameter += 1
-                let foldedCell = foldedView[record]
-                if foldedCell.isEmpty {
-                    sqlite3_bind_text(handle, parameter, "", 0, transient)
-                } else {
-                    sqlite3_bind_text(handle, parameter, UnsafeRawPointer(foldedCell.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(foldedCell.count), nil)
                 }
                 let code = sqlite3_step(handle)
                 sqlite3_reset(handle)

@@ -73,6 +73,19 @@ struct _TableInfo {
         }
     }
 
+    /// Calls `body` with an import's rows as ``physicalColumns`` values, read straight from the
+    /// columns of the CSV and what ``_CSVColumns/derived(_:)`` made of them (valid only inside
+    /// `body`): what ``rowValues(_:)`` gives for each record's cells, without a `String` per cell.
+    func withImportRows<Result>(
+        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], _ body: (_ImportRows) throws -> Result
+    ) rethrows -> Result {
+        let typedByColumn = schema.columns.indices.map { typed[$0] }
+        let variants = variants.sorted(), schema = schema
+        return try _ByteArena.withViews(columns.columns + [folded]) { views in
+            try body(_ImportRows(views: views, typed: typedByColumn, variants: variants, schema: schema))
+        }
+    }
+
     /// The full row for a partial write: `values` (column name → text) over `cells`.
     func merging(_ values: [String: String], into cells: [String]) throws -> [String] {
         var cells = cells
@@ -172,5 +185,41 @@ extension SQLValue {
         case .date(let date): self = .double(date.timeIntervalSinceReferenceDate)
         case .string(let text): self = .text(text)
         }
+    }
+}
+
+/// An import's rows as ``_TableInfo/physicalColumns`` values (see
+/// ``_TableInfo/withImportRows(_:folded:typed:_:)``): the bulk insert of SQLite and the `COPY`
+/// of PostgreSQL write what it hands on, each in its own form.
+struct _ImportRows {
+    /// One value of a row.
+    enum Value {
+        /// A cell's text as stored (NFC); empty is null.
+        case cell(UnsafeBufferPointer<UInt8>)
+        /// A typed value or a key column's bytes.
+        case value(SQLValue)
+        /// The row's folded search text (empty is empty text, not null).
+        case folded(UnsafeBufferPointer<UInt8>)
+    }
+
+    /// Per column its cells, then the folded text.
+    let views: [_ArenaView]
+    /// Per column its typed values, if it has any.
+    let typed: [[SortValue]?]
+    let variants: [KeyVariant]
+    let schema: TableSchema
+
+    /// Calls `visit` with each value of `record`, in ``_TableInfo/physicalColumns`` order.
+    @inline(__always)
+    func forEachValue(of record: Int, _ visit: (Value) throws -> Void) rethrows {
+        for column in schema.columns.indices {
+            try visit(.cell(views[column][record]))
+            if let values = typed[column] { try visit(.value(SQLValue(values[record]))) }
+        }
+        for variant in variants {
+            let text = String(decoding: views[variant.column][record], as: UTF8.self)
+            try visit(.value(variant.key(of: text, type: schema.columns[variant.column].type).map { .blob($0) } ?? .null))
+        }
+        try visit(.folded(views[views.count - 1][record]))
     }
 }
