@@ -85,9 +85,7 @@ final class _ScanThreads: @unchecked Sendable {
     }
 
     private func work(name: String) {
-        // Named from inside: on Linux a thread starts with its creator's name (a Dispatch
-        // worker's), and Foundation applies a name set before start to the object only.
-        Thread.current.name = name
+        Self.nameCurrentThread(name)
         Self.lowerPriority()
         Thread.current.threadDictionary[_scanThreadKey] = true
         while true {
@@ -97,6 +95,18 @@ final class _ScanThreads: @unchecked Sendable {
             condition.unlock()
             job()
         }
+    }
+
+    /// Names the calling thread as `ps` and `top` show it. On Linux a thread starts with its
+    /// creator's name (a Dispatch worker's), and Foundation's `Thread.name` reaches the kernel
+    /// only when the thread is already known as started, which races with the thread's first
+    /// lines; `/proc/thread-self/comm` is the calling thread's name, whatever Foundation knows.
+    static func nameCurrentThread(_ name: String) {
+        #if os(Linux)
+        try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+        #else
+        Thread.current.name = name
+        #endif
     }
 
     /// Lowers the calling thread's scheduling priority (on Linux the nice value is per thread).
@@ -173,7 +183,7 @@ private final class _Resumer: @unchecked Sendable {
 
     init() {
         Thread { [self] in
-            Thread.current.name = "sortkit-resume"
+            _ScanThreads.nameCurrentThread("sortkit-resume")
             while true {
                 condition.lock()
                 while pending.isEmpty { condition.wait() }
