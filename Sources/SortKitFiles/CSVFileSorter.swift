@@ -136,8 +136,10 @@ public struct CSVFileSorter: Sendable {
         while let record = try reader.next() {
             current.removeAll(keepingCapacity: true)
             key.append(record.fields, to: &current, cache: &cache)
-            if let previous, unique ? !previous.lexicographicallyPrecedes(current) : current.lexicographicallyPrecedes(previous) {
-                return record.line
+            // The memcmp order the sort itself uses (`_compareBytes`).
+            if let previous {
+                let order = _compareBytes(previous, current)
+                if order == .orderedDescending || unique && order == .orderedSame { return record.line }
             }
             previous = current
         }

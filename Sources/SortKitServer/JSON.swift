@@ -163,15 +163,20 @@ enum JSON: Sendable, Hashable, Decodable {
         output += "\""
     }
 
-    /// A cell's text as a typed JSON value: numbers and booleans as JSON numbers and booleans,
-    /// blank as null, everything else (dates included) as the text.
+    /// A cell's text as a typed JSON value, read as the column sorts it
+    /// (``ColumnType/sortValue(_:)``): numbers and booleans as JSON numbers and booleans, blank
+    /// as null, everything else — dates, and text that doesn't parse as the column's type — as
+    /// the text.
+    ///
+    ///     JSON.cell(" 42", type: .integer)   // .integer(42)
+    ///     JSON.cell("maybe", type: .bool)    // .string("maybe")
     static func cell(_ text: String, type: ColumnType) -> JSON {
-        if text.allSatisfy(\.isWhitespace) { return .null }
-        switch type {
-        case .integer: return Int64(text.trimmingCharacters(in: .whitespaces)).map(JSON.integer) ?? .string(text)
-        case .float: return Double(text.trimmingCharacters(in: .whitespaces)).map(JSON.number) ?? .string(text)
-        case .bool: return .bool(text.trimmingCharacters(in: .whitespaces).lowercased() == "true")
-        case .date, .string: return .string(text)
+        switch type.sortValue(text) {
+        case .null: .null
+        case .integer(let value): .integer(value)
+        case .double(let value): value.isFinite ? .number(value) : .string(text)
+        case .bool(let value): .bool(value)
+        case .date, .string: .string(text)
         }
     }
 

@@ -44,6 +44,21 @@ func application(_ server: SortKitServer) -> some ApplicationProtocol {
 
 @Suite("JSON API")
 struct APITests {
+    @Test("Cells in JSON are typed as the column sorts them; text that doesn't parse stays text")
+    func typedCells() {
+        #expect(JSON.cell(" 42 ", type: .integer) == .integer(42))
+        #expect(JSON.cell("4.5", type: .integer) == .string("4.5"))
+        #expect(JSON.cell("9223372036854775808", type: .integer) == .string("9223372036854775808"), "past Int64")
+        #expect(JSON.cell("2.5", type: .float) == .number(2.5))
+        #expect(JSON.cell("1e400", type: .float) == .string("1e400"), "not a finite number")
+        #expect(JSON.cell("TRUE", type: .bool) == .bool(true))
+        #expect(JSON.cell("false", type: .bool) == .bool(false))
+        #expect(JSON.cell("maybe", type: .bool) == .string("maybe"), "not false")
+        #expect(JSON.cell("2026-11-26", type: .date) == .string("2026-11-26"))
+        for blank in ["", "  ", "\t"] { #expect(JSON.cell(blank, type: .integer) == .null) }
+        #expect(JSON.cell(" b ", type: .string) == .string(" b "))
+    }
+
     @Test("Rows: sort, preset, search, limit and offset, as the store orders them")
     func rows() async throws {
         let server = try await makeServer()

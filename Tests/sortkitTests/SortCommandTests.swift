@@ -171,6 +171,47 @@ struct SortCommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".partial") }.isEmpty)
     }
 
+    @Test("Ctrl-C during `-o` leaves the old file, and removes the partial output and the temporary runs")
+    func interruptedOutput() throws {
+        let folder = try CommandRunner.folder(with: ["out.csv": "old\n"])
+        let scratch = folder.appendingPathComponent("tmp")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        var interrupted = false
+        // A sort that spills runs under a tiny memory budget; a larger file if one ends before the signal.
+        for rows in [300_000, 1_200_000] where !interrupted {
+            var csv = "id,name\n"
+            for row in 0..<rows { csv += "\(row),n\((row &* 7_919) % 100_003)\n" }
+            try Data(csv.utf8).write(to: folder.appendingPathComponent("big.csv"))
+            let process = Process()
+            process.executableURL = CommandRunner.binary
+            process.arguments = ["sort", "big.csv", "--by", "name", "--max-memory", "1M", "-o", "out.csv"]
+            process.currentDirectoryURL = folder
+            process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let partial = folder.appendingPathComponent(".out.csv.sortkit-\(process.processIdentifier).partial")
+            let start = Date()
+            // The partial file is opened when the sort starts; the signal comes while it runs.
+            while process.isRunning, !FileManager.default.fileExists(atPath: partial.path), Date().timeIntervalSince(start) < 60 {
+                usleep(1_000)
+            }
+            usleep(50_000)
+            if process.isRunning { kill(process.processIdentifier, SIGINT) }
+            process.waitUntilExit()
+            if process.terminationStatus == 130 {
+                interrupted = true
+                #expect(try String(contentsOf: folder.appendingPathComponent("out.csv"), encoding: .utf8) == "old\n")
+                #expect(!FileManager.default.fileExists(atPath: partial.path), "the partial output is removed")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "the temporary runs are removed")
+            } else {
+                #expect(process.terminationStatus == 0, "a sort that ends before the signal succeeds")
+                try Data("old\n".utf8).write(to: folder.appendingPathComponent("out.csv"))
+            }
+        }
+        #expect(interrupted, "every sort ended before Ctrl-C could reach it")
+    }
+
     @Test("--check exits 1 naming the first line out of order; --top, --unique and a tiny --max-memory")
     func checkTopUnique() throws {
         let (unsorted, _) = try run(["sort", "books.csv", "--by", "title", "--check"])

@@ -101,9 +101,22 @@ public struct DataTable<Row: Identifiable> {
     /// Row counts from which `setData` updates the rankings in the background, while it folds
     /// the changed rows; below it the hand-off costs more than it saves. Tests lower it.
     var backgroundUpdateThreshold = 20_000
+    /// Whether key closures may read rows on other threads: only when `Row` is `Sendable` (the
+    /// initializer for `Sendable` rows sets it). Rows that are not — classes with lazy state,
+    /// main-actor models — are read on the calling thread only, as SortKit's sorts read them.
+    let readsRowsOnOtherThreads: Bool
 
     /// A table over `rows`, sorted at once by `defaultSort` (header names; typed keys apply).
+    ///
+    /// Key closures read the rows on the calling thread. With `Sendable` rows the overload in
+    /// the extension below is chosen, and `setData` on large tables also updates its kept sort
+    /// orders on other threads.
     public init(rows: [Row], columns: [DataTableColumn<Row>], defaultSort: SortSpec = SortSpec(), pageSize: Int = 50) {
+        self.init(rows: rows, columns: columns, defaultSort: defaultSort, pageSize: pageSize, readsRowsOnOtherThreads: false)
+    }
+
+    init(rows: [Row], columns: [DataTableColumn<Row>], defaultSort: SortSpec, pageSize: Int, readsRowsOnOtherThreads: Bool) {
+        self.readsRowsOnOtherThreads = readsRowsOnOtherThreads
         self.rows = rows
         self.columns = columns
         self.sortState = HeaderSortState(SortSpec(defaultSort.keys.filter { key in
@@ -339,7 +352,7 @@ public struct DataTable<Row: Identifiable> {
         // The kept sort orders are updated in the background while the changed rows are
         // folded here.
         let rankingUpdate = startFollowingChange(from: oldRows, newPosition: newPosition, changed: changed, identity: identity,
-                                                 inBackground: newRows.count >= backgroundUpdateThreshold)
+                                                 inBackground: readsRowsOnOtherThreads && newRows.count >= backgroundUpdateThreshold)
         // Unchanged rows keep their folded search text; in place when no row moved.
         if identity {
             for q in newRows.indices where kept[q] < 0 { index(newRows[q], at: q) }
@@ -557,5 +570,17 @@ private func _equality<Row>(_: Row.Type) -> ((Row, Row) -> Bool)? {
 extension Equatable {
     fileprivate static func _equality<Row>() -> (Row, Row) -> Bool {
         { a, b in (a as? Self) == (b as? Self) }
+    }
+}
+
+extension DataTable where Row: Sendable {
+    /// A table over `Sendable` rows, sorted at once by `defaultSort`: as
+    /// ``init(rows:columns:defaultSort:pageSize:)``, and `setData` on a large table updates its
+    /// kept sort orders on other threads while it folds the changed rows for search.
+    ///
+    ///     struct Person: Identifiable, Sendable { let id: Int; var name: String }
+    ///     var table = DataTable(rows: people, columns: [DataTableColumn("Name", \.name) { $0 }])
+    public init(rows: [Row], columns: [DataTableColumn<Row>], defaultSort: SortSpec = SortSpec(), pageSize: Int = 50) {
+        self.init(rows: rows, columns: columns, defaultSort: defaultSort, pageSize: pageSize, readsRowsOnOtherThreads: true)
     }
 }

@@ -6,7 +6,8 @@ import SortKit
 /// On a large table the rankings are updated off the calling thread, several at once, while
 /// the caller folds the changed rows for search (user display closures, which are not
 /// `@Sendable`, stay on the calling thread). A ranking update only reads rows, through its
-/// key's `@Sendable` closures — the same reads the sort engine makes on both cores.
+/// key's `@Sendable` closures — the same reads the sort engine makes on both cores — so the
+/// table asks for it only when its rows are `Sendable` (``DataTable``'s `readsRowsOnOtherThreads`).
 ///
 ///     let pending = _RankingUpdate(rankings, old: oldRows, new: rows, newPosition: moved,
 ///                                  changed: changed, identity: true, inBackground: true)

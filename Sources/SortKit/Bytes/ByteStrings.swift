@@ -96,3 +96,7 @@ package func _isASCII(_ string: String) -> Bool {
 /// Whether `byte` is an ASCII decimal digit.
 @inlinable
 package func _isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+
+/// Whether `scalar` is an ASCII decimal digit.
+@inlinable
+package func _isDigit(_ scalar: Unicode.Scalar) -> Bool { scalar.value >= 0x30 && scalar.value <= 0x39 }

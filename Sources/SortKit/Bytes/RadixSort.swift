@@ -89,9 +89,9 @@ package func _radixSort<Key: _RadixSortable>(_ keys: inout [Key], fromByte first
 
 /// Positions `0..<composites.count` ordered by their composite, ties in position order: the
 /// engine's radix sort for callers that pack their own integer keys (a data table's cached
-/// column ranks). Beyond 2^32 − 1 positions, a comparison sort.
-package func _stableOrder(byComposite composites: [UInt64]) -> [Int] {
-    guard composites.count <= _maximumRecordCount else {
+/// column ranks). Beyond 2^32 − 1 positions (`limit`, which tests lower), a comparison sort.
+package func _stableOrder(byComposite composites: [UInt64], limit: Int = _maximumRecordCount) -> [Int] {
+    guard composites.count <= limit else {
         return composites.indices.sorted { (composites[$0], $0) < (composites[$1], $1) }
     }
     var records = composites.enumerated().map { _KeyRecord(hi: 0, lo: $0.element, index: UInt32($0.offset)) }

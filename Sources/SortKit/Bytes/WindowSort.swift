@@ -183,12 +183,12 @@ package func _compareKeys(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPoin
 /// still tie by ``_windowSort(_:_:depth:keys:)``. A run's keys of ranks (statuses, authors,
 /// prices: 5 bytes) sort in one radix pass per varying byte; `sortkit sort` measured it against
 /// `Array.sort` with a `memcmp` closure on 1M keys — see the README's CSV table. Inputs beyond
-/// 2^32 − 1 keys are sorted by comparison.
-package func _sortByteKeys(_ keys: _ByteArena) -> [Int] {
+/// 2^32 − 1 keys (`limit`, which tests lower) are sorted by comparison.
+package func _sortByteKeys(_ keys: _ByteArena, limit: Int = _maximumRecordCount) -> [Int] {
     keys.bytes.withUnsafeBufferPointer { bytes in
         keys.ends.withUnsafeBufferPointer { ends in
             let arena = _ArenaKeys(bytes: bytes, ends: ends)
-            guard ends.count <= _maximumRecordCount else {
+            guard ends.count <= limit else {
                 return (0..<ends.count).sorted { a, b in
                     let result = arena.compare(a, b, from: 0)
                     return result == .orderedSame ? a < b : result == .orderedAscending

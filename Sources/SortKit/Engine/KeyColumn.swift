@@ -25,31 +25,6 @@ internal struct _KeyInput {
 
 }
 
-extension SortKey {
-    /// This key's input for `rows`; inlinable so the extraction loop is specialized for the
-    /// caller's row type.
-    @inlinable
-    func _input<Rows: RandomAccessCollection>(for rows: Rows) -> _KeyInput where Rows.Element == Row, Rows.Index == Int {
-        switch _source {
-        case .value(let extract):
-            let values = _load.flatMap { load in
-                rows.withContiguousStorageIfAvailable { buffer -> [SortValue] in
-                    guard let base = buffer.baseAddress else { return [] }
-                    let raw = UnsafeRawPointer(base)
-                    let stride = MemoryLayout<Row>.stride
-                    return (0..<buffer.count).map { load(raw + $0 * stride) }
-                }
-            } ?? rows.map(extract)
-            return _KeyInput(source: .values(values), direction: direction, collation: collation, nulls: nulls)
-        case .comparator:
-            let start = rows.startIndex
-            return _KeyInput(
-                source: .comparator { self.compare(rows[start + $0], rows[start + $1]) },
-                direction: direction, collation: collation, nulls: nulls)
-        }
-    }
-}
-
 /// One sort key evaluated for every row: a normalized 64-bit word per row whose unsigned order
 /// is consistent with the key's order (direction and null placement applied), plus what it
 /// takes to break ties the word can't (``tie``).

@@ -247,11 +247,3 @@ private func _shiftLeft(_ hi: inout UInt64, _ lo: inout UInt64, by bits: Int) {
     hi = (hi << UInt64(bits)) | (lo >> UInt64(64 - bits))
     lo <<= UInt64(bits)
 }
-
-extension RandomAccessCollection where Index == Int {
-    /// Bytes the fast path holds for keys and positions when sorting these rows by `keys`
-    /// (normalized words, composites, string arenas), for the benchmark's memory report.
-    package func _sortEngineFootprint(by keys: [SortKey<Element>]) -> Int {
-        _SortEngine(keys.map { $0._input(for: self) }, count: count).memoryFootprint
-    }
-}

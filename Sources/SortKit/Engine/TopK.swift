@@ -260,40 +260,6 @@ internal struct _TopK {
 /// Below this many rows per slice, one pass is faster than splitting.
 private let _topKSliceMinimum = 65_536
 
-extension SortKey {
-    /// This key's reader for streaming selection over `rows`.
-    @inlinable
-    func _topKKey<Rows: RandomAccessCollection>(for rows: Rows) -> _TopK.Key where Rows.Element == Row, Rows.Index == Int {
-        let start = rows.startIndex
-        switch _source {
-        case .value(let extract):
-            // `rows` is an unsafe buffer while the selection runs (see `indices(ofMin:sortedBy:)`),
-            // so its base address stays valid for the reader's lifetime.
-            if let load = _load, let base = rows.withContiguousStorageIfAvailable({ $0.baseAddress }) ?? nil {
-                let raw = UnsafeRawPointer(base)
-                let stride = MemoryLayout<Row>.stride
-                return _TopK.Key(direction: direction, collation: collation, nulls: nulls,
-                                 value: { load(raw + $0 * stride) }, comparator: nil,
-                                 strings: _stringOffset.map { (raw + $0, stride) })
-            }
-            return _TopK.Key(direction: direction, collation: collation, nulls: nulls,
-                             value: { extract(rows[start + $0]) }, comparator: nil)
-        case .comparator(let isNull, let compare):
-            // The null test and the comparison, direction not applied: `_TopK` applies it.
-            let nulls = self.nulls
-            let direction = self.direction
-            return _TopK.Key(direction: .ascending, collation: collation, nulls: nulls, value: nil) { i, j in
-                let (a, b) = (rows[start + i], rows[start + j])
-                if let isNull {
-                    let (x, y) = (isNull(a), isNull(b))
-                    if x || y { return nulls._compareNulls(x, y, direction) }
-                }
-                return direction._apply(compare(a, b))
-            }
-        }
-    }
-}
-
 /// SplitMix64: the window selection's sample positions, the same on every platform and run
 /// (the standard library's generator is seeded per process).
 struct _SplitMix64: RandomNumberGenerator {

@@ -69,11 +69,6 @@ extension ComparisonResult {
     }
 }
 
-@inlinable
-internal func _compare<T: Comparable>(_ a: T, _ b: T) -> ComparisonResult {
-    a < b ? .orderedAscending : (b < a ? .orderedDescending : .orderedSame)
-}
-
 /// Doubles in the sort-value order: NaN after every other number and equal to NaN, -0 == 0.
 @inlinable
 internal func _compare(_ a: Double, _ b: Double) -> ComparisonResult {

@@ -129,7 +129,6 @@ private func _trim(_ scalars: inout ArraySlice<Unicode.Scalar>) {
     while let last = scalars.last, last.properties.isWhitespace { scalars = scalars.dropLast() }
 }
 
-private func _isDigit(_ scalar: Unicode.Scalar) -> Bool { scalar.value >= 0x30 && scalar.value <= 0x39 }
 
 private func _isSign(_ scalar: Unicode.Scalar) -> Bool { scalar == "-" || scalar == "+" || scalar == "\u{2212}" }
 

@@ -21,6 +21,16 @@ struct CollationTests {
         #expect(Collation.natural.compare("Émile 2", "emile 10") == .orderedAscending)
     }
 
+    @Test("Natural order's documented surprises: digit runs are not signed or decimal numbers; :num reads numbers")
+    func naturalSurprises() throws {
+        #expect(sorted(["x-10", "x-5"], .natural) == ["x-5", "x-10"], "the - is text: 5 < 10")
+        #expect(sorted(["1.10", "1.5"], .natural) == ["1.5", "1.10"], "the runs after the point: 5 < 10")
+        // The way out the docs give: read the text as numbers.
+        let table = try TextTable(csv: Array("v\n1.5\n1.10\n-5\n-10\n".utf8))
+        let keys = try table.sortKeys(for: SortSpec(parsing: "v:num"))
+        #expect(Array(table.rows.indices).sorted(by: keys).map { table.rows[$0][0] } == ["-10", "-5", "1.10", "1.5"])
+    }
+
     @Test("Leading zeros and very long digit runs")
     func longDigits() {
         let long = String(repeating: "9", count: 300)

@@ -38,6 +38,15 @@ struct HeaderSortStateTests {
         #expect(state.spec.description == "price")
     }
 
+    @Test("A plain tap on the primary key turns it and drops the secondary keys, as DataTables does")
+    func plainTapOnPrimary() throws {
+        var state = HeaderSortState(try SortSpec(parsing: "title,-author,price"))
+        state.tap("title")
+        #expect(state.spec.description == "-title")
+        state.tap("title")
+        #expect(state.spec.description == "title")
+    }
+
     @Test("Additive tap in three-state mode removes the key after descending")
     func additiveThreeState() {
         var state = HeaderSortState(try! SortSpec(parsing: "a,-b"), allowsUnsorted: true)

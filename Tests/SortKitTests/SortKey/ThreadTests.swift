@@ -47,6 +47,9 @@ struct ThreadTests {
         let indices = items.sortedIndices(by: keys)
         let top = items.indices(ofMin: 20, sortedBy: keys)
         let first = items.min(count: 20, sortedBy: keys)
+        let window = items.indices(ofRanks: 70_000..<70_020, sortedBy: keys)
+        var inPlace = items
+        inPlace.sort(by: keys)
         #expect(recorder.threads == [here])
         // And the answers are right.
         let expected = items.indices.sorted { a, b in
@@ -56,5 +59,7 @@ struct ThreadTests {
         #expect(sorted.map { ObjectIdentifier($0) } == expected.map { ObjectIdentifier(items[$0]) })
         #expect(top == Array(expected.prefix(20)))
         #expect(first.map { ObjectIdentifier($0) } == top.map { ObjectIdentifier(items[$0]) })
+        #expect(window == Array(expected[70_000..<70_020]))
+        #expect(inPlace.map { ObjectIdentifier($0) } == sorted.map { ObjectIdentifier($0) })
     }
 }
