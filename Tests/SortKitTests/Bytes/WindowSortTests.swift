@@ -57,6 +57,6 @@ struct WindowSortTests {
             let order = _compareBytes(keys[a], keys[b])
             return order == .orderedSame ? a < b : order == .orderedAscending
         }
-        #expect(_sortByteKeys(arena) == expected)
+        #expect(_sortByteKeys(arena) == expected, "seed 0x5EED_0080 (fixed)")
     }
 }
