@@ -139,7 +139,8 @@ struct APIHandlers: Sendable {
 
     /// `POST /api/tables?name=NAME[&delimiter=C]` with a `text/csv` body: a new table, types
     /// inferred, rows 1…n in file order, in one transaction. 201 with the table; 400 naming the
-    /// line for malformed CSV (nothing created), 409 when the name is taken.
+    /// line for malformed CSV (nothing created), 409 when the name is taken, 503 when
+    /// ``RequestLimits/maxConcurrentImports`` imports are already running.
     func importTable(query: String, body readBody: () async throws -> [UInt8]) async throws -> Reply {
         let form = FormParameters(query, limit: server.limits.maxParameters)
         try form.checkLimit(server.limits.maxParameters)
@@ -159,7 +160,13 @@ struct APIHandlers: Sendable {
             }
             delimiter = byte
         }
-        // The body is read only once the name and delimiter are good.
+        // The body is read only once the name and delimiter are good, and a slot is free.
+        let limit = server.limits.maxConcurrentImports
+        guard server.imports.take(limit: limit) else {
+            throw APIError(status: .serviceUnavailable,
+                           message: "\(limit == 1 ? "an import is" : "\(limit) imports are") running; send this one again when one has finished")
+        }
+        defer { server.imports.give() }
         let body = try await readBody()
         guard !body.isEmpty else { throw APIError.badRequest("the CSV is empty: send a header row and the rows") }
         let schema = try await store.importCSV(body, as: name, delimiter: delimiter, presets: [:])

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import SortKit
 import SortKitSQL
+import Synchronization
 
 /// The web app, JSON API and DataTables endpoint over a ``TableStore``.
 ///
@@ -39,6 +40,8 @@ public struct SortKitServer: Sendable {
     /// The settings of tables ``sortSettings`` doesn't name (a key cap for every table, say) —
     /// tables stored earlier or imported later included.
     public let defaultSortSettings: TableSortSettings
+    /// The imports running now (at most ``RequestLimits/maxConcurrentImports``).
+    let imports = _Slots()
 
     /// The sort settings of `table`.
     func settings(for table: String) -> TableSortSettings {
@@ -184,6 +187,11 @@ public struct RequestLimits: Sendable, Hashable {
     public var exportBatchRows = 10_000
     /// The largest CSV body `POST /api/tables` imports (413 beyond).
     public var maxImportBytes = 256 << 20
+    /// The most CSV imports (`POST /api/tables`) running at once. Each holds its body and
+    /// builds its table's index in memory (about 1.3 GB for a 1M-row, 67 MB file), so a burst
+    /// of them could exhaust memory; one more is refused with 503 before its body is read, and
+    /// may be sent again once one has finished.
+    public var maxConcurrentImports = 2
     /// The most parameters in a query string or form body.
     public var maxParameters = 10_000
     /// The most words in a search (`q`, `search[value]`, a column search).
@@ -230,6 +238,31 @@ extension RequestBody {
     }
 }
 
+
+/// A count of running jobs with a ceiling, shared by every copy of a server.
+///
+///     guard slots.take(limit: 2) else { throw busy }
+///     defer { slots.give() }
+final class _Slots: Sendable {
+    private let running = Mutex(0)
+
+    /// Takes a slot if fewer than `limit` are taken.
+    func take(limit: Int) -> Bool {
+        running.withLock { count in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    /// Gives back a slot ``take(limit:)`` took.
+    func give() {
+        running.withLock { $0 -= 1 }
+    }
+
+    /// Slots taken now.
+    var taken: Int { running.withLock { $0 } }
+}
 
 /// An error with the HTTP status and message a client sees as `{"error": "..."}`.
 struct APIError: Error {

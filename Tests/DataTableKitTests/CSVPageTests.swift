@@ -78,43 +78,47 @@ struct CSVPageTests {
     }
 
     @Test("A file of several MiB is scanned in slices and paged (top-k, or the rank window deep in the file) as by a full sort")
-    func largeFile() throws {
-        var random = SplitMix64(seed: 0xB16)
-        let csv = Self.csv(rows: 60_000, kinds: [0, 2, 3, 5, 1], &random)
-        #expect(csv.count > 2 << 20)
-        // Deep pages (from rank 4,096) take the sampled rank window; 5,000 is past the end.
-        for (spec, search, page) in [("c3,-c1", "", 0), ("-c2", "e", 2), ("c0:num,c4", "apples", 40), ("", "2", 7), ("c1", "", 5_000),
-                                     ("c3,-c1", "", 1_200), ("-c2:nocase", "", 2_399), ("c4,c0", "e", 900), ("c0:num", "", 1_700)] {
-            let sort = try SortSpec(parsing: spec)
-            let expected = try tableText(csv, sort: sort, search: search, page: page, pageSize: 25, widths: ColumnWidthOptions())
-            let actual = try pageText(csv, sort: sort, search: search, page: page, pageSize: 25, widths: ColumnWidthOptions())
-            #expect(actual == expected, "sort '\(spec)', search '\(search)', page \(page)")
+    func largeFile() async throws {
+        try await offPool {
+            var random = SplitMix64(seed: 0xB16)
+            let csv = Self.csv(rows: 60_000, kinds: [0, 2, 3, 5, 1], &random)
+            #expect(csv.count > 2 << 20)
+            // Deep pages (from rank 4,096) take the sampled rank window; 5,000 is past the end.
+            for (spec, search, page) in [("c3,-c1", "", 0), ("-c2", "e", 2), ("c0:num,c4", "apples", 40), ("", "2", 7), ("c1", "", 5_000),
+                                         ("c3,-c1", "", 1_200), ("-c2:nocase", "", 2_399), ("c4,c0", "e", 900), ("c0:num", "", 1_700)] {
+                let sort = try SortSpec(parsing: spec)
+                let expected = try tableText(csv, sort: sort, search: search, page: page, pageSize: 25, widths: ColumnWidthOptions())
+                let actual = try pageText(csv, sort: sort, search: search, page: page, pageSize: 25, widths: ColumnWidthOptions())
+                #expect(actual == expected, "sort '\(spec)', search '\(search)', page \(page)")
+            }
         }
     }
 
     @Test("Odd files: empty, header only, no final line end, BOM, blank lines, CRLF, no header")
-    func oddFiles() throws {
-        for text in ["", "a,b", "a,b\n", "a,b\n1,2", "\u{FEFF}name\nb\n\na\n", "x,y\r\n2,b\r\n1,a\r\n", "name\n\"\"\n", "n\n\"multi\nline\"\nb"] {
-            let csv = Array(text.utf8)
-            for spec in ["", "-1", "name"] where spec.isEmpty || (try? TextTable(csv: csv).columnIndex(spec)) != nil {
-                let sort = try SortSpec(parsing: spec)
-                let expected = try tableText(csv, sort: sort, search: "", page: 0, pageSize: 10, widths: ColumnWidthOptions())
-                #expect(try pageText(csv, sort: sort, search: "", page: 0, pageSize: 10, widths: ColumnWidthOptions()) == expected, "\(text.debugDescription) by '\(spec)'")
+    func oddFiles() async throws {
+        try await offPool {
+            for text in ["", "a,b", "a,b\n", "a,b\n1,2", "\u{FEFF}name\nb\n\na\n", "x,y\r\n2,b\r\n1,a\r\n", "name\n\"\"\n", "n\n\"multi\nline\"\nb"] {
+                let csv = Array(text.utf8)
+                for spec in ["", "-1", "name"] where spec.isEmpty || (try? TextTable(csv: csv).columnIndex(spec)) != nil {
+                    let sort = try SortSpec(parsing: spec)
+                    let expected = try tableText(csv, sort: sort, search: "", page: 0, pageSize: 10, widths: ColumnWidthOptions())
+                    #expect(try pageText(csv, sort: sort, search: "", page: 0, pageSize: 10, widths: ColumnWidthOptions()) == expected, "\(text.debugDescription) by '\(spec)'")
+                }
             }
+            // A key cell past the packed span's 8 MiB, quoted with doubled quotes, and a megabyte one.
+            let huge = String(repeating: "z\"\"", count: 3_000_000)
+            let big = Array("k,n\n\"\(huge)\",1\nb,2\n\(String(repeating: "é", count: 600_000)),3\n".utf8)
+            for spec in ["k", "-k", "n"] {
+                let sort = try SortSpec(parsing: spec)
+                let expected = try tableText(big, sort: sort, search: "b", page: 0, pageSize: 10, widths: ColumnWidthOptions())
+                #expect(try pageText(big, sort: sort, search: "b", page: 0, pageSize: 10, widths: ColumnWidthOptions()) == expected)
+                let all = try CSVPage(csv: big, sort: sort)
+                #expect(all.rows.map { $0[1] } == (spec == "-k" ? ["1", "3", "2"] : spec == "k" ? ["2", "3", "1"] : ["1", "2", "3"]))
+            }
+            let headerless = try CSVPage(csv: Array("b,2\na,1\n".utf8), sort: SortSpec(parsing: "1"), hasHeader: false)
+            #expect(headerless.columns == ["1", "2"])
+            #expect(headerless.rows == [["a", "1"], ["b", "2"]])
         }
-        // A key cell past the packed span's 8 MiB, quoted with doubled quotes, and a megabyte one.
-        let huge = String(repeating: "z\"\"", count: 3_000_000)
-        let big = Array("k,n\n\"\(huge)\",1\nb,2\n\(String(repeating: "é", count: 600_000)),3\n".utf8)
-        for spec in ["k", "-k", "n"] {
-            let sort = try SortSpec(parsing: spec)
-            let expected = try tableText(big, sort: sort, search: "b", page: 0, pageSize: 10, widths: ColumnWidthOptions())
-            #expect(try pageText(big, sort: sort, search: "b", page: 0, pageSize: 10, widths: ColumnWidthOptions()) == expected)
-            let all = try CSVPage(csv: big, sort: sort)
-            #expect(all.rows.map { $0[1] } == (spec == "-k" ? ["1", "3", "2"] : spec == "k" ? ["2", "3", "1"] : ["1", "2", "3"]))
-        }
-        let headerless = try CSVPage(csv: Array("b,2\na,1\n".utf8), sort: SortSpec(parsing: "1"), hasHeader: false)
-        #expect(headerless.columns == ["1", "2"])
-        #expect(headerless.rows == [["a", "1"], ["b", "2"]])
     }
 
     @Test("Errors name the problem: malformed CSV with its line (also past the first slice), an unknown column")

@@ -109,7 +109,7 @@ struct SwiftDataPatternsTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("chores.sqlite").path
         let csv = Array("title,status\nWrite,done\nRead,todo\nPlan,doing\n".utf8)
-        let store = try SQLiteTableStore(path: path)
+        let store = try SQLiteTableStore(path: path, queryBudget: .seconds(120))
         _ = try await store.importCSV(csv, as: "chores", delimiter: UInt8(ascii: ","), presets: [:])
         // snippet: migration
         // Version 2: a due date, and a "Status" preset in declared order. One transaction:

@@ -107,7 +107,7 @@ struct IndexTests {
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-scan-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let store = try SQLiteTableStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteTableStore(path: folder.appendingPathComponent("db.sqlite").path, queryBudget: testQueryBudget)
         try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
         // Rows rewritten, added and deleted after the index was built.
         for _ in 0..<200 {
@@ -241,7 +241,7 @@ struct IndexTests {
     @Test("Searches lower no thread's priority but the scan threads' (a thread inherits its creator's nice value)")
     func scanPriorityStaysPut() async throws {
         #if os(Linux)
-        let store = try SQLiteTableStore(path: temporaryDatabase())
+        let store = try SQLiteTableStore(path: temporaryDatabase(), queryBudget: testQueryBudget)
         let csv = "name,n\n" + (0..<2_000).map { "row \($0) of many,\($0 % 97)\n" }.joined()
         try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
         // New terms (each one scans), many at once: pages and their tasks go on around them,
@@ -402,7 +402,7 @@ struct IndexTests {
     @Test("Reads never change the database: every collation and reading, searches and cursors, on SQLite")
     func readsDontWrite() async throws {
         let path = try temporaryDatabase()
-        let store = try SQLiteTableStore(path: path)
+        let store = try SQLiteTableStore(path: path, queryBudget: testQueryBudget)
         var random = SplitMix64(seed: 2029)
         let csv = DifferentialTests.randomCSV(rows: 200, using: &random)
         try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
@@ -417,7 +417,7 @@ struct IndexTests {
         let before = try snapshot()
         for column in ["s", "i", "f", "d", "e", "m"] {
             for modifier in ["", ":nocase", ":fold", ":binary", ":natural", ":num", ":text", ":date", ":enum=todo|done"] {
-                for store in [store, try SQLiteTableStore(path: path, inMemoryIndex: false)] {
+                for store in [store, try SQLiteTableStore(path: path, inMemoryIndex: false, queryBudget: testQueryBudget)] {
                     let page = try await store.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "-\(column)\(modifier)")), search: "a", limit: 5))
                     if let next = page.next {
                         _ = try await store.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "-\(column)\(modifier)")), search: "a", limit: 5, after: next))
@@ -461,7 +461,7 @@ struct CursorAfterChangeTests {
 struct RandomRankingTests {
     @Test("Requests naming many seeds leave at most two random= rankings kept; every page is still right")
     func boundedSeeds() async throws {
-        let store = try SQLiteTableStore(path: temporaryDatabase())
+        let store = try SQLiteTableStore(path: temporaryDatabase(), queryBudget: testQueryBudget)
         var csv = "name\n"
         for index in 0..<300 { csv += "n\(index % 97)\n" }
         try await store.importCSV(Array(csv.utf8), as: "r", delimiter: UInt8(ascii: ","), presets: [:])

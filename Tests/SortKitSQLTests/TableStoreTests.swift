@@ -92,7 +92,7 @@ struct TableStoreTests {
         // What the import stored, read back by SQL (no in-memory index): the same rows, the
         // same searches and the preset's stored key column in the same order.
         let stored: any TableStore = switch backend {
-        case .sqlite, .sqliteSQL: try SQLiteTableStore(path: location, inMemoryIndex: false)
+        case .sqlite, .sqliteSQL: try SQLiteTableStore(path: location, inMemoryIndex: false, queryBudget: testQueryBudget)
         case .postgres, .postgresICU: try await PostgresTableStore(url: backend.url!, schema: location, inMemoryIndex: false)
         }
         let requests = [
@@ -108,14 +108,14 @@ struct TableStoreTests {
     @Test("A new SQLite database has 16 KB pages; one made with 4 KB pages keeps them and still serves its tables")
     func pageSize() async throws {
         let path = try temporaryDatabase()
-        let store = try SQLiteTableStore(path: path)
+        let store = try SQLiteTableStore(path: path, queryBudget: testQueryBudget)
         #expect(try await store.database.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 16_384)
         // A database that another tool made (4 KB pages, WAL) is opened as it is.
         let older = try temporaryDatabase()
         let queue = try DatabaseQueue(path: older)
         try await queue.write { try $0.execute(sql: "PRAGMA page_size = 4096; CREATE TABLE other (x); PRAGMA journal_mode = WAL") }
         try queue.close()
-        let reopened = try SQLiteTableStore(path: older)
+        let reopened = try SQLiteTableStore(path: older, queryBudget: testQueryBudget)
         #expect(try await reopened.database.read { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 4_096)
         try await reopened.importCSV(Array("a\n2\n1\n".utf8), as: "t")
         #expect(try await reopened.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "a")))).rows.map(\.id) == [2, 1])

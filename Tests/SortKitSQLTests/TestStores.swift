@@ -35,9 +35,9 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func open(_ location: String) async throws -> (any TableStore)? {
         switch self {
         case .sqlite:
-            return try SQLiteTableStore(path: location)
+            return try SQLiteTableStore(path: location, queryBudget: testQueryBudget)
         case .sqliteSQL:
-            return try SQLiteTableStore(path: location, inMemoryIndex: false)
+            return try SQLiteTableStore(path: location, inMemoryIndex: false, queryBudget: testQueryBudget)
         case .postgres, .postgresICU:
             guard let url else {
                 let variable = self == .postgres ? "DATABASE_URL" : "DATABASE_URL_ICU"
@@ -57,3 +57,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         try await open(newLocation())
     }
 }
+
+/// The query budget of the stores tests open: tests that check the budget set a small one;
+/// the rest must not fail because CPU-heavy tests beside them slowed a page past the 5 s default.
+let testQueryBudget: Duration = .seconds(120)

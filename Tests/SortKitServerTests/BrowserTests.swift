@@ -40,7 +40,7 @@ struct BrowserTests {
         let python = ProcessInfo.processInfo.environment["SORTKIT_E2E_PYTHON"] ?? Self.root.appendingPathComponent(".venv-e2e/bin/python").path
         // Books, and a people table with every sort setting: a fixed key, a pinned row, a
         // descending-first column and a column sorted by two others.
-        let store = try SQLiteTableStore(path: temporaryDatabasePath())
+        let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: testQueryBudget)
         try await DemoLibrary.install(in: store, count: 300)
         var people = "name,first,last,status,price\n"
         for index in 0..<60 {

@@ -14,7 +14,7 @@ struct ExportImportTests {
 
     /// A server whose downloads read 7 rows at a time, so every download spans many reads.
     static func server(exportBatch: Int = 7) async throws -> SortKitServer {
-        let store = try SQLiteTableStore(path: temporaryDatabasePath())
+        let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: testQueryBudget)
         try await DemoLibrary.install(in: store, count: 200)
         var limits = RequestLimits()
         limits.exportBatchRows = exportBatch
@@ -48,9 +48,34 @@ struct ExportImportTests {
         }
     }
 
+    @Test("Imports beyond maxConcurrentImports are refused with 503 before their body is read; a slot given back lets the next one in")
+    func concurrentImportLimit() async throws {
+        let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: testQueryBudget)
+        var limits = RequestLimits()
+        limits.maxConcurrentImports = 1
+        let server = SortKitServer(store: store, limits: limits)
+        try await application(server).test(.router) { client in
+            // An import that is running holds the slot.
+            #expect(server.imports.take(limit: 1))
+            let (busy, json) = try await client.execute(uri: "/api/tables?name=second", method: .post, headers: Self.csvHeaders,
+                                                        body: ByteBuffer(string: "a\n1\n")) { ($0.status, $0.json) }
+            #expect(busy == .serviceUnavailable && json?["error"]?.string?.contains("an import is running") == true, "\(busy) \(String(describing: json))")
+            #expect(try await store.tables().contains { $0.name == "second" } == false, "nothing imported")
+            server.imports.give()
+            let done = try await client.execute(uri: "/api/tables?name=second", method: .post, headers: Self.csvHeaders,
+                                                body: ByteBuffer(string: "a\n1\n")) { $0.status }
+            #expect(done == .created)
+            // Refused and failed imports give their slot back too.
+            let bad = try await client.execute(uri: "/api/tables?name=third", method: .post, headers: Self.csvHeaders,
+                                               body: ByteBuffer(string: "a,b\n1\n")) { $0.status }
+            #expect(bad == .badRequest)
+            #expect(server.imports.taken == 0)
+        }
+    }
+
     @Test("Odd and hostile downloads: errors before the first byte, quoting, a name that needs escaping, a megabyte filter")
     func hostileDownloads() async throws {
-        let store = try SQLiteTableStore(path: temporaryDatabasePath())
+        let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: testQueryBudget)
         let name = "rapport \"final\"/é"
         try await store.importCSV(Array("a,b\n\"x,\"\"y\"\"\",\n\"line\nbreak\",2\n,\n".utf8), as: "q", delimiter: UInt8(ascii: ","), presets: [:])
         try await store.importCSV(Array("a\n1\n".utf8), as: name, delimiter: UInt8(ascii: ","), presets: [:])

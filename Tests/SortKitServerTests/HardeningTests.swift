@@ -378,7 +378,7 @@ struct HardeningTests {
     @Test("No error body holds SQL or internal text: internal errors are a 500 with a request id")
     func noInternalText() async throws {
         // The SQL path, with the terms limit lifted so SQLite's expression limit is reached.
-        let store = try SQLiteTableStore(path: temporaryDatabasePath(), inMemoryIndex: false)
+        let store = try SQLiteTableStore(path: temporaryDatabasePath(), inMemoryIndex: false, queryBudget: testQueryBudget)
         try await DemoLibrary.install(in: store, count: 50)
         var limits = RequestLimits()
         limits.maxSearchTerms = 100_000
@@ -413,7 +413,7 @@ struct HardeningTests {
     @Test("A page whose SQL runs over the query budget answers 503, and the server keeps serving")
     func queryBudget() async throws {
         let path = try temporaryDatabasePath()
-        try await DemoLibrary.install(in: try SQLiteTableStore(path: path), count: 30_000)
+        try await DemoLibrary.install(in: try SQLiteTableStore(path: path, queryBudget: testQueryBudget), count: 30_000)
         let store = try SQLiteTableStore(path: path, inMemoryIndex: false, queryBudget: .milliseconds(5))
         let server = SortKitServer(store: store)
         try await application(server).test(.router) { client in

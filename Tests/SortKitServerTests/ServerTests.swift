@@ -8,6 +8,10 @@ import Testing
 @testable import SortKitServer
 
 /// A new SQLite file's path in a folder of its own.
+/// The query budget of the stores server tests open: tests that check the budget set a small
+/// one; the rest must not fail because CPU-heavy tests beside them slowed a page past 5 s.
+let testQueryBudget: Duration = .seconds(120)
+
 func temporaryDatabasePath() throws -> String {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-server-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -16,7 +20,7 @@ func temporaryDatabasePath() throws -> String {
 
 /// A server over a fresh database holding the demo library (200 books).
 func makeServer(books: Int = 200) async throws -> SortKitServer {
-    let store = try SQLiteTableStore(path: temporaryDatabasePath())
+    let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: testQueryBudget)
     try await DemoLibrary.install(in: store, count: books)
     return SortKitServer(store: store)
 }

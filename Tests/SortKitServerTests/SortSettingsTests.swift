@@ -21,7 +21,7 @@ struct SortSettingsTests {
         """
 
     static func server(_ settings: TableSortSettings) async throws -> (SortKitServer, any TableStore) {
-        let store = try SQLiteTableStore(path: temporaryDatabasePath())
+        let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: testQueryBudget)
         try await store.importCSV(Array(csv.utf8), as: "people", delimiter: UInt8(ascii: ","), presets: ["Cheap": try SortSpec(parsing: "price")])
         return (SortKitServer(store: store, sortSettings: ["people": settings]), store)
     }
@@ -94,7 +94,7 @@ struct SortSettingsTests {
 
     @Test("A default cap applies to tables no setting names, and the order keeps the keys the headers show")
     func defaultCap() async throws {
-        let store = try SQLiteTableStore(path: temporaryDatabasePath())
+        let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: testQueryBudget)
         try await store.importCSV(Array(Self.csv.utf8), as: "people", delimiter: UInt8(ascii: ","), presets: [:])
         let server = SortKitServer(store: store, defaultSortSettings: TableSortSettings(maxKeys: 1))
         try await application(server).test(.router) { client in

@@ -102,7 +102,7 @@ struct CrashTests {
     /// exactly once (`k` is 0..<rows) with a manual order that is a permutation of the rows.
     func check(_ backend: Backend, _ location: [String], _ table: String, context: String) async throws -> TableSchema? {
         let store: any TableStore = switch backend {
-        case .sqlite: try SQLiteTableStore(path: location[1])
+        case .sqlite: try SQLiteTableStore(path: location[1], queryBudget: testQueryBudget)
         case .postgres: try await PostgresTableStore(url: location[1])
         }
         defer { if let store = store as? PostgresTableStore { Task { await store.close() } } }

@@ -144,7 +144,15 @@ public final class PostgresTableStore: TableStore {
         // right after the commit would be. Autovacuum would gather them too, later.
         let client = client, logger = logger, physical = info.physical
         Task.detached(priority: .background) {
-            try? await client.withConnection { try await _PostgresSession(connection: $0, logger: logger).execute("ANALYZE \(physical)") }
+            do {
+                try await client.withConnection { try await _PostgresSession(connection: $0, logger: logger).execute("ANALYZE \(physical)") }
+            } catch {
+                // Nothing waits for it, so the log is where a failure shows; autovacuum gathers
+                // the statistics later anyway.
+                logger.warning("ANALYZE after an import failed; autovacuum will gather the statistics", metadata: [
+                    "table": "\(name)", "error": "\(String(reflecting: error))",
+                ])
+            }
         }
         if var index = await building?.value {
             index.schemaVersion = info.schemaVersion

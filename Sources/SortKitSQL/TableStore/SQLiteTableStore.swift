@@ -365,9 +365,19 @@ public final class SQLiteTableStore: TableStore {
     /// Runs `body` on a reader; when it runs over `budget` its task is cancelled, which GRDB
     /// turns into an interrupt of the running statement (`sqlite3_interrupt`), and the read
     /// throws ``TableStoreError/Kind/timedOut``. The connection goes back to the pool unharmed.
+    /// A read that ended in time is never reported late, however long its task waits to resume.
     func read<T: Sendable>(budget: Duration, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let database = database
-        guard let value = try await _withDeadline(budget, { try await database.read(body) }) else { throw TableStoreError.timedOut(budget) }
+        // Set when the statement ends within the budget, on the reader's thread.
+        let done = _DoneFlag(), start = ContinuousClock.now
+        let value = try await _withDeadline(budget, finished: { done.isSet }) {
+            try await database.read { db in
+                let value = try body(db)
+                if ContinuousClock.now - start <= budget { done.set() }
+                return value
+            }
+        }
+        guard let value else { throw TableStoreError.timedOut(budget) }
         return value
     }
 

@@ -58,16 +58,18 @@ struct SortEngineTests {
     }
 
     @Test("Random keys of every kind, direction, collation and null placement")
-    func equivalence() {
-        var random = SeededRandom.fromEnvironment(default: 0x5EED_0040)
-        for round in 0..<300 {
-            let rows = makeRows(Int.random(in: _engineThreshold...700, using: &random), &random)
-            let keys = (0..<Int.random(in: 1...5, using: &random)).map { _ in randomKey(&random) }
-            let fast = rows.sortedIndices(by: keys)
-            let reference = rows._referenceSortedIndices(by: keys)
-            #expect(fast == reference, "round \(round), \(keys.count) keys, \(random.replay)")
-            let k = Int.random(in: 0...80, using: &random)
-            #expect(rows.indices(ofMin: k, sortedBy: keys) == Array(reference.prefix(k)), "top-\(k), round \(round), \(random.replay)")
+    func equivalence() async {
+        await offPool {
+            var random = SeededRandom.fromEnvironment(default: 0x5EED_0040)
+            for round in 0..<300 {
+                let rows = makeRows(Int.random(in: _engineThreshold...700, using: &random), &random)
+                let keys = (0..<Int.random(in: 1...5, using: &random)).map { _ in randomKey(&random) }
+                let fast = rows.sortedIndices(by: keys)
+                let reference = rows._referenceSortedIndices(by: keys)
+                #expect(fast == reference, "round \(round), \(keys.count) keys, \(random.replay)")
+                let k = Int.random(in: 0...80, using: &random)
+                #expect(rows.indices(ofMin: k, sortedBy: keys) == Array(reference.prefix(k)), "top-\(k), round \(round), \(random.replay)")
+            }
         }
     }
 
@@ -103,33 +105,35 @@ struct SortEngineTests {
     }
 
     @Test("Strings that share long key prefixes: runs sorted by 16-byte windows agree with the reference")
-    func sharedPrefixWindows() {
-        var random = SeededRandom.fromEnvironment(default: 0x5EED_0046)
-        for round in 0..<60 {
-            // Few prefixes, many rows each: runs of equal composites longer than 16 rows, whose
-            // keys differ 16, 32 or more bytes in (NUL characters and digits included).
-            let prefixes = (0..<Int.random(in: 1...3, using: &random)).map { _ in
-                String(repeating: random.unicodeString(maxLength: 6), count: Int.random(in: 1...6, using: &random))
+    func sharedPrefixWindows() async {
+        await offPool {
+            var random = SeededRandom.fromEnvironment(default: 0x5EED_0046)
+            for round in 0..<60 {
+                // Few prefixes, many rows each: runs of equal composites longer than 16 rows, whose
+                // keys differ 16, 32 or more bytes in (NUL characters and digits included).
+                let prefixes = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                    String(repeating: random.unicodeString(maxLength: 6), count: Int.random(in: 1...6, using: &random))
+                }
+                let rows = makeRows(Int.random(in: 100...1_500, using: &random), &random).map { row in
+                    var row = row
+                    // Mostly distinct (so keys are prefix-encoded), some equal (so there are ties).
+                    let suffix = Int.random(in: 0..<20, using: &random) == 0 ? "="
+                        : random.unicodeString(maxLength: 3) + String(Int.random(in: 0..<100_000, using: &random))
+                    row.highCardinality = Int.random(in: 0..<10, using: &random) == 0 ? nil : prefixes.randomElement(using: &random)! + suffix
+                    return row
+                }
+                let direction = SortDirection.allCases.randomElement(using: &random)!
+                let collation = Collation.allCases.randomElement(using: &random)!
+                let nulls = NullPlacement.allCases.randomElement(using: &random)!
+                var keys = [SortKey<EngineRow>(\.highCardinality, direction, collation: collation, nulls: nulls)]
+                if Bool.random(using: &random) { keys.insert(SortKey(\.flag, nulls: nulls), at: 0) }
+                if Bool.random(using: &random) { keys.append(SortKey(\.smallInt, .descending)) }
+                let reference = rows._referenceSortedIndices(by: keys)
+                #expect(rows.sortedIndices(by: keys) == reference, "round \(round), \(direction), \(collation), \(nulls), \(random.replay)")
+                let ties = rows._sortedIndicesMarkingTies(by: keys).tiesPrevious
+                let expectedTies = reference.indices.map { $0 > 0 && keys.compare(rows[reference[$0 - 1]], rows[reference[$0]]) == .orderedSame }
+                #expect(ties == expectedTies, "round \(round), \(random.replay)")
             }
-            let rows = makeRows(Int.random(in: 100...1_500, using: &random), &random).map { row in
-                var row = row
-                // Mostly distinct (so keys are prefix-encoded), some equal (so there are ties).
-                let suffix = Int.random(in: 0..<20, using: &random) == 0 ? "="
-                    : random.unicodeString(maxLength: 3) + String(Int.random(in: 0..<100_000, using: &random))
-                row.highCardinality = Int.random(in: 0..<10, using: &random) == 0 ? nil : prefixes.randomElement(using: &random)! + suffix
-                return row
-            }
-            let direction = SortDirection.allCases.randomElement(using: &random)!
-            let collation = Collation.allCases.randomElement(using: &random)!
-            let nulls = NullPlacement.allCases.randomElement(using: &random)!
-            var keys = [SortKey<EngineRow>(\.highCardinality, direction, collation: collation, nulls: nulls)]
-            if Bool.random(using: &random) { keys.insert(SortKey(\.flag, nulls: nulls), at: 0) }
-            if Bool.random(using: &random) { keys.append(SortKey(\.smallInt, .descending)) }
-            let reference = rows._referenceSortedIndices(by: keys)
-            #expect(rows.sortedIndices(by: keys) == reference, "round \(round), \(direction), \(collation), \(nulls), \(random.replay)")
-            let ties = rows._sortedIndicesMarkingTies(by: keys).tiesPrevious
-            let expectedTies = reference.indices.map { $0 > 0 && keys.compare(rows[reference[$0 - 1]], rows[reference[$0]]) == .orderedSame }
-            #expect(ties == expectedTies, "round \(round), \(random.replay)")
         }
     }
 
@@ -170,32 +174,36 @@ struct SortEngineTests {
     }
 
     @Test("Large inputs take the parallel encoding path")
-    func parallelEncoding() {
-        var random = SeededRandom.fromEnvironment(default: 0x5EED_0042)
-        let rows = makeRows(60_000, &random)
-        let keys: [SortKey<EngineRow>] = [SortKey(declaredOrderOf: \.status), SortKey(\.lowCardinality), SortKey(\.double, .descending)]
-        #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(random.replay)")
-        #expect(rows.min(count: 50, sortedBy: keys).map(\.id) == Array(rows._referenceSortedIndices(by: keys).prefix(50)))
+    func parallelEncoding() async {
+        await offPool {
+            var random = SeededRandom.fromEnvironment(default: 0x5EED_0042)
+            let rows = makeRows(60_000, &random)
+            let keys: [SortKey<EngineRow>] = [SortKey(declaredOrderOf: \.status), SortKey(\.lowCardinality), SortKey(\.double, .descending)]
+            #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(random.replay)")
+            #expect(rows.min(count: 50, sortedBy: keys).map(\.id) == Array(rows._referenceSortedIndices(by: keys).prefix(50)))
+        }
     }
 
     @Test("Large string columns build their collation keys in one slice per core, joined in order")
-    func parallelStringKeys() {
-        var random = SeededRandom.fromEnvironment(default: 0x5EED_0044)
-        // A long shared prefix: order is decided past the first 8 key bytes, in each slice's arena.
-        let rows = makeRows(60_000, &random).map { row in
-            var row = row
-            // Mostly distinct (so keys are prefix-encoded, not dictionary-encoded).
-            row.highCardinality = row.highCardinality.map { "A long shared prefix " + $0 + " \(row.id * 7_919 % 1_000)" }
-            return row
+    func parallelStringKeys() async {
+        await offPool {
+            var random = SeededRandom.fromEnvironment(default: 0x5EED_0044)
+            // A long shared prefix: order is decided past the first 8 key bytes, in each slice's arena.
+            let rows = makeRows(60_000, &random).map { row in
+                var row = row
+                // Mostly distinct (so keys are prefix-encoded, not dictionary-encoded).
+                row.highCardinality = row.highCardinality.map { "A long shared prefix " + $0 + " \(row.id * 7_919 % 1_000)" }
+                return row
+            }
+            for keys: [SortKey<EngineRow>] in [
+                [SortKey(\.highCardinality)], [SortKey(\.highCardinality, .descending, collation: .caseInsensitive, nulls: .first)],
+            ] {
+                #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(random.replay)")
+            }
+            // Rows are moved into their sorted places in one slice per core.
+            let keys = [SortKey<EngineRow>(\.highCardinality)]
+            #expect(rows.sorted(by: keys).map(\.id) == rows.sortedIndices(by: keys), "\(random.replay)")
         }
-        for keys: [SortKey<EngineRow>] in [
-            [SortKey(\.highCardinality)], [SortKey(\.highCardinality, .descending, collation: .caseInsensitive, nulls: .first)],
-        ] {
-            #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(random.replay)")
-        }
-        // Rows are moved into their sorted places in one slice per core.
-        let keys = [SortKey<EngineRow>(\.highCardinality)]
-        #expect(rows.sorted(by: keys).map(\.id) == rows.sortedIndices(by: keys), "\(random.replay)")
     }
 
     @Test("Top-k on large inputs splits the rows per core and merges to the one-pass result")
@@ -211,66 +219,72 @@ struct SortEngineTests {
     }
 
     @Test("A page at any depth (indices(ofRanks:)) is the full sort's slice: every key kind, ties, edges, the parallel pass")
-    func rankWindows() {
-        var random = SeededRandom.fromEnvironment(default: 0x5EED_004C)
-        let rows = makeRows(40_000, &random)
-        for round in 0..<12 {
-            let keys = (0..<Int.random(in: 1...3, using: &random)).map { _ in randomKey(&random) }
-            let reference = rows.sortedIndices(by: keys)
-            let start = [0, 4_000, 20_000, 39_990, Int.random(in: 0..<40_000, using: &random)].randomElement(using: &random)!
-            for ranks in [start..<start + 25, start..<start + 5_000, 39_975..<40_000, 20_000..<20_000, 0..<40_000, 39_999..<45_000] {
-                let expected = Array(reference[ranks.clamped(to: 0..<40_000)])
-                #expect(rows.indices(ofRanks: ranks, sortedBy: keys) == expected, "ranks \(ranks), round \(round), \(random.replay)")
+    func rankWindows() async {
+        await offPool {
+            var random = SeededRandom.fromEnvironment(default: 0x5EED_004C)
+            let rows = makeRows(40_000, &random)
+            for round in 0..<12 {
+                let keys = (0..<Int.random(in: 1...3, using: &random)).map { _ in randomKey(&random) }
+                let reference = rows.sortedIndices(by: keys)
+                let start = [0, 4_000, 20_000, 39_990, Int.random(in: 0..<40_000, using: &random)].randomElement(using: &random)!
+                for ranks in [start..<start + 25, start..<start + 5_000, 39_975..<40_000, 20_000..<20_000, 0..<40_000, 39_999..<45_000] {
+                    let expected = Array(reference[ranks.clamped(to: 0..<40_000)])
+                    #expect(rows.indices(ofRanks: ranks, sortedBy: keys) == expected, "ranks \(ranks), round \(round), \(random.replay)")
+                }
+                // A sample that misses the ranks (a negative margin) falls back to the exact selection.
+                let ranks = start..<min(40_000, start + 50)
+                let forced = rows.withUnsafeBufferPointer { buffer in
+                    _TopK(keys: keys.map { $0._topKKey(for: buffer) }).window(ranks, of: buffer.count, parallel: false, deviations: -40)
+                }
+                #expect(forced == Array(reference[ranks]), "forced miss, ranks \(ranks), round \(round), \(random.replay)")
             }
-            // A sample that misses the ranks (a negative margin) falls back to the exact selection.
-            let ranks = start..<min(40_000, start + 50)
-            let forced = rows.withUnsafeBufferPointer { buffer in
-                _TopK(keys: keys.map { $0._topKKey(for: buffer) }).window(ranks, of: buffer.count, parallel: false, deviations: -40)
+            // Heavy ties (four values): the pivots are (key, position) pairs, so ties stay in input order.
+            let tied = [SortKey<EngineRow>(declaredOrderOf: \.status, .descending)]
+            #expect(rows.indices(ofRanks: 17_000..<17_100, sortedBy: tied) == Array(rows.sortedIndices(by: tied)[17_000..<17_100]))
+            // A slice keeps its own indices; a non-contiguous collection reads through its indices.
+            let slice = rows[10_000..<38_000]
+            let sliceKeys = [SortKey<EngineRow>(\.highCardinality, .descending, collation: .natural)]
+            #expect(slice.indices(ofRanks: 9_000..<9_040, sortedBy: sliceKeys) == Array(slice.sortedIndices(by: sliceKeys)[9_000..<9_040]))
+            let lazy = (0..<40_000).lazy.map { rows[$0] }
+            #expect(lazy.indices(ofRanks: 30_000..<30_010, sortedBy: sliceKeys) == Array(rows.sortedIndices(by: sliceKeys)[30_000..<30_010]))
+            // Above two slices' worth of rows the pass runs on every core and merges in order.
+            let large = makeRows(140_000, &random)
+            let keys: [SortKey<EngineRow>] = [SortKey(\.lowCardinality), SortKey(\.double, .descending)]
+            let reference = large.sortedIndices(by: keys)
+            for ranks in [70_000..<70_050, 139_950..<140_000, 5_000..<5_025] {
+                #expect(large.indices(ofRanks: ranks, sortedBy: keys) == Array(reference[ranks]), "ranks \(ranks), \(random.replay)")
             }
-            #expect(forced == Array(reference[ranks]), "forced miss, ranks \(ranks), round \(round), \(random.replay)")
-        }
-        // Heavy ties (four values): the pivots are (key, position) pairs, so ties stay in input order.
-        let tied = [SortKey<EngineRow>(declaredOrderOf: \.status, .descending)]
-        #expect(rows.indices(ofRanks: 17_000..<17_100, sortedBy: tied) == Array(rows.sortedIndices(by: tied)[17_000..<17_100]))
-        // A slice keeps its own indices; a non-contiguous collection reads through its indices.
-        let slice = rows[10_000..<38_000]
-        let sliceKeys = [SortKey<EngineRow>(\.highCardinality, .descending, collation: .natural)]
-        #expect(slice.indices(ofRanks: 9_000..<9_040, sortedBy: sliceKeys) == Array(slice.sortedIndices(by: sliceKeys)[9_000..<9_040]))
-        let lazy = (0..<40_000).lazy.map { rows[$0] }
-        #expect(lazy.indices(ofRanks: 30_000..<30_010, sortedBy: sliceKeys) == Array(rows.sortedIndices(by: sliceKeys)[30_000..<30_010]))
-        // Above two slices' worth of rows the pass runs on every core and merges in order.
-        let large = makeRows(140_000, &random)
-        let keys: [SortKey<EngineRow>] = [SortKey(\.lowCardinality), SortKey(\.double, .descending)]
-        let reference = large.sortedIndices(by: keys)
-        for ranks in [70_000..<70_050, 139_950..<140_000, 5_000..<5_025] {
-            #expect(large.indices(ofRanks: ranks, sortedBy: keys) == Array(reference[ranks]), "ranks \(ranks), \(random.replay)")
         }
     }
 
     @Test("Hundreds of strings sharing a 1 MB prefix sort without deep recursion, as the reference does")
-    func megabytePrefixes() {
-        var random = SeededRandom.fromEnvironment(default: 0x5EED_0048)
-        // ASCII, so keys are built in one pass; the window sort meets 1 MB of equal bytes.
-        let prefix = String(repeating: "Chapter 10 of the title ", count: 44_000)
-        let tails = ["", "a", "B", "2", "10", "\u{0}", "~", "a2", "a10"]
-        let rows = (0..<200).map { _ in prefix + (0..<Int.random(in: 0...2, using: &random)).map { _ in tails.randomElement(using: &random)! }.joined() }
-            + [String(prefix.prefix(500_000)), "", "zz"]
-        for (collation, direction) in [(Collation.binary, SortDirection.ascending), (.natural, .descending), (.caseInsensitive, .ascending), (.folded, .descending)] {
-            let keys = [SortKey<String>(\.self, direction, collation: collation)]
-            #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(collation), \(direction), \(random.replay)")
+    func megabytePrefixes() async {
+        await offPool {
+            var random = SeededRandom.fromEnvironment(default: 0x5EED_0048)
+            // ASCII, so keys are built in one pass; the window sort meets 1 MB of equal bytes.
+            let prefix = String(repeating: "Chapter 10 of the title ", count: 44_000)
+            let tails = ["", "a", "B", "2", "10", "\u{0}", "~", "a2", "a10"]
+            let rows = (0..<200).map { _ in prefix + (0..<Int.random(in: 0...2, using: &random)).map { _ in tails.randomElement(using: &random)! }.joined() }
+                + [String(prefix.prefix(500_000)), "", "zz"]
+            for (collation, direction) in [(Collation.binary, SortDirection.ascending), (.natural, .descending), (.caseInsensitive, .ascending), (.folded, .descending)] {
+                let keys = [SortKey<String>(\.self, direction, collation: collation)]
+                #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(collation), \(direction), \(random.replay)")
+            }
         }
     }
 
     @Test("Non-ASCII strings sharing a long prefix, every collation and direction")
-    func longNonASCIIPrefixes() {
-        var random = SeededRandom.fromEnvironment(default: 0x5EED_004B)
-        let prefix = String(repeating: "Straße 10 Éclair ", count: 4_000)
-        let tails = ["", "a", "B", "é", "e\u{301}", "2", "10", "ß", "SS", "\u{0}"]
-        let rows = (0..<120).map { _ in prefix + (0..<Int.random(in: 0...2, using: &random)).map { _ in tails.randomElement(using: &random)! }.joined() }
-        for collation in Collation.allCases {
-            for direction in SortDirection.allCases {
-                let keys = [SortKey<String>(\.self, direction, collation: collation)]
-                #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(collation), \(direction), \(random.replay)")
+    func longNonASCIIPrefixes() async {
+        await offPool {
+            var random = SeededRandom.fromEnvironment(default: 0x5EED_004B)
+            let prefix = String(repeating: "Straße 10 Éclair ", count: 4_000)
+            let tails = ["", "a", "B", "é", "e\u{301}", "2", "10", "ß", "SS", "\u{0}"]
+            let rows = (0..<120).map { _ in prefix + (0..<Int.random(in: 0...2, using: &random)).map { _ in tails.randomElement(using: &random)! }.joined() }
+            for collation in Collation.allCases {
+                for direction in SortDirection.allCases {
+                    let keys = [SortKey<String>(\.self, direction, collation: collation)]
+                    #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(collation), \(direction), \(random.replay)")
+                }
             }
         }
     }

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Runs a test's CPU-heavy work on threads of its own instead of the Swift concurrency pool.
+///
+/// The pool has one thread per core (two here). Synchronous tests run on it, so two tests that
+/// each compute for tens of seconds stall every asynchronous test of the run — the SQL stores'
+/// query budgets and the server's timeouts then fire on work that was merely waiting to
+/// resume. The work keeps its task, so `#expect` still reports to its test.
+///
+///     @Test func heavy() async { await offPool { #expect(bigSort() == oracle()) } }
+func offPool<T>(_ work: () throws -> T) async rethrows -> T {
+    try await withTaskExecutorPreference(HeavyWorkExecutor.shared) {
+        // A suspension point, so the rest runs on the preferred executor.
+        await Task.yield()
+        return try work()
+    }
+}
+
+/// An executor that runs each job on a thread of its own. Not Dispatch's global queues: on
+/// Linux the concurrency pool is made of their threads, as many as there are cores.
+final class HeavyWorkExecutor: TaskExecutor {
+    static let shared = HeavyWorkExecutor()
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        let thread = Thread { job.runSynchronously(on: executor) }
+        thread.name = "test-heavy-work"
+        thread.start()
+    }
+}
