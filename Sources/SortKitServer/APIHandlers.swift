@@ -161,7 +161,7 @@ struct APIHandlers: Sendable {
             delimiter = byte
         }
         // The body is read only once the name and delimiter are good, and a slot is free.
-        let limit = server.limits.maxConcurrentImports
+        let limit = max(1, server.limits.maxConcurrentImports)
         guard server.imports.take(limit: limit) else {
             throw APIError(status: .serviceUnavailable,
                            message: "\(limit == 1 ? "an import is" : "\(limit) imports are") running; send this one again when one has finished")

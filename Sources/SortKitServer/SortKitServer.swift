@@ -190,7 +190,7 @@ public struct RequestLimits: Sendable, Hashable {
     /// The most CSV imports (`POST /api/tables`) running at once. Each holds its body and
     /// builds its table's index in memory (about 1.3 GB for a 1M-row, 67 MB file), so a burst
     /// of them could exhaust memory; one more is refused with 503 before its body is read, and
-    /// may be sent again once one has finished.
+    /// may be sent again once one has finished. At least 1.
     public var maxConcurrentImports = 2
     /// The most parameters in a query string or form body.
     public var maxParameters = 10_000

@@ -66,7 +66,7 @@ struct DataTableThreadTests {
     }
 
     @Test("Sendable rows let setData update kept orders on another thread (the control for the test above)")
-    func sendableRowsInBackground() {
+    func sendableRowsInBackground() throws {
         let recorder = ThreadRecorder()
         let people = (0..<3_000).map { SendablePerson(id: $0, score: ($0 &* 7_919) % 1_009) }
         var table = DataTable(rows: people, columns: [
@@ -76,6 +76,7 @@ struct DataTableThreadTests {
             }, display: { "\($0.score)" }),
         ])
         #expect(table.readsRowsOnOtherThreads)
+        #expect(try DataTable(csv: TextTable(csv: Array("a\n1\n".utf8))).readsRowsOnOtherThreads, "text rows are Sendable")
         let shown = exercise(&table, rows: people) { SendablePerson(id: $0.id, score: 2_000 - $0.score) }
         #expect(recorder.threads.count > 1)
         let expected = table.rows.indices.sorted { (table.rows[$0].score, $0) < (table.rows[$1].score, $1) }

@@ -16,15 +16,22 @@ func offPool<T>(_ work: () throws -> T) async rethrows -> T {
     }
 }
 
-/// An executor that runs each job on a thread of its own. Not Dispatch's global queues: on
-/// Linux the concurrency pool is made of their threads, as many as there are cores.
+/// An executor that runs each job on a thread of its own, at most two at a time (so heavy
+/// tests' memory doesn't add up). Not Dispatch's global queues: on Linux the concurrency pool
+/// is made of their threads, as many as there are cores.
 final class HeavyWorkExecutor: TaskExecutor {
     static let shared = HeavyWorkExecutor()
+    private let running = DispatchSemaphore(value: 2)
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
-        let thread = Thread { job.runSynchronously(on: executor) }
+        let running = running
+        let thread = Thread {
+            running.wait()
+            defer { running.signal() }
+            job.runSynchronously(on: executor)
+        }
         thread.name = "test-heavy-work"
         thread.start()
     }

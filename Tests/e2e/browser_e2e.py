@@ -54,7 +54,8 @@ def page_ids(driver):
         "return [...document.querySelectorAll('#view tbody tr[data-id]')].map(r => Number(r.dataset.id))")
 
 
-def wait_for(driver, predicate, what, timeout=10):
+# 30 s: only a failure waits that long; the suite runs beside CPU-heavy tests on 2 cores.
+def wait_for(driver, predicate, what, timeout=30):
     try:
         WebDriverWait(driver, timeout).until(lambda d: predicate(d))
     except Exception:

@@ -102,8 +102,8 @@ public struct DataTable<Row: Identifiable> {
     /// the changed rows; below it the hand-off costs more than it saves. Tests lower it.
     var backgroundUpdateThreshold = 20_000
     /// Whether key closures may read rows on other threads: only when `Row` is `Sendable` (the
-    /// initializer for `Sendable` rows sets it). Rows that are not — classes with lazy state,
-    /// main-actor models — are read on the calling thread only, as SortKit's sorts read them.
+    /// initializer for `Sendable` rows sets it). Rows that are not — classes with mutable or
+    /// lazy state — are read on the calling thread only, as SortKit's sorts read them.
     let readsRowsOnOtherThreads: Bool
 
     /// A table over `rows`, sorted at once by `defaultSort` (header names; typed keys apply).

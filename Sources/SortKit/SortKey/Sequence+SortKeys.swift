@@ -1,8 +1,8 @@
 import Foundation
 
 // Threads: a sort evaluates key closures (key paths, extractors, comparators) on the calling
-// thread unless the rows are `Sendable`, since rows that are not — class instances with lazy
-// state, main-actor models — must not be read from other threads. With `Sendable` rows (the
+// thread unless the rows are `Sendable`, since rows that are not — class instances with
+// mutable or lazy state — must not be read from other threads. With `Sendable` rows (the
 // overloads `where Element: Sendable`), several keys of a large input (from 50,000 rows) are
 // read on several cores, and a top-k selection reads slices of the rows on every core. Either
 // way the engine's own work — encoding extracted values, radix passes, moving rows into place —

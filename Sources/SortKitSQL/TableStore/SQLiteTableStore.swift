@@ -148,7 +148,32 @@ public final class SQLiteTableStore: TableStore {
                 folded: folded, typedValues: typed)
         } : nil
         let large = columns.count >= 100_000
-        let info = try await database.writeWithoutTransaction { db in
+        let info: _TableInfo
+        do {
+            info = try await write(columns, schema: schema, name: name, large: large, folded: folded, typed: typed)
+        } catch {
+            // The index build holds as much memory as the import; it ends before the import
+            // does, so a server's import limit bounds the memory of failed imports too.
+            _ = await building?.value
+            throw error
+        }
+        if large {
+            let database = database
+            Task.detached(priority: .background) { try? await database.writeWithoutTransaction { try $0.checkpoint(.passive) } }
+        }
+        if var index = await building?.value {
+            index.schemaVersion = info.schemaVersion
+            index.dataVersion = info.dataVersion
+            indexes.install(index, table: info.id)
+        }
+        return schema
+    }
+
+    /// The import's one transaction: the table, its rows, its count.
+    private func write(
+        _ columns: _CSVColumns, schema: TableSchema, name: String, large: Bool, folded: _ByteArena, typed: [Int: [SortValue]]
+    ) async throws -> _TableInfo {
+        try await database.writeWithoutTransaction { db in
             // A large import commits without waiting for the disk and leaves the WAL's
             // checkpoint to after it (in the background below): the table is served sooner.
             // The transaction is still all or nothing; a crash of the machine (not of the
@@ -168,16 +193,6 @@ public final class SQLiteTableStore: TableStore {
             }
             return info!
         }
-        if large {
-            let database = database
-            Task.detached(priority: .background) { try? await database.writeWithoutTransaction { try $0.checkpoint(.passive) } }
-        }
-        if var index = await building?.value {
-            index.schemaVersion = info.schemaVersion
-            index.dataVersion = info.dataVersion
-            indexes.install(index, table: info.id)
-        }
-        return schema
     }
 
     // MARK: Rows
@@ -365,13 +380,16 @@ public final class SQLiteTableStore: TableStore {
     /// Runs `body` on a reader; when it runs over `budget` its task is cancelled, which GRDB
     /// turns into an interrupt of the running statement (`sqlite3_interrupt`), and the read
     /// throws ``TableStoreError/Kind/timedOut``. The connection goes back to the pool unharmed.
-    /// A read that ended in time is never reported late, however long its task waits to resume.
+    /// The budget is the statement's: one that ran within it is never reported late, however
+    /// long the read waited for a thread before it or to resume after it.
     func read<T: Sendable>(budget: Duration, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let database = database
-        // Set when the statement ends within the budget, on the reader's thread.
-        let done = _DoneFlag(), start = ContinuousClock.now
+        // Set on the reader's thread when the statement itself took no longer than the budget
+        // (a wait for a thread or a connection before it is not the query's).
+        let done = _DoneFlag()
         let value = try await _withDeadline(budget, finished: { done.isSet }) {
             try await database.read { db in
+                let start = ContinuousClock.now
                 let value = try body(db)
                 if ContinuousClock.now - start <= budget { done.set() }
                 return value
