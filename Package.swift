@@ -98,23 +98,27 @@ let package = Package(
         .executableTarget(name: "fuzz-csv", dependencies: ["SortKit", "SortKitSQL"], swiftSettings: swiftSettings),
         .executableTarget(name: "fuzz-cursor", dependencies: ["SortKitSQL"], swiftSettings: swiftSettings),
         .executableTarget(name: "fuzz-form", dependencies: ["SortKitServer"], swiftSettings: swiftSettings),
-        .testTarget(name: "SortKitTests", dependencies: ["SortKit", "OrderKeys"], swiftSettings: swiftSettings),
+        // Helpers several test targets share (heavy work off the concurrency pool, a thread
+        // recorder, the stores' test budget); not a product.
+        .target(name: "SortKitTestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),
+        .testTarget(name: "SortKitTests", dependencies: ["SortKit", "OrderKeys", "SortKitTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SortKitFilesTests", dependencies: ["SortKitFiles", "SortKit", "OrderKeys"], swiftSettings: swiftSettings),
         .testTarget(
             name: "OrderKeysTests", dependencies: ["OrderKeys"], resources: [.copy("Vectors")], swiftSettings: swiftSettings),
         .testTarget(
             name: "SortKitSQLTests",
             dependencies: [
-                "SortKitSQL", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                "SortKitSQL", "SortKitTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "DataTableKitTests", dependencies: ["DataTableKit", "OrderKeys"], swiftSettings: swiftSettings),
+        .testTarget(name: "DataTableKitTests", dependencies: ["DataTableKit", "OrderKeys", "SortKitTestSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "SortByTests", dependencies: ["SortBy", "OrderKeys"], swiftSettings: swiftSettings),
         .testTarget(
             name: "SortKitServerTests",
             dependencies: [
-                "SortKitServer", "SortKitSQL", "OrderKeys", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "SortKitServer", "SortKitSQL", "OrderKeys", "SortKitTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
@@ -124,6 +128,6 @@ let package = Package(
         .testTarget(
             name: "DocsTests", dependencies: ["SortKit", "SortBy", "DataTableKit", "OrderKeys", "SortKitSQL"],
             swiftSettings: swiftSettings),
-        .testTarget(name: "sortkitTests", dependencies: ["sortkit", "SortKitSQL", "OrderKeys"], swiftSettings: swiftSettings),
+        .testTarget(name: "sortkitTests", dependencies: ["sortkit", "SortKitSQL", "OrderKeys", "SortKitTestSupport"], swiftSettings: swiftSettings),
     ]
 )

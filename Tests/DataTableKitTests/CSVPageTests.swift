@@ -1,5 +1,6 @@
 import Foundation
 import OrderKeys
+import SortKitTestSupport
 import Testing
 @testable import DataTableKit
 @testable import SortKit

@@ -1,20 +1,8 @@
 import Foundation
 import SortKit
+import SortKitTestSupport
 import Testing
 @testable import DataTableKit
-
-/// Notes the threads a closure runs on.
-private final class ThreadRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: Set<String> = []
-
-    func note() {
-        let thread = "\(pthread_self())"
-        lock.withLock { _ = seen.insert(thread) }
-    }
-
-    var threads: Set<String> { lock.withLock { seen } }
-}
 
 /// A row that must not be read from other threads: a class with mutable state, not `Sendable`.
 private final class Player: Identifiable {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OrderKeys
 import SortKit
+import SortKitTestSupport
 import Synchronization
 import Testing
 @testable import SortKitSQL

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SortKit
+import SortKitTestSupport
 import Testing
 @testable import SortKitSQL
 

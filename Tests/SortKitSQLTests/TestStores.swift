@@ -1,4 +1,5 @@
 import Foundation
+import SortKitTestSupport
 import Testing
 @testable import SortKitSQL
 
@@ -57,7 +58,3 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         try await open(newLocation())
     }
 }
-
-/// The query budget of the stores tests open: tests that check the budget set a small one;
-/// the rest must not fail because CPU-heavy tests beside them slowed a page past the 5 s default.
-let testQueryBudget: Duration = .seconds(120)

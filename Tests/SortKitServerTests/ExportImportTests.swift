@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import SortKit
 import SortKitSQL
+import SortKitTestSupport
 import Testing
 @testable import SortKitServer
 

@@ -6,6 +6,7 @@ import NIOCore
 import OrderKeys
 import SortKit
 import SortKitSQL
+import SortKitTestSupport
 import Testing
 @testable import SortKitServer
 

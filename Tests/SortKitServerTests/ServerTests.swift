@@ -4,13 +4,11 @@ import Hummingbird
 import HummingbirdTesting
 import SortKit
 import SortKitSQL
+import SortKitTestSupport
 import Testing
 @testable import SortKitServer
 
 /// A new SQLite file's path in a folder of its own.
-/// The query budget of the stores server tests open: tests that check the budget set a small
-/// one; the rest must not fail because CPU-heavy tests beside them slowed a page past 5 s.
-let testQueryBudget: Duration = .seconds(120)
 
 func temporaryDatabasePath() throws -> String {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-server-\(UUID().uuidString)")

@@ -70,6 +70,3 @@ struct CommandRunner {
         return folder
     }
 }
-
-/// The query budget of the stores tests open in-process (see SortKitSQLTests' `testQueryBudget`).
-let testQueryBudget: Duration = .seconds(120)

@@ -2,6 +2,7 @@ import Foundation
 import OrderKeys
 import SortKit
 import SortKitSQL
+import SortKitTestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,4 +1,5 @@
 import Foundation
+import SortKitTestSupport
 import Testing
 @testable import SortKit
 

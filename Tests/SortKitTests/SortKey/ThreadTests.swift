@@ -1,19 +1,7 @@
 import Foundation
+import SortKitTestSupport
 import Testing
 @testable import SortKit
-
-/// Notes the threads a closure runs on.
-private final class ThreadRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seen: Set<String> = []
-
-    func note() {
-        let thread = "\(pthread_self())"
-        lock.withLock { _ = seen.insert(thread) }
-    }
-
-    var threads: Set<String> { lock.withLock { seen } }
-}
 
 /// Rows that must not be read from other threads: a class with state, not `Sendable`.
 private final class Item {

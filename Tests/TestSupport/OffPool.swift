@@ -8,7 +8,7 @@ import Foundation
 /// resume. The work keeps its task, so `#expect` still reports to its test.
 ///
 ///     @Test func heavy() async { await offPool { #expect(bigSort() == oracle()) } }
-func offPool<T>(_ work: () throws -> T) async rethrows -> T {
+public func offPool<T>(_ work: () throws -> T) async rethrows -> T {
     try await withTaskExecutorPreference(HeavyWorkExecutor.shared) {
         // A suspension point, so the rest runs on the preferred executor.
         await Task.yield()
