@@ -122,30 +122,22 @@ public final class PostgresTableStore: TableStore {
         let variants = try _TableIndex.defaultVariants(schema)
         let count = columns.count
         let (folded, typed) = columns.derived(schema)
-        let building = inMemoryIndex ? Task.detached(priority: .userInitiated) {
-            _TableIndex(
-                schema: schema, schemaVersion: 0, dataVersion: 0, ids: (0..<count).map { Int64($0 + 1) }, columns: columns.columns,
-                variants: variants, folded: folded, typedValues: typed)
-        } : nil
-        let info: _TableInfo
-        do {
-            info = try await transaction { session in
-                let info = try await Self.create(schema, session, manualReady: false, indexesLater: true)
-                try await session.copy(
-                    into: info.physical, columns: ["id"] + info.physicalColumns,
-                    chunks: _CopyText.chunks(columns, folded: folded, typed: typed, info: info))
-                if count > 0 {
-                    try await session.execute("SELECT setval(pg_get_serial_sequence('\(info.physical)', 'id'), \(count))")
-                }
-                try await Self.count(count, info, session)
-                try await Self.createPresetIndexes(info, session)
-                return try await Self.info(name, session)
+        // A child task: when the transaction below fails, leaving this scope waits for the build,
+        // so the memory it holds is freed before the import's error returns.
+        async let building = inMemoryIndex ? _TableIndex(
+            schema: schema, schemaVersion: 0, dataVersion: 0, ids: (0..<count).map { Int64($0 + 1) }, columns: columns.columns,
+            variants: variants, folded: folded, typedValues: typed) : nil
+        let info = try await transaction { session in
+            let info = try await Self.create(schema, session, manualReady: false, indexesLater: true)
+            try await session.copy(
+                into: info.physical, columns: ["id"] + info.physicalColumns,
+                chunks: _CopyText.chunks(columns, folded: folded, typed: typed, info: info))
+            if count > 0 {
+                try await session.execute("SELECT setval(pg_get_serial_sequence('\(info.physical)', 'id'), \(count))")
             }
-        } catch {
-            // The index build holds as much memory as the import; it ends before the import
-            // does, so a server's import limit bounds the memory of failed imports too.
-            _ = await building?.value
-            throw error
+            try await Self.count(count, info, session)
+            try await Self.createPresetIndexes(info, session)
+            return try await Self.info(name, session)
         }
         // The planner's statistics (for the SQL path) after the commit, in the background: the
         // table is served 0.18 s sooner at 1M rows, and a query before them is planned as one
@@ -162,7 +154,7 @@ public final class PostgresTableStore: TableStore {
                 ])
             }
         }
-        if var index = await building?.value {
+        if var index = await building {
             index.schemaVersion = info.schemaVersion
             index.dataVersion = info.dataVersion
             indexes.install(index, table: info.id)

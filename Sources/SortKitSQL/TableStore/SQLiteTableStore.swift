@@ -142,38 +142,13 @@ public final class SQLiteTableStore: TableStore {
         let variants = try _TableIndex.defaultVariants(schema)
         let ids = (0..<columns.count).map { Int64($0 + 1) }
         let (folded, typed) = columns.derived(schema)
-        let building = inMemoryIndex ? Task.detached(priority: .userInitiated) {
-            _TableIndex(
-                schema: schema, schemaVersion: 0, dataVersion: 0, ids: ids, columns: columns.columns, variants: variants,
-                folded: folded, typedValues: typed)
-        } : nil
+        // A child task: when the transaction below fails, leaving this scope waits for the build,
+        // so the memory it holds is freed before the import's error returns.
+        async let building = inMemoryIndex ? _TableIndex(
+            schema: schema, schemaVersion: 0, dataVersion: 0, ids: ids, columns: columns.columns, variants: variants,
+            folded: folded, typedValues: typed) : nil
         let large = columns.count >= 100_000
-        let info: _TableInfo
-        do {
-            info = try await write(columns, schema: schema, name: name, large: large, folded: folded, typed: typed)
-        } catch {
-            // The index build holds as much memory as the import; it ends before the import
-            // does, so a server's import limit bounds the memory of failed imports too.
-            _ = await building?.value
-            throw error
-        }
-        if large {
-            let database = database
-            Task.detached(priority: .background) { try? await database.writeWithoutTransaction { try $0.checkpoint(.passive) } }
-        }
-        if var index = await building?.value {
-            index.schemaVersion = info.schemaVersion
-            index.dataVersion = info.dataVersion
-            indexes.install(index, table: info.id)
-        }
-        return schema
-    }
-
-    /// The import's one transaction: the table, its rows, its count.
-    private func write(
-        _ columns: _CSVColumns, schema: TableSchema, name: String, large: Bool, folded: _ByteArena, typed: [Int: [SortValue]]
-    ) async throws -> _TableInfo {
-        try await database.writeWithoutTransaction { db in
+        let info = try await database.writeWithoutTransaction { db in
             // A large import commits without waiting for the disk and leaves the WAL's
             // checkpoint to after it (in the background below): the table is served sooner.
             // The transaction is still all or nothing; a crash of the machine (not of the
@@ -193,6 +168,16 @@ public final class SQLiteTableStore: TableStore {
             }
             return info!
         }
+        if large {
+            let database = database
+            Task.detached(priority: .background) { try? await database.writeWithoutTransaction { try $0.checkpoint(.passive) } }
+        }
+        if var index = await building {
+            index.schemaVersion = info.schemaVersion
+            index.dataVersion = info.dataVersion
+            indexes.install(index, table: info.id)
+        }
+        return schema
     }
 
     // MARK: Rows
