@@ -4,8 +4,14 @@ import SortKitTestSupport
 import Testing
 @testable import DataTableKit
 
+/// A row with an id and a score, as each test's row type has it.
+private protocol Scored: Identifiable, SendableMetatype where ID == Int {
+    var score: Int { get }
+    init(id: Int, score: Int)
+}
+
 /// A row that must not be read from other threads: a class with mutable state, not `Sendable`.
-private final class Player: Identifiable {
+private final class Player: Scored {
     let id: Int
     var score: Int
     init(id: Int, score: Int) {
@@ -15,59 +21,59 @@ private final class Player: Identifiable {
 }
 
 /// The same data as a `Sendable` value.
-private struct SendablePerson: Identifiable, Sendable {
+private struct SendablePerson: Scored, Sendable {
     let id: Int
     var score: Int
 }
 
 @Suite("DataTable threads")
 struct DataTableThreadTests {
-    /// Sorts by score, then changes a few scores: a kept ranking is merged with the changed rows.
-    private func exercise<Row: Identifiable>(
-        _ table: inout DataTable<Row>, rows: [Row], changing change: (Row) -> Row
-    ) -> [Row.ID] {
+    /// 3,000 rows with scores that repeat.
+    private static func rows<Row: Scored>() -> [Row] {
+        (0..<3_000).map { Row(id: $0, score: ($0 &* 7_919) % 1_009) }
+    }
+
+    /// A score column whose key notes each thread it is read on. (The tables themselves are made
+    /// where the row type is concrete: that is where the initializer for Sendable rows is picked.)
+    private static func columns<Row: Scored>(_ recorder: ThreadRecorder) -> [DataTableColumn<Row>] {
+        [DataTableColumn("Score", sortedBy: { (row: Row) -> Int in
+            recorder.note()
+            return row.score
+        }, display: { "\($0.score)" })]
+    }
+
+    /// Sorts by score, then changes a few scores (a kept ranking is merged with the changed
+    /// rows); the order shown is the rows sorted by score, stable by position.
+    private func exercise<Row: Scored>(_ table: inout DataTable<Row>) {
         table.backgroundUpdateThreshold = 0  // what a large table does
         table.prepareSorting()
         table.tapHeader(0)
-        var changed = rows
-        for position in stride(from: 0, to: changed.count, by: 97) { changed[position] = change(changed[position]) }
+        var changed = table.rows
+        for position in stride(from: 0, to: changed.count, by: 97) {
+            changed[position] = Row(id: changed[position].id, score: 2_000 - changed[position].score)
+        }
         table.setData(changed)
-        return table.displayedIDs
+        let rows = table.rows
+        let expected = rows.indices.sorted { (rows[$0].score, $0) < (rows[$1].score, $1) }
+        #expect(table.displayedIDs == expected.map { rows[$0].id })
     }
 
     @Test("Rows that aren't Sendable are read on the calling thread, also by setData's ranking update")
     func callingThreadOnly() {
         let recorder = ThreadRecorder()
-        let people = (0..<3_000).map { Player(id: $0, score: ($0 &* 7_919) % 1_009) }
-        var table = DataTable(rows: people, columns: [
-            DataTableColumn("Score", sortedBy: { (person: Player) -> Int in
-                recorder.note()
-                return person.score
-            }, display: { "\($0.score)" }),
-        ])
+        var table = DataTable(rows: Self.rows() as [Player], columns: Self.columns(recorder))
         let here = "\(pthread_self())"
-        let shown = exercise(&table, rows: people) { Player(id: $0.id, score: 2_000 - $0.score) }
+        exercise(&table)
         #expect(recorder.threads == [here])
-        // And the order is right: the table's rows sorted by score, stable by position.
-        let expected = table.rows.indices.sorted { (table.rows[$0].score, $0) < (table.rows[$1].score, $1) }
-        #expect(shown == expected.map { table.rows[$0].id })
     }
 
     @Test("Sendable rows let setData update kept orders on another thread (the control for the test above)")
     func sendableRowsInBackground() throws {
         let recorder = ThreadRecorder()
-        let people = (0..<3_000).map { SendablePerson(id: $0, score: ($0 &* 7_919) % 1_009) }
-        var table = DataTable(rows: people, columns: [
-            DataTableColumn("Score", sortedBy: { (person: SendablePerson) -> Int in
-                recorder.note()
-                return person.score
-            }, display: { "\($0.score)" }),
-        ])
+        var table = DataTable(rows: Self.rows() as [SendablePerson], columns: Self.columns(recorder))
         #expect(table.readsRowsOnOtherThreads)
         #expect(try DataTable(csv: TextTable(csv: Array("a\n1\n".utf8))).readsRowsOnOtherThreads, "text rows are Sendable")
-        let shown = exercise(&table, rows: people) { SendablePerson(id: $0.id, score: 2_000 - $0.score) }
+        exercise(&table)
         #expect(recorder.threads.count > 1)
-        let expected = table.rows.indices.sorted { (table.rows[$0].score, $0) < (table.rows[$1].score, $1) }
-        #expect(shown == expected.map { table.rows[$0].id })
     }
 }
