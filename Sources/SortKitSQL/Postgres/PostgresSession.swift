@@ -143,7 +143,6 @@ enum _CopyText {
                         rows.forEachValue(of: record) { value in
                             buffer.writeInteger(UInt8(ascii: "\t"))
                             switch value {
-                            case .cell(let text) where text.isEmpty: buffer.writeStaticString("\\N")
                             case .cell(let text), .folded(let text): escape(text, to: &buffer)
                             case .value(let value): append(value, to: &buffer)
                             }

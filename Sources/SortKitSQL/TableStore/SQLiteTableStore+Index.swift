@@ -89,7 +89,6 @@ extension SQLiteTableStore {
                 rows.forEachValue(of: record) { value in
                     parameter += 1
                     switch value {
-                    case .cell(let text) where text.isEmpty: sqlite3_bind_null(handle, parameter)
                     case .folded(let text) where text.isEmpty: sqlite3_bind_text(handle, parameter, "", 0, transient)
                     case .cell(let text), .folded(let text):
                         sqlite3_bind_text(handle, parameter, UnsafeRawPointer(text.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(text.count), nil)

@@ -49,30 +49,6 @@ struct _TableInfo {
         return values
     }
 
-    /// ``rowValues(_:)`` of many rows, computed on every core (keys and folding are most of an
-    /// import's CPU time), in order.
-    func rowValues(_ rows: ArraySlice<[String]>) -> [[SQLValue]] {
-        var result = [[SQLValue]](repeating: [], count: rows.count)
-        let stripes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, rows.count / 256))
-        result.withUnsafeMutableBufferPointer { buffer in
-            // Each stripe writes its own range of the buffer.
-            nonisolated(unsafe) let output = buffer
-            DispatchQueue.concurrentPerform(iterations: stripes) { stripe in
-                let range = (rows.count * stripe / stripes)..<(rows.count * (stripe + 1) / stripes)
-                for index in range { output[index] = rowValues(rows[rows.startIndex + index]) }
-            }
-        }
-        return result
-    }
-
-    /// The rows' values in chunks of `chunk` rows, each chunk computed in parallel as the
-    /// sequence reaches it: bounded memory for any number of rows.
-    func rowValues(_ rows: [[String]], chunk: Int = 8_192) -> some Sequence<(offset: Int, values: [SQLValue])> {
-        stride(from: 0, to: rows.count, by: chunk).lazy.flatMap { start in
-            rowValues(rows[start..<min(start + chunk, rows.count)]).enumerated().map { (start + $0.offset, $0.element) }
-        }
-    }
-
     /// Calls `body` with an import's rows as ``physicalColumns`` values, read straight from the
     /// columns of the CSV and what ``_CSVColumns/derived(_:)`` made of them (valid only inside
     /// `body`): what ``rowValues(_:)`` gives for each record's cells, without a `String` per cell.
@@ -80,9 +56,12 @@ struct _TableInfo {
         _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], _ body: (_ImportRows) throws -> Result
     ) rethrows -> Result {
         let typedByColumn = schema.columns.indices.map { typed[$0] }
-        let variants = variants.sorted(), schema = schema
+        let keys = variants.sorted().map { variant in
+            _ImportRows.Key(column: variant.column, key: variant.key, collation: variant.collation, type: schema.columns[variant.column].type)
+        }
+        let columnCount = schema.columns.count
         return try _ByteArena.withViews(columns.columns + [folded]) { views in
-            try body(_ImportRows(views: views, typed: typedByColumn, variants: variants, schema: schema))
+            try body(_ImportRows(views: views, typed: typedByColumn, keys: keys, columnCount: columnCount))
         }
     }
 
@@ -96,20 +75,6 @@ struct _TableInfo {
 }
 
 extension TableSchema {
-    /// The schema of a CSV file (header first, column types inferred) and its rows.
-    ///
-    /// - Throws: ``CSVError`` naming the line of malformed CSV; ``TableStoreError`` for an
-    ///   empty file.
-    static func inferred(
-        _ csv: [UInt8], name: String, delimiter: UInt8, presets: [String: SortSpec]
-    ) throws -> (TableSchema, TextTable) {
-        let records = try CSV.parse(csv, delimiter: delimiter)
-        guard let header = records.first else { throw TableStoreError.invalid("the CSV file is empty: it needs a header line") }
-        let table = TextTable(columns: header, rows: Array(records.dropFirst()))
-        let columns = zip(header, table.columnTypes()).map { TableSchema.Column($0, $1) }
-        return (TableSchema(name: name, columns: columns, presets: presets), table)
-    }
-
     /// Decodes the JSON a store keeps in its catalog.
     static func decode(_ json: String) throws -> TableSchema {
         try JSONDecoder().decode(TableSchema.self, from: Data(json.utf8))
@@ -194,7 +159,7 @@ extension SQLValue {
 struct _ImportRows {
     /// One value of a row.
     enum Value {
-        /// A cell's text as stored (NFC); empty is null.
+        /// A non-empty cell's text as stored (NFC); an empty cell is `.value(.null)`.
         case cell(UnsafeBufferPointer<UInt8>)
         /// A typed value or a key column's bytes.
         case value(SQLValue)
@@ -202,23 +167,38 @@ struct _ImportRows {
         case folded(UnsafeBufferPointer<UInt8>)
     }
 
+    /// A stored key column's reading of its cells, built once per import rather than per cell
+    /// (``KeyVariant/key(of:type:)`` builds its `SortSpec.Key` on each call).
+    struct Key {
+        let column: Int
+        let key: SortSpec.Key
+        let collation: Collation
+        let type: ColumnType
+
+        /// The key bytes of a cell's text, null for a null value.
+        func value(of text: String) -> SQLValue {
+            key.sortValue(of: text, columnType: type).sortKey(collation: collation).map { .blob($0) } ?? .null
+        }
+    }
+
     /// Per column its cells, then the folded text.
     let views: [_ArenaView]
     /// Per column its typed values, if it has any.
     let typed: [[SortValue]?]
-    let variants: [KeyVariant]
-    let schema: TableSchema
+    /// The stored key columns, in ``_TableInfo/physicalColumns`` order.
+    let keys: [Key]
+    let columnCount: Int
 
     /// Calls `visit` with each value of `record`, in ``_TableInfo/physicalColumns`` order.
     @inline(__always)
     func forEachValue(of record: Int, _ visit: (Value) throws -> Void) rethrows {
-        for column in schema.columns.indices {
-            try visit(.cell(views[column][record]))
+        for column in 0..<columnCount {
+            let cell = views[column][record]
+            try visit(cell.isEmpty ? .value(.null) : .cell(cell))
             if let values = typed[column] { try visit(.value(SQLValue(values[record]))) }
         }
-        for variant in variants {
-            let text = String(decoding: views[variant.column][record], as: UTF8.self)
-            try visit(.value(variant.key(of: text, type: schema.columns[variant.column].type).map { .blob($0) } ?? .null))
+        for key in keys {
+            try visit(.value(key.value(of: String(decoding: views[key.column][record], as: UTF8.self))))
         }
         try visit(.folded(views[views.count - 1][record]))
     }
