@@ -1,4 +1,5 @@
 import ArgumentParser
+import DataTableKit
 import Foundation
 import Logging
 import PostgresNIO
@@ -212,33 +213,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// A file's bytes, read straight into the array the import takes: `FileManager`'s `Data`
-    /// and then an `Array` of it would copy a 70 MB file twice. Files whose size `stat` doesn't
-    /// tell (pipes, `/proc`) are read the general way.
-    static func contents(of path: String) -> [UInt8]? {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 else {
-            return FileManager.default.contents(atPath: path).map { Array($0) }
-        }
-        var failed = false
-        let bytes = [UInt8](unsafeUninitializedCapacity: Int(info.st_size)) { buffer, count in
-            while count < buffer.count {
-                // At most 2 GiB a call: Darwin refuses larger reads (Linux reads 2 GiB less 4 KiB).
-                let read = Foundation.read(descriptor, buffer.baseAddress! + count, min(buffer.count - count, Int(Int32.max)))
-                if read < 0, errno == EINTR { continue }
-                guard read > 0 else {
-                    failed = read < 0
-                    return
-                }
-                count += read
-            }
-        }
-        return failed ? nil : bytes
-    }
-
     /// "1,000,000 rows in 1.85 s: 540,000 rows/s"
     static func importRate(rows: Int, in elapsed: Duration) -> String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -282,7 +256,7 @@ struct ServeCommand: AsyncParsableCommand {
                 continue
             }
             let start = ContinuousClock.now
-            guard let data = Self.contents(of: file) else {
+            guard let data = _readWholeFile(atPath: file) else {
                 throw ValidationError("cannot read '\(file)'")
             }
             do {

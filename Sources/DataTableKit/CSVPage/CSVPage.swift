@@ -54,7 +54,8 @@ public struct CSVPage: Sendable {
         contentsOf url: URL, sort: SortSpec = SortSpec(), search: String = "", page: Int = 0, pageSize: Int = 50,
         widths: ColumnWidthOptions = ColumnWidthOptions(), delimiter: UInt8 = UInt8(ascii: ","), hasHeader: Bool = true
     ) throws {
-        try self.init(csv: try _readWhole(url), sort: sort, search: search, page: page, pageSize: pageSize,
+        guard let bytes = _readWholeFile(atPath: url.path) else { throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+        try self.init(csv: bytes, sort: sort, search: search, page: page, pageSize: pageSize,
                       widths: widths, delimiter: delimiter, hasHeader: hasHeader)
     }
 
@@ -131,21 +132,36 @@ public struct CSVPage: Sendable {
 /// A cell's width as a table measures it (clamped as it stores widths).
 func _cellWidth(_ text: String) -> Int { Int(UInt16(clamping: TerminalWidth.of(text))) }
 
-/// A file's bytes in one array, read without an intermediate `Data` (half the peak memory).
-private func _readWhole(_ url: URL) throws -> [UInt8] {
-    let handle = try FileHandle(forReadingFrom: url)
-    defer { try? handle.close() }
-    let size = Int(try handle.seekToEnd())
-    try handle.seek(toOffset: 0)
-    var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-        count = 0
-        while count < size {
-            let read = Foundation.read(handle.fileDescriptor, buffer.baseAddress! + count, size - count)
-            guard read > 0 else { break }
+/// A file's bytes, read straight into one array: `FileManager`'s `Data` and then an `Array` of
+/// it would copy a 70 MB file twice. Files whose size `stat` doesn't tell (pipes, `/proc`) are
+/// read the general way; a file that grew while read gets its rest too. `nil` when it can't be
+/// read. `sortkit serve FILE.csv` imports and `CSVPage(contentsOf:)` pages what this reads.
+///
+///     guard let bytes = _readWholeFile(atPath: "big.csv") else { throw cannotRead }
+package func _readWholeFile(atPath path: String) -> [UInt8]? {
+    let descriptor = open(path, O_RDONLY)
+    guard descriptor >= 0 else { return nil }
+    defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 else {
+        return FileManager.default.contents(atPath: path).map { Array($0) }
+    }
+    var failed = false
+    var bytes = [UInt8](unsafeUninitializedCapacity: Int(info.st_size)) { buffer, count in
+        while count < buffer.count {
+            // At most 2 GiB a call: Darwin refuses larger reads (Linux reads 2 GiB less 4 KiB).
+            let read = Foundation.read(descriptor, buffer.baseAddress! + count, min(buffer.count - count, Int(Int32.max)))
+            if read < 0, errno == EINTR { continue }
+            guard read > 0 else {
+                failed = read < 0
+                return
+            }
             count += read
         }
     }
-    // A file that grew while read: the rest the ordinary way.
-    if bytes.count == size, let rest = try handle.readToEnd() { bytes += rest }
+    guard !failed else { return nil }
+    if bytes.count == Int(info.st_size), let rest = try? FileHandle(fileDescriptor: descriptor, closeOnDealloc: false).readToEnd() {
+        bytes += rest
+    }
     return bytes
 }
