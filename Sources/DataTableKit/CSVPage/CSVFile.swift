@@ -92,7 +92,7 @@ struct _CSVFile: Sendable {
                         part.starts.append(range.lowerBound)
                         guard !unsettled.isEmpty else { continue }
                         for column in unsettled {
-                            _withValue(scanner.spans[column], in: bytes, scratch: &value) { part.inference[column].add(utf8: $0) }
+                            _CSVRecordScanner.withValue(scanner.spans[column], in: bytes, scratch: &value) { part.inference[column].add(utf8: $0) }
                         }
                         if unsettled.contains(where: { part.inference[$0].isSettled }) { unsettled.removeAll { part.inference[$0].isSettled } }
                     }
@@ -159,7 +159,7 @@ struct _CSVFile: Sendable {
                     if !query.isBlank {
                         folded.removeAll(keepingCapacity: true)
                         for column in 0..<width {
-                            _withValue(scanner.spans[column], in: bytes, scratch: &value) { cell in
+                            _CSVRecordScanner.withValue(scanner.spans[column], in: bytes, scratch: &value) { cell in
                                 SearchQuery._appendFolded(cell, to: &folded)
                                 folded.append(0x1F)
                                 _appendFoldedValueText(cell, type: types[column], to: &folded)
@@ -170,7 +170,7 @@ struct _CSVFile: Sendable {
                     part.records.append(record)
                     if measureAll {
                         for column in 0..<width {
-                            let cellWidth = _withValue(scanner.spans[column], in: bytes, scratch: &value) { _utf8Width($0) }
+                            let cellWidth = _CSVRecordScanner.withValue(scanner.spans[column], in: bytes, scratch: &value) { _utf8Width($0) }
                             part.widths[column].sum += cellWidth
                             part.widths[column].max = Swift.max(part.widths[column].max, cellWidth)
                         }
@@ -266,18 +266,6 @@ enum _PackedSpan {
         let start = Int(packed >> 24), length = Int(packed >> 1 & ((1 << 23) - 1))
         return _CSVRecordScanner.Span(range: start..<start + length, escaped: packed & 1 == 1)
     }
-}
-
-/// Calls `body` with a field's value: its bytes in place, or with doubled quotes undone.
-@inline(__always)
-private func _withValue<Result>(
-    _ span: _CSVRecordScanner.Span, in bytes: UnsafeBufferPointer<UInt8>, scratch: inout [UInt8],
-    _ body: (UnsafeBufferPointer<UInt8>) -> Result
-) -> Result {
-    guard span.escaped else { return body(UnsafeBufferPointer(rebasing: bytes[span.range])) }
-    scratch.removeAll(keepingCapacity: true)
-    _CSVRecordScanner.appendValue(span, in: bytes, to: &scratch)
-    return scratch.withUnsafeBufferPointer(body)
 }
 
 /// A cell's width in terminal cells, as a table measures its text (clamped as it stores it).

@@ -90,6 +90,18 @@ package struct _CSVRecordScanner {
         return String(decoding: value, as: UTF8.self)
     }
 
+    /// Calls `body` with a field's value: its bytes in place, or, for a field with doubled
+    /// quotes, the value with them undone in `scratch` (reused from field to field).
+    @inlinable @inline(__always)
+    package static func withValue<Result>(
+        _ span: Span, in bytes: UnsafeBufferPointer<UInt8>, scratch: inout [UInt8], _ body: (UnsafeBufferPointer<UInt8>) throws -> Result
+    ) rethrows -> Result {
+        guard span.escaped else { return try body(UnsafeBufferPointer(rebasing: bytes[span.range])) }
+        scratch.removeAll(keepingCapacity: true)
+        appendValue(span, in: bytes, to: &scratch)
+        return try scratch.withUnsafeBufferPointer(body)
+    }
+
     /// Appends a field's value (doubled quotes undone) to `value`.
     @inlinable
     package static func appendValue(_ span: Span, in bytes: UnsafeBufferPointer<UInt8>, to value: inout [UInt8]) {

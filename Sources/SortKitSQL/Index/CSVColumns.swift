@@ -99,14 +99,8 @@ package struct _CSVColumns: Sendable {
         var value: [UInt8] = []
         while try scanner.scan(bytes, at: &position, final: true) != nil {
             for (column, span) in scanner.spans.enumerated() {
-                if span.escaped {
-                    value.removeAll(keepingCapacity: true)
-                    _CSVRecordScanner.appendValue(span, in: bytes, to: &value)
-                    value.withUnsafeBufferPointer { Self.appendCell($0, to: &columns[column].bytes) }
-                } else {
-                    // A field without doubled quotes is its bytes: no copy on the way.
-                    Self.appendCell(UnsafeBufferPointer(rebasing: bytes[span.range]), to: &columns[column].bytes)
-                }
+                // A field without doubled quotes is its bytes: no copy on the way.
+                _CSVRecordScanner.withValue(span, in: bytes, scratch: &value) { Self.appendCell($0, to: &columns[column].bytes) }
                 columns[column].close()
             }
         }
