@@ -23,13 +23,13 @@ struct ServeCommand: AsyncParsableCommand {
               sortkit serve --postgres postgres://app:secret@127.0.0.1:5432/app
               sortkit serve --fixed 'books=status:enum=todo|reading|done' --pin books=3 --cycle 'books:price=desc,asc'
               sortkit serve people.csv --sorts-by 'people:name=last,first' --max-sort-keys 3
-              SORTKIT_TOKEN=$(openssl rand -hex 16) sortkit serve --host 0.0.0.0
+              SORTKIT_TOKEN=$(openssl rand -hex 16) sortkit serve --host 0.0.0.0 --allow-host sortkit.example.org
 
             On 127.0.0.1 (the default) only the Host names 127.0.0.1, localhost and [::1] are
             served. On any other address every write needs the token (--token or the
             SORTKIT_TOKEN environment variable), sent as "Authorization: Bearer TOKEN" or, in a
             browser, by opening any page once with ?token=TOKEN; without a token the server
-            refuses to start there.
+            refuses to start there, and only the Host names --allow-host lists are served.
             """
     )
 
@@ -81,6 +81,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on.")
     var port: Int = 8080
 
+    @Option(name: .customLong("allow-host"), help: ArgumentHelp(
+        "A Host name clients reach the server by (repeatable); other Hosts get 421. Needed beyond 127.0.0.1 (the bound address counts when it is a specific one); on 127.0.0.1 it adds to the loopback names.",
+        valueName: "NAME"))
+    var allowHosts: [String] = []
+
     @Option(help: ArgumentHelp(
         "The bearer token writes need; required beyond 127.0.0.1. Prefer the SORTKIT_TOKEN environment variable (options show in ps).",
         valueName: "TOKEN"))
@@ -92,17 +97,39 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The longest a page's query (SQL, or a search of the in-memory index) may run, in seconds, before it answers 503.", valueName: "SECONDS"))
     var queryTimeout: Double = 5
 
+    @Option(help: ArgumentHelp(
+        "Memory the kept sort orders (rankings, 8 bytes a row each) of all tables may take; the least recently used go beyond it.",
+        valueName: "SIZE"))
+    var rankingMemory: String = "1G"
+
+    @Option(help: ArgumentHelp("Memory the kept sort orders of one table may take.", valueName: "SIZE"))
+    var tableRankingMemory: String = "256M"
+
+    /// The in-memory indexes' limits from `--ranking-memory` and `--table-ranking-memory`.
+    var indexLimits: IndexLimits {
+        get throws {
+            IndexLimits(rankingBytesPerTable: try ByteSize.parse(tableRankingMemory, option: "--table-ranking-memory"),
+                        rankingBytes: try ByteSize.parse(rankingMemory, option: "--ranking-memory"))
+        }
+    }
+
     /// The token from `--token` or `SORTKIT_TOKEN`.
     var effectiveToken: String? {
         (token ?? ProcessInfo.processInfo.environment["SORTKIT_TOKEN"]).flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// The access policy for `--host` and the token.
+    /// The access policy for `--host`, `--allow-host` and the token.
     var access: AccessPolicy {
+        let named = Set(allowHosts.map { AccessPolicy.hostName(of: $0) })
         if AccessPolicy.isLoopback(host) {
-            return AccessPolicy(allowedHosts: AccessPolicy.loopbackHosts(boundTo: host), token: effectiveToken, protectReads: protectReads)
+            return AccessPolicy(allowedHosts: AccessPolicy.loopbackHosts(boundTo: host).union(named), token: effectiveToken, protectReads: protectReads)
         }
-        return AccessPolicy.network(token: effectiveToken ?? "", protectReads: protectReads)
+        return AccessPolicy.network(token: effectiveToken ?? "", protectReads: protectReads, hosts: named.union(boundHostName.map { [$0] } ?? []))
+    }
+
+    /// The bound address as a Host name, when it is a specific one (not 0.0.0.0 or ::).
+    var boundHostName: String? {
+        ["0.0.0.0", "::", "[::]", ""].contains(host) ? nil : AccessPolicy.loopbackHosts(boundTo: host).subtracting(AccessPolicy.loopbackHosts).first
     }
 
     /// The `--preset NAME=SPEC` options, parsed.
@@ -187,6 +214,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let maxSortKeys, maxSortKeys < 1 { throw ValidationError("--max-sort-keys must be 1 or more, got \(maxSortKeys)") }
         _ = try sortSettings
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, got \(port)") }
+        _ = try indexLimits
         guard queryTimeout > 0, queryTimeout <= 86_400 else { throw ValidationError("--query-timeout must be between 0 and 86400 seconds, got \(queryTimeout)") }
         if let token = effectiveToken, token.count < 16 {
             throw ValidationError("the token must be at least 16 characters long (try: openssl rand -hex 16)")
@@ -199,6 +227,16 @@ struct ServeCommand: AsyncParsableCommand {
                 serving on \(host) would let anyone who can reach it change the tables: set a token with --token or \
                 SORTKIT_TOKEN (for example SORTKIT_TOKEN=$(openssl rand -hex 16)), or serve on 127.0.0.1
                 """)
+        }
+        if !AccessPolicy.isLoopback(host) && allowHosts.isEmpty && boundHostName == nil {
+            throw ValidationError("""
+                serving on \(host) answers any Host name unless told which: name the ones clients use with --allow-host \
+                (for example --allow-host sortkit.example.org --allow-host 192.168.1.5); other Hosts get 421, as a \
+                DNS-rebinding site would send
+                """)
+        }
+        for name in allowHosts where name.isEmpty || name.contains(where: { $0 == "/" || $0 == " " || $0 == "@" }) {
+            throw ValidationError("--allow-host takes a host name (sortkit.example.org, 192.168.1.5, [::1]), got '\(name.prefix(80))'")
         }
         _ = try presets
         if !presetOptions.isEmpty && files.isEmpty {
@@ -225,10 +263,10 @@ struct ServeCommand: AsyncParsableCommand {
         let place: String
         let budget = Duration.milliseconds(Int64(queryTimeout * 1_000))
         if let postgres {
-            store = try await PostgresTableStore(url: postgres, queryBudget: budget)
+            store = try await PostgresTableStore(url: postgres, queryBudget: budget, indexLimits: try indexLimits)
             place = "PostgreSQL"
         } else {
-            store = try SQLiteTableStore(path: db, queryBudget: budget)
+            store = try SQLiteTableStore(path: db, queryBudget: budget, indexLimits: try indexLimits)
             place = db
         }
         try await DemoLibrary.install(in: store)
@@ -275,7 +313,7 @@ struct ServeCommand: AsyncParsableCommand {
             printToStandardError("sortkit: \(access.protectReads ? "reads and writes" : "writes") need the token: send "
                                  + "'Authorization: Bearer TOKEN', or open http://\(host):\(port)/?token=TOKEN once in a browser")
         } else {
-            printToStandardError("sortkit: serving only Host 127.0.0.1, localhost and [::1]; no token is set")
+            printToStandardError("sortkit: serving only Host \((access.allowedHosts ?? []).sorted().joined(separator: ", ")); no token is set")
         }
         let settings = try sortSettings
         for (table, setting) in settings.sorted(by: { $0.key < $1.key }) {

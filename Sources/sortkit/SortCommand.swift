@@ -153,20 +153,9 @@ struct SortCommand: ParsableCommand {
         }
     }
 
-    /// `256M`, `2G`, `512k` or plain bytes.
+    /// `256M`, `2G`, `512k` or plain bytes, at least 64k.
     static func size(_ text: String) throws -> Int {
-        let units: [Character: Int] = ["k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30]
-        var digits = Substring(text)
-        var unit = 1
-        if let last = digits.last, let scale = units[last] {
-            unit = scale
-            digits = digits.dropLast()
-        }
-        guard let value = Int(digits), value > 0 else {
-            throw ValidationError("--max-memory must be a size like 256M, 2G or 1000000, got '\(text)'")
-        }
-        guard value * unit >= 1 << 16 else { throw ValidationError("--max-memory must be at least 64k, got '\(text)'") }
-        return value * unit
+        try ByteSize.parse(text, option: "--max-memory", minimum: 1 << 16)
     }
 
     /// The input as a file: the named file, or standard input copied to the scratch folder.

@@ -134,14 +134,14 @@ struct IndexTests {
         }
     }
 
-    @Test("Work through _Serial never overlaps, even when it suspends (index refreshes, search scans)")
+    @Test("Work through _Line never overlaps, even when it suspends (index refreshes, search scans)")
     func serialWork() async throws {
         final class Overlap: @unchecked Sendable {
             private let lock = NSLock()
             private var state = (active: 0, most: 0, order: [Int]())
             func withLock<T>(_ body: (inout (active: Int, most: Int, order: [Int])) -> T) -> T { lock.withLock { body(&state) } }
         }
-        let serial = _Serial()
+        let serial = _Line()
         let overlap = Overlap()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<20 {
@@ -242,7 +242,9 @@ struct IndexTests {
     @Test("Searches lower no thread's priority but the scan threads' (a thread inherits its creator's nice value)")
     func scanPriorityStaysPut() async throws {
         #if os(Linux)
-        let store = try SQLiteTableStore(path: temporaryDatabase(), queryBudget: testQueryBudget)
+        // Forty searches at once: a line long enough for all of them.
+        let store = try SQLiteTableStore(path: temporaryDatabase(), queryBudget: testQueryBudget,
+                                         indexLimits: IndexLimits(waitingSearchesPerTable: 64))
         let csv = "name,n\n" + (0..<2_000).map { "row \($0) of many,\($0 % 97)\n" }.joined()
         try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
         // New terms (each one scans), many at once: pages and their tasks go on around them,

@@ -99,7 +99,7 @@ struct APITests {
                 let json = try await client.execute(uri: uri, method: .get) { $0.json }
                 seen += json?.ids ?? []
                 guard let next = json?["next"]?.string else { break }
-                uri = "/api/tables/books/rows?sort=author,-published&limit=64&after=" + HTML.query(next)
+                uri = "/api/tables/books/rows?sort=author,-published&limit=64&after=" + URLText.query(next)
             }
             #expect(seen == all && all.count == 200)
             let manual = try await client.execute(uri: "/api/tables/books/rows?sort=manual&limit=3", method: .get) { $0.json?.ids }
@@ -227,7 +227,7 @@ struct PageTests {
             }
             try await client.execute(uri: "/tables/books", method: .get) { response in
                 // The status header sorts in declared order, not alphabetically.
-                #expect(response.text.contains("?sort=" + HTML.query("status:enum=todo|reading|done|abandoned") + "\""))
+                #expect(response.text.contains("?sort=" + URLText.query("status:enum=todo|reading|done|abandoned") + "\""))
             }
             try await client.execute(uri: "/assets/app.js", method: .get) { response in
                 #expect(response.status == .ok && response.text.contains("addEventListener"))

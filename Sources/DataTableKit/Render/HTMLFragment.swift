@@ -64,11 +64,12 @@ public struct HTMLFragment: Sendable, Hashable, CustomStringConvertible {
     /// Whether `href` is an `http:`, `https:` or `mailto:` URL or a relative address (after
     /// dropping what browsers ignore: controls and whitespace), so `javascript:` can't slip in.
     static func isSafeLink(_ href: String) -> Bool {
-        let visible = String(href.unicodeScalars.filter { $0.value > 0x20 && $0.value != 0x7F })
+        // On scalars, not Characters: a ':' joined to a combining mark is still the scheme's end.
+        let visible = href.unicodeScalars.filter { $0.value > 0x20 && $0.value != 0x7F }
         guard let colon = visible.firstIndex(of: ":") else { return true }
         // A ':' after the first '/', '?' or '#' is part of a relative path, not a scheme.
-        if let boundary = visible.firstIndex(where: { "/?#".contains($0) }), boundary < colon { return true }
-        let scheme = visible[..<colon].lowercased()
+        if let boundary = visible.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }), boundary < colon { return true }
+        let scheme = String(String.UnicodeScalarView(visible[..<colon])).lowercased()
         return scheme == "http" || scheme == "https" || scheme == "mailto"
     }
 }

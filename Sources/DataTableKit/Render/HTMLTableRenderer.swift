@@ -115,19 +115,8 @@ public struct HTMLTableRenderer: Sendable {
         return html + "</tbody>\n</table>\n"
     }
 
-    /// `&`, `<`, `>`, `"` and `'` escaped.
+    /// `&`, `<`, `>`, `"` and `'` escaped, on UTF-8 bytes (see ``HTMLEscaping``).
     public static func escape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
+        HTMLEscaping.escape(text)
     }
 }

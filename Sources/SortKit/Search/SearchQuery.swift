@@ -86,6 +86,11 @@ extension SearchQuery {
 /// Whether `needle` occurs in `haystack`, by byte: `memchr` to each candidate first byte, then
 /// `memcmp` (`memmem` isn't exported to Swift on every platform). Several times faster than
 /// `String.contains` on folded text, where UTF-8 byte equality is string equality.
+///
+/// Linear whatever the text: the candidates' comparisons cost up to the term's length each, so
+/// text such as "aaaa…" and a term such as "aa…ab" would cost text × term (an 8 KB filter over
+/// 16 KB cells took seconds a row). Once the comparisons have cost more than a few passes over
+/// the text, the rest is scanned by Knuth–Morris–Pratt, one pass.
 @usableFromInline
 internal func _contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
     let count = needle.count
@@ -93,11 +98,38 @@ internal func _contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: Unsafe
     guard haystack.count >= count, let base = haystack.baseAddress, let target = needle.baseAddress else { return false }
     var start = 0
     let last = haystack.count - count
+    var work = 0
+    let most = 4 * haystack.count + 4_096
     while start <= last {
         guard let hit = memchr(base + start, Int32(target.pointee), last - start + 1) else { return false }
         let index = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
         if memcmp(base + index, target, count) == 0 { return true }
         start = index + 1
+        work += count
+        if work > most { return _containsLinear(UnsafeBufferPointer(rebasing: haystack[start...]), needle) }
+    }
+    return false
+}
+
+/// Knuth–Morris–Pratt: whether `needle` occurs in `haystack`, in one pass over it.
+@usableFromInline
+internal func _containsLinear(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
+    let count = needle.count
+    guard count > 0 else { return true }
+    guard haystack.count >= count else { return false }
+    // failure[i]: the length of the longest proper prefix of needle[...i] that is also its suffix.
+    var failure = [Int](repeating: 0, count: count)
+    var length = 0
+    for index in 1..<max(1, count) {
+        while length > 0 && needle[index] != needle[length] { length = failure[length - 1] }
+        if needle[index] == needle[length] { length += 1 }
+        failure[index] = length
+    }
+    var matched = 0
+    for byte in haystack {
+        while matched > 0 && byte != needle[matched] { matched = failure[matched - 1] }
+        if byte == needle[matched] { matched += 1 }
+        if matched == count { return true }
     }
     return false
 }

@@ -40,6 +40,8 @@ package struct _CSVColumns: Sendable {
                 throw TableStoreError.invalid("the CSV file is empty: it needs a header line")
             }
             let width = header.fields.count
+            // Before any record is read: a table that can't be stored isn't parsed first.
+            guard width <= TableSchema.maxColumns else { throw TableStoreError.tooManyColumns(width) }
             let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, (bytes.count - position) / max(1, minimumSlice)))
             let first = position
             let bounds = [first] + (1..<slices).map {

@@ -22,6 +22,9 @@ struct _Ranking: Sendable {
 
     static let null = UInt32.max
 
+    /// The bytes the ranking's arrays take.
+    var byteCount: Int { (order.count + groupStarts.count + ranks.count) * MemoryLayout<UInt32>.stride }
+
     /// Groups of equal non-null values.
     var distinct: Int { groupStarts.count - 1 }
     /// Live non-null slots.

@@ -53,10 +53,12 @@ struct _IndexQuery {
 extension _TableIndex {
     /// The components of `spec` (an `enum=` key gives its order, then its value), with the
     /// rankings they read; `built` receives rankings this index didn't have yet.
-    func components(_ spec: SortSpec, built: inout [KeyVariant: _Ranking]) throws -> [_Component] {
+    func components(_ spec: SortSpec, built: inout [KeyVariant: _Ranking], deadline: _Deadline? = nil) throws -> [_Component] {
         var components: [_Component] = []
         for key in spec.keys {
             let variant = try Self.variant(key, schema: schema)
+            // Each ranking built is a sort of the table: the budget is checked between them.
+            if rankings[variant] == nil, built[variant] == nil { try deadline?.check() }
             let ranking = rankings[variant] ?? built[variant] ?? {
                 let ranking = self.ranking(variant)
                 built[variant] = ranking

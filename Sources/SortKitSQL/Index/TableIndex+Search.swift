@@ -13,31 +13,38 @@ struct _Matches: Sendable {
 
 extension _TableIndex {
     /// The slots of rows that match `search` and `columnSearch` (folded substring terms), on
-    /// every core; over `budget`, the scan stops and throws `timedOut` (the clock is read every
-    /// 4,096 rows).
-    func matches(_ search: SearchQuery, columnSearch: [Int: SearchQuery], budget: Duration = .seconds(3_600)) throws -> _Matches {
+    /// every core; past `deadline`, the scan stops and throws `timedOut`. The clock is read
+    /// after every 256 KB of text a core has scanned (and between rows), so a scan of long
+    /// cells stops as promptly as one of short ones.
+    func matches(_ search: SearchQuery, columnSearch: [Int: SearchQuery], deadline: _Deadline = _Deadline(.seconds(3_600))) throws -> _Matches {
         let columnSearch = columnSearch.filter { !$0.value.isBlank }.sorted { $0.key < $1.key }
         guard !search.isBlank || !columnSearch.isEmpty else { return _Matches(matches: nil, count: liveCount) }
         if columnSearch.isEmpty, let filter = search.terms.max(by: { $0.utf8.count < $1.utf8.count }), !filter.isEmpty {
-            return try scanMatches(search, filter: filter, budget: budget)
+            return try scanMatches(search, filter: filter, deadline: deadline)
         }
         let count = slotCount
         var result = [Bool](repeating: false, count: count)
         let slices = max(1, min(_scanCores, count / 16_384))
         let counts = _ResultSlots<Int?>(count: slices)
-        let deadline = ContinuousClock.now + budget
+        // Bytes a core scans between two reads of the clock.
+        let checkEvery = 256 << 10
         result.withUnsafeMutableBufferPointer { buffer in
             // Each slice writes its own range.
             let output = _UncheckedBox(buffer)
             _ScanThreads.perform(iterations: slices) { slice in
                 var found = 0
+                var scannedSinceCheck = checkEvery
                 for slot in (count * slice / slices)..<(count * (slice + 1) / slices) where live[slot] {
-                    if slot & 4_095 == 0, ContinuousClock.now > deadline {
-                        counts.set(slice, nil)
-                        return
+                    if scannedSinceCheck >= checkEvery || slot & 4_095 == 0 {
+                        scannedSinceCheck = 0
+                        if deadline.hasPassed {
+                            counts.set(slice, nil)
+                            return
+                        }
                     }
                     let match = folded.withBytes(slot) { text in
-                        search.matches(foldedBytes: text) && columnSearch.allSatisfy { column, query in
+                        scannedSinceCheck += text.count
+                        return search.matches(foldedBytes: text) && columnSearch.allSatisfy { column, query in
                             query.matches(foldedBytes: Self.field(column, of: text))
                         }
                     }
@@ -49,7 +56,7 @@ extension _TableIndex {
                 counts.set(slice, found)
             }
         }
-        return _Matches(matches: result, count: try Self.total(counts, budget: budget))
+        return _Matches(matches: result, count: try Self.total(counts, budget: deadline.budget))
     }
 
     /// The slices' match counts added up; a slice that stopped at the deadline (`nil`) makes
@@ -68,7 +75,7 @@ extension _TableIndex {
     /// byte of the longest term (SIMD, gigabytes a second), checks the term around each hit and
     /// maps it to its row, then tests the row's other terms; the rest of the row is skipped.
     /// Rows rewritten since the index was built (kept apart) are tested one by one.
-    private func scanMatches(_ search: SearchQuery, filter: String, budget: Duration) throws -> _Matches {
+    private func scanMatches(_ search: SearchQuery, filter: String, deadline: _Deadline) throws -> _Matches {
         let count = slotCount
         let term = Array(filter.utf8)
         // The term's two rarest bytes (by a fixed rank of byte frequency in folded text) at
@@ -81,7 +88,6 @@ extension _TableIndex {
         var result = [Bool](repeating: false, count: count)
         let slices = max(1, min(_scanCores, scanned / 16_384))
         let counts = _ResultSlots<Int?>(count: slices)
-        let deadline = ContinuousClock.now + budget
         result.withUnsafeMutableBufferPointer { buffer in
             base.bytes.withUnsafeBufferPointer { bytes in
                 base.ends.withUnsafeBufferPointer { ends in
@@ -91,7 +97,7 @@ extension _TableIndex {
                         _ScanThreads.perform(iterations: slices) { slice in
                             let (output, bytes, ends, term) = shared.value
                             let firstRow = scanned * slice / slices, endRow = scanned * (slice + 1) / slices
-                            guard ContinuousClock.now <= deadline else { return counts.set(slice, nil) }
+                            guard !deadline.hasPassed else { return counts.set(slice, nil) }
                             guard firstRow < endRow, let start = bytes.baseAddress else { return counts.set(slice, 0) }
                             var row = firstRow
                             let limit = ends[endRow - 1]
@@ -105,9 +111,14 @@ extension _TableIndex {
                             var begin = firstRow == 0 ? 0 : ends[firstRow - 1]
                             let lastBegin = limit - term.count
                             var hits = 0
+                            var checked = begin
                             while let candidate = finder.next(from: begin, through: lastBegin) {
                                 hits += 1
-                                if hits & 1_023 == 0, ContinuousClock.now > deadline { return counts.set(slice, nil) }
+                                // The clock every 1,024 candidates or 256 KB scanned.
+                                if hits & 1_023 == 0 || candidate - checked >= 256 << 10 {
+                                    checked = candidate
+                                    if deadline.hasPassed { return counts.set(slice, nil) }
+                                }
                                 while ends[row] <= candidate { row += 1 }
                                 let rowStart = row == 0 ? 0 : ends[row - 1]
                                 guard candidate + term.count <= ends[row],
@@ -132,7 +143,7 @@ extension _TableIndex {
                 }
             }
         }
-        var total = try Self.total(counts, budget: budget)
+        var total = try Self.total(counts, budget: deadline.budget)
         // Rows rewritten since the build, and rows added after it, one by one.
         for slot in Set(written.keys).union(scanned..<count) where slot < count && live[slot] {
             if folded.withBytes(slot, { search.matches(foldedBytes: $0) }) {

@@ -13,22 +13,31 @@ import Synchronization
 /// read through another. Refreshes of one store are serialized; pages are computed on
 /// snapshots, in parallel, without locks.
 ///
-/// Results that cost a scan — a search's matches, a full sort for a deep page — are kept for
-/// the versions they were computed at (a few of each), so paging on and repeated requests
-/// don't scan again.
+/// Rankings are kept under the byte budgets of ``IndexLimits``, the least recently used going
+/// first; a write updates only the rankings kept. Results that cost a scan — a search's
+/// matches, a full sort for a deep page — are kept for the versions they were computed at (a
+/// few of each), so paging on and repeated requests don't scan again.
 final class _TableIndexCache: Sendable {
     private struct State {
         var indexes: [Int64: _TableIndex] = [:]
         var matches = _Kept<_Matches>()
         var sorts = _Kept<[UInt32]>()
-        /// Background ranking builds started, by table state and variants.
+        /// Background ranking builds running, by table state and variants.
         var building: Set<String> = []
+        /// Per table and variant, when a request last read the ranking (a tick of `clock`).
+        var lastUse: [Int64: [KeyVariant: UInt64]] = [:]
+        var clock: UInt64 = 0
+        /// Per table, the line its searches wait in.
+        var lines: [Int64: _Line] = [:]
     }
 
     private let state = Mutex(State())
-    private let refreshes = _Serial()
-    /// Pages with a search, one at a time (see ``searching(_:index:table:budget:_:)``).
-    private let scans = _Serial()
+    private let refreshes = _Line()
+    let limits: IndexLimits
+
+    init(limits: IndexLimits = IndexLimits()) {
+        self.limits = limits
+    }
 
     /// The index of `table`, current for the catalog versions a request read: the kept one if it
     /// is, else `refresh`'s (given the kept one, to update it in place where it can).
@@ -58,6 +67,7 @@ final class _TableIndexCache: Sendable {
         state.withLock { state in
             if let kept = state.indexes[table], kept.schemaVersion == index.schemaVersion, kept.dataVersion > index.dataVersion { return }
             state.indexes[table] = index
+            Self.keepWithinBudgets(&state, table: table, limits: limits)
         }
     }
 
@@ -80,16 +90,69 @@ final class _TableIndexCache: Sendable {
                     randoms += 1
                 }
                 index.rankings[variant] = ranking
+                state.clock += 1
+                state.lastUse[table, default: [:]][variant] = state.clock
             }
             state.indexes[table] = index
+            Self.keepWithinBudgets(&state, table: table, limits: limits)
         }
     }
 
-    /// The key of a background build of `variants` if it should start: not if one already runs
-    /// for the same table state. Call ``finishedBuilding(_:)`` with it when done.
+    /// Notes that a request read `variants`' rankings of `table` (for the least-recently-used
+    /// order in which rankings go).
+    func touch(_ variants: some Sequence<KeyVariant>, table: Int64) {
+        state.withLock { state in
+            state.clock += 1
+            for variant in variants { state.lastUse[table, default: [:]][variant] = state.clock }
+        }
+    }
+
+    /// Drops the least recently used rankings until `table`'s fit its budget and all tables'
+    /// fit theirs.
+    private static func keepWithinBudgets(_ state: inout State, table: Int64, limits: IndexLimits) {
+        func bytes(_ table: Int64) -> Int { state.indexes[table]?.rankings.values.reduce(0) { $0 + $1.byteCount } ?? 0 }
+        func dropOldest(of tables: [Int64]) -> Bool {
+            var oldest: (table: Int64, variant: KeyVariant, tick: UInt64)?
+            for table in tables {
+                for variant in state.indexes[table]?.rankings.keys ?? [:].keys {
+                    let tick = state.lastUse[table]?[variant] ?? 0
+                    if oldest == nil || tick < oldest!.tick { oldest = (table, variant, tick) }
+                }
+            }
+            guard let oldest else { return false }
+            state.indexes[oldest.table]?.rankings[oldest.variant] = nil
+            state.lastUse[oldest.table]?[oldest.variant] = nil
+            return true
+        }
+        while bytes(table) > limits.rankingBytesPerTable, dropOldest(of: [table]) {}
+        let tables = Array(state.indexes.keys)
+        while tables.reduce(0, { $0 + bytes($1) }) > limits.rankingBytes, dropOldest(of: tables) {}
+    }
+
+    /// What `table`'s index holds now; `nil` when none is loaded.
+    func usage(table: Int64) -> IndexUsage? {
+        state.withLock { state in
+            state.indexes[table].map { index in
+                IndexUsage(rows: index.liveCount, rankings: index.rankings.count,
+                           rankingBytes: index.rankings.values.reduce(0) { $0 + $1.byteCount }, rankingBudget: limits.rankingBytesPerTable)
+            }
+        }
+    }
+
+    /// The key of a background build of `variants` if it should start: not while another one
+    /// runs (one build at a time per store bounds the memory and the cores that requests'
+    /// first pages can set to work). Call ``finishedBuilding(_:)`` with it when done.
     func startBuilding(_ variants: Set<KeyVariant>, table: Int64, schemaVersion: Int64, dataVersion: Int64) -> String? {
         let key = "\(table)/\(schemaVersion)/\(dataVersion)/" + variants.sorted().map(\.columnName).joined(separator: ",")
-        return state.withLock { $0.building.insert(key).inserted } ? key : nil
+        return state.withLock { state in
+            guard state.building.isEmpty else { return false }
+            return state.building.insert(key).inserted
+        } ? key : nil
+    }
+
+    /// The tables whose index is held now (for tests).
+    var loadedTables: Int {
+        state.withLock { $0.indexes.count }
     }
 
     /// The variants whose rankings every kept index holds (for tests).
@@ -104,24 +167,38 @@ final class _TableIndexCache: Sendable {
 
     /// Forgets a table's index (it was dropped or replaced).
     func forget(table: Int64) {
-        state.withLock { _ = $0.indexes.removeValue(forKey: table) }
+        state.withLock { state in
+            state.indexes[table] = nil
+            state.lastUse[table] = nil
+            state.lines[table] = nil
+        }
     }
 
     /// Runs `body`, a page from `index`, directly, or — when `request` searches, which may
-    /// scan every row on every core — after the searching pages before it, its scan done first
-    /// on the low-priority scan threads (``_ScanThreads``) while this task waits: a stream of
-    /// new search terms then keeps one scan going at a time, and sorted pages, which take
-    /// microseconds, are served between and beside them instead of queueing behind several.
+    /// scan every row on every core — after the searches of the same table before it, its scan
+    /// done first on the low-priority scan threads (``_ScanThreads``) while this task waits: a
+    /// stream of new search terms keeps one scan of a table going at a time, searches of other
+    /// tables aren't held up by it, and sorted pages, which take microseconds, are served
+    /// between and beside them. The wait counts in the request's `deadline`; a line already
+    /// ``IndexLimits/waitingSearchesPerTable`` long refuses it (`unavailable`).
     func searching<T: Sendable>(
-        _ request: PageRequest, index: _TableIndex, table: Int64, budget: Duration, _ body: @escaping @Sendable () throws -> T
+        _ request: PageRequest, index: _TableIndex, table: Int64, deadline: _Deadline, _ body: @escaping @Sendable () throws -> T
     ) async throws -> T {
         let searches = !SearchQuery(request.search).isBlank || request.columnSearch.values.contains { !SearchQuery($0).isBlank }
         guard searches else { return try body() }
-        return try await scans.run {
-            let (search, columnSearch, key) = try index.matchesKey(request, table: table)
-            if state.withLock({ $0.matches[key] }) == nil {
+        let (search, columnSearch, key) = try index.matchesKey(request, table: table)
+        if state.withLock({ $0.matches[key] }) != nil { return try body() }
+        let line = state.withLock { state in
+            if let line = state.lines[table] { return line }
+            let line = _Line(maxWaiting: limits.waitingSearchesPerTable)
+            state.lines[table] = line
+            return line
+        }
+        return try await line.run(deadline: deadline) {
+            try deadline.check()
+            if self.state.withLock({ $0.matches[key] }) == nil {
                 _ = try await _ScanThreads.shared.run {
-                    try self.matches(key) { try index.matches(search, columnSearch: columnSearch, budget: budget) }.count
+                    try self.matches(key) { try index.matches(search, columnSearch: columnSearch, deadline: deadline) }.count
                 }
             }
             return try body()
@@ -160,26 +237,6 @@ private struct _Kept<Value> {
     }
 }
 
-/// Runs async work one piece at a time, in the order it arrives.
-///
-/// An actor alone doesn't do this: awaiting a nonisolated async closure leaves the actor, so
-/// a second call would start while the first runs. The actor only guards a flag and a queue of
-/// waiters; the work runs off it.
-actor _Serial {
-    private var busy = false
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
-        while busy { await withCheckedContinuation { waiting.append($0) } }
-        busy = true
-        defer {
-            busy = false
-            if !waiting.isEmpty { waiting.removeFirst().resume() }
-        }
-        return try await body()
-    }
-}
-
 extension _TableIndex {
     /// A request's search and column searches, and the key its matches are kept under (this
     /// table's versions, then each term length-prefixed, so no two searches — terms may hold
@@ -202,13 +259,23 @@ extension _TableIndex {
     ///   search's scan runs over `budget`.
     func tablePage(
         _ request: PageRequest, spec: SortSpec, cursor: KeysetCursor?, secret: Data, cache: _TableIndexCache, table: Int64,
-        budget: Duration = .seconds(5)
+        deadline: _Deadline = _Deadline(.seconds(5))
     ) throws -> TablePage {
         let (search, columnSearch, key) = try matchesKey(request, table: table)
         let versions = "\(table)/\(schemaVersion)/\(dataVersion)"
+        let variants = try spec.keys.map { try Self.variant($0, schema: schema) }
+        let missing = Set(variants).subtracting(rankings.keys)
+        // Each new variant is a ranking to build (and to keep current): a request may ask for a few.
+        guard missing.count <= cache.limits.newVariantsPerRequest else {
+            throw TableStoreError.invalid(
+                "the sort needs \(missing.count) orders the table hasn't built ("
+                    + zip(spec.keys, variants).filter { missing.contains($0.1) }.map(\.0.description).joined(separator: ", ") + "); "
+                    + "one request may ask for at most \(cache.limits.newVariantsPerRequest) new ones")
+        }
+        cache.touch(variants, table: table)
         var filter = key
         var matches = try cache.matches(key) {
-            try self.matches(search, columnSearch: columnSearch, budget: budget)
+            try self.matches(search, columnSearch: columnSearch, deadline: deadline)
         }
         if !request.excluding.isEmpty {
             matches = excluding(request.excluding, from: matches)
@@ -217,7 +284,6 @@ extension _TableIndex {
         // A variant no request has sorted by yet (`title:nocase`): a first page comes from a
         // top-k selection over the cells while its ranking is built in the background, so
         // that first request costs what a ranked one costs, not a full sort.
-        let missing = Set(try spec.keys.map { try Self.variant($0, schema: schema) }).subtracting(rankings.keys)
         if !missing.isEmpty, cursor == nil, request.offset + request.limit < 4_096 {
             // A `random=` order past the kept ones isn't built in the background: it would be dropped.
             let full = rankings.keys.filter(\.isRandom).count >= _TableIndexCache.maxRandomRankings
@@ -235,7 +301,7 @@ extension _TableIndex {
             return try page(Array(slots.dropFirst(request.offset)), request, spec: spec, matches: matches, secret: secret)
         }
         var built: [KeyVariant: _Ranking] = [:]
-        let components = try components(spec, built: &built)
+        let components = try components(spec, built: &built, deadline: deadline)
         cache.remember(built, table: table, schemaVersion: schemaVersion, dataVersion: dataVersion)
         var after: (ordinals: [UInt64], id: Int64)? = nil
         var cursorTexts: [String?] = []

@@ -27,7 +27,7 @@ public final class PostgresTableStore: TableStore {
     /// The cursor-signing key (kept in the database, shared by every server using it).
     let secret: Data
     /// The tables held in memory to answer pages, kept current with every server's writes.
-    let indexes = _TableIndexCache()
+    let indexes: _TableIndexCache
     let inMemoryIndex: Bool
     /// The longest a page's query may run — its SQL (`SET LOCAL statement_timeout`), or a
     /// search's scan of the in-memory index — before the page throws ``TableStoreError/Kind/timedOut``.
@@ -40,12 +40,14 @@ public final class PostgresTableStore: TableStore {
     /// With `inMemoryIndex` (the default), pages sorted by a spec are answered from an
     /// in-memory index of each table, refreshed from the database's change log when another
     /// server wrote; without it, by SQL where the table stores the keys an order needs.
-    /// `queryBudget` bounds a page's SQL (PostgreSQL's `statement_timeout`) and in-memory search.
+    /// `queryBudget` bounds a page's SQL (PostgreSQL's `statement_timeout`) and in-memory work;
+    /// `indexLimits` what the in-memory indexes keep (see ``IndexLimits``).
     public init(
         url: String, schema: String? = nil, maximumConnections: Int = 10, logger: Logger? = nil, inMemoryIndex: Bool = true,
-        queryBudget: Duration = .seconds(5)
+        queryBudget: Duration = .seconds(5), indexLimits: IndexLimits = IndexLimits()
     ) async throws {
         self.inMemoryIndex = inMemoryIndex
+        indexes = _TableIndexCache(limits: indexLimits)
         self.queryBudget = queryBudget
         var configuration = try PostgresClient.Configuration(url: url)
         configuration.options.maximumConnections = maximumConnections
@@ -94,8 +96,34 @@ public final class PostgresTableStore: TableStore {
         }
     }
 
+    public func catalog() async throws -> [TableCatalogEntry] {
+        try await transaction { session in
+            try await session.rows("SELECT schema, row_count FROM sortkit_table ORDER BY id").map { row in
+                TableCatalogEntry(schema: try TableSchema.decode(row[0].decode(String.self)), rowCount: Int(try row[1].decode(Int64.self)))
+            }
+        }
+    }
+
     public func schema(of table: String) async throws -> TableSchema {
         try await transaction { session in try await Self.info(table, session).schema }
+    }
+
+    public func indexUsage(of table: String) async throws -> IndexUsage? {
+        let id = try await transaction { session in try await Self.info(table, session).id }
+        return indexes.usage(table: id)
+    }
+
+    public func dropTable(_ table: String) async throws {
+        let id = try await transaction { session in
+            let info = try await Self.info(table, session, lock: true)
+            try await session.execute("DROP TABLE \(info.physical)")
+            try await session.execute("DELETE FROM ordered_item WHERE list = $1", [.text(info.list)])
+            try await session.execute("DELETE FROM ordered_list WHERE list = $1", [.text(info.list)])
+            try await session.execute("DELETE FROM sortkit_change WHERE table_id = $1", [.integer(info.id)])
+            try await session.execute("DELETE FROM sortkit_table WHERE id = $1", [.integer(info.id)])
+            return info.id
+        }
+        indexes.forget(table: id)
     }
 
     public func createTable(_ schema: TableSchema) async throws {
@@ -304,6 +332,8 @@ public final class PostgresTableStore: TableStore {
     // MARK: Pages
 
     public func page(of table: String, _ request: PageRequest) async throws -> TablePage {
+        // The budget runs from here: a wait for a search before this one counts in it.
+        let deadline = _Deadline(queryBudget)
         let cursor = try request.checkedCursor(secret: secret)
         let info = try await transaction { session in try await Self.info(table, session) }
         // A manual order not written out yet is id order.
@@ -313,9 +343,9 @@ public final class PostgresTableStore: TableStore {
         // index whatever the setting.
         if case .spec(let spec) = request.order, inMemoryIndex || !ordering.variants.isSubset(of: info.variants) {
             let index = try await self.index(of: info)
-            let (secret, indexes, budget) = (secret, indexes, queryBudget)
-            return try await indexes.searching(request, index: index, table: info.id, budget: budget) {
-                try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, budget: budget)
+            let (secret, indexes) = (secret, indexes)
+            return try await indexes.searching(request, index: index, table: info.id, deadline: deadline) {
+                try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, deadline: deadline)
             }
         }
         let query = try PageQuery(request, info: info, ordering: ordering)

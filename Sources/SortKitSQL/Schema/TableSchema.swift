@@ -135,6 +135,11 @@ public struct TableStoreError: Error, Hashable, CustomStringConvertible {
     }
 
     /// A table named `name` exists already.
+    /// A table (or a CSV header) with more columns than ``TableSchema/maxColumns``.
+    public static func tooManyColumns(_ count: Int) -> TableStoreError {
+        TableStoreError(.invalid, "line 1: the table has \(count) columns; the most is \(TableSchema.maxColumns)")
+    }
+
     public static func tableExists(_ name: String) -> TableStoreError {
         TableStoreError(.conflict, "a table named '\(name)' exists already")
     }

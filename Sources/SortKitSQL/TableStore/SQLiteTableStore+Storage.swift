@@ -66,8 +66,14 @@ extension SQLiteTableStore {
         try schema.validateDefinition()
         guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sortkit_table WHERE name = ?", arguments: [schema.name]) == 0
         else { throw TableStoreError.tableExists(schema.name) }
+        // Above every id given before, dropped tables' included (see dropTable).
         try db.execute(
-            sql: "INSERT INTO sortkit_table (name, schema, manual_ready) VALUES (?, ?, ?)", arguments: [schema.name, schema.json, manualReady])
+            sql: """
+                INSERT INTO sortkit_table (id, name, schema, manual_ready) VALUES (max(
+                  (SELECT coalesce(max(id), 0) FROM sortkit_table),
+                  (SELECT coalesce(max(CAST(value AS INTEGER)), 0) FROM sortkit_meta WHERE key = 'last-table-id')) + 1, ?, ?, ?)
+                """,
+            arguments: [schema.name, schema.json, manualReady])
         var info = _TableInfo(id: db.lastInsertedRowID, schema: schema, variants: try schema.requiredVariants(.sqlite))
         info.manualReady = manualReady
         var columns = ["id INTEGER PRIMARY KEY"]

@@ -23,7 +23,7 @@ public final class SQLiteTableStore: TableStore {
     /// The cursor-signing key (kept in the file, so cursors outlive restarts).
     let secret: Data
     /// The tables held in memory to answer pages (see ``init(path:busyTimeout:inMemoryIndex:)``).
-    let indexes = _TableIndexCache()
+    let indexes: _TableIndexCache
     let inMemoryIndex: Bool
     /// The longest a page's query may run — its SQL (interrupted), or a search's scan of the
     /// in-memory index (stopped) — before the page throws ``TableStoreError/Kind/timedOut``.
@@ -37,9 +37,16 @@ public final class SQLiteTableStore: TableStore {
     ///     each table (the default: every order, offset and search at interactive speed on
     ///     millions of rows, about twice the table's text in memory) rather than by SQL
     ///     (`ORDER BY`; keys that aren't stored are computed in the query).
-    ///   - queryBudget: The longest a page's SQL or in-memory search may run before it stops.
-    public init(path: String, busyTimeout: TimeInterval = 10, inMemoryIndex: Bool = true, queryBudget: Duration = .seconds(5)) throws {
+    ///   - queryBudget: The longest a page's SQL or in-memory work (a search, a ranking build, a
+    ///     sort) may take before it stops, counted from when the page was asked for.
+    ///   - indexLimits: What the in-memory indexes keep, and the work one request may start
+    ///     (see ``IndexLimits``).
+    public init(
+        path: String, busyTimeout: TimeInterval = 10, inMemoryIndex: Bool = true, queryBudget: Duration = .seconds(5),
+        indexLimits: IndexLimits = IndexLimits()
+    ) throws {
         self.inMemoryIndex = inMemoryIndex
+        indexes = _TableIndexCache(limits: indexLimits)
         self.queryBudget = queryBudget
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
@@ -118,8 +125,38 @@ public final class SQLiteTableStore: TableStore {
         }
     }
 
+    public func catalog() async throws -> [TableCatalogEntry] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT schema, row_count FROM sortkit_table ORDER BY id").map { row in
+                TableCatalogEntry(schema: try TableSchema.decode(row[0]), rowCount: row[1])
+            }
+        }
+    }
+
     public func schema(of table: String) async throws -> TableSchema {
         try await database.read { db in try Self.info(table, db).schema }
+    }
+
+    public func indexUsage(of table: String) async throws -> IndexUsage? {
+        let id = try await database.read { db in try Self.info(table, db).id }
+        return indexes.usage(table: id)
+    }
+
+    public func dropTable(_ table: String) async throws {
+        let id = try await write { db in
+            let info = try Self.info(table, db)
+            try db.execute(sql: "DROP TABLE \(info.physical)")
+            try db.execute(sql: "DELETE FROM ordered_item WHERE list = ?", arguments: [info.list])
+            try db.execute(sql: "DELETE FROM sortkit_change WHERE table_id = ?", arguments: [info.id])
+            try db.execute(sql: "DELETE FROM sortkit_table WHERE id = ?", arguments: [info.id])
+            // Table ids are never given again (an index another process keeps for this id
+            // must not pass for a new table's): the highest one ever given is kept.
+            try db.execute(
+                sql: "INSERT INTO sortkit_meta (key, value) VALUES ('last-table-id', ?) ON CONFLICT (key) DO UPDATE SET value = max(CAST(value AS INTEGER), excluded.value)",
+                arguments: [info.id])
+            return info.id
+        }
+        indexes.forget(table: id)
     }
 
     public func createTable(_ schema: TableSchema) async throws {
@@ -319,13 +356,15 @@ public final class SQLiteTableStore: TableStore {
     // MARK: Pages
 
     public func page(of table: String, _ request: PageRequest) async throws -> TablePage {
+        // The budget runs from here: a wait for a search before this one counts in it.
+        let deadline = _Deadline(queryBudget)
         let cursor = try request.checkedCursor(secret: secret)
         let info = try await database.read { db in try Self.info(table, db) }
         if inMemoryIndex, case .spec(let spec) = request.order {
             let index = try await self.index(of: info)
-            let (secret, indexes, budget) = (secret, indexes, queryBudget)
-            return try await indexes.searching(request, index: index, table: info.id, budget: budget) {
-                try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, budget: budget)
+            let (secret, indexes) = (secret, indexes)
+            return try await indexes.searching(request, index: index, table: info.id, deadline: deadline) {
+                try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, deadline: deadline)
             }
         }
         // A manual order not written out yet is id order.

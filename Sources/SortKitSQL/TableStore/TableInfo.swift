@@ -104,8 +104,9 @@ extension TableSchema {
 
     /// Checks names: not empty, no duplicates, presets naming known columns.
     func validateDefinition() throws {
-        guard !name.isEmpty else { throw TableStoreError.invalid("a table needs a name") }
+        try Self.checkName(name)
         guard !columns.isEmpty else { throw TableStoreError.invalid("table '\(name)' needs at least one column") }
+        guard columns.count <= Self.maxColumns else { throw TableStoreError.tooManyColumns(columns.count) }
         var seen: Set<String> = []
         for column in columns {
             guard !column.name.isEmpty else { throw TableStoreError.invalid("line 1: a column of '\(name)' has no name") }
@@ -117,6 +118,37 @@ extension TableSchema {
             }
         }
         for spec in presets.values { try validate(spec) }
+    }
+
+    /// The most columns a table may have. Each column takes up to three stored columns (its
+    /// text, its typed value, a sort key), and SQLite allows 2,000 per table, PostgreSQL 1,600.
+    public static let maxColumns = 500
+
+    /// Throws ``TableStoreError`` (`invalid`) for a name no table may have: empty, over 128
+    /// scalars, `.` or `..`, with a control or format character (zero-width, bidi controls:
+    /// text that shows as another name), a line or paragraph separator, a private-use,
+    /// unassigned or noncharacter code point, or spaces at either end. Names are compared as stored: give them in NFC, as the server does.
+    ///
+    ///     try TableSchema.checkName("books\u{200B}")   // throws: a format character U+200B
+    public static func checkName(_ name: String) throws {
+        guard !name.isEmpty else { throw TableStoreError.invalid("a table needs a name") }
+        let scalars = name.unicodeScalars
+        // Counted in scalars: a name of one letter and 100,000 combining marks is one Character.
+        guard scalars.count <= 128 else { throw TableStoreError.invalid("a table name has at most 128 characters; this one has \(scalars.count)") }
+        guard name != ".", name != ".." else { throw TableStoreError.invalid("'\(name)' can't name a table: its page address would be a folder's") }
+        if let bad = scalars.first(where: { scalar in
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned, .privateUse: true
+            default: scalar.properties.isNoncharacterCodePoint
+            }
+        }) {
+            let hex = "U+" + String(bad.value, radix: 16, uppercase: true).leftPadded(to: 4)
+            throw TableStoreError.invalid(
+                "a table name has no control characters, format characters (zero-width, bidi controls) or unassigned ones; this one holds \(hex)")
+        }
+        if scalars.first!.properties.isWhitespace || scalars.last!.properties.isWhitespace {
+            throw TableStoreError.invalid("a table name can't start or end with a space")
+        }
     }
 
     /// The stored key columns a table needs: those its presets read, for their indexes. Other
@@ -201,5 +233,12 @@ struct _ImportRows {
             try visit(.value(key.value(of: String(decoding: views[key.column][record], as: UTF8.self))))
         }
         try visit(.folded(views[views.count - 1][record]))
+    }
+}
+
+extension String {
+    /// The text with `0`s before it up to `width` characters.
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

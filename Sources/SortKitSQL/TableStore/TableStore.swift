@@ -12,8 +12,14 @@ import SortKit
 public protocol TableStore: Sendable {
     /// Every table's schema, by name.
     func tables() async throws -> [TableSchema]
+    /// Every table's schema and row count, from the catalog alone: no table is read and no
+    /// index loaded, so a list of a thousand tables costs one query.
+    func catalog() async throws -> [TableCatalogEntry]
     /// The schema of `table`.
     func schema(of table: String) async throws -> TableSchema
+    /// What `table`'s in-memory index holds now (rows, rankings and their bytes against their
+    /// budget); `nil` when no index of it is loaded (or the store keeps none).
+    func indexUsage(of table: String) async throws -> IndexUsage?
     /// Creates an empty table.
     func createTable(_ schema: TableSchema) async throws
     /// Creates table `name` from CSV (header first, types inferred), all rows or none.
@@ -43,10 +49,29 @@ public protocol TableStore: Sendable {
     ///
     ///     try await store.move([7, 3, 9], in: "books", to: .after(12), keepingOrder: false)   // 12, 7, 3, 9
     func move(_ ids: [Int64], in table: String, to destination: MoveDestination, keepingOrder: Bool) async throws
+    /// Deletes `table` — its rows, presets, manual order and change log — in one
+    /// transaction, and forgets its in-memory index. Its id is never given to another table.
+    ///
+    /// - Throws: ``TableStoreError`` (`notFound`) for an unknown table.
+    func dropTable(_ table: String) async throws
     /// Changes a table's schema in one transaction that keeps every row, and returns the new
     /// schema (see ``SchemaChange``).
     @discardableResult
     func alter(_ table: String, _ changes: [SchemaChange]) async throws -> TableSchema
+}
+
+/// A table as the catalog lists it.
+public struct TableCatalogEntry: Sendable, Hashable {
+    /// The table's schema.
+    public var schema: TableSchema
+    /// Its rows, as the catalog counts them (kept in the same transaction as every write).
+    public var rowCount: Int
+
+    /// An entry.
+    public init(schema: TableSchema, rowCount: Int) {
+        self.schema = schema
+        self.rowCount = rowCount
+    }
 }
 
 /// One stored row: its id and each column's text (blank for null), in schema order.

@@ -444,6 +444,23 @@
     if (event.target.name === "preset" || event.target.name === "size") load(formURL(form, { page: "" }));
   });
 
+  // The start page: Delete removes a table after a confirmation that names it.
+  document.addEventListener("click", async (event) => {
+    const button = event.target.closest && event.target.closest("button.delete-table");
+    if (!button) return;
+    const name = button.closest("li").dataset.table;
+    if (!confirm("Delete the table \u201c" + name + "\u201d and all its rows? This can't be undone.")) return;
+    try {
+      await send("DELETE", "/api/tables/" + encodeURIComponent(name));
+      try {
+        localStorage.removeItem(savedKey(name));
+        localStorage.removeItem(layoutKey(name));
+      } catch (e) { /* storage off */ }
+      button.closest("li").remove();
+      status("Deleted table " + name);
+    } catch (error) { status(error.message, true); }
+  });
+
   // Import a CSV file as a new table: the name defaults to the file's stem.
   document.addEventListener("change", (event) => {
     if (event.target.name !== "file" || !event.target.form || event.target.form.id !== "import-csv") return;

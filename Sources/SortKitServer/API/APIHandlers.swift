@@ -10,32 +10,23 @@ struct APIHandlers: Sendable {
     let server: SortKitServer
     var store: any TableStore { server.store }
 
-    /// Runs a handler, turning any error into a JSON error reply. An internal error's details
-    /// are logged under a request id, and the client gets only the id.
-    func respond(_ context: some RequestContext, _ body: () async throws -> Reply) async throws -> Response {
-        do {
-            return try await body().response
-        } catch {
-            return Self.errorResponse(error, logger: context.logger)
-        }
+    /// The view the request's query names, parsed once (checked against the limits).
+    func viewQuery(_ request: Request) throws -> ViewQuery {
+        try ViewQuery(FormParameters(request.uri.query ?? "", limit: server.limits.maxParameters), limits: server.limits)
     }
 
-    /// `{"error": …}` for `error`; internal ones logged with a request id.
-    static func errorResponse(_ error: any Error, logger: Logger) -> Response {
-        let error = APIError(error)
-        guard error.isInternal || error.status == .serviceUnavailable else { return Reply.error(error.status, error.message) }
-        // Hummingbird's per-request id, which its log lines for the request carry too.
-        let id = logger[metadataKey: "hb.request.id"].map { "\($0)" } ?? String(UInt64.random(in: 0...UInt64.max), radix: 16)
-        logger.error("request \(id): \(error.status.code) \(error.message)")
-        let message = error.isInternal ? "internal error; the server's log has the details under request id \(id)" : error.message
-        return Reply.json(.object([("error", .string(message)), ("request", .string(id))]), status: error.status).response
-    }
-
+    /// `GET /api/tables`: each table's columns, sort settings, presets, row count (from the
+    /// catalog) and what its in-memory index holds against its budget (`null` while none is
+    /// loaded).
     func tables() async throws -> Reply {
-        .json(.object([("tables", .array(try await store.tables().map { schema in
+        var tables: [JSON] = []
+        for entry in try await store.catalog() {
+            let schema = entry.schema
             let settings = server.settings(for: schema.name)
-            return .object([
+            let usage = try await store.indexUsage(of: schema.name)
+            tables.append(.object([
                 ("name", .string(schema.name)),
+                ("rows", .integer(Int64(entry.rowCount))),
                 ("columns", .array(schema.columns.map { column in
                     var fields: [(String, JSON)] = [("name", .string(column.name)), ("type", .string(column.type.rawValue)), ("sortable", .bool(true))]
                     if let cycle = settings.cycles[column.name] { fields.append(("cycle", .string(cycle.description))) }
@@ -45,22 +36,28 @@ struct APIHandlers: Sendable {
                 ("fixed", .object([("before", .string(settings.rules.before.description)), ("after", .string(settings.rules.after.description))])),
                 ("pinned", .array(settings.pinned.ids.map(JSON.integer))),
                 ("maxSortKeys", settings.maxKeys.map { .integer(Int64($0)) } ?? .null),
+                ("index", usage.map { usage in
+                    .object([
+                        ("rows", .integer(Int64(usage.rows))), ("rankings", .integer(Int64(usage.rankings))),
+                        ("rankingBytes", .integer(Int64(usage.rankingBytes))), ("rankingBudget", .integer(Int64(usage.rankingBudget))),
+                    ])
+                } ?? .null),
                 ("presets", .array(
                     schema.presets.keys.sorted().map { name in
                         .object([("name", .string(name)), ("sort", .string(schema.presets[name]!.description))])
-                    } + [.object([("name", .string("My order")), ("sort", .string("manual"))])])),
-            ])
-        }))]))
+                    } + [.object([("name", .string(TableOrder.manualPresetName)), ("sort", .string("manual"))])])),
+            ]))
+        }
+        return .json(.object([("tables", .array(tables))]))
     }
 
-    /// `GET /api/tables/{table}/rows?sort=…|preset=…&q=…&limit=…&offset=…|after=…`.
-    func rows(_ table: String, query: String) async throws -> Reply {
-        let form = FormParameters(query, limit: server.limits.maxParameters)
-        var (schema, request) = try await view(table, form)
-        request.limit = min(try integer(form["limit"], name: "limit", default: 50), server.maxPageSize)
-        request.offset = try integer(form["offset"], name: "offset", default: 0)
-        request.after = form["after"].flatMap { $0.isEmpty ? nil : $0 }
-        let explain = try flag(form["explain"], name: "explain")
+    /// `GET /api/tables/{table}/rows?sort=…|preset=…&q=…&filter[COLUMN]=…&limit=…&offset=…|after=…`.
+    func rows(_ table: String, query: ViewQuery) async throws -> Reply {
+        let schema = try await store.schema(of: table)
+        var request = try query.resolved(against: schema, server: server)
+        request.limit = try query.limit(default: 50, cap: server.maxPageSize)
+        request.offset = try query.offset()
+        request.after = query.after
         let page = try await self.page(table, request)
         var fields: [(String, JSON)] = [
             ("rows", .array(page.rows.map { Self.json($0, schema) })),
@@ -68,42 +65,8 @@ struct APIHandlers: Sendable {
             ("filtered", .integer(Int64(page.filtered))),
             ("next", page.next.map(JSON.string) ?? .null),
         ]
-        if explain { fields.append(("explain", self.explain(page.rows, order: request.order, schema: schema))) }
+        if query.explain { fields.append(("explain", self.explain(page.rows, order: request.order, schema: schema))) }
         return .json(.object(fields))
-    }
-
-    /// The view a query names on `table` — `sort` or `preset`, `q`, `filter[COLUMN]` — checked:
-    /// the table's schema and a request for the view's first rows (the caller sets limit,
-    /// offset and cursor).
-    func view(_ table: String, _ form: FormParameters) async throws -> (schema: TableSchema, request: PageRequest) {
-        try form.checkLimit(server.limits.maxParameters)
-        let schema = try await store.schema(of: table)
-        let order = try self.order(schema, sort: form["sort"], preset: form["preset"])
-        let search = form["q"] ?? ""
-        try checkSearch(search, name: "q")
-        return (schema, PageRequest(order: order, search: search, columnSearch: try filters(form, schema: schema)))
-    }
-
-    /// Per-column filters, `filter[COLUMN]=TEXT` (multi-term, folded, matched against that
-    /// column only; blank ones ignored, a repeated one's first value counts).
-    ///
-    /// - Throws: 400 naming an unknown column or a filter over the search limits.
-    func filters(_ form: FormParameters, schema: TableSchema) throws -> [String: String] {
-        var filters: [String: String] = [:]
-        var terms = 0
-        for (key, value) in form.pairs where key.hasPrefix("filter[") && key.hasSuffix("]") && key.count > 8 {
-            let column = String(key.dropFirst(7).dropLast())
-            guard schema.columns.contains(where: { $0.name == column }) else {
-                throw APIError.badRequest("filter[\(column.prefix(40))]: table '\(schema.name)' has no such column (columns: \(schema.columns.map(\.name).joined(separator: ", ")))")
-            }
-            guard filters[column] == nil else { continue }
-            terms += try checkSearch(value, name: "filter[\(column)]")
-            guard terms <= server.limits.maxSearchTerms else {
-                throw APIError.badRequest("the filters have more than \(server.limits.maxSearchTerms) words in all")
-            }
-            if !SearchQuery(value).isBlank { filters[column] = value }
-        }
-        return filters
     }
 
     /// `GET /api/tables/{table}/rows.csv?sort=…|preset=…&q=…&filter[COLUMN]=…`: the view as
@@ -112,21 +75,25 @@ struct APIHandlers: Sendable {
     /// Bad parameters are answered (400/404) before the first byte; a failure later cuts the
     /// download short (the client sees an incomplete transfer, never a partial file as a
     /// complete one).
-    func csv(_ table: String, query: String) async throws -> Response {
-        let (schema, viewRequest) = try await view(table, FormParameters(query, limit: server.limits.maxParameters))
-        var firstRequest = viewRequest
+    func csv(_ table: String, query: ViewQuery) async throws -> Response {
+        let schema = try await store.schema(of: table)
+        var firstRequest = try query.resolved(against: schema, server: server)
         firstRequest.limit = server.limits.exportBatchRows
         let first = try await page(table, firstRequest)
         let header = schema.columns.map(\.name)
+        // Text cells a spreadsheet would run as formulas are defused unless asked not to;
+        // numbers in number columns keep their sign.
+        let types = query.keepsFormulas ? nil : schema.columns.map(\.type)
         let handlers = self
         let body = ResponseBody { [firstRequest] writer in
             var request = firstRequest
-            try await writer.write(ByteBuffer(string: CSV.format([header] + first.rows.map(\.cells))))
+            try await writer.write(ByteBuffer(string: CSVDownload.format([header], types: types.map { $0.map { _ in .string } })
+                                                + CSVDownload.format(first.rows.map(\.cells), types: types)))
             var next = first.next
             while let cursor = next {
                 request.after = cursor
                 let page = try await handlers.page(table, request)
-                try await writer.write(ByteBuffer(string: CSV.format(page.rows.map(\.cells))))
+                try await writer.write(ByteBuffer(string: CSVDownload.format(page.rows.map(\.cells), types: types)))
                 next = page.next
             }
             try await writer.finish(nil)
@@ -139,19 +106,21 @@ struct APIHandlers: Sendable {
 
     /// `POST /api/tables?name=NAME[&delimiter=C]` with a `text/csv` body: a new table, types
     /// inferred, rows 1…n in file order, in one transaction. 201 with the table; 400 naming the
-    /// line for malformed CSV (nothing created), 409 when the name is taken, 503 when
+    /// line for malformed CSV, or the problem with the name or the header (nothing created);
+    /// 409 when the name is taken (also as another Unicode spelling of it); 413 for a body over
+    /// the limit (announced by `Content-Length`, refused before it is read); 503 when
     /// ``RequestLimits/maxConcurrentImports`` imports are already running.
-    func importTable(query: String, body readBody: () async throws -> [UInt8]) async throws -> Reply {
+    func importTable(query: String, contentLength: Int?, body readBody: () async throws -> [UInt8]) async throws -> Reply {
         let form = FormParameters(query, limit: server.limits.maxParameters)
         try form.checkLimit(server.limits.maxParameters)
-        guard let name = form["name"], !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let given = form["name"], !given.unicodeScalars.allSatisfy(\.properties.isWhitespace) else {
             throw APIError.badRequest("name the new table: POST /api/tables?name=NAME with the CSV as the body")
         }
-        // Counted in scalars: a name of one letter and 100,000 combining marks is one Character.
-        guard name.unicodeScalars.count <= 128, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control || $0 == "/" }) else {
-            throw APIError.badRequest("a table name has at most 128 characters and no control characters or '/'")
-        }
-        guard name != ".", name != ".." else { throw APIError.badRequest("'\(name)' can't name a table: its page address would be a folder's") }
+        // Names are stored in NFC, so two spellings of one name are one table.
+        let name = given.precomposedStringWithCanonicalMapping
+        // A '/' would make the table's page address look like a folder's.
+        guard !name.unicodeScalars.contains("/") else { throw APIError.badRequest("a table name has no control characters or '/'") }
+        try TableSchema.checkName(name)
         var delimiter = UInt8(ascii: ",")
         if let text = form["delimiter"], !text.isEmpty {
             let byte = text == "tab" ? 0x09 : text.utf8.count == 1 ? text.utf8.first! : 0
@@ -160,6 +129,10 @@ struct APIHandlers: Sendable {
             }
             delimiter = byte
         }
+        if let contentLength, contentLength > server.limits.maxImportBytes {
+            throw APIError(status: .contentTooLarge, message: "the body is over \(server.limits.maxImportBytes) bytes")
+        }
+        if try await store.tables().contains(where: { $0.name == name }) { throw TableStoreError.tableExists(name) }
         // The body is read only once the name and delimiter are good, and a slot is free.
         let limit = max(1, server.limits.maxConcurrentImports)
         guard server.imports.take(limit: limit) else {
@@ -170,13 +143,20 @@ struct APIHandlers: Sendable {
         let body = try await readBody()
         guard !body.isEmpty else { throw APIError.badRequest("the CSV is empty: send a header row and the rows") }
         let schema = try await store.importCSV(body, as: name, delimiter: delimiter, presets: [:])
-        let count = try await store.page(of: name, PageRequest(limit: 0)).total
+        let count = try await store.catalog().first { $0.schema.name == name }?.rowCount ?? 0
         return .json(.object([
             ("name", .string(schema.name)),
             ("columns", .array(schema.columns.map { .object([("name", .string($0.name)), ("type", .string($0.type.rawValue))]) })),
             ("rows", .integer(Int64(count))),
-            ("url", .string("/tables/" + HTML.query(schema.name))),
+            ("url", .string(URLText.tablePage(schema.name))),
         ]), status: .created)
+    }
+
+    /// `DELETE /api/tables/{table}`: the table, its rows, presets, manual order and index, in
+    /// one transaction. 204; 404 for an unknown table.
+    func dropTable(_ table: String) async throws -> Reply {
+        try await store.dropTable(table)
+        return .empty
     }
 
     private static let attributeCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
@@ -239,15 +219,6 @@ struct APIHandlers: Sendable {
             fields.append(("text", .string(why.description)))
             return .object(fields)
         })
-    }
-
-    /// A boolean parameter: absent, empty, `0` or `false` is off; `1` or `true` on.
-    func flag(_ text: String?, name: String) throws -> Bool {
-        switch text {
-        case nil, "", "0", "false": return false
-        case "1", "true": return true
-        case let text?: throw APIError.badRequest("\(name) must be 1 or 0, got '\(text.prefix(40))'")
-        }
     }
 
     func insert(_ table: String, body: [UInt8]) async throws -> Reply {
@@ -331,67 +302,8 @@ struct APIHandlers: Sendable {
 
     // MARK: Parameters
 
-    /// Checks a search text against the limits — at most ``RequestLimits/maxTextLength``
-    /// characters and ``RequestLimits/maxSearchTerms`` words — and returns its number of words.
-    @discardableResult
-    func checkSearch(_ text: String?, name: String) throws -> Int {
-        guard let text else { return 0 }
-        let limits = server.limits
-        guard text.utf8.count <= limits.maxTextLength else {
-            throw APIError.badRequest("\(name) is \(text.utf8.count) bytes long; the most is \(limits.maxTextLength)")
-        }
-        let terms = SearchQuery(text).terms.count
-        guard terms <= limits.maxSearchTerms else {
-            throw APIError.badRequest("\(name) has \(terms) words; the most is \(limits.maxSearchTerms)")
-        }
-        return terms
-    }
-
-    /// Throws a 400 when `spec` has more keys, or an `enum=` more values, than the limits allow.
-    func checkLimits(_ spec: SortSpec, name: String) throws {
-        let limits = server.limits
-        guard spec.keys.count <= limits.maxSortKeys else {
-            throw APIError.badRequest("\(name) has \(spec.keys.count) sort keys; the most is \(limits.maxSortKeys)")
-        }
-        for key in spec.keys {
-            if let values = key.enumOrder, values.count > limits.maxEnumValues {
-                throw APIError.badRequest("\(name): enum= of column '\(key.column)' lists \(values.count) values; the most is \(limits.maxEnumValues)")
-            }
-        }
-    }
-
-    func order(_ schema: TableSchema, sort: String?, preset: String?) throws -> TableOrder {
-        if let preset, !preset.isEmpty {
-            if preset == "manual" || preset == "My order" { return .manual }
-            guard let spec = schema.presets[preset] else {
-                let known = (schema.presets.keys.sorted() + ["My order"]).joined(separator: ", ")
-                throw APIError.badRequest("unknown preset '\(preset)' (presets: \(known))")
-            }
-            return .spec(spec)
-        }
-        guard let sort, !sort.trimmingCharacters(in: .whitespaces).isEmpty else { return .spec(SortSpec()) }
-        if sort == "manual" { return .manual }
-        guard sort.utf8.count <= server.limits.maxTextLength else {
-            throw APIError.badRequest("sort is \(sort.utf8.count) bytes long; the most is \(server.limits.maxTextLength)")
-        }
-        var spec = try SortSpec(parsing: sort)
-        try checkLimits(spec, name: "sort")
-        // Keys name columns as the schema does ("TITLE" is "title"), so rules and explanations
-        // find them; a table's key cap keeps the first keys, as its headers show.
-        for index in spec.keys.indices { spec.keys[index].column = schema.columns[try schema.columnIndex(spec.keys[index].column)].name }
-        return .spec(server.settings(for: schema.name).headerState(spec).spec)
-    }
-
-    func integer(_ text: String?, name: String, default value: Int) throws -> Int {
-        guard let text, !text.isEmpty else { return value }
-        guard let number = Int(text), number >= 0 else {
-            throw APIError.badRequest("\(name) must be a whole number, 0 or more; got '\(text)'")
-        }
-        return number
-    }
-
     func rowID(_ text: String, table: String) throws -> Int64 {
-        guard let id = Int64(text) else { throw APIError.notFound("table '\(table)' has no row '\(text)'") }
+        guard let id = Int64(text) else { throw APIError.notFound("table '\(table)' has no row '\(text.prefix(40))'") }
         return id
     }
 

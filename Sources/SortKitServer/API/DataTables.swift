@@ -1,3 +1,4 @@
+import DataTableKit
 import Foundation
 import HTTPTypes
 import SortKit
@@ -40,7 +41,7 @@ extension APIHandlers {
     /// A cell with its text HTML-escaped (numbers, booleans and null as they are).
     static func escaped(_ pair: (String, JSON)) -> (String, JSON) {
         guard case .string(let text) = pair.1 else { return pair }
-        return (pair.0, .string(HTML.escape(text)))
+        return (pair.0, .string(HTMLEscaping.escape(text)))
     }
 
     /// The reply `{draw, recordsTotal, recordsFiltered, data}`, or `{draw, error}` for a bad
@@ -55,7 +56,7 @@ extension APIHandlers {
             var columnSearch: [String: String] = [:]
             // Words of the global and every column search count against one limit.
             let search = form["search[value]"] ?? ""
-            var terms = try checkSearch(search, name: "search[value]")
+            var terms = try ViewQuery.checkSearch(search, name: "search[value]", limits: limits)
             while let data = form["columns[\(columns.count)][data]"] {
                 let index = columns.count
                 guard index < limits.maxDataTablesColumns else {
@@ -67,7 +68,7 @@ extension APIHandlers {
                 columns.append(column)
                 if let column, let text = form["columns[\(index)][search][value]"], !text.isEmpty,
                    form["columns[\(index)][searchable]"] != "false" {
-                    terms += try checkSearch(text, name: "columns[\(index)][search][value]")
+                    terms += try ViewQuery.checkSearch(text, name: "columns[\(index)][search][value]", limits: limits)
                     columnSearch[column] = text
                     guard terms <= limits.maxSearchTerms else {
                         throw APIError.badRequest("the searches have more than \(limits.maxSearchTerms) words in all")
@@ -101,7 +102,7 @@ extension APIHandlers {
             }
             // The table's key cap keeps the first keys, as a header state does.
             keys = server.settings(for: table).headerState(SortSpec(keys)).keys
-            let start = try integer(form["start"], name: "start", default: 0)
+            let start = try ViewQuery.whole(form["start"], name: "start", default: 0)
             let lengthText = form["length"] ?? "10"
             guard let length = Int(lengthText), length >= -1 else {
                 throw APIError.badRequest("length must be -1 (all) or a whole number, got '\(lengthText)'")

@@ -1,0 +1,199 @@
+import Foundation
+import SortKit
+import SortKitSQL
+
+/// The server-rendered pages: a view model per page, rendered by the templates in
+/// `Templates/` (``PageTemplates``), which escape every value. Every link and form works
+/// without JavaScript; `app.js` then swaps the view in place.
+struct Pages {
+    let server: SortKitServer
+
+    /// The start page: each table with its row count (from the catalog: listing tables loads
+    /// no index) and columns, a Delete button, and the CSV import.
+    func index() async throws -> Reply {
+        let tables = try await server.store.catalog().map { entry in
+            IndexModel.Table(
+                name: entry.schema.name, href: URLText.tablePage(entry.schema.name), rows: entry.rowCount,
+                columns: entry.schema.columns.map(\.name).joined(separator: ", "))
+        }
+        return .html(PageTemplates.shared.render(IndexModel(title: "SortKit", tables: tables), template: "index"))
+    }
+
+    /// A table's page for the view `query` names.
+    func table(_ name: String, query: ViewQuery) async throws -> Reply {
+        let api = APIHandlers(server: server)
+        let schema = try await server.store.schema(of: name)
+        var request = try query.resolved(against: schema, server: server)
+        var state = query
+        let order = request.order
+        // A sort that equals a preset shows that preset as selected.
+        if state.preset.isEmpty, case .spec(let spec) = order, let match = schema.presets.first(where: { $0.value == spec }) {
+            state.preset = match.key
+        }
+        // One read gives the page and its counts; a page past the end is read again as the last.
+        request.limit = state.size
+        request.offset = (state.page - 1) * state.size
+        var page = try await api.page(name, request)
+        let pageCount = max(1, (page.filtered + state.size - 1) / state.size)
+        if state.page > pageCount {
+            state.page = pageCount
+            request.offset = (state.page - 1) * state.size
+            page = try await api.page(name, request)
+        }
+        let isManual = order == .manual
+        let spec: SortSpec = if case .spec(let spec) = order { spec } else { SortSpec() }
+        let settings = server.settings(for: name)
+        let headerState = settings.headerState(spec)
+        let pinned = Set(settings.pinned.ids)
+        let path = URLText.tablePage(name)
+
+        let headers = schema.columns.map { column -> TableModel.Header in
+            let modifiers = server.headerModifiers[name]?[column.name].flatMap {
+                try? SortSpec(parsing: "x:" + $0).keys.first?.modifiers
+            } ?? []
+            var plain = headerState, additive = headerState
+            plain.tap(column.name, modifiers: modifiers)
+            additive.tap(column.name, additive: true, modifiers: modifiers)
+            let direction = headerState.direction(of: column.name)
+            var indicator = ""
+            if let direction {
+                indicator = direction == .ascending ? "▲" : "▼"
+                if headerState.keys.count > 1, let priority = headerState.priority(of: column.name) { indicator += "\(priority)" }
+            }
+            // Sorted columns are marked by priority, as DataTables' orderClasses.
+            let sortedClasses = headerState.priority(of: column.name).map { ["sorted", "sorted-\($0)"] } ?? []
+            let classes = (column.type.isNumeric ? ["num"] : []) + sortedClasses
+            // In a multi-key sort, × takes this key out and keeps the others.
+            var removeHref: String?
+            if headerState.keys.count > 1, direction != nil {
+                var without = headerState
+                without.remove(column.name)
+                removeHref = state.url(path, sort: without.spec.description)
+            }
+            return TableModel.Header(
+                name: column.name, ariaSort: direction.map { $0 == .ascending ? "ascending" : "descending" } ?? "none",
+                classes: classes.isEmpty ? nil : classes.joined(separator: " "),
+                href: state.url(path, sort: plain.spec.description), addHref: state.url(path, sort: additive.spec.description),
+                indicator: indicator, removeHref: removeHref)
+        }
+        let cellClasses = schema.columns.map { column in
+            (column.type.isNumeric ? " num" : "") + (headerState.priority(of: column.name).map { " sorted sorted-\($0)" } ?? "")
+        }
+        let rows = page.rows.map { row in
+            TableModel.Row(id: row.id, pinned: pinned.contains(row.id), cells: zip(schema.columns.indices, row.cells).map { index, text in
+                TableModel.Cell(column: schema.columns[index].name, classes: cellClasses[index], text: text)
+            })
+        }
+        let customLabel = spec.isEmpty ? "File order" : "Custom: " + spec.description
+        let presets = [TableModel.Option(label: customLabel, value: "", selected: state.preset.isEmpty && !spec.isEmpty)]
+            + (schema.presets.keys.sorted() + [TableOrder.manualPresetName]).map { preset in
+                TableModel.Option(label: preset, value: nil, selected: preset == state.preset || (preset == TableOrder.manualPresetName && isManual))
+            }
+        let first = page.filtered == 0 ? 0 : (state.page - 1) * state.size + 1
+        let model = TableModel(
+            title: "\(name) — SortKit", table: name, manual: isManual, formAction: path, search: state.search, presets: presets,
+            sizes: ViewQuery.pageSizes.map { TableModel.Option(label: String($0), value: nil, selected: $0 == state.size) },
+            sortField: state.preset.isEmpty && !spec.isEmpty ? spec.description : nil,
+            columns: schema.columns.map { TableModel.Column(name: $0.name, type: $0.type.rawValue) },
+            downloadHref: URLText.tableAPI(name, "/rows.csv") + state.query(page: 1), resetHref: path,
+            filtered: page.filtered, total: page.total, narrowed: page.filtered != page.total, headers: headers,
+            filters: schema.columns.map { column in
+                TableModel.Filter(column: column.name, value: state.filters.first { $0.column == column.name }?.text ?? "")
+            },
+            rows: rows, emptySpan: schema.columns.count + (isManual ? 3 : 2), first: first,
+            last: (state.page - 1) * state.size + page.rows.count, page: state.page, pageCount: pageCount,
+            previousHref: state.page > 1 ? state.url(path, page: state.page - 1) : nil,
+            nextHref: state.page < pageCount ? state.url(path, page: state.page + 1) : nil)
+        return .html(PageTemplates.shared.render(model, template: "table"))
+    }
+}
+
+extension TableOrder {
+    /// The preset name of the manual order, as pages and `GET /api/tables` show it.
+    static let manualPresetName = "My order"
+}
+
+extension ColumnType {
+    /// Whether cells of the type are numbers (right-aligned on pages).
+    var isNumeric: Bool { self == .integer || self == .float }
+}
+
+/// The start page's view model (`index.mustache`).
+struct IndexModel {
+    struct Table {
+        var name: String
+        var href: String
+        var rows: Int
+        var columns: String
+    }
+
+    var title: String
+    var tables: [Table]
+}
+
+/// The table page's view model (`table.mustache`): only values, no markup; the template
+/// escapes each one.
+struct TableModel {
+    struct Header {
+        var name: String
+        var ariaSort: String
+        var classes: String?
+        var href: String
+        var addHref: String
+        var indicator: String
+        var removeHref: String?
+    }
+
+    struct Filter {
+        var column: String
+        var value: String
+    }
+
+    struct Row {
+        var id: Int64
+        var pinned: Bool
+        var cells: [Cell]
+    }
+
+    struct Cell {
+        var column: String
+        var classes: String
+        var text: String
+    }
+
+    struct Option {
+        var label: String
+        var value: String?
+        var selected: Bool
+    }
+
+    struct Column {
+        var name: String
+        var type: String
+    }
+
+    var title: String
+    var table: String
+    var manual: Bool
+    var formAction: String
+    var search: String
+    var presets: [Option]
+    var sizes: [Option]
+    var sortField: String?
+    var columns: [Column]
+    var downloadHref: String
+    var resetHref: String
+    var filtered: Int
+    var total: Int
+    var narrowed: Bool
+    var headers: [Header]
+    var filters: [Filter]
+    var rows: [Row]
+    var emptySpan: Int
+    var first: Int
+    var last: Int
+    var page: Int
+    var pageCount: Int
+    var previousHref: String?
+    var nextHref: String?
+}

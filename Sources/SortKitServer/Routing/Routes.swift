@@ -1,0 +1,142 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import SortKit
+import SortKitSQL
+
+extension SortKitServer {
+    /// The router: every route in the group of its ``RoutePolicy``, behind the checks every
+    /// request passes (``SiteMiddleware``) and a log line per request.
+    ///
+    /// | policy | routes |
+    /// |---|---|
+    /// | asset | `GET /assets/{file}` |
+    /// | read | `GET /`, `GET /tables/{table}`, `GET /api/tables`, `GET /api/tables/{table}/rows`, `GET /api/tables/{table}/rows.csv`, `GET\|POST /datatables/{table}` |
+    /// | write | `POST /api/tables/{table}/rows`, `PATCH\|DELETE /api/tables/{table}/rows/{id}`, `POST …/rows/{id}/move`, `POST …/rows/move`, `POST …/rows/delete`, `DELETE /api/tables/{table}` |
+    /// | importing | `POST /api/tables` |
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: SiteMiddleware(access: access))
+        let api = APIHandlers(server: self)
+        let pages = Pages(server: self)
+        let limits = limits
+
+        router.group().add(middleware: RoutePolicyMiddleware(policy: .asset, access: access))
+            .get("/assets/:file") { _, context in try Assets.response(context.parameters.require("file")) }
+
+        router.group().add(middleware: RoutePolicyMiddleware(policy: .read, access: access))
+            .get("/") { _, _ in try await pages.index().response }
+            .get("/tables/:table") { request, context in
+                try await pages.table(context.table(), query: api.viewQuery(request)).response
+            }
+            .get("/api/tables") { _, _ in try await api.tables().response }
+            .get("/api/tables/:table/rows.csv") { request, context in
+                try await api.csv(context.table(), query: api.viewQuery(request))
+            }
+            .get("/api/tables/:table/rows") { request, context in
+                try await api.rows(context.table(), query: api.viewQuery(request)).response
+            }
+            .get("/datatables/:table") { request, context in
+                try await api.dataTables(context.table(), form: FormParameters(request.uri.query ?? "", limit: limits.maxParameters)).response
+            }
+            .post("/datatables/:table") { request, context in
+                let body = try await request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)
+                let form = try RoutePolicyMiddleware<BasicRequestContext>.mediaType(request.headers)?.contains("json") == true
+                    ? DataTablesRequest.flatten(json: body, limit: limits.maxParameters)
+                    : FormParameters(String(decoding: body, as: UTF8.self), limit: limits.maxParameters)
+                return try await api.dataTables(context.table(), form: form).response
+            }
+
+        router.group().add(middleware: RoutePolicyMiddleware(policy: .write, access: access))
+            .post("/api/tables/:table/rows") { request, context in
+                try await api.insert(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
+            }
+            .patch("/api/tables/:table/rows/:id") { request, context in
+                try await api.update(context.table(), id: context.parameters.require("id"),
+                                     body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
+            }
+            .delete("/api/tables/:table/rows/:id") { _, context in
+                try await api.delete(context.table(), id: context.parameters.require("id")).response
+            }
+            .post("/api/tables/:table/rows/delete") { request, context in
+                try await api.deleteRows(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
+            }
+            .post("/api/tables/:table/rows/move") { request, context in
+                try await api.moveRows(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
+            }
+            .post("/api/tables/:table/rows/:id/move") { request, context in
+                try await api.move(context.table(), id: context.parameters.require("id"),
+                                   body: request.body.bytes(upTo: 1 << 16, timeout: limits.bodyTimeout)).response
+            }
+            .delete("/api/tables/:table") { _, context in
+                try await api.dropTable(context.table()).response
+            }
+
+        router.group().add(middleware: RoutePolicyMiddleware(policy: .importing, access: access))
+            .post("/api/tables") { request, _ in
+                try await api.importTable(query: request.uri.query ?? "", contentLength: request.headers[.contentLength].flatMap { Int($0) }) {
+                    try await request.body.bytes(upTo: limits.maxImportBytes, timeout: limits.bodyTimeout)
+                }.response
+            }
+        return router
+    }
+}
+
+extension BasicRequestContext {
+    /// The `{table}` path parameter, percent-decoded (`my%20data` is the table `my data`) and
+    /// in NFC, as names are stored: any spelling of a name finds its table.
+    func table() throws -> String {
+        let raw = try parameters.require("table")
+        return (raw.removingPercentEncoding ?? raw).precomposedStringWithCanonicalMapping
+    }
+}
+
+extension RequestBody {
+    /// The whole body: a 413 in the API's error shape when it is over `limit` bytes, a 408 when
+    /// it hasn't all arrived within `timeout`.
+    func bytes(upTo limit: Int, timeout: Duration) async throws -> [UInt8] {
+        let body = self
+        do {
+            guard let bytes = try await _withDeadline(timeout, { Array(buffer: try await body.collect(upTo: limit)) }) else {
+                throw APIError(status: .requestTimeout, message: "the body didn't arrive within \(timeout._secondsText) s")
+            }
+            return bytes
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw APIError(status: .contentTooLarge, message: "the body is over \(limit) bytes")
+        }
+    }
+}
+
+/// Logs one line per request: method, path, status and milliseconds.
+struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
+        func log(_ status: HTTPResponse.Status) {
+            let elapsed = ContinuousClock.now - start
+            let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1_000
+            context.logger.info("\(request.method) \(request.uri.path) \(status.code) \(String(format: "%.1f", ms))ms")
+        }
+        do {
+            let response = try await next(request, context)
+            log(response.status)
+            return response
+        } catch let error as any HTTPResponseError {
+            log(error.status)
+            throw error
+        }
+    }
+}
+
+/// The web page's script and style sheet, served from the module's resources.
+enum Assets {
+    static func response(_ file: String) throws -> Response {
+        let types = ["app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"]
+        guard let type = types[file], let url = Bundle.module.url(forResource: file, withExtension: nil, subdirectory: "Assets"),
+              let data = try? Data(contentsOf: url)
+        else { return Reply.error(.notFound, "no asset '\(file.prefix(80))'") }
+        return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
