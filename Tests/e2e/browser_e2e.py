@@ -81,6 +81,7 @@ def main():
         sort_features(driver)
         columns_and_files(driver)
         selection(driver)
+        hostile_and_delete(driver)
         datatables_interop(driver)
     finally:
         driver.quit()
@@ -313,6 +314,38 @@ def columns_and_files(driver):
     header(driver, "moons").click()
     wait_for(driver, lambda d: "sort=moons" in d.current_url, "sorted by moons")
     check(page_ids(driver) == [2, 1, 3], "the imported column is typed: moons sort as numbers")
+
+
+def hostile_and_delete(driver):
+    """Cells and a column name whose < and " a mark joins into one grapheme cluster stay text
+    in a real browser (no element, no script), on the page and through DataTables; then the
+    table is deleted with the start page's Delete button (confirmed)."""
+    folder = tempfile.mkdtemp()
+    path = os.path.join(folder, "hostile.csv")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write('title,"\u0600<img src=x onerror=window.pwned=2 \u0600>"\n')
+        handle.write('"\u0600<img src=x onerror=window.pwned=1 \u0600>",1\n')
+        handle.write('"x""\u0301 autofocus onfocus=window.pwned=3 ""\u0301",2\n')
+    driver.get(BASE + "/")
+    driver.find_element(By.CSS_SELECTOR, "#import-csv input[name=file]").send_keys(path)
+    driver.find_element(By.CSS_SELECTOR, "#import-csv button[type=submit]").click()
+    wait_for(driver, lambda d: d.current_url.endswith("/tables/hostile"), "the hostile table opens")
+    time.sleep(0.5)
+    check(driver.execute_script("return window.pwned === undefined"), "no cell or column name ran script on the table page")
+    check(driver.execute_script("return document.querySelectorAll('#view img').length") == 0, "no <img> was made from a cell")
+    cells = driver.execute_script("return [...document.querySelectorAll('#view td.cell')].map(td => td.textContent)")
+    check(any("<img src=x onerror=window.pwned=1" in cell for cell in cells), "the cell shows as text")
+    driver.get(BASE + "/")
+    time.sleep(0.3)
+    check(driver.execute_script("return window.pwned === undefined && document.querySelectorAll('img').length === 0"),
+          "no column name ran script on the start page")
+    item = driver.find_element(By.CSS_SELECTOR, 'ul.tables li[data-table="hostile"]')
+    item.find_element(By.CSS_SELECTOR, "button.delete-table").click()
+    alert = WebDriverWait(driver, 10).until(lambda d: d.switch_to.alert)
+    check("hostile" in alert.text, "the confirmation names the table")
+    alert.accept()
+    wait_for(driver, lambda d: "Deleted table hostile" in status_text(d), "the table is deleted")
+    check(all(t["name"] != "hostile" for t in api("/api/tables")["tables"]), "the API no longer lists it")
 
 
 def selected_ids(driver):
