@@ -43,7 +43,9 @@ struct _RecordReader {
         self.blockSize = blockSize
         self.whole = whole
         self.parallelReadMinimum = parallelReadMinimum
-        size = Int64((try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0)
+        // The size of what was opened (through a symlink: its target's), not of the path.
+        var info = stat()
+        size = fstat(handle.fileDescriptor, &info) == 0 ? Int64(info.st_size) : 0
         scanner = _CSVRecordScanner(delimiter: delimiter, wanted: [])
     }
 
@@ -60,10 +62,13 @@ struct _RecordReader {
             headerBytes = Array(buffer[record.bytes])
             return record.fields
         }
-        var peek = self
-        guard try peek.next() != nil, let count = peek.scanner.fieldCount else { return [] }
-        scanner.terminator = peek.scanner.terminator
-        scanner.fieldCount = count
+        // Without a header the first record's width names the columns 1, 2, …; it is found in
+        // place and then read again as a record. (Not through a copy of the reader: the copy
+        // would share the file descriptor, and the blocks it read would be lost to this one.)
+        let line = scanner.line
+        guard let first = try next(), let count = scanner.fieldCount else { return [] }
+        position = first.bytes.lowerBound
+        scanner.line = line
         return (1...count).map(String.init)
     }
 
@@ -113,7 +118,9 @@ struct _RecordReader {
             offset = 0
         }
         repeat {
-            let want = whole ? max(blockSize, Int(size) + 1 - buffer.count) : blockSize
+            // A record longer than a block: at least as much again as is pending, so that the
+            // scans that restart at its start add up to twice its length, not its square.
+            let want = whole ? max(blockSize, Int(size) + 1 - buffer.count) : max(blockSize, buffer.count - position)
             var failure: Int32 = 0
             let block = [UInt8](unsafeUninitializedCapacity: want) { block, count in
                 let read = _readFile(handle.fileDescriptor, block.baseAddress!, want)
@@ -246,19 +253,25 @@ func _merge(_ runs: [URL], _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Boo
 /// Buffered writes to a file handle (1 MB at a time).
 final class _BufferedWriter: @unchecked Sendable {
     private let handle: FileHandle
+    /// Whether the writer made the file (a regular file: positioned writes are possible).
     private let closes: Bool
+    /// Whether ``close()`` closes the descriptor.
+    private var closesDescriptor = false
     private var buffer: [UInt8] = []
     private var failure: String?
     /// Failures of direct writes, from any thread.
     private let failures = Mutex<[String]>([])
 
-    /// Creates (or empties) the file at `url` and writes to it.
-    init(_ url: URL) throws {
-        guard FileManager.default.createFile(atPath: url.path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: url.path)
-        else { throw CSVFileSorter.Failure("cannot write '\(url.path)'") }
-        self.handle = handle
-        closes = true
+    /// Creates (or empties) the file at `url` and writes to it: `open(2)` with `O_CREAT` and
+    /// `O_TRUNC`, so a new file gets the usual permissions (0666 less the umask) and a device
+    /// such as `/dev/null` is written, never replaced. `truncating` is for an existing
+    /// non-regular file (no positioned writes: it may be a FIFO).
+    init(_ url: URL, truncating existing: Bool = false) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { throw CSVFileSorter.Failure("cannot write '\(url.path)': \(String(cString: strerror(errno)))") }
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        closes = !existing
+        closesDescriptor = true
         buffer.reserveCapacity(1 << 20)
     }
 
@@ -335,7 +348,7 @@ final class _BufferedWriter: @unchecked Sendable {
 
     func close() throws {
         flush()
-        if closes { try handle.close() }
+        if closesDescriptor { try handle.close() }
         if let failure = failure ?? failures.withLock(\.first) { throw CSVFileSorter.Failure("cannot write the output: \(failure)") }
     }
 }

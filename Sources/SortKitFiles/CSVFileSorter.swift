@@ -44,7 +44,9 @@ public struct CSVFileSorter: Sendable {
     public var spec: SortSpec
     public var delimiter: UInt8
     public var hasHeader: Bool
-    /// Keep only the first record of each run of equal keys.
+    /// Keep only the first record (in input order) of each group of equivalent keys: under a
+    /// folding collation "Bob", "bob" and "BOB" are one group, as `sort -f -u` has it. The
+    /// groups are then in the order of their keys without the collations' tie-breaks.
     public var unique: Bool
     /// Write only the first `top` records (no full sort: memory is bounded by `top`).
     public var top: Int?
@@ -79,29 +81,61 @@ public struct CSVFileSorter: Sendable {
     /// Sorts `input` into `output`. The output is written to ``partialFile(for:)`` beside it and
     /// renamed over it once complete (`rename(2)`, atomic), so a failure — bad input, a full
     /// disk, an interrupt — leaves an existing `output` as it was and no partial file. A
-    /// replaced file's permissions are kept.
+    /// replaced file's permissions are kept. An `output` that is a symbolic link is followed:
+    /// its target is replaced and the link stays; an output that isn't a regular file
+    /// (`/dev/null`, a FIFO) is written directly.
     ///
     /// - Throws: ``CSVError`` for malformed CSV (naming its line), ``SortSpecError`` for a
-    ///   spec naming an unknown column, or a file error.
+    ///   spec naming an unknown column, or a file error naming the file.
     @discardableResult
     public func sort(_ input: URL, to output: URL) throws -> Summary {
-        let folder = temporaryDirectory.appendingPathComponent("sortkit-sort-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let target = Self.resolvingLinks(output)
+        try Self.checkWritable(target, named: output)
+        let folder = try makeScratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let partial = Self.partialFile(for: output)
+        let input = try Self.rereadable(input, spoolingInto: folder)
+        var info = stat()
+        if stat(target.path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG {
+            let writer = try _BufferedWriter(target, truncating: true)
+            let summary = try sort(input, into: writer, runsIn: folder)
+            try writer.close()
+            return summary
+        }
+        let partial = Self.partialFile(for: target)
         var renamed = false
         defer { if !renamed { try? FileManager.default.removeItem(at: partial) } }
         let writer = try _BufferedWriter(partial)
         let summary = try sort(input, into: writer, runsIn: folder)
         try writer.close()
-        if let permissions = try? FileManager.default.attributesOfItem(atPath: output.path)[.posixPermissions] {
-            try? FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: partial.path)
-        }
-        guard rename(partial.path, output.path) == 0 else {
+        if stat(target.path, &info) == 0 { chmod(partial.path, info.st_mode & 0o7777) }
+        guard rename(partial.path, target.path) == 0 else {
             throw Failure("cannot write '\(output.path)': \(String(cString: strerror(errno)))")
         }
         renamed = true
         return summary
+    }
+
+    /// `url` with symbolic links at its end followed to the file they name (which may not
+    /// exist yet), at most 40 of them.
+    public static func resolvingLinks(_ url: URL) -> URL {
+        var path = url.path
+        for _ in 0..<40 {
+            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: path) else { break }
+            path = destination.hasPrefix("/") ? destination : URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent(destination).path
+        }
+        return URL(fileURLWithPath: path)
+    }
+
+    /// Throws, naming `name`, when `target`'s folder doesn't exist or `target` is a folder.
+    static func checkWritable(_ target: URL, named name: URL) throws {
+        let folder = target.deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw Failure("cannot write '\(name.path)': the folder '\(folder)' doesn't exist")
+        }
+        if FileManager.default.fileExists(atPath: target.path, isDirectory: &isFolder), isFolder.boolValue {
+            throw Failure("cannot write '\(name.path)': it is a folder")
+        }
     }
 
     /// Where ``sort(_:to:)`` writes the output before renaming it: a hidden file beside
@@ -114,9 +148,9 @@ public struct CSVFileSorter: Sendable {
     /// Sorts `input` to standard output.
     @discardableResult
     public func sortToStandardOutput(_ input: URL) throws -> Summary {
-        let folder = temporaryDirectory.appendingPathComponent("sortkit-sort-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try makeScratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
+        let input = try Self.rereadable(input, spoolingInto: folder)
         let writer = _BufferedWriter(FileHandle.standardOutput)
         let summary = try sort(input, into: writer, runsIn: folder)
         try writer.close()
@@ -126,8 +160,13 @@ public struct CSVFileSorter: Sendable {
     /// Checks that `input` is sorted (strictly, with `unique`): `nil` if it is, else the line
     /// of the first record out of order.
     public func firstDisorder(in input: URL) throws -> Int? {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = try Self.rereadable(input, spoolingInto: folder)
         var reader = try _RecordReader(input, delimiter: delimiter, blockSize: blockSize)
         let header = try reader.header(hasHeader: hasHeader)
+        // An empty file is sorted.
+        if header.isEmpty, reader.headerBytes == nil { return nil }
         let key = try resolvedKey(header: header, input: input)
         reader.scanner.wanted = key.columns
         var previous: [UInt8]? = nil
@@ -146,7 +185,73 @@ public struct CSVFileSorter: Sendable {
         return nil
     }
 
+    /// The records a sort of `table` (the input, read whole) writes, as row indices in the
+    /// order written: the same keys the sort encodes (`unique`'s grouping, inferred types),
+    /// ties in input order, then `unique` and `top` applied as the sort applies them. What
+    /// `sortkit sort --debug` explains.
+    package func writtenOrder(of table: TextTable) throws -> [Int] {
+        var key = try compiledKey(header: table.columns)
+        let types = table.columnTypes()
+        key = key.withTypes(Dictionary(uniqueKeysWithValues: key.columns.enumerated().map { ($0.offset, types[$0.element]) }))
+        var cache = key.emptyCache
+        let keys = table.rows.map { row -> [UInt8] in
+            var bytes: [UInt8] = []
+            key.append(key.columns.map { $0 < row.count ? row[$0] : "" }, to: &bytes, cache: &cache)
+            return bytes
+        }
+        var order = table.rows.indices.sorted { a, b in
+            let order = _compareBytes(keys[a], keys[b])
+            return order == .orderedSame ? a < b : order == .orderedAscending
+        }
+        if unique {
+            order = order.indices.filter { $0 == 0 || keys[order[$0 - 1]] != keys[order[$0]] }.map { order[$0] }
+        }
+        if let top { order = Array(order.prefix(top)) }
+        return order
+    }
+
     // MARK: Internals
+
+    /// A new folder for runs (and a spooled input) in ``temporaryDirectory``, which must exist:
+    /// only the folder itself is made.
+    func makeScratchFolder() throws -> URL {
+        let folder = temporaryDirectory.appendingPathComponent("sortkit-sort-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        } catch {
+            var isFolder: ObjCBool = false
+            let reason = FileManager.default.fileExists(atPath: temporaryDirectory.path, isDirectory: &isFolder)
+                ? (isFolder.boolValue ? "it can't be written" : "it isn't a folder") : "it doesn't exist"
+            throw Failure("cannot make a temporary folder in '\(temporaryDirectory.path)': \(reason) (set TMPDIR to a writable folder)")
+        }
+        return folder
+    }
+
+    /// `input` if it can be read more than once (a regular file, or a link to one); a pipe, a
+    /// FIFO or a device (`/dev/stdin`, `<(…)`) is copied to `folder` first and the copy
+    /// returned. A sort reads its input twice — once to type the key columns, once to sort —
+    /// and a second open of a pipe sees only what the first left.
+    package static func rereadable(_ input: URL, spoolingInto folder: URL) throws -> URL {
+        let descriptor = open(input.path, O_RDONLY)
+        guard descriptor >= 0 else { throw Failure("cannot read '\(input.path)': \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw Failure("cannot read '\(input.path)': \(String(cString: strerror(errno)))") }
+        if (info.st_mode & S_IFMT) == S_IFREG { return input }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw Failure("cannot read '\(input.path)': it is a folder") }
+        let copy = folder.appendingPathComponent("input.csv")
+        let writer = try _BufferedWriter(copy)
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let count = block.withUnsafeMutableBytes { read(descriptor, $0.baseAddress!, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count >= 0 else { throw Failure("cannot read '\(input.path)': \(String(cString: strerror(errno)))") }
+            if count == 0 { break }
+            writer.write(block[..<count])
+        }
+        try writer.close()
+        return copy
+    }
 
     var blockSize: Int { max(1 << 16, min(maxMemory / 8, 16 << 20)) }
 
@@ -154,10 +259,17 @@ public struct CSVFileSorter: Sendable {
     /// 64 times this size is also read by every core.
     var sliceMinimum = 1 << 20
 
+    /// The spec compiled for `header`, grouping equivalent strings when `unique`.
+    func compiledKey(header: [String]) throws -> _CSVSortKey {
+        var key = try _CSVSortKey(spec, header: header)
+        key.grouping = unique
+        return key
+    }
+
     /// The header's columns, and the key with column types inferred over the whole file
     /// (a first pass over the key columns only) where the spec reads by type.
     func resolvedKey(header: [String], input: URL) throws -> _CSVSortKey {
-        let key = try _CSVSortKey(spec, header: header)
+        let key = try compiledKey(header: header)
         let inferred = Set(key.inferredFields)
         guard !inferred.isEmpty else { return key }
         var reader = try _RecordReader(input, delimiter: delimiter, blockSize: blockSize)
@@ -178,12 +290,18 @@ public struct CSVFileSorter: Sendable {
         // its column types inferred from the run itself (one pass). A file that may spill, or a
         // `top` sort that drops records as it goes, is read in blocks, after a first pass over
         // its key columns that types them over the whole file.
-        let size = (try? FileManager.default.attributesOfItem(atPath: input.path)[.size] as? Int) ?? Int.max
+        var info = stat()
+        let size = stat(input.path, &info) == 0 ? Int(info.st_size) : Int.max
         let typeFirst = top != nil || size > maxMemory / 4
         var reader = try _RecordReader(
             input, delimiter: delimiter, blockSize: blockSize, whole: !typeFirst, parallelReadMinimum: Int64(sliceMinimum) * 64)
         let header = try reader.header(hasHeader: hasHeader)
-        var key = typeFirst ? try resolvedKey(header: header, input: input) : try _CSVSortKey(spec, header: header)
+        // An empty file (or a BOM alone) has no columns and no records: sorted as it is.
+        if header.isEmpty, reader.headerBytes == nil, try reader.nextSpans() == nil {
+            if reader.hasBOM { writer.write([0xEF, 0xBB, 0xBF]) }
+            return Summary(records: 0, written: 0, runs: 0)
+        }
+        var key = typeFirst ? try resolvedKey(header: header, input: input) : try compiledKey(header: header)
         reader.scanner.wanted = key.columns
         let terminator = reader.scanner.terminator ?? [0x0A]
         if reader.hasBOM { writer.write([0xEF, 0xBB, 0xBF]) }
@@ -205,7 +323,7 @@ public struct CSVFileSorter: Sendable {
             records += 1
             run.add(range, from: reader)
             if let top, run.count >= topThreshold {
-                run.sortAndKeep(top)
+                run.sortAndKeep(top, unique: unique)
             } else if top == nil, run.memory >= maxMemory / 2 {
                 if !key.typesResolved {
                     key = try resolvedKey(header: header, input: input)

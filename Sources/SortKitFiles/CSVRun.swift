@@ -222,11 +222,24 @@ struct _Run: Sendable {
         output.written += written.count
     }
 
-    /// Keeps only the first `limit` records in order (for `top`), as a new run in that order.
-    mutating func sortAndKeep(_ limit: Int) {
+    /// Keeps only the first `limit` records in order (for `top`), as a new run in that order;
+    /// with `unique`, the first record of each of the first `limit` groups of equal keys (kept
+    /// records come before later input, so a later cut keeps them first in their groups).
+    mutating func sortAndKeep(_ limit: Int, unique: Bool = false) {
         sort()
         var kept = _Run(key: sortKey)
-        for index in order.prefix(limit) {
+        var chosen: [Int] = []
+        if unique, let keys {
+            let sortKeys = keys.sortKeys
+            for position in order.indices where chosen.count < limit {
+                if position == 0 || !sortKeys.bytes[sortKeys.range(order[position - 1])].elementsEqual(sortKeys.bytes[sortKeys.range(order[position])]) {
+                    chosen.append(order[position])
+                }
+            }
+        } else {
+            chosen = Array(order.prefix(limit))
+        }
+        for index in chosen {
             kept.starts.append(kept.records.count)
             kept.records.append(contentsOf: record(index))
             kept.ends.append(kept.records.count)

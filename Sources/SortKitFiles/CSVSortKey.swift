@@ -27,6 +27,10 @@ struct _CSVSortKey: Sendable {
     let columns: [Int]
     /// Whether ``withTypes(_:)`` gave the inferred fields their types.
     let typesResolved: Bool
+    /// Whether strings are encoded without their collation's tie-break
+    /// (``SortValue/equivalenceKey(collation:)``): records whose keys are equivalent then have
+    /// equal keys, which is how `unique` groups them ("Bob", "bob" and "BOB" under `nocase`).
+    var grouping = false
 
     /// Compiles `spec` for a file with `header`; types are filled in by ``withTypes(_:)``.
     ///
@@ -46,9 +50,10 @@ struct _CSVSortKey: Sendable {
         typesResolved = false
     }
 
-    private init(components: [Component], columns: [Int]) {
+    private init(components: [Component], columns: [Int], grouping: Bool) {
         self.components = components
         self.columns = columns
+        self.grouping = grouping
         typesResolved = true
     }
 
@@ -65,7 +70,7 @@ struct _CSVSortKey: Sendable {
                 component.type = type
             }
             return component
-        }, columns: columns)
+        }, columns: columns, grouping: grouping)
     }
 
     /// Encoded components by field text, one dictionary per component: columns repeat values
@@ -98,7 +103,8 @@ struct _CSVSortKey: Sendable {
         let descending = key.direction == .descending
         // Nulls at the high end of the value order, by SortKit's one null rule.
         let nullsHigh = key.nulls.nullsFirst(key.direction) == descending
-        if let valueKey = value.sortKey(collation: component.isRank ? .default : key.collation) {
+        let collation = component.isRank ? .default : key.collation
+        if let valueKey = grouping ? value.equivalenceKey(collation: collation) : value.sortKey(collation: collation) {
             bytes.append(0x01)
             for byte in valueKey {
                 bytes.append(byte)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DataTableKit
 import Foundation
 import SortKit
 import SortKitFiles
@@ -76,9 +77,9 @@ struct SortCommand: ParsableCommand {
                 spec: try combinedSpec(), delimiter: try delimiterByte(), hasHeader: !noHeader, unique: unique, reverse: reverse,
                 top: top, maxMemory: try maxMemory.map(Self.size) ?? CSVFileSorter.defaultMaxMemory,
                 temporaryDirectory: Self.scratch)
-            try FileManager.default.createDirectory(at: Self.scratch, withIntermediateDirectories: true)
+            try Self.makeScratch()
             defer { try? FileManager.default.removeItem(at: Self.scratch) }
-            Self.removeScratchOnInterrupt(partial: output.map { CSVFileSorter.partialFile(for: URL(fileURLWithPath: $0)) })
+            Self.removeScratchOnInterrupt(partial: output.map { CSVFileSorter.partialFile(for: CSVFileSorter.resolvingLinks(URL(fileURLWithPath: $0))) })
             let input = try inputFile()
             let bar = !quiet && isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
             if let bar { sorter.progress = { progress in bar.show(progress) } }
@@ -97,7 +98,7 @@ struct SortCommand: ParsableCommand {
                     try sorter.sortToStandardOutput(input)
                 }
                 bar?.finish()
-                if debug { try explainOrder(of: input, spec: sorter.spec) }
+                if debug { try explainOrder(of: input, sorter: sorter) }
             } catch let error as CSVError {
                 bar?.finish()
                 throw CommandFailure("\(displayName): \(error)")
@@ -113,20 +114,23 @@ struct SortCommand: ParsableCommand {
     /// `--debug`, as GNU sort's: for each pair of adjacent records in the output, each key's
     /// values and sort keys up to the key that decides their order (or that all tie, so input
     /// order decides), on standard error. Records are numbered from 1 in input order.
-    func explainOrder(of input: URL, spec: SortSpec) throws {
-        let table = try TextTable(csv: Array(try Data(contentsOf: input)), delimiter: try delimiterByte(), hasHeader: !noHeader)
+    func explainOrder(of input: URL, sorter: CSVFileSorter) throws {
+        let spec = sorter.spec
+        guard let bytes = _readWholeFile(atPath: input.path) else { throw CommandFailure("cannot read '\(displayName)' again for --debug") }
+        let table = try TextTable(csv: bytes, delimiter: try delimiterByte(), hasHeader: !noHeader)
         let columns = try spec.keys.map { try table.columnIndex($0.column) }
         let types = table.columnTypes()
         // A key reads by the column's type only where it reads by type (`sortValue(of:columnType:)`).
         let keyTypes = columns.map { types[$0] }
-        var order = try table.sortedRowIndices(by: spec)
-        if let top { order = Array(order.prefix(top)) }
+        // The records the sort wrote, in its order (`--unique` and `--top` applied as it applies them).
+        let order = try sorter.writtenOrder(of: table)
         let explainer = SortExplainer(spec, columnTypes: keyTypes)
         // Written in blocks: a write per line would be a system call per pair.
         var block = "sortkit sort: --debug: \(order.count) records by '\(spec)'\n"
         for (first, second) in zip(order, order.dropFirst()) {
             let texts = { (row: Int) in columns.map { table.rows[row][$0] } }
-            block += "record \(first + 1) before record \(second + 1): \(explainer.explain(texts(first), texts(second)))\n"
+            // Cell values are shown as the terminal may be sent them: no control acts on it.
+            block += TerminalWidth.printable("record \(first + 1) before record \(second + 1): \(explainer.explain(texts(first), texts(second)))") + "\n"
             if block.utf8.count >= 1 << 16 {
                 FileHandle.standardError.write(Data(block.utf8))
                 block = ""
@@ -137,6 +141,19 @@ struct SortCommand: ParsableCommand {
 
     /// The run folder of this process, removed at exit and on Ctrl-C.
     static let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-\(getpid())")
+
+    /// Makes ``scratch`` in the temporary folder, which must exist (only the leaf is made).
+    static func makeScratch() throws {
+        let parent = scratch.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
+        } catch {
+            var isFolder: ObjCBool = false
+            let reason = FileManager.default.fileExists(atPath: parent.path, isDirectory: &isFolder)
+                ? (isFolder.boolValue ? "it can't be written" : "it isn't a folder") : "it doesn't exist"
+            throw CommandFailure("cannot make a temporary folder in '\(parent.path)': \(reason) (set TMPDIR to a writable folder)")
+        }
+    }
 
     /// On SIGINT/SIGTERM: remove the temporary runs and the partial output, then exit 130/143.
     static func removeScratchOnInterrupt(partial: URL?) {
@@ -158,23 +175,22 @@ struct SortCommand: ParsableCommand {
         try ByteSize.parse(text, option: "--max-memory", minimum: 1 << 16)
     }
 
-    /// The input as a file: the named file, or standard input copied to the scratch folder.
+    /// The input as a file that can be read more than once: the named file, or — for standard
+    /// input (`-`), a pipe, a FIFO, `/dev/stdin` — a copy in the scratch folder (a sort reads
+    /// its input twice, and `--debug` once more).
     func inputFile() throws -> URL {
-        if file == "-" {
-            let copy = Self.scratch.appendingPathComponent("stdin.csv")
-            guard FileManager.default.createFile(atPath: copy.path, contents: nil), let handle = FileHandle(forWritingAtPath: copy.path)
-            else { throw CommandFailure("cannot buffer standard input in \(Self.scratch.path)") }
-            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 20), !chunk.isEmpty { handle.write(chunk) }
-            try handle.close()
-            return copy
-        }
+        let path = file == "-" ? "/dev/stdin" : file
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory) else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw CommandFailure("cannot read '\(file)': no such file")
         }
-        guard !isDirectory.boolValue else { throw CommandFailure("cannot read '\(file)': it is a directory") }
-        guard FileManager.default.isReadableFile(atPath: file) else { throw CommandFailure("cannot read '\(file)': permission denied") }
-        return URL(fileURLWithPath: file)
+        guard !isDirectory.boolValue else { throw CommandFailure("cannot read '\(file)': it is a folder") }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw CommandFailure("cannot read '\(file)': permission denied") }
+        do {
+            return try CSVFileSorter.rereadable(URL(fileURLWithPath: path), spoolingInto: Self.scratch)
+        } catch let error as CSVFileSorter.Failure {
+            throw CommandFailure(error.description.replacingOccurrences(of: "'/dev/stdin'", with: "standard input"))
+        }
     }
 
     /// The `--by` specs joined into one, most significant first.
@@ -185,8 +201,9 @@ struct SortCommand: ParsableCommand {
             let spec = try SortSpec(parsing: text)
             guard !spec.isEmpty else { throw CommandFailure("empty sort spec in --by \"\(text)\"") }
             for key in spec.keys {
-                if keys.contains(where: { $0.column == key.column }) {
-                    throw CommandFailure("column '\(key.column)' is named in more than one --by")
+                // A column may be read several ways (`--by name:len --by name`); the same reading twice is an error.
+                if keys.contains(where: { $0.column == key.column }), (try? SortSpec(keys + [key]).checkingDistinctKeys()) == nil {
+                    throw CommandFailure("column '\(key.column)' is named in more than one --by, read the same way (it could never decide)")
                 }
                 keys.append(key)
             }
@@ -255,6 +272,15 @@ func reportingFailures(of command: String, _ body: () throws -> Void) throws {
         throw ExitCode(2)
     } catch let error as CSVError {
         printToStandardError("\(command): \(error)")
+        throw ExitCode(2)
+    } catch let error as CocoaError {
+        // A file the command couldn't read or write: one line, never Foundation's raw dump.
+        let path = (error.userInfo[NSFilePathErrorKey] as? String).map { " '\($0)'" } ?? ""
+        let reason = (error.underlying as? POSIXError).map { String(cString: strerror($0.code.rawValue)) } ?? error.localizedDescription
+        printToStandardError("\(command): cannot use\(path): \(reason)")
+        throw ExitCode(2)
+    } catch let error as POSIXError {
+        printToStandardError("\(command): \(String(cString: strerror(error.code.rawValue)))")
         throw ExitCode(2)
     }
 }

@@ -83,11 +83,11 @@ public struct CSVPage: Sendable {
         let matched = file.matching(SearchQuery(search), types: types, measureAll: widths.strategy.readsEveryRow)
         let records = matched.records
         filteredCount = records?.count ?? file.count
-        pageIndex = min(max(0, page), max(1, (filteredCount + self.pageSize - 1) / self.pageSize) - 1)
+        pageIndex = min(max(0, page), _pageCount(filteredCount, pageSize: self.pageSize) - 1)
 
         // The page: the engine's rank window of the matching records (top-k near the start, a
         // sampled pivot pass deeper), holding keys for about the page only.
-        let pageRanks = pageIndex * self.pageSize..<min(filteredCount, (pageIndex + 1) * self.pageSize)
+        let pageRanks = _pageRange(pageIndex, pageSize: self.pageSize, count: filteredCount)
         var order: [Int]
         if sortState.keys.isEmpty {
             order = Array(pageRanks)
@@ -133,9 +133,10 @@ public struct CSVPage: Sendable {
 func _cellWidth(_ text: String) -> Int { Int(UInt16(clamping: TerminalWidth.of(text))) }
 
 /// A file's bytes, read straight into one array: `FileManager`'s `Data` and then an `Array` of
-/// it would copy a 70 MB file twice. Files whose size `stat` doesn't tell (pipes, `/proc`) are
-/// read the general way; a file that grew while read gets its rest too. `nil` when it can't be
-/// read. `sortkit serve FILE.csv` imports and `CSVPage(contentsOf:)` pages what this reads.
+/// it would copy a 70 MB file twice. Files whose size `stat` doesn't tell — pipes, FIFOs,
+/// `/dev/stdin`, `/proc` — are read to their end with `read(2)` (Foundation on Linux refuses
+/// to read them); a file that grew while read gets its rest too. `nil` when it can't be read.
+/// `sortkit serve FILE.csv` imports and `CSVPage(contentsOf:)` pages what this reads.
 ///
 ///     guard let bytes = _readWholeFile(atPath: "big.csv") else { throw cannotRead }
 package func _readWholeFile(atPath path: String) -> [UInt8]? {
@@ -144,7 +145,7 @@ package func _readWholeFile(atPath path: String) -> [UInt8]? {
     defer { close(descriptor) }
     var info = stat()
     guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size > 0 else {
-        return FileManager.default.contents(atPath: path).map { Array($0) }
+        return _readToEnd(descriptor)
     }
     var failed = false
     var bytes = [UInt8](unsafeUninitializedCapacity: Int(info.st_size)) { buffer, count in
@@ -164,4 +165,43 @@ package func _readWholeFile(atPath path: String) -> [UInt8]? {
         bytes += rest
     }
     return bytes
+}
+
+/// Everything left to read from `descriptor`, with `read(2)` in growing blocks; `nil` on a
+/// read error.
+package func _readToEnd(_ descriptor: Int32) -> [UInt8]? {
+    var bytes: [UInt8] = []
+    var block = 1 << 16
+    while true {
+        let start = bytes.count
+        bytes.reserveCapacity(start + block)
+        var failed = false
+        var ended = false
+        bytes.append(contentsOf: [UInt8](unsafeUninitializedCapacity: block) { buffer, count in
+            while true {
+                let read = Foundation.read(descriptor, buffer.baseAddress!, buffer.count)
+                if read < 0, errno == EINTR { continue }
+                failed = read < 0
+                ended = read == 0
+                count = max(0, read)
+                return
+            }
+        })
+        if failed { return nil }
+        if ended { return bytes }
+        block = min(block * 2, 64 << 20)
+    }
+}
+
+/// Pages of `pageSize` for `count` items, at least one; no overflow for any size.
+package func _pageCount(_ count: Int, pageSize: Int) -> Int {
+    count <= 0 ? 1 : (count - 1) / max(1, pageSize) + 1
+}
+
+/// The positions of page `page` (0-based) of `count` items, clamped; no overflow for any size.
+package func _pageRange(_ page: Int, pageSize: Int, count: Int) -> Range<Int> {
+    let size = max(1, pageSize)
+    let (start, overflow) = max(0, page).multipliedReportingOverflow(by: size)
+    guard !overflow, start < count else { return count..<count }
+    return start..<(size >= count - start ? count : start + size)
 }

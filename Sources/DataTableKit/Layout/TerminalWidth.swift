@@ -16,9 +16,10 @@ public enum TerminalWidth {
         return width
     }
 
-    /// The width of one grapheme cluster.
+    /// The width of one grapheme cluster. A control character counts as what ``printable(_:)``
+    /// shows for it (one cell), so widths measured on raw text fit the text as drawn.
     public static func of(_ character: Character) -> Int {
-        if character.isASCII { return character.asciiValue! < 0x20 || character.asciiValue! == 0x7F ? 0 : 1 }
+        if character.isASCII { return 1 }
         var scalars = character.unicodeScalars.makeIterator()
         guard let first = scalars.next() else { return 0 }
         let properties = first.properties
@@ -31,6 +32,42 @@ public enum TerminalWidth {
             return 2
         }
         return isWide(first.value) ? 2 : 1
+    }
+
+    /// `text` as a terminal may be sent it: nothing in it acts on the terminal. Line breaks
+    /// (LF, CR, CRLF, VT, FF, NEL, U+2028, U+2029) and tabs become one space; other C0
+    /// controls their Control Pictures (ESC → ␛), DEL ␡, C1 controls (an 8-bit CSI among them)
+    /// U+FFFD; bidi embeddings, overrides and isolates, which could move the table's frame,
+    /// are dropped. Works on scalars: a control that a mark joins into a grapheme cluster is
+    /// replaced too. ``of(_:)`` of the result equals ``of(_:)`` of `text`.
+    ///
+    ///     TerminalWidth.printable("\u{1B}]0;pwned\u{07}")   // "␛]0;pwned␇"
+    ///     TerminalWidth.printable("line 1\r\nline 2")      // "line 1 line 2"
+    public static func printable(_ text: String) -> String {
+        // Most text has no control: returned as it is.
+        if !text.unicodeScalars.contains(where: needsReplacing) { return text }
+        var result = String.UnicodeScalarView()
+        var previous: Unicode.Scalar?
+        for scalar in text.unicodeScalars {
+            defer { previous = scalar }
+            switch scalar.value {
+            case 0x0A where previous == "\r": continue  // CRLF: one space, already written for the CR
+            case 0x0A, 0x0D, 0x0B, 0x0C, 0x09, 0x85, 0x2028, 0x2029: result.append(" ")
+            case 0x00..<0x20: result.append(Unicode.Scalar(0x2400 + scalar.value)!)
+            case 0x7F: result.append("\u{2421}")
+            case 0x80..<0xA0: result.append("\u{FFFD}")
+            case 0x202A...0x202E, 0x2066...0x2069: continue
+            default: result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    private static func needsReplacing(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00..<0x20, 0x7F..<0xA0, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
     }
 
     /// East Asian Wide (W) and Fullwidth (F) ranges.

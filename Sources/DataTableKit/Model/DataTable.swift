@@ -136,13 +136,12 @@ public struct DataTable<Row: Identifiable> {
     /// Rows matching the search and filters.
     public var filteredCount: Int { displayedPositions.count }
     /// Pages (at least 1).
-    public var pageCount: Int { max(1, (displayedPositions.count + pageSize - 1) / pageSize) }
+    public var pageCount: Int { _pageCount(displayedPositions.count, pageSize: pageSize) }
     /// The displayed rows on the current page.
     public var pageRows: [Row] { pagePositions.map { rows[$0] } }
     /// Positions in ``rows`` of the current page's rows.
     public var pagePositions: ArraySlice<Int> {
-        let start = min(pageIndex * pageSize, displayedPositions.count)
-        return displayedPositions[start..<min(start + pageSize, displayedPositions.count)]
+        return displayedPositions[_pageRange(pageIndex, pageSize: pageSize, count: displayedPositions.count)]
     }
     /// The ids of all displayed rows, in order.
     public var displayedIDs: [Row.ID] { displayedPositions.map { idAtPosition[$0] } }
@@ -296,7 +295,7 @@ public struct DataTable<Row: Identifiable> {
 
     /// Sets rows per page, keeping the first visible row on screen.
     public mutating func setPageSize(_ size: Int) {
-        let first = pageIndex * pageSize
+        let first = _pageRange(pageIndex, pageSize: pageSize, count: displayedPositions.count).lowerBound
         pageSize = max(1, size)
         setPage(first / pageSize)
     }

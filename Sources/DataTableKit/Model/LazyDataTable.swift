@@ -114,7 +114,7 @@ public struct LazyDataTable<Source: DataTableSource>: Sendable {
     }
 
     /// Pages (at least 1).
-    public var pageCount: Int { max(1, (filteredCount + pageSize - 1) / pageSize) }
+    public var pageCount: Int { _pageCount(filteredCount, pageSize: pageSize) }
     /// The sort as a spec.
     public var sortSpec: SortSpec { sortState.spec }
     /// Pages held in memory now, the current one included.

@@ -91,14 +91,15 @@ public struct TextTableRenderer: Sendable {
         // With a selection mode, a gutter marks selected rows with ✓.
         var output = [line("┌", "┬", "┐")]
         output.append("│" + shown.map { column in
-            let header = table.headers[column] + table.marks[column]
+            let header = TerminalWidth.printable(table.headers[column]) + table.marks[column]
             return " " + pad(TerminalWidth.truncate(header, to: widths[column]), widths[column], table.alignments[column]) + " "
         }.joined(separator: "│") + "│")
         output.append(line("├", "┼", "┤"))
         for (rowIndex, row) in table.rows.enumerated() {
             let mark = table.selected?[rowIndex] == true ? "✓ " : "  "
             let cells = shown.map { column -> [String] in
-                let text = row[column].replacingOccurrences(of: "\n", with: " ")
+                // Nothing in a cell acts on the terminal, and a line break can't shift the border.
+                let text = TerminalWidth.printable(row[column])
                 return wrap ? TerminalWidth.wrap(text, to: widths[column]) : [TerminalWidth.truncate(text, to: widths[column])]
             }
             for lineIndex in 0..<(cells.map(\.count).max() ?? 1) {

@@ -118,12 +118,12 @@ extension SortSpec.Key {
     ///     SortSpec.Key("delta", .ascending, [.transform(.absolute)])
     ///         .sortValue(of: "-3", columnType: .integer)          // .integer(3)
     public func sortValue(of text: String, columnType: ColumnType) -> SortValue {
-        if transform == .length { return _trimmed(text).isEmpty ? .null : .integer(_characterCount(text)) }
+        if transform == .length { return _isBlank(text) ? .null : .integer(_characterCount(text)) }
         let value: SortValue = switch enumOrder == nil ? interpretation : .text {
         case .inferred: columnType.sortValue(text)
-        case .number: _trimmed(text).isEmpty ? .null : LenientNumber.parse(text) ?? .string(text)
+        case .number: _isBlank(text) ? .null : LenientNumber.parse(text) ?? .string(text)
         case .date: ColumnType.date.sortValue(text)
-        case .text: _trimmed(text).isEmpty ? .null : .string(text)
+        case .text: _isBlank(text) ? .null : .string(text)
         }
         return transform == nil ? value : transformed(value)
     }
@@ -138,7 +138,7 @@ extension SortSpec.Key {
     ///     key.transformed(.string("Émile"))   // .integer(5)
     public func transformed(_ value: SortValue) -> SortValue {
         var value = value
-        if emptyIsNull, case .string(let text) = value, _trimmed(text).isEmpty { value = .null }
+        if emptyIsNull, case .string(let text) = value, _isBlank(text) { value = .null }
         guard let transform, !value.isNull else { return value }
         switch transform {
         case .absolute:

@@ -218,10 +218,11 @@ extension SortFields {
             case .unique:
                 throw SortSpecError.unknownColumn("(an unnamed closure key)", known: fields.map(\.name))
             }
-            guard !specKeys.contains(where: { $0.column == specKey.column }) else { continue }
             // A collation matters for text, and for matching an `enum=` order's names.
             if (field.isText || specKey.enumOrder != nil) && collation != .default { specKey.modifiers.append(.collation(collation)) }
             if key.nulls != .last { specKey.modifiers.append(.nulls(key.nulls)) }
+            // A key that reads its field as an earlier one does can't decide anything.
+            guard !specKeys.contains(where: { $0.reading == specKey.reading }) else { continue }
             specKeys.append(specKey)
         }
         return SortSpec(specKeys)

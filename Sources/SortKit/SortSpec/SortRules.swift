@@ -35,22 +35,27 @@ public struct SortRules: Sendable, Hashable, Codable {
 
     /// The spec a table sorts by when `spec` is picked: `before`, then `spec` with each key on a
     /// ``sortsBy`` column replaced by that column's keys (reversed for a descending key), then
-    /// `after`; a column already sorting is not added again.
+    /// `after`. A column that one of them sorts by already is not added again by a later one
+    /// (a fixed key wins over a picked key on its column), and no key that reads a column the
+    /// way an earlier key does is added; within one of them a column may be read several ways
+    /// (`sortsBy: ["name": "name:len,name"]`).
     public func applied(to spec: SortSpec) -> SortSpec {
-        var keys: [SortSpec.Key] = []
-        func add(_ key: SortSpec.Key) {
-            if !keys.contains(where: { $0.column == key.column }) { keys.append(key) }
+        var keys: [(key: SortSpec.Key, source: Int)] = []
+        func add(_ key: SortSpec.Key, from source: Int) {
+            guard !keys.contains(where: { ($0.source != source && $0.key.column == key.column) || $0.key.reading == key.reading })
+            else { return }
+            keys.append((key, source))
         }
-        before.keys.forEach(add)
+        for key in before.keys { add(key, from: 0) }
         for key in spec.keys {
             guard let replacement = sortsBy[key.column] else {
-                add(key)
+                add(key, from: 1)
                 continue
             }
-            for inner in replacement.keys { add(key.direction == .descending ? inner.reversed : inner) }
+            for inner in replacement.keys { add(key.direction == .descending ? inner.reversed : inner, from: 1) }
         }
-        after.keys.forEach(add)
-        return SortSpec(keys)
+        for key in after.keys { add(key, from: 2) }
+        return SortSpec(keys.map(\.key))
     }
 
     /// The columns the rules name, for checking them against a table's.

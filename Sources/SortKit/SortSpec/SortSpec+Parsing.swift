@@ -233,8 +233,10 @@ private struct _SpecParser {
         var keys: [SortSpec.Key] = []
         for rawKey in try split(characters[...], on: ",") {
             let key = try parseKey(rawKey)
-            if keys.contains(where: { $0.column == key.column }) {
-                throw error("column '\(key.column)' named twice", at: trimmed(rawKey).startIndex)
+            // A column may be read several ways (`name:len,name`); the same reading twice is an error.
+            if let earlier = keys.firstIndex(where: { $0.reading == key.reading }) {
+                throw error("column '\(key.column)' named twice", at: trimmed(rawKey).startIndex,
+                            hint: "key \(keys.count + 1) reads it as key \(earlier + 1) does, so it could never decide; a column may be read several ways, as in name:len,name")
             }
             keys.append(key)
         }

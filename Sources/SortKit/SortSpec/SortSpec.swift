@@ -45,9 +45,49 @@ public struct SortSpec: Sendable, Hashable {
     /// Whether the spec has no keys (keeps the input order).
     public var isEmpty: Bool { keys.isEmpty }
 
-    /// The key for `column`, if the spec sorts by it.
+    /// The key for `column`, if the spec sorts by it (the first, if several read it).
     public func key(for column: String) -> Key? {
         keys.first { $0.column == column }
+    }
+
+    /// The spec, or an error when two keys read the same column the same way: a later such
+    /// key could never decide anything (its values tie whenever the earlier key's do), so it is
+    /// a mistake. A column may appear in several keys that read it differently — by length,
+    /// then by value (`name:len,name`), as SQL's `ORDER BY length(name), name`.
+    ///
+    ///     try SortSpec(parsing: "name:len,name").checkingDistinctKeys()   // fine
+    ///     try SortSpec([.init("a"), .init("a", .descending)]).checkingDistinctKeys()   // throws: key 2 repeats key 1
+    ///
+    /// - Throws: ``SortSpecError`` naming both keys.
+    public func checkingDistinctKeys() throws -> SortSpec {
+        var seen: [Key.Reading: Int] = [:]
+        for (index, key) in keys.enumerated() {
+            if let earlier = seen[key.reading] {
+                throw SortSpecError.repeatedKey(
+                    "key \(index + 1) ('\(key)') repeats key \(earlier + 1) ('\(keys[earlier])'): the same column read the same way can never decide",
+                    in: description)
+            }
+            seen[key.reading] = index
+        }
+        return self
+    }
+}
+
+extension SortSpec.Key {
+    /// What a key sorts by, whatever its direction and null placement: the column, and how its
+    /// text is read (interpretation, collation, `enum=` order, transform, `empty=null`).
+    struct Reading: Hashable {
+        var column: String
+        var interpretation: SortSpec.Interpretation
+        var collation: Collation
+        var enumOrder: [String]?
+        var transform: SortSpec.Transform?
+        var emptyIsNull: Bool
+    }
+
+    var reading: Reading {
+        Reading(column: column, interpretation: interpretation, collation: collation, enumOrder: enumOrder, transform: transform,
+                emptyIsNull: emptyIsNull)
     }
 }
 

@@ -38,6 +38,11 @@ public struct SortSpecError: Error, Sendable, Hashable, CustomStringConvertible 
         return SortSpecError(.syntax, "\(problem) at position \(position) in sort spec \"\(spec)\"\(suffix)", position: position)
     }
 
+    /// Two keys that read the same column the same way.
+    static func repeatedKey(_ message: String, in spec: String) -> SortSpecError {
+        SortSpecError(.syntax, "\(message) in sort spec \"\(spec)\"")
+    }
+
     /// An unknown column, listing the known ones.
     public static func unknownColumn(_ name: String, known: [String]) -> SortSpecError {
         let list = known.map { "'\($0)'" }.joined(separator: ", ")

@@ -17,6 +17,17 @@ extension SortValue {
     /// NaN after every number; for dates their seconds since the reference date the same way;
     /// for strings the collation's ``Collation/sortKey(for:)``; for booleans one byte.
     public func sortKey(collation: Collation = .default) -> [UInt8]? {
+        _sortKey(collation: collation, tieBreak: true)
+    }
+
+    /// ``sortKey(collation:)`` without the tie-break of a string's key
+    /// (``Collation/equivalenceKey(for:)``): equal exactly for values the collation calls
+    /// equivalent, in the same order otherwise — what `--unique` groups records by.
+    public func equivalenceKey(collation: Collation = .default) -> [UInt8]? {
+        _sortKey(collation: collation, tieBreak: false)
+    }
+
+    private func _sortKey(collation: Collation, tieBreak: Bool) -> [UInt8]? {
         var key: [UInt8] = []
         switch self {
         case .null: return nil
@@ -38,7 +49,7 @@ extension SortValue {
             _appendOrdered(value.timeIntervalSinceReferenceDate, to: &key)
         case .string(let value):
             key.append(0x30)
-            collation.appendSortKey(for: value, to: &key)
+            if tieBreak { collation.appendSortKey(for: value, to: &key) } else { collation.appendEquivalenceKey(for: value, to: &key) }
         case .bool(let value):
             key.append(0x40)
             key.append(value ? 1 : 0)

@@ -64,7 +64,7 @@ extension SortValue: CustomStringConvertible {
         case .bool(let value): String(value)
         case .integer(let value): String(value)
         case .double(let value): String(value)
-        case .date(let value): value.formatted(.iso8601)
+        case .date(let value): ISODate.format(value)
         case .string(let value): "\"\(value)\""
         }
     }

@@ -102,18 +102,22 @@ public enum ISODate {
         }
     }
 
-    /// `date` as `YYYY-MM-DDTHH:MM:SSZ` in UTC, whole seconds (the text `Date.ISO8601FormatStyle()`
-    /// gives, which this falls back to outside the years 1583–9999), by arithmetic: a formatter's calendar work costs more than a table's whole row.
+    /// `date` as `YYYY-MM-DDTHH:MM:SSZ` in UTC, whole seconds, in the proleptic Gregorian
+    /// calendar that ``parse(_:)`` reads (so the years 0000–9999 round-trip; ISO 8601 says so
+    /// too), by arithmetic: a formatter's calendar work costs more than a table's whole row.
+    /// From 1583 on this is the text `Date.ISO8601FormatStyle()` gives; before the 1582 reform
+    /// Foundation switches to the Julian calendar, and "0000-01-01" would print as
+    /// "0000-01-03". Outside 0000–9999 it falls back to Foundation's text.
     ///
     ///     ISODate.format(Date(timeIntervalSince1970: 86_400.75))   // "1970-01-02T00:00:00Z"
+    ///     ISODate.format(ISODate.parse("0000-01-01")!)            // "0000-01-01T00:00:00Z"
     public static func format(_ date: Date) -> String {
         let time = date.timeIntervalSince1970.rounded(.down)
         guard time.isFinite, abs(time) < 2.5e11 else { return date.formatted(.iso8601) }
         let seconds = Int(time)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let (year, month, day) = civil(fromDays: days)
-        // Foundation switches to the Julian calendar before the 1582 reform; keep its text there.
-        guard (1583...9999).contains(year) else { return date.formatted(.iso8601) }
+        guard (0...9999).contains(year) else { return date.formatted(.iso8601) }
         let second = seconds - days * 86_400
         var bytes = [UInt8](repeating: 0, count: 20)
         func put(_ value: Int, _ at: Int, _ width: Int) {

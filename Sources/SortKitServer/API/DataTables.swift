@@ -101,7 +101,7 @@ extension APIHandlers {
                 position += 1
             }
             // The table's key cap keeps the first keys, as a header state does.
-            keys = server.settings(for: table).headerState(SortSpec(keys)).keys
+            keys = server.settings(for: table).headerState(try SortSpec(keys).checkingDistinctKeys()).keys
             let start = try ViewQuery.whole(form["start"], name: "start", default: 0)
             let lengthText = form["length"] ?? "10"
             guard let length = Int(lengthText), length >= -1 else {

@@ -161,7 +161,8 @@ struct ViewQuery: Sendable {
         // Keys name columns as the schema does ("TITLE" is "title"), so rules and explanations
         // find them; a table's key cap keeps the first keys, as its headers show.
         for index in spec.keys.indices { spec.keys[index].column = schema.columns[try schema.columnIndex(spec.keys[index].column)].name }
-        return .spec(server.settings(for: schema.name).headerState(spec).spec)
+        // Checked again once named as the schema names them: `title,TITLE` is one key twice.
+        return .spec(server.settings(for: schema.name).headerState(try spec.checkingDistinctKeys()).spec)
     }
 
     // MARK: Back to a URL
