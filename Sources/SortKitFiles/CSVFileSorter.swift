@@ -212,17 +212,22 @@ public struct CSVFileSorter: Sendable {
 
     // MARK: Internals
 
-    /// A new folder for runs (and a spooled input) in ``temporaryDirectory``, which must exist:
-    /// only the folder itself is made.
+    /// A new folder for runs (and a spooled input) in ``temporaryDirectory``.
     func makeScratchFolder() throws -> URL {
-        let folder = temporaryDirectory.appendingPathComponent("sortkit-sort-\(UUID().uuidString)")
+        try Self.makeFolder(temporaryDirectory.appendingPathComponent("sortkit-sort-\(UUID().uuidString)"))
+    }
+
+    /// Makes `folder` in its parent, which must exist (only the folder itself is made: a
+    /// missing `TMPDIR` is named, not created); the error says why it can't be made.
+    package static func makeFolder(_ folder: URL) throws -> URL {
+        let parent = folder.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         } catch {
             var isFolder: ObjCBool = false
-            let reason = FileManager.default.fileExists(atPath: temporaryDirectory.path, isDirectory: &isFolder)
+            let reason = FileManager.default.fileExists(atPath: parent.path, isDirectory: &isFolder)
                 ? (isFolder.boolValue ? "it can't be written" : "it isn't a folder") : "it doesn't exist"
-            throw Failure("cannot make a temporary folder in '\(temporaryDirectory.path)': \(reason) (set TMPDIR to a writable folder)")
+            throw Failure("cannot make a temporary folder in '\(parent.path)': \(reason) (set TMPDIR to a writable folder)")
         }
         return folder
     }

@@ -144,14 +144,10 @@ struct SortCommand: ParsableCommand {
 
     /// Makes ``scratch`` in the temporary folder, which must exist (only the leaf is made).
     static func makeScratch() throws {
-        let parent = scratch.deletingLastPathComponent()
         do {
-            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: false)
-        } catch {
-            var isFolder: ObjCBool = false
-            let reason = FileManager.default.fileExists(atPath: parent.path, isDirectory: &isFolder)
-                ? (isFolder.boolValue ? "it can't be written" : "it isn't a folder") : "it doesn't exist"
-            throw CommandFailure("cannot make a temporary folder in '\(parent.path)': \(reason) (set TMPDIR to a writable folder)")
+            _ = try CSVFileSorter.makeFolder(scratch)
+        } catch let error as CSVFileSorter.Failure {
+            throw CommandFailure(error.description)
         }
     }
 
