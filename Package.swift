@@ -101,6 +101,7 @@ let package = Package(
         .executableTarget(name: "fuzz-cursor", dependencies: ["SortKitSQL"], swiftSettings: swiftSettings),
         .executableTarget(name: "fuzz-form", dependencies: ["SortKitServer"], swiftSettings: swiftSettings),
         .executableTarget(name: "fuzz-escape", dependencies: ["DataTableKit"], swiftSettings: swiftSettings),
+        .executableTarget(name: "fuzz-filesort", dependencies: ["SortKit", "SortKitFiles"], swiftSettings: swiftSettings),
         // Helpers several test targets share (heavy work off the concurrency pool, a thread
         // recorder, the stores' test budget); not a product.
         .target(name: "SortKitTestSupport", path: "Tests/TestSupport", swiftSettings: swiftSettings),

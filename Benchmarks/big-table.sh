@@ -23,6 +23,8 @@ runs=${2:-5}
 swift build -c release --product sortkit >/dev/null
 swift build -c release --product sortkit-bench >/dev/null
 bin=$(swift build -c release --show-bin-path)
+# SORTKIT_BIN: another sortkit binary to serve and view with (an earlier build, to compare).
+sortkit=${SORTKIT_BIN:-$bin/sortkit}
 if [ ! -x .venv-bench/bin/python ] || ! .venv-bench/bin/python -c 'import duckdb' 2>/dev/null; then
   python3 -m venv .venv-bench && .venv-bench/bin/pip install -q duckdb
 fi
@@ -112,7 +114,7 @@ serve() {  # $1 = label, rest = backend options
   local label=$1; shift
   local port; port=$(shuf -i 20000-32767 -n 1)
   local start; start=$(date +%s.%N)
-  "$bin/sortkit" serve "$work/big.csv" "$@" --port "$port" 2>"$work/server.log" &
+  "$sortkit" serve "$work/big.csv" "$@" --port "$port" 2>"$work/server.log" &
   server=$!
   until curl -sf "http://127.0.0.1:$port/api/tables/big/rows?limit=1" >/dev/null; do
     kill -0 "$server" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
@@ -159,7 +161,7 @@ backends=(sqlite)
 # Pinned rows: the stored table served again with row 500,000 pinned; the same pages next to
 # DuckDB ordering that row first.
 pinned_port=$(shuf -i 20000-32767 -n 1)
-"$bin/sortkit" serve --db "$work/big.sqlite" --pin big=500000 --port "$pinned_port" 2>"$work/server.log" &
+"$sortkit" serve --db "$work/big.sqlite" --pin big=500000 --port "$pinned_port" 2>"$work/server.log" &
 server=$!
 until curl -sf "http://127.0.0.1:$pinned_port/api/tables/big/rows?limit=1" >/dev/null; do sleep 0.05; done
 for c in "${pinned_cases[@]}"; do
@@ -232,7 +234,7 @@ echo "| whole process (fresh) | sortkit view ms, peak MB | DuckDB read_csv ms, p
 echo "|---|---|---|---|"
 for v in "${views[@]}"; do
   IFS='|' read -r name args sql <<< "$v"
-  read -r st sk <<< "$(timed "$bin/sortkit" view "$work/big.csv" $args)"
+  read -r st sk <<< "$(timed "$sortkit" view "$work/big.csv" $args)"
   read -r dt dk <<< "$(timed .venv-bench/bin/python -c "import duckdb; duckdb.connect(config={'threads': 2}).execute(\"$sql\").fetchall()")"
   echo "| $name | $(ms "$st"), $((sk / 1024)) | $(ms "$dt"), $((dk / 1024)) | $(awk -v a="$st" -v b="$dt" 'BEGIN { printf "%.2f×", a / b }') |"
 done

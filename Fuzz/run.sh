@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-(( ${#targets[@]} )) || targets=(sortspec fractional csv cursor form escape)
+(( ${#targets[@]} )) || targets=(sortspec fractional csv cursor form escape filesort)
 mkdir -p Fuzz/findings
 status=0
 for target in "${targets[@]}"; do

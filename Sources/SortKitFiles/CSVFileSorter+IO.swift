@@ -173,14 +173,16 @@ extension _RecordReader {
 /// Reads a spilled run back, one entry at a time.
 private struct _RunReader {
     let handle: FileHandle
+    let chunk: Int
     var buffer: [UInt8] = []
     var position = 0
     var key: ArraySlice<UInt8> = []
     var record: ArraySlice<UInt8> = []
 
-    init(_ url: URL) throws {
+    init(_ url: URL, chunk: Int) throws {
         guard let handle = FileHandle(forReadingAtPath: url.path) else { throw CSVFileSorter.Failure("cannot read the run '\(url.path)'") }
         self.handle = handle
+        self.chunk = chunk
     }
 
     /// Loads the next entry; `false` at the end.
@@ -195,7 +197,9 @@ private struct _RunReader {
         return true
     }
 
-    /// Makes `count` bytes available from `position`; `false` at a clean end of file.
+    /// Makes `count` bytes available from `position`; `false` at a clean end of file. Reads
+    /// with `read(2)` straight into the buffer, which holds one chunk (or the entry, if
+    /// larger): the merge's memory is its runs' chunks.
     private mutating func ensure(_ count: Int) throws -> Bool {
         while buffer.count - position < count {
             if position > 0 {
@@ -204,20 +208,37 @@ private struct _RunReader {
                 record = []
                 position = 0
             }
-            let data = try handle.read(upToCount: max(1 << 20, count)) ?? Data()
-            if data.isEmpty { return false }
-            buffer.append(contentsOf: data)
+            let want = max(chunk, count) - buffer.count
+            var failure: Int32 = 0
+            let block = [UInt8](unsafeUninitializedCapacity: want) { block, initialized in
+                var read = 0
+                repeat { read = _readFile(handle.fileDescriptor, block.baseAddress!, want) } while read < 0 && errno == EINTR
+                if read < 0 { failure = errno }
+                initialized = max(0, read)
+            }
+            guard failure == 0 else { throw CSVFileSorter.Failure("cannot read a spilled run: \(String(cString: strerror(failure)))") }
+            if block.isEmpty { return false }
+            if buffer.isEmpty { buffer = block } else { buffer.append(contentsOf: block) }
         }
         return true
     }
 }
 
-/// Merges sorted runs (k-way, a binary heap of run positions); equal keys come from the
-/// earlier run first, which keeps the sort stable. `body` returns `false` to stop.
-func _merge(_ runs: [URL], _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Bool) throws {
+/// One entry of a spilled run: key length, record length (UInt32, little endian), key, record.
+func _writeRunEntry<Key: Collection<UInt8>, Record: Collection<UInt8>>(key: Key, record: Record, to writer: _BufferedWriter) {
+    withUnsafeBytes(of: UInt32(key.count).littleEndian) { writer.write($0) }
+    withUnsafeBytes(of: UInt32(record.count).littleEndian) { writer.write($0) }
+    writer.write(key)
+    writer.write(record)
+}
+
+/// Merges sorted runs (k-way, a binary heap of run positions), reading each `chunk` bytes at
+/// a time; equal keys come from the earlier run first, which keeps the sort stable. `body`
+/// returns `false` to stop.
+func _merge(_ runs: [URL], chunk: Int = 1 << 20, _ body: (ArraySlice<UInt8>, ArraySlice<UInt8>) -> Bool) throws {
     var readers: [_RunReader] = []
     for run in runs {
-        var reader = try _RunReader(run)
+        var reader = try _RunReader(run, chunk: chunk)
         if try reader.next() { readers.append(reader) }
     }
     func precedes(_ a: Int, _ b: Int) -> Bool {

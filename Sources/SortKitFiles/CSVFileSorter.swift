@@ -1,5 +1,8 @@
 import Foundation
 import SortKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Sorts a CSV file by a ``SortSpec`` with bounded memory: the order of
 /// ``TextTable/sortedRowIndices(by:)`` (typed columns, collations, nulls, stable), with every
@@ -258,11 +261,53 @@ public struct CSVFileSorter: Sendable {
         return copy
     }
 
-    var blockSize: Int { max(1 << 16, min(maxMemory / 8, 16 << 20)) }
+    var blockSize: Int { blockSizeForTesting ?? max(1 << 16, min(maxMemory / 16, 16 << 20)) }
+
+    /// A read block size for tests and fuzzing (down to 1 byte), so that every way a record
+    /// can straddle blocks is read.
+    package var blockSizeForTesting: Int?
 
     /// The least input a core scans on its own (a smaller file is scanned on one core); a file
     /// 64 times this size is also read by every core.
     var sliceMinimum = 1 << 20
+
+    /// Whether sorting `input` read whole stays within ``maxMemory``: its records and key
+    /// values are estimated from its first megabyte (10% added) and priced by the run's cost
+    /// model (``_Run/peakBytes(count:recordBytes:valueBytes:fields:components:)``), plus the
+    /// buffers every sort has.
+    func fitsWhole(_ input: URL, size: Int) throws -> Bool {
+        guard size < Int.max / 64 else { return false }
+        // Far below the budget whatever its records: no sample needed.
+        if size * 64 + fixedBuffers <= maxMemory { return true }
+        guard size <= maxMemory else { return false }
+        var reader = try _RecordReader(input, delimiter: delimiter, blockSize: 1 << 20)
+        let header = try reader.header(hasHeader: hasHeader)
+        guard !header.isEmpty, let key = try? compiledKey(header: header) else { return true }
+        reader.scanner.wanted = key.columns
+        var records = 0, valueBytes = 0
+        let start = reader.consumed
+        while reader.consumed - start < 1 << 20, try reader.nextSpans() != nil {
+            records += 1
+            valueBytes += reader.scanner.spans.reduce(0) { $0 + $1.range.count }
+        }
+        let sampled = max(1, Int(reader.consumed - start))
+        let count = records * size / sampled * 11 / 10 + 1
+        let values = valueBytes * (size / sampled + 1) * 11 / 10
+        let peak = _Run.peakBytes(count: count, recordBytes: size, valueBytes: values, fields: key.columns.count, components: key.components.count)
+        return peak + fixedBuffers <= maxMemory
+    }
+
+    /// The memory every sort holds besides its run: the read blocks (a record longer than a
+    /// block grows the buffer) and the output's 1 MB buffer.
+    var fixedBuffers: Int { 2 * blockSize + (1 << 20) }
+
+    /// What a run may take (at its peak, sorting) before it spills: the budget less the fixed
+    /// buffers, and never under half the budget (a budget of a few blocks spills runs of half
+    /// of it, not of one record).
+    var runBudget: Int { max(maxMemory - fixedBuffers, maxMemory / 2) }
+
+    /// How much of each spilled run a merge reads at a time.
+    var mergeChunk: Int { max(1 << 16, min(1 << 20, maxMemory / 32)) }
 
     /// The spec compiled for `header`, grouping equivalent strings when `unique`.
     func compiledKey(header: [String]) throws -> _CSVSortKey {
@@ -297,7 +342,7 @@ public struct CSVFileSorter: Sendable {
         // its key columns that types them over the whole file.
         var info = stat()
         let size = stat(input.path, &info) == 0 ? Int(info.st_size) : Int.max
-        let typeFirst = top != nil || size > maxMemory / 4
+        let typeFirst = try top != nil || !fitsWhole(input, size: size)
         var reader = try _RecordReader(
             input, delimiter: delimiter, blockSize: blockSize, whole: !typeFirst, parallelReadMinimum: Int64(sliceMinimum) * 64)
         let header = try reader.header(hasHeader: hasHeader)
@@ -323,19 +368,21 @@ public struct CSVFileSorter: Sendable {
             if run.addAll(from: reader, minimumSlice: sliceMinimum) { reader.skipToEnd() }
         }
         var runs: [URL] = []
+        var spilled = 0
         var records = run.count
         while let range = try reader.nextSpans() {
             records += 1
             run.add(range, from: reader)
-            if let top, run.count >= topThreshold {
+            if let top, run.count >= topThreshold || (run.count > top && run.memory >= runBudget) {
                 run.sortAndKeep(top, unique: unique)
-            } else if top == nil, run.memory >= maxMemory / 2 {
+            } else if top == nil, run.memory >= runBudget {
                 if !key.typesResolved {
                     key = try resolvedKey(header: header, input: input)
                     run.setKey(key)
                 }
                 runs.append(try run.spill(to: folder.appendingPathComponent("run-\(runs.count)")))
                 run.clear()
+                _returnFreedMemory()
             }
             if records & 0x3FFF == 0 {
                 let read = typeFirst ? reader.size / 2 + reader.consumed / 2 : reader.consumed
@@ -349,7 +396,30 @@ public struct CSVFileSorter: Sendable {
             run.write(to: &output)
         } else {
             runs.append(try run.spill(to: folder.appendingPathComponent("run-\(runs.count)")))
-            try _merge(runs) { key, record in
+            // Each run being merged holds a read buffer: more runs than the budget has buffers
+            // for are merged in passes (neighbours together, so ties keep input order).
+            spilled = runs.count
+            let chunk = mergeChunk
+            let fanIn = max(2, min(64, max(0, maxMemory - fixedBuffers) / (2 * chunk)))
+            var pass = 0
+            while runs.count > fanIn {
+                pass += 1
+                var merged: [URL] = []
+                for (number, start) in stride(from: 0, to: runs.count, by: fanIn).enumerated() {
+                    let group = Array(runs[start..<min(runs.count, start + fanIn)])
+                    let url = folder.appendingPathComponent("pass-\(pass)-\(number)")
+                    let writer = try _BufferedWriter(url)
+                    try _merge(group, chunk: chunk) { key, record in
+                        _writeRunEntry(key: key, record: record, to: writer)
+                        return true
+                    }
+                    try writer.close()
+                    for run in group { try? FileManager.default.removeItem(at: run) }
+                    merged.append(url)
+                }
+                runs = merged
+            }
+            try _merge(runs, chunk: chunk) { key, record in
                 key.withUnsafeBufferPointer { key in record.withUnsafeBufferPointer { output.write(key: key, record: $0) } }
                 return !output.isFull
             }
@@ -357,7 +427,7 @@ public struct CSVFileSorter: Sendable {
         guard top != nil || unique || output.written == records else {
             throw Failure("wrote \(output.written) records but read \(records); the output is incomplete")
         }
-        return Summary(records: records, written: output.written, runs: runs.count)
+        return Summary(records: records, written: output.written, runs: spilled)
     }
 }
 
@@ -383,3 +453,20 @@ struct _Output {
         written += 1
     }
 }
+
+/// Gives memory the sort has freed back to the system: the sort's parallel phases allocate on
+/// several threads, and glibc's malloc keeps each thread's freed memory in its arena, where it
+/// counts toward the process's resident size (what `--max-memory` bounds) until trimmed.
+func _returnFreedMemory() {
+    #if canImport(Glibc)
+    _mallocTrim?(0)
+    #endif
+}
+
+#if canImport(Glibc)
+/// glibc's `malloc_trim`, which Swift's Glibc module doesn't export (looked up once).
+private let _mallocTrim: (@convention(c) (Int) -> Int32)? = {
+    guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+}()
+#endif

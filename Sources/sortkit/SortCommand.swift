@@ -42,11 +42,11 @@ struct SortCommand: ParsableCommand {
     var output: String?
 
     @Option(name: .customLong("max-memory"), help: ArgumentHelp(
-        "Memory for records and keys (e.g. 256M, 2G); larger inputs spill sorted runs to disk. Default: a quarter of RAM, at most 4G.",
+        "The most memory the sort may use (e.g. 256M, 2G): a bound on the whole process beyond its fixed base (peak RSS within 1.25× of it); larger inputs spill sorted runs to disk. Default: a quarter of RAM, at most 4G.",
         valueName: "SIZE"))
     var maxMemory: String?
 
-    @Flag(help: "Write only the first record of each group of equal keys.")
+    @Flag(help: "Write only the first record (in input order) of each group of equivalent keys: under nocase, fold and natural 'Bob' and 'bob' are one group.")
     var unique = false
 
     @Flag(help: "Reverse every key's direction.")

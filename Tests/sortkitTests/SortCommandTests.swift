@@ -31,7 +31,8 @@ struct SortCommandTests {
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.count == 4, "\(result.stderr)")
         #expect(lines.first == "sortkit sort: --debug: 4 records by '-price,name:fold'")
-        #expect(lines[1].hasPrefix("record 4 before record 1: key 1 '-price': 12.0 ties with 12.0; key 2 'name:fold': \"bob\" before \"Emma\" (sort keys "))
+        // A float column keeps its integral values exact: 12, not 12.0 (#35).
+        #expect(lines[1].hasPrefix("record 4 before record 1: key 1 '-price': 12 ties with 12; key 2 'name:fold': \"bob\" before \"Emma\" (sort keys "))
         #expect(lines[1].hasSuffix(" decides"))
         #expect(lines[3] == "record 2 before record 3: key 1 '-price': 9.5 before null decides")
         let (ties, _) = try run(["sort", "-", "--by", "price", "--debug", "--top", "2"], stdin: "price\n1\n1\n0\n")

@@ -45,7 +45,10 @@ public enum ColumnType: String, Sendable, Hashable, CaseIterable, Codable {
     internal func parse(_ text: String) -> SortValue? {
         switch self {
         case .integer: Int64(text).map(SortValue.integer)
-        case .float: _parseDecimal(text).map { if case .integer(let i) = $0 { .double(Double(i)) } else { $0 } }
+        // An integral value stays an integer: `9007199254740993` and `9007199254740992` are two
+        // values in a column that also holds `0.5` (as Doubles they were one). Integers and
+        // doubles compare by exact value.
+        case .float: _parseDecimal(text)
         case .date: ISODate.parse(text).map(SortValue.date)
         case .bool:
             switch text.lowercased() {

@@ -106,8 +106,16 @@ extension SQLiteTableStore {
         try db.execute(sql: "UPDATE sortkit_table SET row_count = row_count + ? WHERE id = ?", arguments: [delta, info.id])
     }
 
+    /// A typed value's column: NUMERIC for floats, which keeps an integral value as an
+    /// INTEGER (exact beyond 2^53, and SQLite compares INTEGER with REAL exactly) and a
+    /// fractional one as a REAL. (Tables made before kept REAL columns: their integers beyond
+    /// 2^53 are rounded where SQL orders by them; the in-memory index is exact.)
     static func typedColumn(_ type: ColumnType) -> String {
-        type == .integer || type == .bool ? "INTEGER" : "REAL"
+        switch type {
+        case .integer, .bool: "INTEGER"
+        case .float: "NUMERIC"
+        default: "REAL"
+        }
     }
 
     static func createPresetIndexes(_ info: _TableInfo, _ db: Database) throws {

@@ -15,10 +15,18 @@ import SortKit
 enum CSVDownload {
     /// `rows` as CSV, each cell defused by its column's type in `types` (`nil`: none is).
     static func format(_ rows: [[String]], types: [ColumnType]?) -> String {
-        guard let types else { return CSV.format(rows) }
+        // Most cells start with a letter or digit: a row is copied only when a cell may need a `'`.
+        guard let types, rows.contains(where: { $0.contains(where: mayDefuse) }) else { return CSV.format(rows) }
         return CSV.format(rows.map { cells in
-            cells.indices.map { index in defused(cells[index], type: index < types.count ? types[index] : .string) }
+            guard cells.contains(where: mayDefuse) else { return cells }
+            return cells.indices.map { index in defused(cells[index], type: index < types.count ? types[index] : .string) }
         })
+    }
+
+    /// Whether `cell` starts with a byte that may make it a formula.
+    private static func mayDefuse(_ cell: String) -> Bool {
+        guard let first = cell.utf8.first else { return false }
+        return first == 0x3D || first == 0x2B || first == 0x2D || first == 0x40 || first == 0x09 || first == 0x0D
     }
 
     /// `cell`, with a leading `'` when a spreadsheet would run it as a formula.
