@@ -2,7 +2,8 @@
 # Benchmarks/get-flood.sh - the memory a flood of GETs can add to `sortkit serve`, and the first
 # page after a write once they have run (not part of the tests).
 #   usage: Benchmarks/get-flood.sh [ROWS] [REQUESTS]     (defaults: 1000000 rows, 60 requests)
-#   SORTKIT_BIN=path/to/sortkit compares another build (the same data, the same requests).
+#   SORTKIT_BIN=path/to/sortkit compares another build (the same data, the same requests);
+#   SORTKIT_SERVE_FLAGS adds flags to `sortkit serve` (e.g. --table-ranking-memory 64M).
 # Each request sorts a page by four keys read in ways earlier requests may not have read (a
 # collation, a length, an absolute value, as text): a server that keeps every order a
 # request asks for keeps a ranking of every row for each (8 bytes a row) and updates each on
@@ -22,7 +23,7 @@ cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -rf "$wor
 trap cleanup EXIT
 "$bin/sortkit-bench" data --rows "$rows" --out "$work/big.csv" >/dev/null
 port=$(shuf -i 20000-32767 -n 1)
-"$sortkit" serve "$work/big.csv" --db "$work/big.sqlite" --port "$port" 2>"$work/server.log" &
+"$sortkit" serve "$work/big.csv" --db "$work/big.sqlite" --port "$port" ${SORTKIT_SERVE_FLAGS:-} 2>"$work/server.log" &
 server=$!
 until curl -sf "http://127.0.0.1:$port/api/tables/big/rows?limit=1" >/dev/null; do
   kill -0 "$server" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }

@@ -1,8 +1,5 @@
 import Foundation
 import SortKit
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Sorts a CSV file by a ``SortSpec`` with bounded memory: the order of
 /// ``TextTable/sortedRowIndices(by:)`` (typed columns, collations, nulls, stable), with every
@@ -382,7 +379,7 @@ public struct CSVFileSorter: Sendable {
                 }
                 runs.append(try run.spill(to: folder.appendingPathComponent("run-\(runs.count)")))
                 run.clear()
-                _returnFreedMemory()
+                _returnFreedMemoryToSystem()
             }
             if records & 0x3FFF == 0 {
                 let read = typeFirst ? reader.size / 2 + reader.consumed / 2 : reader.consumed
@@ -453,20 +450,3 @@ struct _Output {
         written += 1
     }
 }
-
-/// Gives memory the sort has freed back to the system: the sort's parallel phases allocate on
-/// several threads, and glibc's malloc keeps each thread's freed memory in its arena, where it
-/// counts toward the process's resident size (what `--max-memory` bounds) until trimmed.
-func _returnFreedMemory() {
-    #if canImport(Glibc)
-    _mallocTrim?(0)
-    #endif
-}
-
-#if canImport(Glibc)
-/// glibc's `malloc_trim`, which Swift's Glibc module doesn't export (looked up once).
-private let _mallocTrim: (@convention(c) (Int) -> Int32)? = {
-    guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-}()
-#endif

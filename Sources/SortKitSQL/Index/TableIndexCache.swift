@@ -81,8 +81,8 @@ final class _TableIndexCache: Sendable {
     /// on (`random=` ones while fewer than ``maxRandomRankings`` are kept).
     func remember(_ rankings: [KeyVariant: _Ranking], table: Int64, schemaVersion: Int64, dataVersion: Int64) {
         guard !rankings.isEmpty else { return }
-        state.withLock { state in
-            guard var index = state.indexes[table], index.schemaVersion == schemaVersion, index.dataVersion == dataVersion else { return }
+        let dropped = state.withLock { state -> Bool in
+            guard var index = state.indexes[table], index.schemaVersion == schemaVersion, index.dataVersion == dataVersion else { return false }
             var randoms = index.rankings.keys.filter(\.isRandom).count
             for (variant, ranking) in rankings where index.rankings[variant] == nil {
                 if variant.isRandom {
@@ -94,8 +94,11 @@ final class _TableIndexCache: Sendable {
                 state.lastUse[table, default: [:]][variant] = state.clock
             }
             state.indexes[table] = index
-            Self.keepWithinBudgets(&state, table: table, limits: limits)
+            return Self.keepWithinBudgets(&state, table: table, limits: limits)
         }
+        // A dropped ranking's memory (megabytes a million rows) goes back to the system once
+        // the requests still reading it are done with it.
+        if dropped { Task.detached(priority: .background) { _returnFreedMemoryToSystem() } }
     }
 
     /// Notes that a request read `variants`' rankings of `table` (for the least-recently-used
@@ -109,7 +112,8 @@ final class _TableIndexCache: Sendable {
 
     /// Drops the least recently used rankings until `table`'s fit its budget and all tables'
     /// fit theirs.
-    private static func keepWithinBudgets(_ state: inout State, table: Int64, limits: IndexLimits) {
+    @discardableResult
+    private static func keepWithinBudgets(_ state: inout State, table: Int64, limits: IndexLimits) -> Bool {
         func bytes(_ table: Int64) -> Int { state.indexes[table]?.rankings.values.reduce(0) { $0 + $1.byteCount } ?? 0 }
         func dropOldest(of tables: [Int64]) -> Bool {
             var oldest: (table: Int64, variant: KeyVariant, tick: UInt64)?
@@ -124,9 +128,11 @@ final class _TableIndexCache: Sendable {
             state.lastUse[oldest.table]?[oldest.variant] = nil
             return true
         }
-        while bytes(table) > limits.rankingBytesPerTable, dropOldest(of: [table]) {}
+        var dropped = false
+        while bytes(table) > limits.rankingBytesPerTable, dropOldest(of: [table]) { dropped = true }
         let tables = Array(state.indexes.keys)
-        while tables.reduce(0, { $0 + bytes($1) }) > limits.rankingBytes, dropOldest(of: tables) {}
+        while tables.reduce(0, { $0 + bytes($1) }) > limits.rankingBytes, dropOldest(of: tables) { dropped = true }
+        return dropped
     }
 
     /// What `table`'s index holds now; `nil` when none is loaded.

@@ -1,6 +1,7 @@
 import DataTableKit
 import Foundation
 import Mustache
+import Synchronization
 
 /// The page templates (`Templates/*.mustache`, swift-mustache), loaded once, with SortKit's
 /// own HTML content type.
@@ -46,12 +47,66 @@ struct PageTemplates: Sendable {
             .filter { $0.hasSuffix(".mustache") }.map { String($0.dropLast(".mustache".count)) }.sorted()
     }
 
-    /// `model` rendered by template `name`.
-    func render(_ model: Any, template name: String) -> String {
+    /// `model` rendered by template `name`. A page is a function of its model: the last pages
+    /// rendered are kept by model (``RenderedPages``), so going back, reloading or several
+    /// people viewing one page render it once. (swift-mustache finds each value with dynamic
+    /// casts, which made a 25-row page take a millisecond or two to render.)
+    func render<Model: Hashable & Sendable>(_ model: Model, template name: String) -> String {
+        let key = RenderedPages.Key(template: name, model: AnyHashableSendable(model))
+        if let html = rendered.html(for: key) { return html }
         guard let html = library.render(model, withTemplate: name) else {
             preconditionFailure("no page template '\(name)'")
         }
+        rendered.keep(html, for: key)
         return html
+    }
+
+    let rendered = RenderedPages()
+}
+
+/// The last pages rendered, by template and model: at most 64 of them and 16 MB.
+final class RenderedPages: Sendable {
+    struct Key: Hashable, Sendable {
+        var template: String
+        var model: AnyHashableSendable
+    }
+
+    private struct State {
+        var pages: [Key: String] = [:]
+        var order: [Key] = []
+        var bytes = 0
+    }
+
+    private let state = Mutex(State())
+    static let maxPages = 64
+    static let maxBytes = 16 << 20
+
+    func html(for key: Key) -> String? {
+        state.withLock { $0.pages[key] }
+    }
+
+    func keep(_ html: String, for key: Key) {
+        let size = html.utf8.count
+        guard size <= Self.maxBytes / 4 else { return }
+        state.withLock { state in
+            guard state.pages.updateValue(html, forKey: key) == nil else { return }
+            state.order.append(key)
+            state.bytes += size
+            while state.order.count > Self.maxPages || state.bytes > Self.maxBytes {
+                let oldest = state.order.removeFirst()
+                state.bytes -= state.pages.removeValue(forKey: oldest)?.utf8.count ?? 0
+            }
+        }
+    }
+}
+
+/// A hashable, sendable value of any such type.
+struct AnyHashableSendable: Hashable, @unchecked Sendable {
+    // Unchecked: it only ever wraps `Hashable & Sendable` values.
+    let value: AnyHashable
+
+    init<Value: Hashable & Sendable>(_ value: Value) {
+        self.value = AnyHashable(value)
     }
 }
 

@@ -122,8 +122,8 @@ extension ColumnType {
 /// The start page's view model (`index.mustache`). The models answer the templates' names
 /// themselves (``MustacheParent``): swift-mustache otherwise finds each value by reflection
 /// (`Mirror`), which made a 25-row page five times slower to render.
-struct IndexModel: MustacheParent {
-    struct Table: MustacheParent {
+struct IndexModel: MustacheParent, Hashable, Sendable {
+    struct Table: MustacheParent, Hashable, Sendable {
         var name: String
         var href: String
         var rows: Int
@@ -154,8 +154,8 @@ struct IndexModel: MustacheParent {
 
 /// The table page's view model (`table.mustache`): only values, no markup; the template
 /// escapes each one.
-struct TableModel: MustacheParent {
-    struct Header: MustacheParent {
+struct TableModel: MustacheParent, Hashable, Sendable {
+    struct Header: MustacheParent, Hashable, Sendable {
         var name: String
         var ariaSort: String
         var classes: String?
@@ -178,7 +178,7 @@ struct TableModel: MustacheParent {
         }
     }
 
-    struct Filter: MustacheParent {
+    struct Filter: MustacheParent, Hashable, Sendable {
         var column: String
         var value: String
 
@@ -191,7 +191,7 @@ struct TableModel: MustacheParent {
         }
     }
 
-    struct Row: MustacheParent {
+    struct Row: MustacheParent, Hashable, Sendable {
         var id: Int64
         var pinned: Bool
         var cells: [Cell]
@@ -206,7 +206,7 @@ struct TableModel: MustacheParent {
         }
     }
 
-    struct Cell: MustacheParent {
+    struct Cell: MustacheParent, Hashable, Sendable {
         var column: String
         var classes: String
         var text: String
@@ -221,7 +221,7 @@ struct TableModel: MustacheParent {
         }
     }
 
-    struct Option: MustacheParent {
+    struct Option: MustacheParent, Hashable, Sendable {
         var label: String
         var value: String?
         var selected: Bool
@@ -236,7 +236,7 @@ struct TableModel: MustacheParent {
         }
     }
 
-    struct Column: MustacheParent {
+    struct Column: MustacheParent, Hashable, Sendable {
         var name: String
         var type: String
 
