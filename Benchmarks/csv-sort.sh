@@ -2,6 +2,7 @@
 # Benchmarks/csv-sort.sh - `sortkit sort` next to GNU sort and DuckDB on the benchmark data set.
 #   usage: Benchmarks/csv-sort.sh [ROWS...]        (default: 1000000; e.g. 1000000 10000000)
 #   SORTKIT_SCRATCH=DIR builds in DIR instead of .build (e.g. a release-only build folder).
+#   SORTKIT_BASELINE=path/to/sortkit also times an earlier build in the same run, case by case.
 # Writes each data set once (sortkit-bench data), then times, in the same run: the 3-key sort
 # (status in declared order, author, price descending) and a single numeric key (price), for
 # sortkit sort, GNU sort (LC_ALL=C, equivalent -k keys; it has no enum order and no CSV quoting,
@@ -41,6 +42,15 @@ run() {
   printf "  %-34s %8.2f s  %6s MB peak   (runs: %s)\n" "$label" "$seconds" "$peak" "${times[*]}"
 }
 
+# baseline ARGS...: the same sort by SORTKIT_BASELINE's binary, and this build's time against it.
+baseline() {
+  [ -n "${SORTKIT_BASELINE:-}" ] || return 0
+  local current=$ours
+  run "baseline ($SORTKIT_BASELINE)" "$SORTKIT_BASELINE" sort "$@" --quiet -o "$work/base.csv"
+  echo "  this build takes $(echo "scale=2; $current / $seconds" | bc)× the baseline's time"
+  ours=$current
+}
+
 for rows in "${sizes[@]}"; do
   csv="$work/books-$rows.csv"
   "$bin/sortkit-bench" data --rows "$rows" --out "$csv"
@@ -52,6 +62,7 @@ for rows in "${sizes[@]}"; do
     IFS=';' read -r name spec gnukeys sql <<<"$case"
     echo "$name:"
     run "sortkit sort" "$bin/sortkit" sort "$csv" --by "$spec" --quiet -o "$work/out.csv"; ours=$seconds
+    baseline "$csv" --by "$spec"
     # shellcheck disable=SC2086
     run "GNU sort (LC_ALL=C, 2 threads)" env LC_ALL=C sort --parallel=2 -t, $gnukeys "$csv.body" -o "$work/gnu.csv"; gnu=$seconds
     echo "  sortkit is $(echo "scale=1; $gnu / $ours" | bc)× GNU sort"
@@ -68,6 +79,7 @@ for case in "by absolute price;price:abs;abs(price)" "by title length;title:len;
   IFS=';' read -r name spec sql <<<"$case"
   echo "$name:"
   run "sortkit sort --by $spec" "$bin/sortkit" sort "$largest" --by "$spec" --quiet -o "$work/out.csv"; ours=$seconds
+  baseline "$largest" --by "$spec"
   if [ -n "$duckdb" ]; then
     run "DuckDB (COPY … ORDER BY $sql)" "$duckdb" -c "import duckdb; duckdb.sql(\"COPY (SELECT * FROM read_csv('$largest', header=true) ORDER BY $sql) TO '$work/duck.csv' (HEADER)\")"
     echo "  sortkit is $(echo "scale=2; $seconds / $ours" | bc)× DuckDB"
@@ -79,5 +91,6 @@ run "GNU sort --debug -k5,5g (LC_ALL=C)" sh -c "LC_ALL=C sort --debug --parallel
 echo "  sortkit --debug takes $(echo "scale=1; $ours / $seconds" | bc)× GNU sort --debug's time"
 
 echo "== ${sizes[-1]} rows under --max-memory 256M"
-run "sortkit sort (3 keys, 256M)" "$bin/sortkit" sort "$largest" --by "status:enum=todo|reading|done|abandoned,author,-price" --max-memory 256M --quiet -o "$work/out.csv"
+run "sortkit sort (3 keys, 256M)" "$bin/sortkit" sort "$largest" --by "status:enum=todo|reading|done|abandoned,author,-price" --max-memory 256M --quiet -o "$work/out.csv"; ours=$seconds
+baseline "$largest" --by "status:enum=todo|reading|done|abandoned,author,-price" --max-memory 256M
 echo "  rows in = $(($(wc -l <"$largest") - 1)), rows out = $(($(wc -l <"$work/out.csv") - 1))"

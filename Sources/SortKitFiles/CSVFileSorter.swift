@@ -190,6 +190,11 @@ public struct CSVFileSorter: Sendable {
     /// ties in input order, then `unique` and `top` applied as the sort applies them. What
     /// `sortkit sort --debug` explains.
     package func writtenOrder(of table: TextTable) throws -> [Int] {
+        // Without `unique` the sort's order is the in-memory order (the engine's, fast).
+        guard unique else {
+            let order = try table.sortedRowIndices(by: spec)
+            return top.map { Array(order.prefix($0)) } ?? order
+        }
         var key = try compiledKey(header: table.columns)
         let types = table.columnTypes()
         key = key.withTypes(Dictionary(uniqueKeysWithValues: key.columns.enumerated().map { ($0.offset, types[$0.element]) }))

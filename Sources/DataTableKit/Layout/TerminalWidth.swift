@@ -44,8 +44,8 @@ public enum TerminalWidth {
     ///     TerminalWidth.printable("\u{1B}]0;pwned\u{07}")   // "␛]0;pwned␇"
     ///     TerminalWidth.printable("line 1\r\nline 2")      // "line 1 line 2"
     public static func printable(_ text: String) -> String {
-        // Most text has no control: returned as it is.
-        if !text.unicodeScalars.contains(where: needsReplacing) { return text }
+        // Most text has no control: returned as it is (printable ASCII judged by its bytes).
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) || !text.unicodeScalars.contains(where: needsReplacing) { return text }
         var result = String.UnicodeScalarView()
         var previous: Unicode.Scalar?
         for scalar in text.unicodeScalars {
