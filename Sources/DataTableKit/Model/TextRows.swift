@@ -60,7 +60,7 @@ extension DataTable where Row == TextRow {
 extension SortValue {
     var isNumber: Bool {
         switch self {
-        case .integer, .double: true
+        case .integer, .largeInteger, .double: true
         default: false
         }
     }

@@ -143,8 +143,9 @@ extension SortSpec.Key {
         switch transform {
         case .absolute:
             switch value {
-            // |Int64.min| is 2^63, exact as a Double and compared by value with integers.
-            case .integer(let number): return number == .min ? .double(9_223_372_036_854_775_808) : .integer(Swift.abs(number))
+            // |Int64.min| is 2^63, beyond 64 bits.
+            case .integer(let number): return SortValue(exactly: Swift.abs(Int128(number)))
+            case .largeInteger(let number): return SortValue(exactly: number == .min ? .max : Swift.abs(number))
             case .double(let number): return .double(number.isNaN ? number : Swift.abs(number))
             default: return value
             }
@@ -153,6 +154,7 @@ extension SortSpec.Key {
             case .string(let text): return .integer(_characterCount(text))
             case .date(let date): return .integer(Int64(date.formatted(.iso8601).count))
             case .integer(let number): return .integer(Int64(String(number).count))
+            case .largeInteger(let number): return .integer(Int64(String(number).count))
             case .double(let number): return .integer(Int64(String(number).count))
             case .bool(let flag): return .integer(flag ? 4 : 5)
             case .null: return value

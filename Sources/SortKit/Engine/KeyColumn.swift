@@ -144,6 +144,7 @@ extension _KeyColumn {
             for (i, value) in values.enumerated() {
                 switch value {
                 case .integer(let v): raw[i] = _orderedBits(Double(v))
+                case .largeInteger(let v): raw[i] = _orderedBits(Double(v))
                 case .double(let v): raw[i] = _orderedBits(v)
                 default: isNull[i] = true
                 }
@@ -210,9 +211,13 @@ private enum _RawEncoding {
 
     static func choose(for values: [SortValue], collation: Collation) -> _RawEncoding {
         var (ints, doubles, dates, bools, strings) = (false, false, false, false, false)
+        var large = false
         for value in values {
+            if case .largeInteger = value { large = true }
             switch value {
-            case .integer: ints = true
+            // A large integer is ranked by its nearest double, which isn't exact: ties are
+            // compared by value, as with integers among doubles.
+            case .integer, .largeInteger: ints = true
             case .double: doubles = true
             case .date: dates = true
             case .bool: bools = true
@@ -222,7 +227,7 @@ private enum _RawEncoding {
         }
         switch (ints || doubles, dates, bools, strings) {
         case (false, false, false, false): return .bools  // all null
-        case (true, false, false, false): return doubles ? .numbers(exact: !ints) : .integers
+        case (true, false, false, false): return doubles || large ? .numbers(exact: !ints) : .integers
         case (false, true, false, false): return .dates
         case (false, false, true, false): return .bools
         case (false, false, false, true): return _fewDistinct(values) ? .dictionaryStrings : .prefixedStrings
@@ -288,6 +293,7 @@ internal func _orderedBits(_ value: Double) -> UInt64 {
 private func _mixedPayload(_ value: SortValue, collation: Collation) -> UInt64 {
     switch value {
     case .integer(let v): _orderedBits(Double(v))
+    case .largeInteger(let v): _orderedBits(Double(v))
     case .double(let v): _orderedBits(v)
     case .date(let v): _orderedBits(v.timeIntervalSinceReferenceDate)
     case .bool(let v): v ? UInt64.max : 0

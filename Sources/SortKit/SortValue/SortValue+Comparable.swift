@@ -20,6 +20,11 @@ extension SortValue: Comparable {
         case (.double(let a), .double(let b)): return _compare(a, b)
         case (.integer(let a), .double(let b)): return _compare(a, b)
         case (.double(let a), .integer(let b)): return _compare(b, a).reversed
+        case (.largeInteger(let a), .largeInteger(let b)): return _compare(a, b)
+        case (.largeInteger(let a), .integer(let b)): return _compare(a, Int128(b))
+        case (.integer(let a), .largeInteger(let b)): return _compare(Int128(a), b)
+        case (.largeInteger(let a), .double(let b)): return _compare(a, b)
+        case (.double(let a), .largeInteger(let b)): return _compare(b, a).reversed
         case (.date(let a), .date(let b)): return _compare(a, b)
         case (.string(let a), .string(let b)): return collation.compare(a, b)
         case (.bool(let a), .bool(let b)): return a == b ? .orderedSame : (a ? .orderedDescending : .orderedAscending)
@@ -46,6 +51,10 @@ extension SortValue: Hashable {
         case .null: hasher.combine(0)
         case .bool(let value): hasher.combine(1); hasher.combine(value)
         case .integer(let value):
+            hasher.combine(2)
+            if let exact = Double(exactly: value) { hasher.combine(exact) } else { hasher.combine(value) }
+        case .largeInteger(let value):
+            // Never equal to an `.integer`; equal to a double only when the double is exact.
             hasher.combine(2)
             if let exact = Double(exactly: value) { hasher.combine(exact) } else { hasher.combine(value) }
         case .double(let value):
@@ -76,6 +85,19 @@ internal func _compare(_ a: Double, _ b: Double) -> ComparisonResult {
     if b < a { return .orderedDescending }
     if a.isNaN != b.isNaN { return a.isNaN ? .orderedDescending : .orderedAscending }
     return .orderedSame
+}
+
+/// A 128-bit integer against a double by exact value.
+@inlinable
+internal func _compare(_ a: Int128, _ b: Double) -> ComparisonResult {
+    if b.isNaN { return .orderedAscending }
+    if b >= 170_141_183_460_469_231_731_687_303_715_884_105_728.0 { return .orderedAscending }
+    if b < -170_141_183_460_469_231_731_687_303_715_884_105_728.0 { return .orderedDescending }
+    let whole = b.rounded(.towardZero)
+    let wholeInt = Int128(whole)
+    if a != wholeInt { return a < wholeInt ? .orderedAscending : .orderedDescending }
+    let fraction = b - whole
+    return fraction > 0 ? .orderedAscending : (fraction < 0 ? .orderedDescending : .orderedSame)
 }
 
 /// An integer against a double by exact value; no rounding through `Double(a)`, which would

@@ -36,6 +36,15 @@ extension SortValue {
             let nearest = Double(value)
             _appendOrdered(nearest, to: &key)
             _appendOrdered(Int64(Int128(value) - Int128(nearest)), to: &key)
+        case .largeInteger(let value):
+            // The same layout: the nearest double and the remainder, which fits 64 bits for
+            // values within ±2^116 (35 digits), the range where keys are exact; beyond it the
+            // remainder is clamped, and keys order such values by their nearest double first.
+            key.append(0x10)
+            let nearest = Double(value)
+            _appendOrdered(nearest, to: &key)
+            let remainder = value - Int128(nearest)
+            _appendOrdered(Int64(clamping: remainder), to: &key)
         case .double(let value):
             key.append(0x10)
             if value.isNaN {

@@ -25,6 +25,12 @@ public enum SortValue: Sendable {
     case bool(Bool)
     /// A 64-bit integer, compared by value with ``double(_:)`` values.
     case integer(Int64)
+    /// An integer beyond 64 bits (text such as `12345678901234567890123` reads as one), compared
+    /// by exact value with every other number. Only values outside `Int64`'s range: a value
+    /// that fits is always ``integer(_:)``. Integers beyond 128 bits read as ``double(_:)``.
+    /// (Boxed: an inline `Int128` payload would align every value to 16 bytes and make arrays
+    /// of them a third larger, for values that are rare.)
+    indirect case largeInteger(Int128)
     /// A floating-point number; NaN sorts after every other number.
     case double(Double)
     /// A point in time; dates sort after numbers and before strings.
@@ -46,7 +52,7 @@ extension SortValue {
     @inlinable
     internal var _typeRank: Int {
         switch self {
-        case .integer, .double: 0
+        case .integer, .largeInteger, .double: 0
         case .date: 1
         case .string: 2
         case .bool: 3
@@ -63,6 +69,7 @@ extension SortValue: CustomStringConvertible {
         case .null: "null"
         case .bool(let value): String(value)
         case .integer(let value): String(value)
+        case .largeInteger(let value): String(value)
         case .double(let value): String(value)
         case .date(let value): ISODate.format(value)
         case .string(let value): "\"\(value)\""
@@ -83,4 +90,13 @@ extension SortValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral,
     public init(floatLiteral value: Double) { self = .double(value) }
     /// Creates ``string(_:)``.
     public init(stringLiteral value: String) { self = .string(value) }
+}
+
+extension SortValue {
+    /// An integer as a sort value: ``integer(_:)`` when it fits 64 bits, else ``largeInteger(_:)``.
+    ///
+    ///     SortValue(exactly: Int128(Int64.max) + 1)   // .largeInteger(9223372036854775808)
+    public init(exactly value: Int128) {
+        if let small = Int64(exactly: value) { self = .integer(small) } else { self = .largeInteger(value) }
+    }
 }

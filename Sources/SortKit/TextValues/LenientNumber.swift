@@ -170,6 +170,8 @@ internal func _parseDecimal(_ text: String) -> SortValue? {
     }
     guard index == bytes.count else { return nil }
     if isInteger, let integer = Int64(text) { return .integer(integer) }
+    // Beyond 64 bits an integer stays exact up to 128 bits (20-digit ids don't tie).
+    if isInteger, let integer = Int128(text) { return .largeInteger(integer) }
     guard let double = Double(text), double.isFinite else { return nil }
     return .double(double)
 }

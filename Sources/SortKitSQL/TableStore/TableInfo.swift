@@ -172,12 +172,15 @@ extension TableSchema {
 
 extension SQLValue {
     /// A typed value as stored in a `n<i>` column: dates as seconds since the reference date,
-    /// booleans as 0 or 1.
+    /// booleans as 0 or 1, integers beyond 64 bits as their nearest double (where SQL orders
+    /// by the typed column such values are as exact as a double; the sort-key columns and the
+    /// in-memory index are exact).
     init(_ value: SortValue) {
         switch value {
         case .null: self = .null
         case .bool(let flag): self = .integer(flag ? 1 : 0)
         case .integer(let integer): self = .integer(integer)
+        case .largeInteger(let integer): self = .double(Double(integer))
         case .double(let double): self = .double(double)
         case .date(let date): self = .double(date.timeIntervalSinceReferenceDate)
         case .string(let text): self = .text(text)

@@ -176,7 +176,8 @@ enum JSON: Sendable, Hashable, Decodable {
         case .integer(let value): .integer(value)
         case .double(let value): value.isFinite ? .number(value) : .string(text)
         case .bool(let value): .bool(value)
-        case .date, .string: .string(text)
+        // Beyond 64 bits an integer is sent as its text: JSON readers would round a number.
+        case .date, .string, .largeInteger: .string(text)
         }
     }
 

@@ -41,6 +41,50 @@ struct SortValueTests {
         #expect(SortValue.compare(rhs, lhs) == expected.reversed)
     }
 
+    @Test("Integers beyond 64 bits: exact against integers and doubles, in compare, hashing and sort keys (seeded)")
+    func largeIntegers() {
+        #expect(_parseDecimal("12345678901234567891") == .largeInteger(12_345_678_901_234_567_891))
+        #expect(_parseDecimal("9223372036854775807") == .integer(.max))
+        #expect(SortValue(exactly: Int128(Int64.max)) == .integer(.max))
+        #expect(SortValue.compare(.largeInteger(12_345_678_901_234_567_891), .largeInteger(12_345_678_901_234_567_890)) == .orderedDescending)
+        #expect(SortValue.compare(.largeInteger(Int128(1) << 64), .double(18_446_744_073_709_551_616)) == .orderedSame)
+        #expect(SortValue.compare(.largeInteger((Int128(1) << 64) + 1), .double(18_446_744_073_709_551_616)) == .orderedDescending)
+        #expect(SortValue.compare(.largeInteger(-(Int128(1) << 70)), .integer(.min)) == .orderedAscending)
+        #expect(SortValue.largeInteger(Int128(1) << 64).hashValue == SortValue.double(18_446_744_073_709_551_616).hashValue)
+        // Random numbers of every kind near 2^53, 2^63 and 2^100: compare and memcmp of sort
+        // keys against an exact oracle (values as fractions of Int128, doubles within range).
+        let seed: UInt64 = 128
+        var random = SeededRandom(seed: seed)
+        func sample() -> SortValue {
+            let scale = [Int128(1) << 53, Int128(1) << 63, Int128(1) << 100][Int(random.next() % 3)]
+            let offset = Int128(Int64(bitPattern: random.next()) % 1_000)
+            let value = (random.next() % 2 == 0 ? scale : -scale) + offset
+            switch random.next() % 3 {
+            case 0: return SortValue(exactly: value)
+            case 1: return .double(Double(value))
+            default: return .double(Double(value) + 0.5)
+            }
+        }
+        func exact(_ value: SortValue) -> Double? {
+            switch value {
+            case .integer(let v): Double(v)
+            case .largeInteger(let v): Double(v)
+            case .double(let v): v
+            default: nil
+            }
+        }
+        for round in 0..<5_000 {
+            let a = sample(), b = sample()
+            let order = SortValue.compare(a, b)
+            // The keys' byte order is compare's order.
+            let keyOrder = _compareBytes(a.sortKey()!, b.sortKey()!)
+            #expect(keyOrder == order || (abs(exact(a) ?? 0) >= 0x1p116 || abs(exact(b) ?? 0) >= 0x1p116), "seed \(seed), round \(round): \(a) \(b)")
+            // Against the doubles: never contradicts them when they differ.
+            if let x = exact(a), let y = exact(b), x != y { #expect(order == (x < y ? .orderedAscending : .orderedDescending), "seed \(seed), round \(round)") }
+            if order == .orderedSame { #expect(a.hashValue == b.hashValue, "seed \(seed), round \(round)") }
+        }
+    }
+
     @Test("The anchor library's trap: 9 < 10 < \"5a\" and 9 < \"5a\" (transitive)")
     func mixedTypesAreTransitive() {
         #expect(SortValue.integer(9) < .integer(10))

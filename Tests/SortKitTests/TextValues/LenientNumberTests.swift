@@ -11,7 +11,9 @@ struct LenientNumberTests {
         ("1 234 567", .integer(1_234_567)), ("12\u{202F}345", .integer(12_345)), ("1'000'000", .integer(1_000_000)),
         ("($1,200.50)", .double(-1200.5)), ("+7", .integer(7)), ("- 5", .integer(-5)), (".5", .double(0.5)), ("5 %", .integer(5)),
         ("-9223372036854775808", .integer(.min)), ("9223372036854775807", .integer(.max)),
-        ("-9223372036854775809", .double(-9_223_372_036_854_775_808.0)), ("123,456,789,012,345,678,901", .double(1.23456789012345678901e20)),
+        // Beyond 64 bits, integers stay exact (#35); beyond 128 bits they read as doubles.
+        ("-9223372036854775809", .largeInteger(-9_223_372_036_854_775_809)), ("123,456,789,012,345,678,901", .largeInteger(123_456_789_012_345_678_901)),
+        ("1" + String(repeating: "0", count: 40), .double(1e40)),
     ])
     func numbers(text: String, expected: SortValue) {
         #expect(LenientNumber.parse(text) == expected, "\(text)")
@@ -81,7 +83,7 @@ struct LenientNumberTests {
             // Whatever it returns, it returns; an answer must also be a value the grammar allows.
             if let value = LenientNumber.parse(text) {
                 switch value {
-                case .integer, .double(_): break
+                case .integer, .largeInteger, .double(_): break
                 default: Issue.record("\(text.debugDescription) parsed as \(value), \(random.replay)")
                 }
                 if case .double(let double) = value { #expect(double.isFinite, "\(text.debugDescription)") }
