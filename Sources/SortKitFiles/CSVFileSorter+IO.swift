@@ -141,10 +141,10 @@ extension _RecordReader {
     fileprivate func readInParallel(_ count: Int) throws -> [UInt8] {
         let descriptor = handle.fileDescriptor
         let parts = Swift.max(1, Swift.min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        let failures = Mutex<[String]>([])
+        let failures = _Shared(Mutex<[String]>([]))
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let base = _UncheckedBox(buffer.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: parts) { part in
+            _concurrentPerform(iterations: parts, _UncheckedBox { part in
                 var at = count * part / parts
                 let end = count * (part + 1) / parts
                 while at < end {
@@ -154,13 +154,13 @@ extension _RecordReader {
                         continue
                     }
                     let problem = read == 0 ? "the input file got shorter while it was read" : String(cString: strerror(errno))
-                    failures.withLock { $0.append(problem) }
+                    failures.value.withLock { $0.append(problem) }
                     return
                 }
-            }
+            })
             initialized = count
         }
-        if let failure = failures.withLock({ $0.first }) {
+        if let failure = failures.value.withLock({ $0.first }) {
             throw CSVFileSorter.Failure("cannot read the input: \(failure)")
         }
         guard lseek(descriptor, off_t(count), SEEK_SET) == off_t(count) else {
@@ -372,4 +372,11 @@ final class _BufferedWriter: @unchecked Sendable {
         if closesDescriptor { try handle.close() }
         if let failure = failure ?? failures.withLock(\.first) { throw CSVFileSorter.Failure("cannot write the output: \(failure)") }
     }
+}
+
+/// A noncopyable value shared by reference with escaping closures (a `Mutex` with the
+/// iterations of ``_concurrentPerform(iterations:_:)``).
+private final class _Shared<Value: ~Copyable>: Sendable where Value: Sendable {
+    let value: Value
+    init(_ value: consuming Value) { self.value = value }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import OrderKeys
 import SortKit
+import SortKitTestSupport
 import Testing
 @testable import SortKitSQL
 
@@ -41,7 +42,7 @@ struct DifferentialTests {
                 print("SKIPPED postgres SQL case of the stored-transform test: DATABASE_URL is not set (.ci/run starts a PostgreSQL and sets it)")
                 return
             }
-            store = try await PostgresTableStore(url: url, schema: try backend.newLocation(), inMemoryIndex: false)
+            store = try await PostgresTableStore(url: url, schema: try backend.newLocation(), inMemoryIndex: false, queryBudget: testQueryBudget)
         } else {
             guard let opened = try await backend.makeStore() else { return }
             store = opened

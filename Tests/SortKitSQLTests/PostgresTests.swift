@@ -2,6 +2,7 @@ import Foundation
 import OrderKeys
 import PostgresNIO
 import SortKit
+import SortKitTestSupport
 import Testing
 @testable import SortKitSQL
 
@@ -57,7 +58,7 @@ struct PostgresTests {
         let location = try Backend.postgres.newLocation()
         guard try await Backend.postgres.open(location) != nil, let url = Backend.postgres.url else { return }
         // The SQL path (the in-memory index answers pages by default).
-        let store = try await PostgresTableStore(url: url, schema: location, inMemoryIndex: false)
+        let store = try await PostgresTableStore(url: url, schema: location, inMemoryIndex: false, queryBudget: testQueryBudget)
         var random = SplitMix64(seed: 3)
         let rows = (0..<20_000).map { _ in "t\(Int.random(in: 0...99_999, using: &random)),\(Int.random(in: 0...500, using: &random))" }
         let csv = "title,price\n" + rows.joined(separator: "\n") + "\n"

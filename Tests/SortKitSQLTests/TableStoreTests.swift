@@ -94,7 +94,7 @@ struct TableStoreTests {
         // same searches and the preset's stored key column in the same order.
         let stored: any TableStore = switch backend {
         case .sqlite, .sqliteSQL: try SQLiteTableStore(path: location, inMemoryIndex: false, queryBudget: testQueryBudget)
-        case .postgres, .postgresICU: try await PostgresTableStore(url: backend.url!, schema: location, inMemoryIndex: false)
+        case .postgres, .postgresICU: try await PostgresTableStore(url: backend.url!, schema: location, inMemoryIndex: false, queryBudget: testQueryBudget)
         }
         let requests = [
             PageRequest(limit: 10), PageRequest(search: "cafe"), PageRequest(search: "back\\slash"), PageRequest(search: "tab\the"),

@@ -49,7 +49,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 }
                 return nil
             }
-            return try await PostgresTableStore(url: url, schema: location)
+            return try await PostgresTableStore(url: url, schema: location, queryBudget: testQueryBudget)
         }
     }
 

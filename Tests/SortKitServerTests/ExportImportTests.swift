@@ -170,7 +170,9 @@ struct ExportImportTests {
 struct ContinueTests {
     /// A blocking TCP connection with a 60 s read timeout (so a missing answer fails the test
     /// instead of hanging it; the whole suite on 2 cores can take seconds to answer).
-    final class Connection {
+    /// A raw HTTP connection. Its reads block (with a 60-second timeout), so ``read(until:)``
+    /// runs them on a thread of their own, never on the concurrency pool the server needs.
+    final class Connection: @unchecked Sendable {
         let socket: Int32
 
         init(port: Int) throws {
@@ -213,7 +215,11 @@ struct ContinueTests {
         }
 
         /// What arrives until `marker` has (or the timeout, or the connection's end).
-        func read(until marker: String) -> String {
+        func read(until marker: String) async -> String {
+            await onOwnThread { self.blockingRead(until: marker) }
+        }
+
+        private func blockingRead(until marker: String) -> String {
             var received: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 4_096)
             while !String(decoding: received, as: UTF8.self).contains(marker) {
@@ -235,47 +241,47 @@ struct ContinueTests {
                 + "Content-Type: text/csv\r\nContent-Length: \(csv.utf8.count)\r\n"
             let asking = try Connection(port: port)
             asking.send(head + "Expect: 100-Continue\r\n\r\n")
-            let interim = asking.read(until: "\r\n\r\n")
+            let interim = await asking.read(until: "\r\n\r\n")
             #expect(interim.hasPrefix("HTTP/1.1 100 Continue\r\n"), "\(interim)")
             asking.send(csv)
-            let answer = asking.read(until: "\"rows\":2")
+            let answer = await asking.read(until: "\"rows\":2")
             #expect(answer.hasPrefix("HTTP/1.1 201"), "\(answer)")
             // Without the expectation: no interim answer, just the final one.
             let plain = try Connection(port: port)
             plain.send(head.replacingOccurrences(of: "name=asked", with: "name=plain") + "\r\n" + csv)
-            let direct = plain.read(until: "\"rows\":2")
+            let direct = await plain.read(until: "\"rows\":2")
             #expect(direct.hasPrefix("HTTP/1.1 201") && !direct.contains(" 100 "), "\(direct)")
             // Odd expectations: an unknown one is ignored (no interim answer); a repeated one
             // gets one 100.
             let unknown = try Connection(port: port)
             unknown.send(head.replacingOccurrences(of: "name=asked", with: "name=unknown") + "Expect: 200-ok\r\n\r\n" + csv)
-            let ignored = unknown.read(until: "\"rows\":2")
+            let ignored = await unknown.read(until: "\"rows\":2")
             #expect(ignored.hasPrefix("HTTP/1.1 201") && !ignored.contains(" 100 "), "\(ignored)")
             let repeated = try Connection(port: port)
             repeated.send(head.replacingOccurrences(of: "name=asked", with: "name=repeated")
                 + "Expect: 100-continue\r\nExpect: 100-continue\r\n\r\n")
-            _ = repeated.read(until: "\r\n\r\n")
+            _ = await repeated.read(until: "\r\n\r\n")
             repeated.send(csv)
-            let once = repeated.read(until: "\"rows\":2")
+            let once = await repeated.read(until: "\"rows\":2")
             #expect(once.hasPrefix("HTTP/1.1 201") && !once.contains(" 100 "), "\(once)")
             // A hostile upload that asks is still refused (another origin), after its 100.
             let hostile = try Connection(port: port)
             hostile.send(head.replacingOccurrences(of: "Origin: http://127.0.0.1:\(port)", with: "Origin: http://evil.example")
                 .replacingOccurrences(of: "name=asked", with: "name=evil") + "Expect: 100-continue\r\n\r\n")
             // (The refusal may come before the body is sent: read both answers as they come.)
-            let refusal = hostile.read(until: "cross-origin")
+            let refusal = await hostile.read(until: "cross-origin")
             #expect(refusal.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 403"), "\(refusal)")
             // Pipelined behind a streamed download: its 100 Continue comes after the whole
             // download (the chunked body's last chunk), never inside it.
             let pipelined = try Connection(port: port)
             pipelined.send("GET /api/tables/books/rows.csv?sort=title HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
                 + head.replacingOccurrences(of: "name=asked", with: "name=queued") + "Expect: 100-continue\r\n\r\n")
-            let before = pipelined.read(until: "HTTP/1.1 100 Continue\r\n\r\n")
+            let before = await pipelined.read(until: "HTTP/1.1 100 Continue\r\n\r\n")
             let download = before.components(separatedBy: "HTTP/1.1 100 Continue\r\n\r\n")[0]
             #expect(download.hasPrefix("HTTP/1.1 200") && download.hasSuffix("\r\n0\r\n\r\n") && download.contains("title,author"),
                     "\(download.prefix(300)) … \(download.suffix(100))")
             pipelined.send(csv)
-            #expect(pipelined.read(until: "\"rows\":2").contains("HTTP/1.1 201"))
+            await #expect(pipelined.read(until: "\"rows\":2").contains("HTTP/1.1 201"))
         }
         #expect(try await server.store.tables().map(\.name).sorted() == ["asked", "books", "plain", "queued", "repeated", "unknown"])
     }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import SortKitSQL
+import SortKitTestSupport
 import Testing
 @testable import SortKitServer
 
@@ -21,7 +22,7 @@ struct PostgresServerTests {
             return
         }
         let schema = "srv_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let store = try await PostgresTableStore(url: url, schema: schema)
+        let store = try await PostgresTableStore(url: url, schema: schema, queryBudget: testQueryBudget)
         try await DemoLibrary.install(in: store, count: 200)
         let postgres = SortKitServer(store: store)
         let sqlite = try await makeServer()

@@ -296,7 +296,7 @@ struct TrustTests {
             // A request that arrives in time on the same kind of connection is answered.
             let quick = try ContinueTests.Connection(port: port)
             quick.send("GET /api/tables HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n")
-            #expect(quick.read(until: "\"tables\"").hasPrefix("HTTP/1.1 200"))
+            await #expect(quick.read(until: "\"tables\"").hasPrefix("HTTP/1.1 200"))
         }
     }
 }

@@ -36,3 +36,15 @@ final class HeavyWorkExecutor: TaskExecutor {
         thread.start()
     }
 }
+
+/// Runs blocking work (a socket read with a timeout) on a thread made for it, so the awaiting
+/// task's pool thread stays free. Two tests blocked in `recv` on the pool's two threads froze
+/// the in-process server they were waiting for, until the reads timed out a minute later.
+///
+///     let reply = await onOwnThread { connection.blockingRead(until: "\r\n\r\n") }
+public func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { continuation in
+        let thread = Thread { continuation.resume(returning: work()) }
+        thread.start()
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import SortKitTestSupport
 
 /// Runs the built `sortkit` binary, as swift-argument-parser's `AssertExecuteCommand` does:
 /// the binary sits next to the test bundle in the build folder (or at `SORTKIT_BIN`).
@@ -21,32 +22,65 @@ struct CommandRunner {
         return executable.deletingLastPathComponent().appendingPathComponent("sortkit")
     }
 
-    /// Runs `sortkit` with `arguments` in `directory`, feeding `stdin`.
-    static func run(_ arguments: [String], stdin: String = "", in directory: URL) throws -> Result {
+    /// Runs `sortkit` with `arguments` in `directory`, feeding `stdin`, and awaits its exit
+    /// without holding a thread of the concurrency pool (see ``exitStatus(of:)``): two sync
+    /// tests each blocked on a child would stall every async test of the run.
+    static func run(_ arguments: [String], stdin: String = "", in directory: URL) async throws -> Result {
+        let (process, files) = try start(arguments, stdin: stdin, in: directory)
+        defer { files.remove() }
+        await exitStatus(of: process)
+        return try files.result(process)
+    }
+
+    /// ``run(_:stdin:in:)`` for work already on a thread of its own (``offPool(_:)``).
+    static func runBlocking(_ arguments: [String], stdin: String = "", in directory: URL) throws -> Result {
+        let (process, files) = try start(arguments, stdin: stdin, in: directory)
+        defer { files.remove() }
+        waitForExit(process)
+        return try files.result(process)
+    }
+
+    /// The files a run's output goes to (files, not pipes: a full pipe would block the child).
+    struct OutputFiles {
+        let out: URL
+        let err: URL
+
+        func result(_ process: Process) throws -> Result {
+            Result(
+                status: process.terminationStatus,
+                stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
+                stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(at: out)
+            try? FileManager.default.removeItem(at: err)
+        }
+    }
+
+    private static func start(_ arguments: [String], stdin: String, in directory: URL) throws -> (Process, OutputFiles) {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
         process.currentDirectoryURL = directory
-        let outURL = directory.appendingPathComponent(".stdout-\(UUID().uuidString)")
-        let errURL = directory.appendingPathComponent(".stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
+        let files = OutputFiles(
+            out: directory.appendingPathComponent(".stdout-\(UUID().uuidString)"),
+            err: directory.appendingPathComponent(".stderr-\(UUID().uuidString)"))
+        _ = FileManager.default.createFile(atPath: files.out.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: files.err.path, contents: nil)
         let input = Pipe()
         process.standardInput = input
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        try process.run()
+        process.standardOutput = try FileHandle(forWritingTo: files.out)
+        process.standardError = try FileHandle(forWritingTo: files.err)
+        do {
+            try process.run()
+        } catch {
+            files.remove()
+            throw error
+        }
         input.fileHandleForWriting.write(Data(stdin.utf8))
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+        return (process, files)
     }
 
     /// This process's folder for test files, `sortkit-cli-<pid>`; made once, after removing the

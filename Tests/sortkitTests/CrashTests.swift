@@ -104,7 +104,7 @@ struct CrashTests {
     func check(_ backend: Backend, _ location: [String], _ table: String, context: String) async throws -> TableSchema? {
         let store: any TableStore = switch backend {
         case .sqlite: try SQLiteTableStore(path: location[1], queryBudget: testQueryBudget)
-        case .postgres: try await PostgresTableStore(url: location[1])
+        case .postgres: try await PostgresTableStore(url: location[1], queryBudget: testQueryBudget)
         }
         defer { if let store = store as? PostgresTableStore { Task { await store.close() } } }
         guard let schema = try await store.tables().first(where: { $0.name == table }) else { return nil }
@@ -134,6 +134,6 @@ extension ServeCommandTests.Server {
     /// SIGKILL now, and wait for the process to be gone.
     func killNow() {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        waitForExit(process)
     }
 }

@@ -22,7 +22,7 @@ struct InputEdgesTests {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         try process.run()
-        process.waitUntilExit()
+        waitForExit(process)
         return CommandRunner.Result(
             status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
@@ -182,6 +182,20 @@ struct InputEdgesTests {
             #expect(!tmp.stderr.contains("NSCocoaError") && !tmp.stderr.contains("Code="), "\(tmp.stderr)")
             let date = try shell("printf 'd\\n0000-01-01\\n1000-03-01\\n' | $SORTKIT sort - --by d --debug", files: [:])
             #expect(date.stderr.contains("0000-01-01") && date.stderr.contains("1000-03-01") && !date.stderr.contains("0000-01-03"), "\(date.stderr)")
+        }
+    }
+
+    @Test("Numbers compare by exact value: integers beside a 0.5, and integers beyond 64 bits, read whole and in blocks")
+    func exactIntegers() async throws {
+        try await offPool {
+            let csv = "n\n9007199254740993\n0.5\n9007199254740992\n12345678901234567891\n12345678901234567890\n-99999999999999999999\n"
+            let expected = "n\n-99999999999999999999\n0.5\n9007199254740992\n9007199254740993\n12345678901234567890\n12345678901234567891\n"
+            for memory in ["", " --max-memory 64k", " --top 6"] {
+                let result = try shell("$SORTKIT sort n.csv --by n\(memory)", files: ["n.csv": csv])
+                #expect(result.stdout == expected, "\(memory): \(result.stdout) \(result.stderr)")
+            }
+            let descending = try shell("$SORTKIT sort n.csv --by -n:num", files: ["n.csv": csv])
+            #expect(descending.stdout.split(separator: "\n").dropFirst().first == "12345678901234567891", "\(descending.stdout)")
         }
     }
 

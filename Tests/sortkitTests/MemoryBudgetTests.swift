@@ -22,7 +22,7 @@ struct MemoryBudgetTests {
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = FileHandle.nullDevice
         try process.run()
-        process.waitUntilExit()
+        waitForExit(process)
         let kilobytes = Int(try String(contentsOf: report, encoding: .utf8).split(separator: "\n").last.map(String.init) ?? "") ?? .max
         return (kilobytes, try String(contentsOf: out, encoding: .utf8), process.terminationStatus)
     }

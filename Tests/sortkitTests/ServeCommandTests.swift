@@ -1,4 +1,5 @@
 import Foundation
+import SortKitTestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -58,7 +59,7 @@ struct ServeCommandTests {
 
         func stop() {
             if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            waitForExit(process)
         }
     }
 
@@ -80,7 +81,7 @@ struct ServeCommandTests {
     }
 
     @Test("Sort settings flags: bad values are refused naming the flag; a setting for a table or column that isn't served stops the start")
-    func sortSettingFlags() throws {
+    func sortSettingFlags() async throws {
         let folder = CommandRunner.processFolder.appendingPathComponent("settings-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let cases: [([String], String)] = [
@@ -98,7 +99,7 @@ struct ServeCommandTests {
             (["--cycle", "books:pages=desc", "--db", "y.sqlite", "--port", "1"], "sort settings of 'books': "),
         ]
         for (arguments, message) in cases {
-            let result = try CommandRunner.run(["serve"] + arguments, in: folder)
+            let result = try await CommandRunner.run(["serve"] + arguments, in: folder)
             #expect(result.status != 0 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
         }
     }
@@ -125,20 +126,20 @@ struct ServeCommandTests {
             ("folder.csv", "cannot read 'folder.csv'"),
         ]
         for (file, message) in cases {
-            let result = try CommandRunner.run(["serve", file, "--db", "other.sqlite", "--port", "1"], in: folder)
+            let result = try await CommandRunner.run(["serve", file, "--db", "other.sqlite", "--port", "1"], in: folder)
             #expect(result.status != 0 && result.stderr.contains(message), "\(file): \(result.stderr)")
         }
     }
 
     @Test("Beyond loopback, serve refuses to start without a token, and a short token, with messages that say what to do")
-    func tokenRequired() throws {
+    func tokenRequired() async throws {
         let folder = CommandRunner.processFolder.appendingPathComponent("token-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let bare = try CommandRunner.run(["serve", "--host", "0.0.0.0", "--port", "1"], in: folder)
+        let bare = try await CommandRunner.run(["serve", "--host", "0.0.0.0", "--port", "1"], in: folder)
         #expect(bare.status != 0 && bare.stderr.contains("set a token with --token or SORTKIT_TOKEN"), "\(bare.stderr)")
-        let short = try CommandRunner.run(["serve", "--host", "0.0.0.0", "--token", "abc"], in: folder)
+        let short = try await CommandRunner.run(["serve", "--host", "0.0.0.0", "--token", "abc"], in: folder)
         #expect(short.status != 0 && short.stderr.contains("at least 16 characters"), "\(short.stderr)")
-        let reads = try CommandRunner.run(["serve", "--protect-reads"], in: folder)
+        let reads = try await CommandRunner.run(["serve", "--protect-reads"], in: folder)
         #expect(reads.status != 0 && reads.stderr.contains("--protect-reads needs a token"), "\(reads.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("sortkit.sqlite").path))
     }

@@ -1,16 +1,17 @@
 import Foundation
+import SortKitTestSupport
 import Testing
 
 @Suite("sortkit view")
 struct ViewCommandTests {
-    func run(_ arguments: [String]) throws -> CommandRunner.Result {
+    func run(_ arguments: [String]) async throws -> CommandRunner.Result {
         let folder = try CommandRunner.folder(with: ["books.csv": booksCSV])
-        return try CommandRunner.run(arguments, stdin: "", in: folder)
+        return try await CommandRunner.run(arguments, stdin: "", in: folder)
     }
 
     @Test("A sorted, searched page with ▲/▼, priorities and the footer")
-    func page() throws {
-        let result = try run(["view", "books.csv", "--by", "status:enum=todo|reading|done", "--by", "-price:num",
+    func page() async throws {
+        let result = try await run(["view", "books.csv", "--by", "status:enum=todo|reading|done", "--by", "-price:num",
                               "--search", "o", "--page", "2", "--page-size", "2", "--max-width", "12"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == """
@@ -26,7 +27,7 @@ struct ViewCommandTests {
     }
 
     @Test("Errors: unknown column, bad strategy, missing file — one line on stderr, exit 2")
-    func errors() throws {
+    func errors() async throws {
         let cases: [([String], String)] = [
             (["view", "books.csv", "--by", "colour"], "sortkit view: unknown column 'colour'"),
             (["view", "books.csv", "--widths", "wide"], "--widths: unknown strategy 'wide'"),
@@ -38,7 +39,7 @@ struct ViewCommandTests {
             (["serve", "--preset", "Cheapest=price"], "--preset applies to imported CSV files"),
         ]
         for (arguments, message) in cases {
-            let result = try run(arguments)
+            let result = try await run(arguments)
             #expect(result.status == 2, "\(arguments)")
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty)

@@ -103,9 +103,9 @@ internal struct _SortEngine {
         }
         let results = _ResultSlots<_KeyColumn>(count: keys.count)
         let inputs = _UncheckedBox(keys)
-        DispatchQueue.concurrentPerform(iterations: keys.count) { k in
+        _concurrentPerform(iterations: keys.count, _UncheckedBox { k in
             results.set(k, _KeyColumn(inputs.value[k], count: count, allocations: allocations))
-        }
+        })
         return results.values
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import SortKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -36,16 +37,15 @@ final class _ScanThreads: @unchecked Sendable {
     /// scan within a few hundred milliseconds. Searches alone run as fast at any value.
     static let niceValue: Int32 = 15
 
-    private let condition = NSCondition()
-    /// Jobs waiting for a scan thread (guarded by `condition`).
-    private var jobs: [() -> Void] = []
-    let threadCount: Int
+    private let threads: _JobThreads
+    var threadCount: Int { threads.count }
     private let resumer = _Resumer()
 
-    private init(threads: Int) {
-        threadCount = max(1, threads)
-        for number in 0..<threadCount {
-            Thread { [self] in work(name: "sortkit-scan-\(number)") }.start()
+    private init(threads count: Int) {
+        threads = _JobThreads(count: max(1, count)) { number in
+            _nameCurrentThread("sortkit-scan-\(number)")
+            Self.lowerPriority()
+            Thread.current.threadDictionary[_scanThreadKey] = true
         }
     }
 
@@ -55,7 +55,7 @@ final class _ScanThreads: @unchecked Sendable {
     func run<T: Sendable>(_ scan: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let resumer = resumer
-            submit {
+            threads.submit {
                 let result = Result { try scan() }
                 resumer.resume { continuation.resume(with: result) }
             }
@@ -70,43 +70,11 @@ final class _ScanThreads: @unchecked Sendable {
     /// the batch; the batch drops `work` when the last iteration ends.)
     static func perform(iterations: Int, _ work: @escaping @Sendable (Int) -> Void) {
         guard iterations > 0 else { return }
-        let batch = _Batch(iterations: iterations, work: work)
+        let batch = _ParallelBatch(iterations: iterations, work: work)
         let onScanThread = Thread.current.threadDictionary[_scanThreadKey] != nil
-        for _ in 0..<min(iterations, shared.threadCount) - (onScanThread ? 1 : 0) { shared.submit { batch.help() } }
+        for _ in 0..<min(iterations, shared.threadCount) - (onScanThread ? 1 : 0) { shared.threads.submit { batch.help() } }
         if onScanThread { batch.help() }
         batch.wait()
-    }
-
-    private func submit(_ job: @escaping () -> Void) {
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func work(name: String) {
-        Self.nameCurrentThread(name)
-        Self.lowerPriority()
-        Thread.current.threadDictionary[_scanThreadKey] = true
-        while true {
-            condition.lock()
-            while jobs.isEmpty { condition.wait() }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job()
-        }
-    }
-
-    /// Names the calling thread as `ps` and `top` show it. On Linux a thread starts with its
-    /// creator's name (a Dispatch worker's), and Foundation's `Thread.name` reaches the kernel
-    /// only when the thread is already known as started, which races with the thread's first
-    /// lines; `/proc/thread-self/comm` is the calling thread's name, whatever Foundation knows.
-    static func nameCurrentThread(_ name: String) {
-        #if os(Linux)
-        try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
-        #else
-        Thread.current.name = name
-        #endif
     }
 
     /// Lowers the calling thread's scheduling priority (on Linux the nice value is per thread).
@@ -132,49 +100,6 @@ final class _ScanThreads: @unchecked Sendable {
 
 private let _scanThreadKey = "sortkit.scanThread"
 
-/// One `perform`'s iterations, claimed one at a time by the threads that help. The work
-/// closure is dropped once every iteration has run, so a helper that starts late finds
-/// nothing to do and holds nothing of the caller's.
-private final class _Batch: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var next = 0
-    private var done = 0
-    private let iterations: Int
-    private var work: (@Sendable (Int) -> Void)?
-
-    init(iterations: Int, work: @escaping @Sendable (Int) -> Void) {
-        self.iterations = iterations
-        self.work = work
-    }
-
-    func help() {
-        while true {
-            condition.lock()
-            guard next < iterations, let work else {
-                condition.unlock()
-                return
-            }
-            let iteration = next
-            next += 1
-            condition.unlock()
-            work(iteration)
-            condition.lock()
-            done += 1
-            if done == iterations {
-                self.work = nil
-                condition.broadcast()
-            }
-            condition.unlock()
-        }
-    }
-
-    func wait() {
-        condition.lock()
-        while done < iterations { condition.wait() }
-        condition.unlock()
-    }
-}
-
 /// A thread of normal priority that resumes the tasks whose scans finished, so that no scan
 /// thread enqueues work on Swift's or Dispatch's pools (see ``_ScanThreads``).
 private final class _Resumer: @unchecked Sendable {
@@ -183,7 +108,7 @@ private final class _Resumer: @unchecked Sendable {
 
     init() {
         Thread { [self] in
-            _ScanThreads.nameCurrentThread("sortkit-resume")
+            _nameCurrentThread("sortkit-resume")
             while true {
                 condition.lock()
                 while pending.isEmpty { condition.wait() }

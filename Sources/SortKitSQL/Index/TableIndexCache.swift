@@ -97,8 +97,11 @@ final class _TableIndexCache: Sendable {
             return Self.keepWithinBudgets(&state, table: table, limits: limits)
         }
         // A dropped ranking's memory (megabytes a million rows) goes back to the system once
-        // the requests still reading it are done with it.
-        if dropped { Task.detached(priority: .background) { _returnFreedMemoryToSystem() } }
+        // the requests still reading it are done with it. At the default priority, not
+        // `.background`: on Linux that runs at nice 10, and `malloc_trim` holds each malloc
+        // arena's lock while it walks it — a starved trimmer under load stalls every thread
+        // that allocates.
+        if dropped { Task.detached { _returnFreedMemoryToSystem() } }
     }
 
     /// Notes that a request read `variants`' rankings of `table` (for the least-recently-used
