@@ -34,9 +34,9 @@ struct _RunKeys: Sendable {
         var numbered = [(ids: [UInt32], firsts: [Int])?](repeating: nil, count: values.count)
         numbered.withUnsafeMutableBufferPointer { results in
             nonisolated(unsafe) let results = results
-            DispatchQueue.concurrentPerform(iterations: values.count) { field in
+            _concurrentPerform(iterations: values.count, _UncheckedBox { field in
                 results[field] = _numberDistinct(values[field], limit: max(16, count / 2))
-            }
+            })
         }
         var key = key
         if !key.typesResolved {
@@ -146,13 +146,13 @@ private func _inferType(_ values: _ByteArena, only: [Int]?) -> ColumnType {
     var inferences = [_TypeInference](repeating: _TypeInference(), count: slices)
     inferences.withUnsafeMutableBufferPointer { results in
         nonisolated(unsafe) let results = results
-        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+        _concurrentPerform(iterations: slices, _UncheckedBox { slice in
             values.bytes.withUnsafeBufferPointer { bytes in
                 for index in records[(records.count * slice / slices)..<(records.count * (slice + 1) / slices)] {
                     results[slice].add(String(decoding: UnsafeBufferPointer(rebasing: bytes[values.range(index)]), as: UTF8.self))
                 }
             }
-        }
+        })
     }
     return inferences.dropFirst().reduce(into: inferences[0]) { $0.merge($1) }.type
 }
@@ -163,7 +163,7 @@ private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Componen
     var parts = [_ByteArena](repeating: _ByteArena(), count: slices)
     parts.withUnsafeMutableBufferPointer { results in
         nonisolated(unsafe) let results = results
-        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+        _concurrentPerform(iterations: slices, _UncheckedBox { slice in
             var part = _ByteArena()
             values.bytes.withUnsafeBufferPointer { bytes in
                 for index in (values.count * slice / slices)..<(values.count * (slice + 1) / slices) {
@@ -172,7 +172,7 @@ private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Componen
                 }
             }
             results[slice] = part
-        }
+        })
     }
     return _ByteArena.joined(parts)
 }

@@ -51,12 +51,12 @@ package struct _CSVColumns: Sendable {
             let start = scanner
             let buffer = _UncheckedBox(bytes)
             // Each slice reads its own range of the (immutable) input.
-            DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            _concurrentPerform(iterations: slices, _UncheckedBox { slice in
                 var scanner = start
                 var position = bounds[slice]
                 let part = UnsafeBufferPointer(rebasing: buffer.value[..<bounds[slice + 1]])
                 results.set(slice, try? Self.scan(part, from: &position, scanner: &scanner, width: width))
-            }
+            })
             var parts: [[_ByteArena]] = []
             for part in results.values {
                 guard let part else {
@@ -127,7 +127,7 @@ package struct _CSVColumns: Sendable {
     func inferredTypes() -> [ColumnType] {
         let results = _ResultSlots<ColumnType>(count: columns.count)
         let columns = self.columns
-        DispatchQueue.concurrentPerform(iterations: columns.count) { index in
+        _concurrentPerform(iterations: columns.count, _UncheckedBox { index in
             let column = columns[index]
             var inference = _TypeInference()
             // A column of many distinct values (titles) is typed by its first values (one that
@@ -141,7 +141,7 @@ package struct _CSVColumns: Sendable {
                 }
             }
             results.set(index, inference.type)
-        }
+        })
         return results.values
     }
 }
@@ -155,7 +155,7 @@ extension _CSVColumns {
         let folded = _ResultSlots<_ByteArena>(count: 1)
         let columns = self.columns, count = self.count
         // The folded text on one side (itself split per core), the typed columns on the other.
-        DispatchQueue.concurrentPerform(iterations: typedColumns.count + 1) { task in
+        _concurrentPerform(iterations: typedColumns.count + 1, _UncheckedBox { task in
             guard task < typedColumns.count else {
                 folded.set(0, _TableIndex.foldAll(columns, count: count))
                 return
@@ -175,7 +175,7 @@ extension _CSVColumns {
             } else {
                 results.set(task, (0..<arena.count).map(value))
             }
-        }
+        })
         return (folded.values[0], Dictionary(uniqueKeysWithValues: zip(typedColumns, results.values)))
     }
 }

@@ -49,10 +49,10 @@ struct _Ranking: Sendable {
         // The values (a parse, a length, a hash per cell) on every core.
         let parts = max(1, min(_scanCores, slots.count / 65_536))
         let results = _ResultSlots<[SortValue]>(count: parts)
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
+        _concurrentPerform(iterations: parts, _UncheckedBox { part in
             let range = (slots.count * part / parts)..<(slots.count * (part + 1) / parts)
             results.set(part, slots[range].map { key.sortValue(of: cells.text($0, variant.column), columnType: type) })
-        }
+        })
         let values = parts == 1 ? results.values[0] : Array(results.values.joined())
         self.init(values: values, slots: slots, slotCount: live.count, collation: variant.collation)
     }

@@ -42,6 +42,9 @@ final class _ScanThreads: @unchecked Sendable {
     private let resumer = _Resumer()
 
     private init(threads count: Int) {
+        // SortKit's workers first: a thread inherits its creator's nice value on Linux, so
+        // workers first made from a scan (which may sort) would run at nice 15 for good.
+        _ = _WorkerThreads.shared
         threads = _JobThreads(count: max(1, count)) { number in
             _nameCurrentThread("sortkit-scan-\(number)")
             Self.lowerPriority()

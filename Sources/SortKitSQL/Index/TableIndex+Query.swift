@@ -259,7 +259,7 @@ extension _TableIndex {
             _withBuffers(tables) { tables in
                 keep.withUnsafeBufferPointer { keep in
                     let pointers = _UncheckedBox((ranks, tables, keep))
-                    DispatchQueue.concurrentPerform(iterations: slices) { slice in
+                    _concurrentPerform(iterations: slices, _UncheckedBox { slice in
                         let (ranks, tables, keep) = pointers.value
                         var kept: [_KeyRecord] = []
                         kept.reserveCapacity(small ? need : count / slices + 1)
@@ -279,7 +279,7 @@ extension _TableIndex {
                             _MaxHeap.keep(record, in: &kept, limit: need, by: less)
                         }
                         results.set(slice, kept)
-                    }
+                    })
                 }
             }
         }

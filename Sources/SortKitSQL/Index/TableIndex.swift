@@ -128,7 +128,7 @@ extension _TableIndex {
         _ByteArena.withViews(columns) { views in
             // The arenas are only read here.
             let shared = _UncheckedBox(views)
-            DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            _concurrentPerform(iterations: slices, _UncheckedBox { slice in
                 let views = shared.value
                 var part = _ByteArena()
                 part.ends.reserveCapacity(count / slices + 1)
@@ -140,7 +140,7 @@ extension _TableIndex {
                     part.close()
                 }
                 results.set(slice, part)
-            }
+            })
         }
         return _ByteArena.joined(results.values)
     }
@@ -182,7 +182,7 @@ extension _TableIndex {
     ) -> [_Ranking] {
         guard !variants.isEmpty else { return [] }
         let results = _ResultSlots<_Ranking>(count: variants.count)
-        DispatchQueue.concurrentPerform(iterations: variants.count) { index in
+        _concurrentPerform(iterations: variants.count, _UncheckedBox { index in
             let variant = variants[index]
             if variant.interpretation == .inferred, variant.transform == nil, let values = typedValues[variant.column], live.allSatisfy({ $0 }) {
                 let distinct = _Ranking.byDistinctValues(variant.column, of: cells, live: live, collation: variant.collation) { values[$0] }
@@ -190,7 +190,7 @@ extension _TableIndex {
             } else {
                 results.set(index, _Ranking(variant, cells: cells, live: live, schema: schema))
             }
-        }
+        })
         return results.values
     }
 }

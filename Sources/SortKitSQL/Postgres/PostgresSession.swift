@@ -134,7 +134,7 @@ enum _CopyText {
             info.withImportRows(columns, folded: folded, typed: typed) { rows in
                 // The arenas are only read here.
                 let shared = _UncheckedBox(rows)
-                DispatchQueue.concurrentPerform(iterations: chunks.count) { index in
+                _concurrentPerform(iterations: chunks.count, _UncheckedBox { index in
                     let rows = shared.value
                     var buffer = ByteBuffer()
                     buffer.reserveCapacity(rowsPerChunk * 160)
@@ -150,7 +150,7 @@ enum _CopyText {
                         buffer.writeInteger(UInt8(ascii: "\n"))
                     }
                     results.set(index, buffer)
-                }
+                })
             }
             return results.values
         }
