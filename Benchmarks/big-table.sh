@@ -33,7 +33,7 @@ work=$(mktemp -d /tmp/sortkit-big.XXXXXX)
 server=""
 cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-"$bin/sortkit-bench" data --rows "$rows" --out "$work/big.csv" >/dev/null
+"$bin/sortkit-bench" data --rows "$rows" --text "${SORTKIT_TEXT:-ascii}" --out "$work/big.csv" >/dev/null
 echo "data: $rows rows, $(du -m "$work/big.csv" | cut -f1) MB, $(nproc) cores, $(date -u +%Y-%m-%dT%H:%M:%SZ)" >&2
 deep=$(( rows / 2 ))
 lastpage=$(( rows / 50 ))

@@ -53,7 +53,7 @@ baseline() {
 
 for rows in "${sizes[@]}"; do
   csv="$work/books-$rows.csv"
-  "$bin/sortkit-bench" data --rows "$rows" --out "$csv"
+  "$bin/sortkit-bench" data --rows "$rows" --text "${SORTKIT_TEXT:-ascii}" --out "$csv"
   tail -n +2 "$csv" >"$csv.body"
   echo "== $rows rows ($(du -m "$csv" | cut -f1) MB)"
   enum="CASE status WHEN 'todo' THEN 0 WHEN 'reading' THEN 1 WHEN 'done' THEN 2 WHEN 'abandoned' THEN 3 ELSE 4 END"

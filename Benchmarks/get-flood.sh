@@ -21,7 +21,7 @@ work=$(mktemp -d /tmp/sortkit-flood.XXXXXX)
 server=""
 cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-"$bin/sortkit-bench" data --rows "$rows" --out "$work/big.csv" >/dev/null
+"$bin/sortkit-bench" data --rows "$rows" --text "${SORTKIT_TEXT:-ascii}" --out "$work/big.csv" >/dev/null
 port=$(shuf -i 20000-32767 -n 1)
 "$sortkit" serve "$work/big.csv" --db "$work/big.sqlite" --port "$port" ${SORTKIT_SERVE_FLAGS:-} 2>"$work/server.log" &
 server=$!

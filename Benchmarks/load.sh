@@ -19,7 +19,7 @@ work=$(mktemp -d /tmp/sortkit-load.XXXXXX)
 server=""
 cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
-"$bin/sortkit-bench" data --rows "$rows" --out "$work/big.csv"
+"$bin/sortkit-bench" data --rows "$rows" --text "${SORTKIT_TEXT:-ascii}" --out "$work/big.csv"
 port=$(shuf -i 20000-32767 -n 1)
 start=$(date +%s.%N)
 "$bin/sortkit" serve "$work/big.csv" --preset "Cheapest=price,title" --db "$work/load.sqlite" --port "$port" 2>"$work/server.log" &

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import OrderKeys
 import SortKit
@@ -35,18 +36,51 @@ enum BenchData {
     static let words = ["Garden", "River", "Night", "Winter", "Glass", "Iron", "Silent", "Golden", "Empire", "Ocean",
                         "Shadow", "Storm", "Library", "Machine", "Island", "Letters", "Journey", "Kingdom", "Mirror", "Engine"]
 
-    /// `count` books, deterministic for a given count.
-    static func books(count: Int) -> [BenchBook] {
+    /// The titles' and authors' text: English, or multilingual (issue #36: an ASCII-only data
+    /// set hid a 4–5× gap on text with accents and other scripts).
+    enum TextKind: String, ExpressibleByArgument, CaseIterable, Sendable {
+        case ascii, multilingual
+    }
+
+    /// Words of the multilingual data set, by script; the last group is decomposed (NFD) text,
+    /// letters followed by combining marks, as macOS file names and some exports hold it.
+    static let multilingualWords: [[String]] = [
+        ["Jardín", "Rivière", "Nächte", "Hiver", "Szkło", "Żelazo", "Cichy", "Złoty", "Imperio", "Océan", "Sjö", "Ærø",
+         "Çiçek", "Ağaç", "Šťastný", "Dvořák", "Ångström", "Ñandú", "Œuvre", "Straße"],
+        ["Сад", "Река", "Ночь", "Зима", "Стекло", "Железо", "Тихий", "Золотой", "Империя", "Ґанок", "Їжак", "Єнот"],
+        ["Κήπος", "Ποταμός", "Νύχτα", "Χειμώνας", "Γυαλί", "Σίδερο", "Ωκεανός", "Αυτοκρατορία"],
+        ["花园", "河流", "夜晚", "冬天", "玻璃", "钢铁", "寂静", "黄金", "帝国", "海洋", "影子", "風の谷", "東京", "서울"],
+        ["Cafe\u{301}", "Nin\u{303}o", "Ko\u{308}ln", "Sm\u{30A}land", "Pra\u{30C}ha", "I\u{307}stanbul"],
+    ]
+    static let multilingualFirst = ["José", "Zoë", "Søren", "Łukasz", "Борис", "Ἀλέξανδρος", "Émilie", "Jürgen",
+                                    "Ольга", "Αθηνά", "王", "李", "Ана", "Ìyá", "Nguyễn", "Đặng", "Ngo\u{323}c"]
+
+    /// `count` books, deterministic for a given count and text kind.
+    static func books(count: Int, text: TextKind = .ascii) -> [BenchBook] {
         var random = SplitMix64(seed: 0x50_12_7C_17)  // the same data set on every run
+        let multilingual = text == .multilingual
+        let allWords = multilingualWords.flatMap { $0 }
         let authors: [String] = (0..<5_000).map { n in
+            if multilingual && n % 20 < 13 {  // 65%
+                let first = multilingualFirst[n % multilingualFirst.count]
+                return "\(first) \(allWords[(n / 20) % allWords.count]) \(n / 400)"
+            }
             let nonASCII = n % 20 == 7
             let first = nonASCII ? nonASCIIFirst[n % nonASCIIFirst.count] : firstNames[n % firstNames.count]
             return "\(first) \(words[(n / 20) % words.count])son \(n / 400)"
         }
+        /// A title: two words of one script (65% of titles when multilingual) or English.
+        func title() -> String {
+            if multilingual && Int.random(in: 0..<100, using: &random) < 65 {
+                let script = multilingualWords.randomElement(using: &random)!
+                return "\(script.randomElement(using: &random)!) \(script.randomElement(using: &random)!) \(Int.random(in: 1...2_000, using: &random))"
+            }
+            return "\(words.randomElement(using: &random)!) \(words.randomElement(using: &random)!) \(Int.random(in: 1...2_000, using: &random))"
+        }
         let statuses = BenchBook.Status.allCases
         let epoch = Date(timeIntervalSince1970: 0)
         return (0..<count).map { id in
-            let title = "\(words.randomElement(using: &random)!) \(words.randomElement(using: &random)!) \(Int.random(in: 1...2_000, using: &random))"
+            let title = title()
             let status = statuses.randomElement(using: &random)!
             return BenchBook(
                 id: id, title: title, author: authors.randomElement(using: &random)!, status: status, statusRank: status.rank,

@@ -27,7 +27,11 @@ extension Collation {
     /// Appends ``sortKey(for:)`` to `key`, to build composite keys without copies.
     public func appendSortKey(for string: String, to key: inout [UInt8]) {
         if _appendASCIISortKey(for: string, to: &key) { return }
+        if _appendTableSortKey(for: string, collation: self, to: &key) { return }
         let nfc = _nfc(string)
+        // Decomposed text ("Cafe\u{301}") takes the table once in NFC.
+        if !_isASCII(nfc), nfc.utf8.count != string.utf8.count || !nfc.utf8.elementsEqual(string.utf8),
+           _appendTableSortKey(for: nfc, collation: self, to: &key) { return }
         switch self {
         case .binary:
             key.append(contentsOf: nfc.utf8)
@@ -145,20 +149,69 @@ extension Collation {
     }
 
     private static func _appendNaturalPrimary(_ folded: String, to key: inout [UInt8]) {
-        for token in _NaturalToken.tokens(folded) {
-            switch token {
-            case .scalar(let scalar):
-                for byte in String(scalar).utf8 { key.append(byte &+ 1) }
-            case .number(let digits):
-                key.append(0x31)
-                _appendLength(digits.count, to: &key)
-                for digit in digits { key.append(digit &+ 1) }
+        // One pass over the UTF-8 (the key of `_NaturalToken.tokens`, without building the
+        // tokens): a scalar's bytes raised by one, a digit run as 0x31, its length, its digits.
+        // Only scalars that can be decimal digits are decoded and looked up.
+        var digits: [UInt8] = []
+        var inRun = false
+        func endRun() {
+            key.append(0x31)
+            _appendLength(digits.count, to: &key)
+            for digit in digits { key.append(digit &+ 1) }
+            inRun = false
+        }
+        _withUTF8(folded) { bytes in
+            var i = 0
+            while i < bytes.count {
+                let lead = bytes[i]
+                let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+                var digit: UInt8?
+                if lead < 0x80 {
+                    if lead >= 0x30 && lead <= 0x39 { digit = lead - 0x30 }
+                } else {
+                    let value = _decodeScalar(bytes, at: i, length: length)
+                    if _mayBeDecimalDigit(value), let scalar = Unicode.Scalar(value) { digit = _NaturalToken.digitValue(scalar) }
+                }
+                if let digit {
+                    if !inRun {
+                        inRun = true
+                        digits.removeAll(keepingCapacity: true)
+                    }
+                    if digit != 0 || !digits.isEmpty { digits.append(digit) }
+                } else {
+                    if inRun { endRun() }
+                    for j in i..<min(i + length, bytes.count) { key.append(bytes[j] &+ 1) }
+                }
+                i += length
             }
+        }
+        if inRun { endRun() }
+    }
+
+    /// The scalar value of the well-formed UTF-8 sequence of `length` bytes at `i`.
+    @inline(__always)
+    private static func _decodeScalar(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int, length: Int) -> UInt32 {
+        guard i + length <= bytes.count else { return 0xFFFD }
+        switch length {
+        case 2: return UInt32(bytes[i] & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
+        case 3: return UInt32(bytes[i] & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
+        default:
+            return UInt32(bytes[i] & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6
+                | UInt32(bytes[i + 3] & 0x3F)
         }
     }
 
+    /// Whether a non-ASCII scalar may be a decimal digit (Unicode's Nd): false for the blocks
+    /// without one that most text is in — below the Arabic-Indic digits (U+0660: Latin, Greek,
+    /// Cyrillic, Armenian, Hebrew, Arabic letters), CJK symbols, kana and ideographs
+    /// (U+3000–U+9FFF) and Hangul syllables — so their scalars skip the property lookup.
+    @inline(__always)
+    private static func _mayBeDecimalDigit(_ value: UInt32) -> Bool {
+        !(value < 0x660 || (0x3000...0x9FFF).contains(value) || (0xAC00...0xD7A3).contains(value))
+    }
+
     /// An order-preserving, prefix-free encoding of a digit count.
-    fileprivate static func _appendLength(_ count: Int, to key: inout [UInt8]) {
+    static func _appendLength(_ count: Int, to key: inout [UInt8]) {
         if count < 246 {
             key.append(UInt8(count + 1))
             return
@@ -220,7 +273,7 @@ private struct _KeyComparison: _KeySink {
 }
 
 @inline(__always)
-private func _asciiLower(_ byte: UInt8) -> UInt8 {
+func _asciiLower(_ byte: UInt8) -> UInt8 {
     byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
 }
 
@@ -229,17 +282,37 @@ private func _asciiLower(_ byte: UInt8) -> UInt8 {
 struct _KeyScratch {
     static let cacheLimit = 16_384
     /// Allocated at the first non-ASCII string.
-    private var caches: [[String: [UInt8]]] = []
+    private var caches: [[_UTF8Text: [UInt8]]] = []
 
     /// `string`'s sort key under `collation`, from the cache or built (and kept while the
     /// cache has room).
     mutating func sortKey(for string: String, collation: Collation) -> [UInt8] {
         let slot = collation._ordinal
         if caches.isEmpty { caches = Array(repeating: [:], count: Collation.allCases.count) }
-        if let cached = caches[slot][string] { return cached }
+        // Text the table folds is keyed faster than a cache lookup.
+        var direct: [UInt8] = []
+        if _appendTableSortKey(for: string, collation: collation, to: &direct) { return direct }
+        let text = _UTF8Text(string)
+        if let cached = caches[slot][text] { return cached }
         let key = collation.sortKey(for: string)
-        if caches[slot].count < Self.cacheLimit { caches[slot][string] = key }
+        if caches[slot].count < Self.cacheLimit { caches[slot][text] = key }
         return key
+    }
+}
+
+/// A string hashed and compared by its UTF-8 bytes: a cache key that skips `String`'s
+/// hashing, which normalizes non-ASCII text first (7% of a multilingual page query). Two
+/// canonically equivalent spellings are two entries, each with the same sort key.
+private struct _UTF8Text: Hashable {
+    let string: String
+    init(_ string: String) { self.string = string }
+
+    func hash(into hasher: inout Hasher) {
+        _withUTF8(string) { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    static func == (lhs: _UTF8Text, rhs: _UTF8Text) -> Bool {
+        lhs.string.utf8.elementsEqual(rhs.string.utf8)
     }
 }
 

@@ -139,11 +139,22 @@ struct CaseFoldingTests {
         #expect(!Collation.folded.areEquivalent("Þór", "tor"))
     }
 
-    @Test("Greek and Cyrillic fold scalar by scalar exactly as the general path does")
+    @Test("Greek, Cyrillic, Vietnamese, CJK ideographs and Hangul fold scalar by scalar exactly as the general path does; the NFC shortcut agrees with the normalizer")
     func tableFold() {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_0071)
+        let ideographsAndHangul = [0x3400, 0x4DBF, 0x4E00, 0x5B57, 0x9FFF, 0xAC00, 0xAC01, 0xD7A3].map { Unicode.Scalar($0)! }
+            + (0..<200).map { _ in Unicode.Scalar(UInt32.random(in: 0x4E00...0x9FFF, using: &random))! }
+            + (0..<200).map { _ in Unicode.Scalar(UInt32.random(in: 0xAC00...0xD7A3, using: &random))! }
         let scalars = (0x20..<0x7F).map { Unicode.Scalar($0)! } + (0x80..<0x530).compactMap { value -> Unicode.Scalar? in
             (0x300...0x36F).contains(value) || (0x483...0x489).contains(value) ? nil : Unicode.Scalar(value)
+        } + (0x1E00..<0x1F00).map { Unicode.Scalar($0)! } + ideographsAndHangul
+        // Every scalar the NFC shortcut passes is its own NFC, alone and after any other.
+        for value in UInt32(0)..<0xD7A4 where _isNFCAlone(value) {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            for before in ["", "a", "\u{1100}", "\u{AC00}", "e\u{301}"] {
+                let text = before + String(scalar)
+                #expect(Array(_normalizedNFC(text).utf8) == Array(_normalizedNFC(before).utf8) + Array(String(scalar).utf8), "U+\(String(value, radix: 16)) after \(before.debugDescription)")
+            }
         }
         var texts = scalars.map { String($0) }
         for _ in 0..<3_000 {

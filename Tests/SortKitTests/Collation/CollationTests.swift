@@ -8,6 +8,26 @@ struct CollationTests {
         strings.sorted { collation.compare($0, $1) == .orderedAscending }
     }
 
+    @Test("The natural key's one-pass encoder equals the token encoding on random text of many scripts and digit kinds (seeded)")
+    func naturalKeyOracle() {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_00A1)
+        let pieces = ["a", "Z", "é", "ß", "Σ", "ж", "字", "한", "が", "0", "7", "00", "\u{663}", "\u{966}", "\u{FF11}", "\u{1D7D8}",
+                      " ", "-", "\u{301}", "²", "\u{3007}", "\u{A620}", "\u{10FFFD}"]
+        for _ in 0..<3_000 {
+            let text = (0..<Int.random(in: 0...10, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            // The oracle: the tokens, encoded one by one.
+            var expected: [UInt8] = []
+            for token in _NaturalToken.tokens(_diacriticFold(Collation.normalized(text))) {
+                switch token {
+                case .scalar(let scalar): expected += String(scalar).utf8.map { $0 &+ 1 }
+                case .number(let digits): expected += [0x31, UInt8(digits.count + 1)] + digits.map { $0 &+ 1 }
+                }
+            }
+            expected += [0] + Array(Collation.normalized(text).utf8)
+            #expect(Collation.natural.sortKey(for: text) == expected, "\(text.debugDescription), \(random.replay)")
+        }
+    }
+
     @Test("Natural: digit runs by value, case folded")
     func natural() {
         #expect(sorted(["file10", "File11", "file2", "file1"], .natural) == ["file1", "file2", "file10", "File11"])
