@@ -27,11 +27,11 @@ extension Collation {
     /// Appends ``sortKey(for:)`` to `key`, to build composite keys without copies.
     public func appendSortKey(for string: String, to key: inout [UInt8]) {
         if _appendASCIISortKey(for: string, to: &key) { return }
-        if _appendTableSortKey(for: string, collation: self, to: &key) { return }
+        if _appendTableSortKey(for: string, to: &key) { return }
         let nfc = _nfc(string)
         // Decomposed text ("Cafe\u{301}") takes the table once in NFC.
-        if !_isASCII(nfc), nfc.utf8.count != string.utf8.count || !nfc.utf8.elementsEqual(string.utf8),
-           _appendTableSortKey(for: nfc, collation: self, to: &key) { return }
+        if nfc.utf8.count != string.utf8.count || !nfc.utf8.elementsEqual(string.utf8),
+           _appendTableSortKey(for: nfc, to: &key) { return }
         switch self {
         case .binary:
             key.append(contentsOf: nfc.utf8)
@@ -74,6 +74,7 @@ extension Collation {
     /// `scratch` between calls, a comparison allocates nothing.
     func compare(_ string: String, toSortKey key: [UInt8], scratch: inout _KeyScratch) -> ComparisonResult {
         if let result = _compareASCIISortKey(of: string, to: key) { return result }
+        if let result = _compareTableSortKey(of: string, to: key) { return result }
         let full = scratch.sortKey(for: string, collation: self)
         return _compareBytes(full, key)
     }
@@ -124,28 +125,103 @@ extension Collation {
                     i += 1
                     continue
                 }
-                var end = i
-                while end < bytes.count, _isDigit(bytes[end]) { end += 1 }
-                var significant = i
-                while significant < end, bytes[significant] == 0x30 { significant += 1 }
-                if sink.take(0x31) { return }
-                if end - significant < 246 {
-                    if sink.take(UInt8(end - significant + 1)) { return }
-                } else {  // a long length's bytes (rare): built
-                    var length: [UInt8] = []
-                    Self._appendLength(end - significant, to: &length)
-                    for byte in length {
-                        if sink.take(byte) { return }
-                    }
-                }
-                for digit in bytes[significant..<end] {
-                    if sink.take(digit - 0x30 + 1) { return }
-                }
-                i = end
+                if Self._produceDigitRun(bytes, at: &i, into: &sink) { return }
             }
         }
         if sink.take(0) { return }
         sink.finish(with: bytes)
+    }
+
+    /// ``_compareASCIISortKey(of:to:)`` for text the fold tables cover (``_allNFCAlone(_:)``):
+    /// generated and compared byte by byte, stopping at the first difference. `nil` for other text.
+    private func _compareTableSortKey(of string: String, to key: [UInt8]) -> ComparisonResult? {
+        return _withUTF8(string) { bytes -> ComparisonResult? in
+            guard _allNFCAlone(bytes) else { return nil }
+            return key.withUnsafeBufferPointer { key -> ComparisonResult in
+                var comparison = _KeyComparison(key)
+                _produceTableSortKey(bytes, into: &comparison)
+                return comparison.result ?? .orderedSame
+            }
+        }
+    }
+
+    /// Appends the key of text the fold tables cover; `false`, appending nothing, for other text.
+    fileprivate func _appendTableSortKey(for string: String, to key: inout [UInt8]) -> Bool {
+        return _withUTF8(string) { bytes -> Bool in
+            guard _allNFCAlone(bytes) else { return false }
+            _produceTableSortKey(bytes, into: &key)
+            return true
+        }
+    }
+
+    /// The sort key of text whose every scalar is its own NFC and folds alone (Latin,
+    /// Vietnamese, Greek, Cyrillic, CJK ideographs, Hangul, ASCII among them), into `sink`, in
+    /// one pass over the UTF-8: each scalar's fold from the tables (an ideograph or syllable
+    /// is its own fold), digit runs as the general path writes them (none of these scripts has
+    /// decimal digits but ASCII's), then the text itself, which is its NFC. The same bytes as
+    /// the general path, which normalizes, folds into new strings and tokenizes.
+    private func _produceTableSortKey<Sink: _KeySink>(_ bytes: UnsafeBufferPointer<UInt8>, into sink: inout Sink) {
+        if self == .binary {
+            sink.finish(with: bytes)
+            return
+        }
+        let tables = _TableFolds.shared
+        let folds = self == .caseInsensitive ? tables.caseFoldedUTF8 : tables.diacriticFoldedUTF8
+        var i = 0
+        while i < bytes.count {
+            let lead = bytes[i]
+            if lead < 0x80 {
+                if self == .natural && _isDigit(lead) {
+                    if Self._produceDigitRun(bytes, at: &i, into: &sink) { return }
+                    continue
+                }
+                if sink.take(_asciiLower(lead) &+ 1) { return }
+                i += 1
+                continue
+            }
+            let length = lead < 0xE0 ? 2 : 3  // _allNFCAlone admits no 4-byte scalar
+            let value = length == 2
+                ? UInt32(lead & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
+                : UInt32(lead & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
+            if let slot = _TableFolds.slot(value) {
+                for byte in folds[slot] {
+                    if sink.take(byte &+ 1) { return }
+                }
+            } else {
+                for j in i..<(i + length) {
+                    if sink.take(bytes[j] &+ 1) { return }
+                }
+            }
+            i += length
+        }
+        if sink.take(0) { return }
+        sink.finish(with: bytes)
+    }
+
+    /// Produces the ASCII digit run starting at `i` as natural keys write it — 0x31, the count
+    /// of significant digits, each digit's value plus one — and moves `i` past it. Returns
+    /// whether the sink has what it needs.
+    @inline(__always)
+    private static func _produceDigitRun<Sink: _KeySink>(_ bytes: UnsafeBufferPointer<UInt8>, at i: inout Int, into sink: inout Sink) -> Bool {
+        var end = i
+        while end < bytes.count, _isDigit(bytes[end]) { end += 1 }
+        var significant = i
+        while significant < end, bytes[significant] == 0x30 { significant += 1 }
+        i = end
+        if sink.take(0x31) { return true }
+        if end - significant < 246 {
+            if sink.take(UInt8(end - significant + 1)) { return true }
+        } else {  // a long length's bytes (rare): built
+            var length: [UInt8] = []
+            _appendLength(end - significant, to: &length)
+            for byte in length {
+                if sink.take(byte) { return true }
+            }
+        }
+        for digit in bytes[significant..<end] {
+            if sink.take(digit - 0x30 + 1) { return true }
+        }
+        return false
     }
 
     private static func _appendNaturalPrimary(_ folded: String, to key: inout [UInt8]) {
@@ -291,7 +367,7 @@ struct _KeyScratch {
         if caches.isEmpty { caches = Array(repeating: [:], count: Collation.allCases.count) }
         // Text the table folds is keyed faster than a cache lookup.
         var direct: [UInt8] = []
-        if _appendTableSortKey(for: string, collation: collation, to: &direct) { return direct }
+        if collation._appendTableSortKey(for: string, to: &direct) { return direct }
         let text = _UTF8Text(string)
         if let cached = caches[slot][text] { return cached }
         let key = collation.sortKey(for: string)

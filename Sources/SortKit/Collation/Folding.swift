@@ -217,7 +217,7 @@ internal struct _UnicodeTables: Sendable {
 /// of the text. That saves Foundation's normalization (about 10 µs a string) on names like
 /// "Jürgen", "Łukasz" or "Αλέξης"; a test checks the table against the general path on random
 /// text.
-private struct _TableFolds: Sendable {
+internal struct _TableFolds: Sendable {
     static let range: Range<UInt32> = 0x80..<0x530
     /// Latin Extended Additional, kept after ``range`` in the tables.
     static let extra: Range<UInt32> = 0x1E00..<0x1F00
@@ -281,82 +281,8 @@ internal func _asciiLowercased(_ string: String) -> String {
     return String(decoding: string.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
 }
 
-/// Appends `string`'s sort key under `collation` in one pass over its UTF-8, for text whose
-/// every scalar is its own NFC and folds alone (``_isNFCAlone(_:)``: Latin below U+0300,
-/// Greek, Cyrillic, CJK ideographs, Hangul syllables, mixed with ASCII): the same bytes as the
-/// general path, which normalizes, folds into new strings and tokenizes. Returns `false`,
-/// appending nothing, for other text.
-internal func _appendTableSortKey(for string: String, collation: Collation, to key: inout [UInt8]) -> Bool {
-    let start = key.count
-    let tables = _TableFolds.shared
-    let folds = collation == .caseInsensitive ? tables.caseFoldedUTF8 : tables.diacriticFoldedUTF8
-    let fits = _withUTF8(string) { bytes -> Bool in
-        if collation == .binary {
-            guard _allNFCAlone(bytes) else { return false }
-            key.append(contentsOf: bytes)
-            return true
-        }
-        var digits = 0  // the current run's significant digits, when in a run
-        var runStart = -1  // where the run's digits start in `key`, -1 outside a run
-        var i = 0
-        while i < bytes.count {
-            let lead = bytes[i]
-            if lead < 0x80 {
-                if collation == .natural && lead >= 0x30 && lead <= 0x39 {
-                    if runStart < 0 {
-                        runStart = key.count
-                        digits = 0
-                    }
-                    if lead != 0x30 || digits > 0 {
-                        key.append((lead - 0x30) &+ 1)  // a digit's value, as the general path writes it
-                        digits += 1
-                    }
-                } else {
-                    if runStart >= 0 {
-                        _insertRunHeader(digits, at: runStart, in: &key)
-                        runStart = -1
-                    }
-                    key.append(_asciiLower(lead) &+ 1)
-                }
-                i += 1
-                continue
-            }
-            let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-            guard i + length <= bytes.count else { return false }
-            let value: UInt32 = length == 2
-                ? UInt32(lead & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
-                : length == 3 ? UInt32(lead & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F) : 0x110000
-            guard _isNFCAlone(value) else { return false }
-            if runStart >= 0 {
-                _insertRunHeader(digits, at: runStart, in: &key)
-                runStart = -1
-            }
-            if let slot = _TableFolds.slot(value) {
-                for byte in folds[slot] { key.append(byte &+ 1) }
-            } else {
-                for j in i..<(i + length) { key.append(bytes[j] &+ 1) }  // an ideograph or Hangul: its own fold
-            }
-            i += length
-        }
-        if runStart >= 0 { _insertRunHeader(digits, at: runStart, in: &key) }
-        key.append(0)
-        key.append(contentsOf: bytes)
-        return true
-    }
-    if !fits { key.removeSubrange(start...) }
-    return fits
-}
-
-/// Puts a digit run's 0x31 and length before its digits, written from `start` on.
-@inline(__always)
-private func _insertRunHeader(_ digits: Int, at start: Int, in key: inout [UInt8]) {
-    var header: [UInt8] = [0x31]
-    Collation._appendLength(digits, to: &header)
-    key.insert(contentsOf: header, at: start)
-}
-
 /// Whether every scalar of well-formed UTF-8 is ``_isNFCAlone(_:)``.
-private func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+internal func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     var i = 0
     while i < bytes.count {
         let lead = bytes[i]

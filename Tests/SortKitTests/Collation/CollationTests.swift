@@ -8,10 +8,10 @@ struct CollationTests {
         strings.sorted { collation.compare($0, $1) == .orderedAscending }
     }
 
-    @Test("The natural key's one-pass encoder equals the token encoding on random text of many scripts and digit kinds (seeded)")
+    @Test("One-pass keys equal the general path: natural against its token encoding, the others against normalize-then-fold, on random text of many scripts and digit kinds (seeded)")
     func naturalKeyOracle() {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_00A1)
-        let pieces = ["a", "Z", "é", "ß", "Σ", "ж", "字", "한", "が", "0", "7", "00", "\u{663}", "\u{966}", "\u{FF11}", "\u{1D7D8}",
+        let pieces = ["a", "Z", "é", "ß", "Σ", "ж", "字", "한", "が", "0", "7", "00", "Ễ", "ẞ", "İ", "ΐ", "Ǆ", "\u{387}", "\u{1F71}", "e\u{301}", "\u{663}", "\u{966}", "\u{FF11}", "\u{1D7D8}",
                       " ", "-", "\u{301}", "²", "\u{3007}", "\u{A620}", "\u{10FFFD}"]
         for _ in 0..<3_000 {
             let text = (0..<Int.random(in: 0...10, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
@@ -23,8 +23,15 @@ struct CollationTests {
                 case .number(let digits): expected += [0x31, UInt8(digits.count + 1)] + digits.map { $0 &+ 1 }
                 }
             }
-            expected += [0] + Array(Collation.normalized(text).utf8)
+            let nfc = Array(Collation.normalized(text).utf8)
+            expected += [0] + nfc
             #expect(Collation.natural.sortKey(for: text) == expected, "\(text.debugDescription), \(random.replay)")
+            // The other collations against the general path's folds (normalize, fold scalar by scalar, recompose).
+            let caseKey = _slowCaseFold(text).utf8.map { $0 &+ 1 } + [0] + nfc
+            let foldKey = _slowDiacriticFold(text).utf8.map { $0 &+ 1 } + [0] + nfc
+            #expect(Collation.caseInsensitive.sortKey(for: text) == caseKey, "\(text.debugDescription), \(random.replay)")
+            #expect(Collation.folded.sortKey(for: text) == foldKey, "\(text.debugDescription), \(random.replay)")
+            #expect(Collation.binary.sortKey(for: text) == nfc, "\(text.debugDescription), \(random.replay)")
         }
     }
 
