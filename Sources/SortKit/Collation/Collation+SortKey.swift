@@ -29,9 +29,9 @@ extension Collation {
         if _appendASCIISortKey(for: string, to: &key) { return }
         if _appendTableSortKey(for: string, to: &key) { return }
         let nfc = _nfc(string)
-        // Decomposed text ("Cafe\u{301}") takes the table once in NFC.
-        if nfc.utf8.count != string.utf8.count || !nfc.utf8.elementsEqual(string.utf8),
-           _appendTableSortKey(for: nfc, to: &key) { return }
+        // Decomposed text ("Cafe\u{301}") takes the table once in NFC; under the collations
+        // that drop diacritics, so does NFC text with marks nothing precomposes ("Sm\u{30A}land").
+        if _appendTableSortKey(for: nfc, to: &key, isNFC: true) { return }
         switch self {
         case .binary:
             key.append(contentsOf: nfc.utf8)
@@ -146,9 +146,13 @@ extension Collation {
     }
 
     /// Appends the key of text the fold tables cover; `false`, appending nothing, for other text.
-    fileprivate func _appendTableSortKey(for string: String, to key: inout [UInt8]) -> Bool {
+    ///
+    /// With `isNFC` (the text is known to be NFC) and a collation that drops diacritics, the
+    /// combining marks U+0300–U+036F may follow the table's scalars: diacritic folding removes
+    /// them, and the text is its own tie-break.
+    fileprivate func _appendTableSortKey(for string: String, to key: inout [UInt8], isNFC: Bool = false) -> Bool {
         return _withUTF8(string) { bytes -> Bool in
-            guard _allNFCAlone(bytes) else { return false }
+            guard _allNFCAlone(bytes, allowingMarks: isNFC && (self == .folded || self == .natural)) else { return false }
             _produceTableSortKey(bytes, into: &key)
             return true
         }
@@ -183,6 +187,10 @@ extension Collation {
             let value = length == 2
                 ? UInt32(lead & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
                 : UInt32(lead & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
+            if (0x300...0x36F).contains(value) {  // a mark the caller allowed: diacritic folding drops it
+                i += length
+                continue
+            }
             if let slot = _TableFolds.slot(value) {
                 for byte in folds[slot] {
                     if sink.take(byte &+ 1) { return }

@@ -31,7 +31,8 @@ internal func _nfc(_ string: String) -> String {
 /// composes with a predecessor. True below U+0300 (every such scalar is NFC_Quick_Check=Yes
 /// and none combines with what comes before), for Greek, Coptic and Cyrillic but their
 /// combining marks and three singletons NFC replaces (U+0374, U+037E, U+0387), for CJK
-/// ideographs (U+3400–U+4DBF, U+4E00–U+9FFF), Latin Extended Additional and Hangul syllables. A string of such scalars
+/// ideographs (U+3400–U+4DBF, U+4E00–U+9FFF), Latin Extended Additional, kana and CJK punctuation
+/// but their combining marks, and Hangul syllables. A string of such scalars
 /// is its own NFC — the normalizer is skipped for most text in those scripts.
 @inline(__always)
 internal func _isNFCAlone(_ value: UInt32) -> Bool {
@@ -39,8 +40,16 @@ internal func _isNFCAlone(_ value: UInt32) -> Bool {
     if value < 0x530 {
         return _TableFolds.isFoldedAlone(value) && value != 0x374 && value != 0x37E && value != 0x387
     }
-    // Latin Extended Additional (Vietnamese, Welsh): precomposed letters, all NFC_Quick_Check=Yes.
-    return (0x1E00..<0x1F00).contains(value) || _isIdeographOrHangul(value)
+    // Latin Extended Additional (Vietnamese, Welsh): precomposed letters, all NFC_Quick_Check=Yes;
+    // CJK punctuation and kana but their combining marks.
+    return (0x1E00..<0x1F00).contains(value) || _isKanaOrCJKPunctuation(value) || _isIdeographOrHangul(value)
+}
+
+/// CJK symbols and punctuation, hiragana and katakana (U+3000–U+30FF) but the combining tone
+/// and voicing marks (U+302A–U+302F, U+3099, U+309A).
+@inline(__always)
+internal func _isKanaOrCJKPunctuation(_ value: UInt32) -> Bool {
+    (0x3000..<0x3100).contains(value) && !(0x302A...0x302F).contains(value) && value != 0x3099 && value != 0x309A
 }
 
 /// CJK unified ideographs (the BMP blocks) and precomposed Hangul syllables: no case, no
@@ -221,6 +230,9 @@ internal struct _TableFolds: Sendable {
     static let range: Range<UInt32> = 0x80..<0x530
     /// Latin Extended Additional, kept after ``range`` in the tables.
     static let extra: Range<UInt32> = 0x1E00..<0x1F00
+    /// CJK punctuation and kana, kept after ``extra``: kana fold apart from case ("が" loses its
+    /// voicing mark under diacritic folding).
+    static let kana: Range<UInt32> = 0x3000..<0x3100
 
     /// The tables' index of a scalar in ``range`` or ``extra`` that folds alone; `nil` for others.
     @inline(__always)
@@ -228,7 +240,8 @@ internal struct _TableFolds: Sendable {
         if value < range.upperBound {
             return value >= range.lowerBound && isFoldedAlone(value) ? Int(value - range.lowerBound) : nil
         }
-        return extra.contains(value) ? range.count + Int(value - extra.lowerBound) : nil
+        if extra.contains(value) { return range.count + Int(value - extra.lowerBound) }
+        return _isKanaOrCJKPunctuation(value) ? range.count + extra.count + Int(value - kana.lowerBound) : nil
     }
     let caseFolded: [String]
     let diacriticFolded: [String]
@@ -244,8 +257,8 @@ internal struct _TableFolds: Sendable {
     }
 
     static let shared = _TableFolds(
-        caseFolded: (Array(range) + Array(extra)).map { _slowCaseFold(String(Unicode.Scalar($0)!)) },
-        diacriticFolded: (Array(range) + Array(extra)).map { _slowDiacriticFold(String(Unicode.Scalar($0)!)) })
+        caseFolded: (Array(range) + Array(extra) + Array(kana)).map { _slowCaseFold(String(Unicode.Scalar($0)!)) },
+        diacriticFolded: (Array(range) + Array(extra) + Array(kana)).map { _slowDiacriticFold(String(Unicode.Scalar($0)!)) })
 
     /// Whether a scalar in ``range`` may be folded alone: not a combining mark (those change
     /// the scalars before them under normalization).
@@ -281,13 +294,18 @@ internal func _asciiLowercased(_ string: String) -> String {
     return String(decoding: string.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
 }
 
-/// Whether every scalar of well-formed UTF-8 is ``_isNFCAlone(_:)``.
-internal func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+/// Whether every scalar of well-formed UTF-8 is ``_isNFCAlone(_:)`` — or, with
+/// `allowingMarks`, a combining diacritical mark (U+0300–U+036F) after such scalars.
+internal func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, allowingMarks: Bool = false) -> Bool {
     var i = 0
+    var afterStarter = false
+    var afterDigit = false  // a mark between digits would join two runs once dropped: not here
     while i < bytes.count {
         let lead = bytes[i]
         if lead < 0x80 {
             i += 1
+            afterStarter = true
+            afterDigit = _isDigit(lead)
             continue
         }
         let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
@@ -295,7 +313,13 @@ internal func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let value = length == 2
             ? UInt32(lead & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
             : UInt32(lead & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
+        if allowingMarks && afterStarter && !afterDigit && (0x300...0x36F).contains(value) {
+            i += length
+            continue
+        }
         guard _isNFCAlone(value) else { return false }
+        afterStarter = true
+        afterDigit = false
         i += length
     }
     return true

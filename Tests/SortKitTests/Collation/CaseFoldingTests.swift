@@ -139,7 +139,7 @@ struct CaseFoldingTests {
         #expect(!Collation.folded.areEquivalent("Þór", "tor"))
     }
 
-    @Test("Greek, Cyrillic, Vietnamese, CJK ideographs and Hangul fold scalar by scalar exactly as the general path does; the NFC shortcut agrees with the normalizer")
+    @Test("Greek, Cyrillic, Vietnamese, kana, CJK ideographs and Hangul fold scalar by scalar exactly as the general path does; the NFC shortcut agrees with the normalizer")
     func tableFold() {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_0071)
         let ideographsAndHangul = [0x3400, 0x4DBF, 0x4E00, 0x5B57, 0x9FFF, 0xAC00, 0xAC01, 0xD7A3].map { Unicode.Scalar($0)! }
@@ -147,7 +147,9 @@ struct CaseFoldingTests {
             + (0..<200).map { _ in Unicode.Scalar(UInt32.random(in: 0xAC00...0xD7A3, using: &random))! }
         let scalars = (0x20..<0x7F).map { Unicode.Scalar($0)! } + (0x80..<0x530).compactMap { value -> Unicode.Scalar? in
             (0x300...0x36F).contains(value) || (0x483...0x489).contains(value) ? nil : Unicode.Scalar(value)
-        } + (0x1E00..<0x1F00).map { Unicode.Scalar($0)! } + ideographsAndHangul
+        } + (0x1E00..<0x1F00).map { Unicode.Scalar($0)! } + (0x3000..<0x3100).compactMap { value -> Unicode.Scalar? in
+            (0x302A...0x302F).contains(value) || value == 0x3099 || value == 0x309A ? nil : Unicode.Scalar(value)
+        } + ideographsAndHangul
         // Every scalar the NFC shortcut passes is its own NFC, alone and after any other.
         for value in UInt32(0)..<0xD7A4 where _isNFCAlone(value) {
             guard let scalar = Unicode.Scalar(value) else { continue }
