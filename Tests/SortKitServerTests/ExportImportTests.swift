@@ -198,6 +198,7 @@ struct ContinueTests {
                 // MSG_NOSIGNAL: a write to a connection the server closed fails instead of
                 // killing the test process with SIGPIPE.
                 let count = bytes[sent...].withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { return }
                 sent += count
             }
@@ -209,7 +210,7 @@ struct ContinueTests {
             var chunk = [UInt8](repeating: 0, count: 4_096)
             while true {
                 let count = recv(socket, &chunk, chunk.count, Int32(MSG_DONTWAIT))
-                if count > 0 { continue }
+                if count > 0 || (count < 0 && errno == EINTR) { continue }
                 return count == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
             }
         }
@@ -224,6 +225,9 @@ struct ContinueTests {
             var chunk = [UInt8](repeating: 0, count: 4_096)
             while !String(decoding: received, as: UTF8.self).contains(marker) {
                 let count = recv(socket, &chunk, chunk.count, 0)
+                // A thread of our own doesn't block signals as Dispatch's do: the SIGCHLD of
+                // other tests' children interrupts the read, which then starts again.
+                if count < 0 && errno == EINTR { continue }
                 guard count > 0 else { break }
                 received += chunk[..<count]
             }
