@@ -32,14 +32,6 @@ struct CommandRunner {
         return try files.result(process)
     }
 
-    /// ``run(_:stdin:in:)`` for work already on a thread of its own (``offPool(_:)``).
-    static func runBlocking(_ arguments: [String], stdin: String = "", in directory: URL) throws -> Result {
-        let (process, files) = try start(arguments, stdin: stdin, in: directory)
-        defer { files.remove() }
-        waitForExit(process)
-        return try files.result(process)
-    }
-
     /// The files a run's output goes to (files, not pipes: a full pipe would block the child).
     struct OutputFiles {
         let out: URL

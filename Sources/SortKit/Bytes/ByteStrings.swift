@@ -100,3 +100,18 @@ package func _isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 /// Whether `scalar` is an ASCII decimal digit.
 @inlinable
 package func _isDigit(_ scalar: Unicode.Scalar) -> Bool { scalar.value >= 0x30 && scalar.value <= 0x39 }
+
+/// The scalar value of the UTF-8 sequence of `length` bytes (its lead byte's count) at `i`;
+/// U+FFFD when the buffer ends inside it.
+@inline(__always)
+package func _decodeUTF8Scalar(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int, length: Int) -> UInt32 {
+    guard i + length <= bytes.count else { return 0xFFFD }
+    switch length {
+    case 1: return UInt32(bytes[i])
+    case 2: return UInt32(bytes[i] & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
+    case 3: return UInt32(bytes[i] & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
+    default:
+        return UInt32(bytes[i] & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6
+            | UInt32(bytes[i + 3] & 0x3F)
+    }
+}

@@ -26,12 +26,13 @@ extension Collation {
 
     /// Appends ``sortKey(for:)`` to `key`, to build composite keys without copies.
     public func appendSortKey(for string: String, to key: inout [UInt8]) {
-        if _appendASCIISortKey(for: string, to: &key) { return }
-        if _appendTableSortKey(for: string, to: &key) { return }
+        if _appendGeneratedSortKey(for: string, to: &key) { return }
         let nfc = _nfc(string)
         // Decomposed text ("Cafe\u{301}") takes the table once in NFC; under the collations
         // that drop diacritics, so does NFC text with marks nothing precomposes ("Sm\u{30A}land").
-        if _appendTableSortKey(for: nfc, to: &key, isNFC: true) { return }
+        // Text that normalization left as it was and that keeps its marks can't: not tried again.
+        if self == .folded || self == .natural || nfc.utf8.count != string.utf8.count,
+           _appendGeneratedSortKey(for: nfc, to: &key, isNFC: true) { return }
         switch self {
         case .binary:
             key.append(contentsOf: nfc.utf8)
@@ -73,33 +74,41 @@ extension Collation {
     /// other text's keys (normalization is costly) are kept in `scratch`'s cache. Reusing
     /// `scratch` between calls, a comparison allocates nothing.
     func compare(_ string: String, toSortKey key: [UInt8], scratch: inout _KeyScratch) -> ComparisonResult {
-        if let result = _compareASCIISortKey(of: string, to: key) { return result }
-        if let result = _compareTableSortKey(of: string, to: key) { return result }
+        if let result = _compareGeneratedSortKey(of: string, to: key) { return result }
         let full = scratch.sortKey(for: string, collation: self)
         return _compareBytes(full, key)
     }
 
-    /// ``compare(_:toSortKey:scratch:)`` for ASCII text: the key that
-    /// ``_produceASCIISortKey(_:into:)`` generates, compared one byte at a time. `nil` for other
-    /// text.
-    private func _compareASCIISortKey(of string: String, to key: [UInt8]) -> ComparisonResult? {
+    /// ``compare(_:toSortKey:scratch:)`` for text whose key is generated without normalizing
+    /// (ASCII, and the scripts the fold tables cover): compared one byte at a time as it is
+    /// generated. `nil` for other text.
+    private func _compareGeneratedSortKey(of string: String, to key: [UInt8]) -> ComparisonResult? {
         return _withUTF8(string) { bytes -> ComparisonResult? in
-            guard _isASCII(bytes) else { return nil }
+            let ascii = _isASCII(bytes)
+            guard ascii || _allNFCAlone(bytes) else { return nil }
             return key.withUnsafeBufferPointer { key -> ComparisonResult in
                 var comparison = _KeyComparison(key)
-                _produceASCIISortKey(bytes, into: &comparison)
+                if ascii { _produceASCIISortKey(bytes, into: &comparison) } else { _produceTableSortKey(bytes, into: &comparison) }
                 return comparison.result ?? .orderedSame
             }
         }
     }
 
-    /// The same key as the general path, for ASCII text, in one pass without allocating: ASCII is
-    /// its own NFC form, case folding is lowercasing, and there are no diacritics. Returns
-    /// `false`, appending nothing, for text that isn't ASCII.
-    private func _appendASCIISortKey(for string: String, to key: inout [UInt8]) -> Bool {
+    /// Appends the key of text whose key is generated without normalizing, in one pass: ASCII
+    /// (its own NFC form, case folding is lowercasing, no diacritics) and the scripts the fold
+    /// tables cover. Returns `false`, appending nothing, for other text.
+    ///
+    /// With `isNFC` (the text is known to be NFC) and a collation that drops diacritics, the
+    /// combining marks U+0300–U+036F may follow the table's scalars: diacritic folding removes
+    /// them, and the text is its own tie-break.
+    fileprivate func _appendGeneratedSortKey(for string: String, to key: inout [UInt8], isNFC: Bool = false) -> Bool {
         return _withUTF8(string) { bytes -> Bool in
-            guard _isASCII(bytes) else { return false }
-            _produceASCIISortKey(bytes, into: &key)
+            if _isASCII(bytes) {
+                _produceASCIISortKey(bytes, into: &key)
+                return true
+            }
+            guard _allNFCAlone(bytes, allowingMarks: isNFC && (self == .folded || self == .natural)) else { return false }
+            _produceTableSortKey(bytes, into: &key)
             return true
         }
     }
@@ -132,32 +141,6 @@ extension Collation {
         sink.finish(with: bytes)
     }
 
-    /// ``_compareASCIISortKey(of:to:)`` for text the fold tables cover (``_allNFCAlone(_:)``):
-    /// generated and compared byte by byte, stopping at the first difference. `nil` for other text.
-    private func _compareTableSortKey(of string: String, to key: [UInt8]) -> ComparisonResult? {
-        return _withUTF8(string) { bytes -> ComparisonResult? in
-            guard _allNFCAlone(bytes) else { return nil }
-            return key.withUnsafeBufferPointer { key -> ComparisonResult in
-                var comparison = _KeyComparison(key)
-                _produceTableSortKey(bytes, into: &comparison)
-                return comparison.result ?? .orderedSame
-            }
-        }
-    }
-
-    /// Appends the key of text the fold tables cover; `false`, appending nothing, for other text.
-    ///
-    /// With `isNFC` (the text is known to be NFC) and a collation that drops diacritics, the
-    /// combining marks U+0300–U+036F may follow the table's scalars: diacritic folding removes
-    /// them, and the text is its own tie-break.
-    fileprivate func _appendTableSortKey(for string: String, to key: inout [UInt8], isNFC: Bool = false) -> Bool {
-        return _withUTF8(string) { bytes -> Bool in
-            guard _allNFCAlone(bytes, allowingMarks: isNFC && (self == .folded || self == .natural)) else { return false }
-            _produceTableSortKey(bytes, into: &key)
-            return true
-        }
-    }
-
     /// The sort key of text whose every scalar is its own NFC and folds alone (Latin,
     /// Vietnamese, Greek, Cyrillic, CJK ideographs, Hangul, ASCII among them), into `sink`, in
     /// one pass over the UTF-8: each scalar's fold from the tables (an ideograph or syllable
@@ -184,9 +167,7 @@ extension Collation {
                 continue
             }
             let length = lead < 0xE0 ? 2 : 3  // _allNFCAlone admits no 4-byte scalar
-            let value = length == 2
-                ? UInt32(lead & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
-                : UInt32(lead & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
+            let value = _decodeUTF8Scalar(bytes, at: i, length: length)
             if (0x300...0x36F).contains(value) {  // a mark the caller allowed: diacritic folding drops it
                 i += length
                 continue
@@ -253,7 +234,7 @@ extension Collation {
                 if lead < 0x80 {
                     if lead >= 0x30 && lead <= 0x39 { digit = lead - 0x30 }
                 } else {
-                    let value = _decodeScalar(bytes, at: i, length: length)
+                    let value = _decodeUTF8Scalar(bytes, at: i, length: length)
                     if _mayBeDecimalDigit(value), let scalar = Unicode.Scalar(value) { digit = _NaturalToken.digitValue(scalar) }
                 }
                 if let digit {
@@ -270,19 +251,6 @@ extension Collation {
             }
         }
         if inRun { endRun() }
-    }
-
-    /// The scalar value of the well-formed UTF-8 sequence of `length` bytes at `i`.
-    @inline(__always)
-    private static func _decodeScalar(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int, length: Int) -> UInt32 {
-        guard i + length <= bytes.count else { return 0xFFFD }
-        switch length {
-        case 2: return UInt32(bytes[i] & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
-        case 3: return UInt32(bytes[i] & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
-        default:
-            return UInt32(bytes[i] & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6
-                | UInt32(bytes[i + 3] & 0x3F)
-        }
     }
 
     /// Whether a non-ASCII scalar may be a decimal digit (Unicode's Nd): false for the blocks
@@ -373,9 +341,6 @@ struct _KeyScratch {
     mutating func sortKey(for string: String, collation: Collation) -> [UInt8] {
         let slot = collation._ordinal
         if caches.isEmpty { caches = Array(repeating: [:], count: Collation.allCases.count) }
-        // Text the table folds is keyed faster than a cache lookup.
-        var direct: [UInt8] = []
-        if collation._appendTableSortKey(for: string, to: &direct) { return direct }
         let text = _UTF8Text(string)
         if let cached = caches[slot][text] { return cached }
         let key = collation.sortKey(for: string)

@@ -37,12 +37,10 @@ internal func _nfc(_ string: String) -> String {
 @inline(__always)
 internal func _isNFCAlone(_ value: UInt32) -> Bool {
     if value < 0x300 { return true }
-    if value < 0x530 {
-        return _TableFolds.isFoldedAlone(value) && value != 0x374 && value != 0x37E && value != 0x387
-    }
-    // Latin Extended Additional (Vietnamese, Welsh): precomposed letters, all NFC_Quick_Check=Yes;
-    // CJK punctuation and kana but their combining marks.
-    return (0x1E00..<0x1F00).contains(value) || _isKanaOrCJKPunctuation(value) || _isIdeographOrHangul(value)
+    // The fold tables' scalars (Latin Extended Additional's precomposed letters are all
+    // NFC_Quick_Check=Yes) but three Greek singletons NFC replaces.
+    if value == 0x374 || value == 0x37E || value == 0x387 { return false }
+    return _TableFolds.slot(value) != nil || _isIdeographOrHangul(value)
 }
 
 /// CJK symbols and punctuation, hiragana and katakana (U+3000–U+30FF) but the combining tone
@@ -116,14 +114,14 @@ extension Collation {
 /// `string` case folded, in NFC.
 internal func _caseFold(_ string: String) -> String {
     if _isASCII(string) { return _asciiLowercased(string) }
-    if let folded = _tableFold(string, \.caseFolded) { return folded }
+    if let folded = _tableFold(string, \.caseFoldedUTF8) { return folded }
     return _slowCaseFold(string)
 }
 
 /// `string` case folded with diacritics and root-collation letters folded, in NFC.
 internal func _diacriticFold(_ string: String) -> String {
     if _isASCII(string) { return _asciiLowercased(string) }
-    if let folded = _tableFold(string, \.diacriticFolded) { return folded }
+    if let folded = _tableFold(string, \.diacriticFoldedUTF8) { return folded }
     return _slowDiacriticFold(string)
 }
 
@@ -243,22 +241,16 @@ internal struct _TableFolds: Sendable {
         if extra.contains(value) { return range.count + Int(value - extra.lowerBound) }
         return _isKanaOrCJKPunctuation(value) ? range.count + extra.count + Int(value - kana.lowerBound) : nil
     }
-    let caseFolded: [String]
-    let diacriticFolded: [String]
-    /// The folds' UTF-8, for building sort keys byte by byte.
+    /// Each scalar's folds as UTF-8, by ``slot(_:)``.
     let caseFoldedUTF8: [[UInt8]]
     let diacriticFoldedUTF8: [[UInt8]]
 
-    init(caseFolded: [String], diacriticFolded: [String]) {
-        self.caseFolded = caseFolded
-        self.diacriticFolded = diacriticFolded
-        caseFoldedUTF8 = caseFolded.map { Array($0.utf8) }
-        diacriticFoldedUTF8 = diacriticFolded.map { Array($0.utf8) }
-    }
-
-    static let shared = _TableFolds(
-        caseFolded: (Array(range) + Array(extra) + Array(kana)).map { _slowCaseFold(String(Unicode.Scalar($0)!)) },
-        diacriticFolded: (Array(range) + Array(extra) + Array(kana)).map { _slowDiacriticFold(String(Unicode.Scalar($0)!)) })
+    static let shared: _TableFolds = {
+        let scalars = (Array(range) + Array(extra) + Array(kana)).map { String(Unicode.Scalar($0)!) }
+        return _TableFolds(
+            caseFoldedUTF8: scalars.map { Array(_slowCaseFold($0).utf8) },
+            diacriticFoldedUTF8: scalars.map { Array(_slowDiacriticFold($0).utf8) })
+    }()
 
     /// Whether a scalar in ``range`` may be folded alone: not a combining mark (those change
     /// the scalars before them under normalization).
@@ -269,24 +261,24 @@ internal struct _TableFolds: Sendable {
 }
 
 /// `string` folded scalar by scalar with the table, or `nil` if a scalar is outside it.
-private func _tableFold(_ string: String, _ table: KeyPath<_TableFolds, [String]>) -> String? {
+private func _tableFold(_ string: String, _ table: KeyPath<_TableFolds, [[UInt8]]>) -> String? {
     guard string.unicodeScalars.allSatisfy({ $0.value < 0x80 || _TableFolds.slot($0.value) != nil || _isIdeographOrHangul($0.value) }) else {
         return nil
     }
     let folds = _TableFolds.shared[keyPath: table]
-    var result = ""
+    var result: [UInt8] = []
     result.reserveCapacity(string.utf8.count + 4)
     for scalar in string.unicodeScalars {
         let value = scalar.value
         if value < 0x80 {
-            result.unicodeScalars.append(value >= 0x41 && value <= 0x5A ? Unicode.Scalar(value | 0x20)! : scalar)
+            result.append(_asciiLower(UInt8(value)))
         } else if let slot = _TableFolds.slot(value) {
             result += folds[slot]
         } else {
-            result.unicodeScalars.append(scalar)  // an ideograph or a Hangul syllable: its own fold
+            result += String(scalar).utf8  // an ideograph or a Hangul syllable: its own fold
         }
     }
-    return result
+    return String(decoding: result, as: UTF8.self)
 }
 
 internal func _asciiLowercased(_ string: String) -> String {
@@ -310,17 +302,12 @@ internal func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, allowingMarks: B
         }
         let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
         guard length < 4, i + length <= bytes.count else { return false }
-        let value = length == 2
-            ? UInt32(lead & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
-            : UInt32(lead & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
-        if allowingMarks && afterStarter && !afterDigit && (0x300...0x36F).contains(value) {
-            i += length
-            continue
-        }
+        let value = _decodeUTF8Scalar(bytes, at: i, length: length)
+        i += length
+        if allowingMarks && afterStarter && !afterDigit && (0x300...0x36F).contains(value) { continue }
         guard _isNFCAlone(value) else { return false }
         afterStarter = true
         afterDigit = false
-        i += length
     }
     return true
 }

@@ -101,15 +101,8 @@ internal func _compare(_ a: Int128, _ b: Double) -> ComparisonResult {
 }
 
 /// An integer against a double by exact value; no rounding through `Double(a)`, which would
-/// make 2^53 + 1 equal to 2^53 and break transitivity.
+/// make 2^53 + 1 equal to 2^53 and break transitivity. (Every Int64 is an Int128.)
 @inlinable
 internal func _compare(_ a: Int64, _ b: Double) -> ComparisonResult {
-    if b.isNaN { return .orderedAscending }
-    if b >= 9_223_372_036_854_775_808.0 { return .orderedAscending }
-    if b < -9_223_372_036_854_775_808.0 { return .orderedDescending }
-    let whole = b.rounded(.towardZero)
-    let wholeInt = Int64(whole)
-    if a != wholeInt { return a < wholeInt ? .orderedAscending : .orderedDescending }
-    let fraction = b - whole
-    return fraction > 0 ? .orderedAscending : (fraction < 0 ? .orderedDescending : .orderedSame)
+    _compare(Int128(a), b)
 }
