@@ -26,6 +26,10 @@ extension Collation {
 
     /// Appends ``sortKey(for:)`` to `key`, to build composite keys without copies.
     public func appendSortKey(for string: String, to key: inout [UInt8]) {
+        if case .locale(let locale) = self {
+            locale.appendSortKey(for: string, to: &key)
+            return
+        }
         if _appendGeneratedSortKey(for: string, to: &key) { return }
         let nfc = _nfc(string)
         // Decomposed text ("Cafe\u{301}") takes the table once in NFC; under the collations
@@ -43,6 +47,8 @@ extension Collation {
             for byte in _diacriticFold(nfc).utf8 { key.append(byte &+ 1) }
         case .natural:
             Self._appendNaturalPrimary(_diacriticFold(nfc), to: &key)
+        case .locale:
+            preconditionFailure("locale keys are built above")
         }
         key.append(0)
         key.append(contentsOf: nfc.utf8)
@@ -83,6 +89,7 @@ extension Collation {
     /// (ASCII, and the scripts the fold tables cover): compared one byte at a time as it is
     /// generated. `nil` for other text.
     private func _compareGeneratedSortKey(of string: String, to key: [UInt8]) -> ComparisonResult? {
+        if isLocale { return nil }
         return _withUTF8(string) { bytes -> ComparisonResult? in
             let ascii = _isASCII(bytes)
             guard ascii || _allNFCAlone(bytes) else { return nil }
@@ -125,6 +132,8 @@ extension Collation {
             for byte in bytes {
                 if sink.take(_asciiLower(byte) &+ 1) { return }
             }
+        case .locale:
+            preconditionFailure("locale keys don't take this path")
         case .natural:
             var i = 0
             while i < bytes.count {
@@ -335,12 +344,23 @@ struct _KeyScratch {
     static let cacheLimit = 16_384
     /// Allocated at the first non-ASCII string.
     private var caches: [[_UTF8Text: [UInt8]]] = []
+    /// Locale collations' slots in `caches`, after the built-ins'.
+    private var localeSlots: [LocaleCollation: Int] = [:]
 
     /// `string`'s sort key under `collation`, from the cache or built (and kept while the
     /// cache has room).
     mutating func sortKey(for string: String, collation: Collation) -> [UInt8] {
-        let slot = collation._ordinal
         if caches.isEmpty { caches = Array(repeating: [:], count: Collation.allCases.count) }
+        var slot = collation._ordinal
+        if case .locale(let locale) = collation {
+            if let known = localeSlots[locale] {
+                slot = known
+            } else {
+                slot = caches.count
+                localeSlots[locale] = slot
+                caches.append([:])
+            }
+        }
         let text = _UTF8Text(string)
         if let cached = caches[slot][text] { return cached }
         let key = collation.sortKey(for: string)
@@ -373,6 +393,7 @@ extension Collation {
         case .caseInsensitive: 1
         case .folded: 2
         case .natural: 3
+        case .locale: 4
         }
     }
 }

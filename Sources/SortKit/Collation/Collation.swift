@@ -14,9 +14,15 @@ import Foundation
 /// Folding collations break ties by ``binary``, so the order is total and deterministic:
 /// "eclair" and "Éclair" are equivalent under ``folded`` but still sort in one fixed order.
 ///
+/// ``locale(_:)`` is a language's alphabetical order (the Unicode Collation Algorithm with
+/// CLDR's data), with the same key layout:
+///
+///     let swedish = Collation.locale(try LocaleCollation("sv"))
+///     ["öl", "zebra", "ål"].sorted { swedish.compare($0, $1) == .orderedAscending }   // ["zebra", "ål", "öl"]
+///
 /// None of this uses Foundation's `String.Comparator` insensitive options or
 /// `localizedStandard`: on Linux they crash on non-ASCII text or don't exist.
-public enum Collation: String, Sendable, Hashable, CaseIterable, Codable {
+public enum Collation: Sendable, Hashable {
     /// Unicode code point order of the NFC form. Canonically equivalent strings are equal, as
     /// Swift's `==` says; SQL's "C" and BINARY collations agree on NFC text.
     case binary
@@ -27,9 +33,79 @@ public enum Collation: String, Sendable, Hashable, CaseIterable, Codable {
     /// Folded, and runs of decimal digits compare by numeric value ("file2" < "file10"),
     /// leading zeros ignored ("007" == "7" before the binary tie-break). The default.
     case natural
+    /// A language's order: ``LocaleCollation`` (UCA over CLDR's root and the language's
+    /// tailoring, at a strength).
+    case locale(LocaleCollation)
 
     /// The collation used when none is named: ``natural``.
     public static let `default`: Collation = .natural
+
+    /// The four built-in collations (every ``locale(_:)`` is one more).
+    public static let allCases: [Collation] = [.binary, .caseInsensitive, .folded, .natural]
+
+    /// The collation's name: `binary`, `caseInsensitive`, `folded`, `natural`, or a locale's
+    /// spec text (`locale=sv`, `locale=sv:nocase`). What ``init(rawValue:)`` reads and
+    /// `Codable` writes.
+    public var rawValue: String {
+        switch self {
+        case .binary: "binary"
+        case .caseInsensitive: "caseInsensitive"
+        case .folded: "folded"
+        case .natural: "natural"
+        case .locale(let locale): locale.description
+        }
+    }
+
+    /// The collation named `rawValue`, or `nil`.
+    ///
+    ///     Collation(rawValue: "locale=uk:nocase")   // .locale(LocaleCollation("uk", strength: .secondary))
+    public init?(rawValue: String) {
+        switch rawValue {
+        case "binary": self = .binary
+        case "caseInsensitive": self = .caseInsensitive
+        case "folded": self = .folded
+        case "natural": self = .natural
+        default:
+            guard rawValue.hasPrefix("locale=") else { return nil }
+            var parts = rawValue.dropFirst("locale=".count).split(separator: ":").map(String.init)
+            guard let tag = parts.first else { return nil }
+            parts.removeFirst()
+            var strength = LocaleCollation.Strength.tertiary
+            var numeric = false
+            switch parts {
+            case []: break
+            case ["nocase"]: strength = .secondary
+            case ["fold"]: strength = .primary
+            case ["natural"]: (strength, numeric) = (.primary, true)
+            default: return nil
+            }
+            guard let locale = try? LocaleCollation(tag, strength: strength, numeric: numeric) else { return nil }
+            self = .locale(locale)
+        }
+    }
+
+    /// Whether this is a ``locale(_:)`` collation.
+    public var isLocale: Bool {
+        if case .locale = self { return true }
+        return false
+    }
+}
+
+extension Collation: Codable {
+    /// Decodes the ``rawValue`` string.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let collation = Collation(rawValue: text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "unknown collation '\(text)'"))
+        }
+        self = collation
+    }
+
+    /// Encodes the ``rawValue`` string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
 extension Collation {
@@ -41,6 +117,7 @@ extension Collation {
     ///
     /// - Complexity: O(*m*), where *m* is the total length of the strings.
     public func compare(_ lhs: String, _ rhs: String) -> ComparisonResult {
+        if isLocale { return _compareBytes(sortKey(for: lhs), sortKey(for: rhs)) }
         // ASCII text: compare the sort keys, built in one allocation-light pass each — the
         // same order (the keys' order is the comparison's, checked by property tests).
         if _isASCII(lhs) && _isASCII(rhs) {
@@ -69,6 +146,8 @@ extension Collation {
             return _compareUTF8(_diacriticFold(lhs), _diacriticFold(rhs))
         case .natural:
             return _NaturalToken.compare(_diacriticFold(lhs), _diacriticFold(rhs))
+        case .locale:
+            return _compareBytes(equivalenceKey(for: lhs), equivalenceKey(for: rhs))
         }
     }
 }

@@ -51,6 +51,7 @@ extension SortSpec.Modifier: CustomStringConvertible {
         case .collation(.caseInsensitive): "nocase"
         case .collation(.folded): "fold"
         case .collation(.natural): "natural"
+        case .collation(.locale(let locale)): locale.description
         case .nulls(.first): "nulls-first"
         case .nulls(.last): "nulls-last"
         case .nulls(.natural): "nulls-natural"
@@ -177,7 +178,7 @@ private func _escape(_ text: String, special: String, escapeLeadingSign: Bool) -
     return result
 }
 
-private struct _SpecParser {
+struct _SpecParser {
     let characters: [Character]
     let text: String
 
@@ -256,7 +257,18 @@ private struct _SpecParser {
         guard !columnName.isEmpty else { throw error("missing column name", at: parts[0].startIndex) }
         var modifiers: [SortSpec.Modifier] = []
         for part in parts.dropFirst() {
-            let modifier = try parseModifier(part)
+            var modifier = try parseModifier(part)
+            // `locale=TAG` and `nocase`/`fold`/`natural` make one collation: the locale at a strength.
+            if case .collation(let collation) = modifier,
+               let index = modifiers.firstIndex(where: { if case .collation = $0 { true } else { false } }),
+               case .collation(let earlier) = modifiers[index] {
+                guard let merged = Self.merge(earlier, collation) else {
+                    throw error("modifier '\(modifier)' conflicts with '\(modifiers[index])'", at: part.startIndex,
+                                hint: earlier.isLocale || collation.isLocale ? "locale=TAG combines with nocase, fold or natural, not with binary or another locale" : nil)
+                }
+                modifiers.remove(at: index)
+                modifier = .collation(merged)
+            }
             for earlier in modifiers {
                 if let problem = modifier.conflict(with: earlier) { throw error(problem, at: part.startIndex) }
             }
@@ -265,8 +277,35 @@ private struct _SpecParser {
         return SortSpec.Key(columnName, direction, modifiers)
     }
 
+    /// A locale collation and a strength modifier as one collation, or `nil` when the two
+    /// conflict.
+    static func merge(_ a: Collation, _ b: Collation) -> Collation? {
+        switch (a, b) {
+        case (.locale(let locale), let other), (let other, .locale(let locale)):
+            guard locale.strength == .tertiary && !locale.numeric, !other.isLocale else { return nil }
+            let strength: LocaleCollation.Strength
+            switch other {
+            case .caseInsensitive: strength = .secondary
+            case .folded: strength = .primary
+            case .natural: strength = .primary
+            default: return nil
+            }
+            return try? .locale(LocaleCollation(locale.identifier, strength: strength, numeric: other == .natural))
+        default:
+            return nil
+        }
+    }
+
     func parseModifier(_ part: ArraySlice<Character>) throws -> SortSpec.Modifier {
         let word = unescape(part)
+        if word.hasPrefix("locale=") {
+            let tag = String(word.dropFirst(7))
+            do {
+                return .collation(.locale(try LocaleCollation(tag)))
+            } catch let failure as LocaleCollationError {
+                throw error(failure.description, at: part.startIndex + 7)
+            }
+        }
         if word.hasPrefix("enum=") {
             let list = part.dropFirst(5)
             var values: [String] = []
@@ -292,7 +331,7 @@ private struct _SpecParser {
         guard let modifier = SortSpec.Modifier.named(word) else {
             throw error(
                 word.isEmpty ? "empty modifier" : "unknown modifier '\(word)'", at: part.startIndex,
-                hint: "expected num, text, date, auto, binary, nocase, fold, natural, nulls-first, nulls-last, nulls-natural, enum=a|b|c, abs, len, empty=null or random=SEED")
+                hint: "expected num, text, date, auto, binary, nocase, fold, natural, nulls-first, nulls-last, nulls-natural, locale=TAG, enum=a|b|c, abs, len, empty=null or random=SEED")
         }
         return modifier
     }

@@ -9,7 +9,7 @@ import Glibc
 /// there is nothing to trim (Darwin returns freed pages itself).
 package func _returnFreedMemoryToSystem() {
     #if canImport(Glibc)
-    _mallocTrim?(0)
+    _ = _mallocTrim?(0)
     #endif
 }
 

@@ -70,13 +70,17 @@ public struct KeyVariant: Sendable, Hashable, Codable, Comparable {
 }
 
 extension Collation {
-    /// The collation's modifier name in sort specs.
+    /// The collation's name in stored key columns: its modifier name in sort specs, or
+    /// `loc_TAG_STRENGTH` (letters, digits and `_` only: tags are validated ASCII).
     var name: String {
         switch self {
         case .binary: "binary"
         case .caseInsensitive: "nocase"
         case .folded: "fold"
         case .natural: "natural"
+        case .locale(let locale):
+            "loc_" + locale.identifier.replacingOccurrences(of: "-", with: "_")
+                + (locale.numeric ? "_kn" : locale.strength == .tertiary ? "" : locale.strength == .secondary ? "_s2" : "_s1")
         }
     }
 }

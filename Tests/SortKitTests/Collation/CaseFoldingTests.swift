@@ -1,24 +1,12 @@
 import Foundation
+import SortKitTestSupport
 import Testing
 @testable import SortKit
 
-/// Unicode's own data files, from Debian's unicode-data package (`.ci/run` installs it). Tests
-/// that compare with them print a SKIPPED line and pass when the files are missing, unless
-/// `SORTKIT_REQUIRE_UNICODE_DATA=1` (as in CI) makes that a failure.
+/// Unicode's own data files (see `DataFiles`).
 enum UnicodeDataFiles {
-    static let folder = ProcessInfo.processInfo.environment["UNICODE_DATA"] ?? "/usr/share/unicode"
-
     static func text(_ name: String) -> String? {
-        let path = folder + "/" + name
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            if ProcessInfo.processInfo.environment["SORTKIT_REQUIRE_UNICODE_DATA"] == "1" {
-                Issue.record("\(path) not found but SORTKIT_REQUIRE_UNICODE_DATA=1 (apt-get install unicode-data)")
-            } else {
-                print("SKIPPED \(name) checks: \(path) not found (apt-get install unicode-data; .ci/run installs it)")
-            }
-            return nil
-        }
-        return text
+        DataFiles.text(name, in: DataFiles.unicode, package: "unicode-data")
     }
 
     /// CaseFolding.txt's C and F mappings.

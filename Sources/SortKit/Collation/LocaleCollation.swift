@@ -1,0 +1,209 @@
+import Foundation
+
+/// A language's alphabetical order: the Unicode Collation Algorithm over CLDR's root collation
+/// and the language's tailoring, as ICU orders it (and so PostgreSQL's ICU collations, DuckDB's
+/// `COLLATE sv` and Apple's localized compares).
+///
+///     let swedish = try LocaleCollation("sv")
+///     ["öl", "zebra", "ål", "apa"].sorted { Collation.locale(swedish).compare($0, $1) == .orderedAscending }
+///     // ["apa", "zebra", "ål", "öl"]
+///
+/// The strength says which differences count: ``Strength-swift.enum/tertiary`` (ICU's default:
+/// letters, then accents, then case, lowercase first), ``Strength-swift.enum/secondary`` (case
+/// ignored; the sort spec's `nocase`), ``Strength-swift.enum/primary`` (case and accents
+/// ignored; `fold`). ``numeric`` orders digit runs by value (ICU's `kn`; `natural`). As with
+/// the other collations, strings equal at the strength are ordered by ``Collation/binary``.
+///
+/// Tags are BCP 47: `sv`, `sv-SE`, `uk`, `de-u-co-phonebk`, `es-u-co-trad`, `sr-Latn`; `und`
+/// (also `root` or `unicode`) is CLDR's root order, and a language without a tailoring of its
+/// own (`en`, `fr`) falls back to it, as ICU does.
+public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
+    /// Which level of difference the order looks at.
+    public enum Strength: String, Sendable, Hashable, CaseIterable {
+        /// Base letters only: "a" == "á" == "A".
+        case primary
+        /// Letters and accents: "a" == "A" < "á".
+        case secondary
+        /// Letters, accents and case: "a" < "A" < "á" (ICU's default).
+        case tertiary
+    }
+
+    /// The tag, in canonical form: `sv`, `de-u-co-phonebk`, `und`.
+    public let identifier: String
+    public let strength: Strength
+    /// Whether digit runs compare by numeric value ("2" < "10"), leading zeros ignored.
+    public let numeric: Bool
+    /// The compiled table's name (`sv`, `de/phonebook`, `und`).
+    let tableName: String
+
+    /// The collation of `tag`.
+    ///
+    ///     try LocaleCollation("de-u-co-phonebk", strength: .secondary)
+    ///
+    /// - Throws: ``LocaleCollationError`` for a malformed tag, an unknown `-u-co-` type for the
+    ///   language, or a `-u-` key other than `co`.
+    public init(_ tag: String, strength: Strength = .tertiary, numeric: Bool = false) throws {
+        let (identifier, tableName) = try Self.resolve(tag)
+        self.identifier = identifier
+        self.tableName = tableName
+        self.strength = strength
+        self.numeric = numeric
+    }
+
+    /// `locale=TAG` as the sort spec writes it, with `nocase`, `fold` or `natural` for the
+    /// weaker strengths: `locale=sv:nocase`.
+    public var description: String {
+        var text = "locale=" + identifier
+        if numeric {
+            text += ":natural"
+        } else if strength == .secondary {
+            text += ":nocase"
+        } else if strength == .primary {
+            text += ":fold"
+        }
+        return text
+    }
+
+    /// Every tag with a tailoring of its own, `TAG` or `TAG-u-co-TYPE`, sorted.
+    ///
+    ///     LocaleCollation.availableIdentifiers.contains("sv")   // true
+    public static var availableIdentifiers: [String] {
+        _UCATable.compiledTags.map { name in
+            let parts = name.split(separator: "/")
+            guard parts.count == 2 else { return name }
+            let type = coAliases.first { $0.value == parts[1] }?.key ?? String(parts[1])
+            return "\(parts[0])-u-co-\(type)"
+        }.sorted()
+    }
+
+    /// BCP 47 `co` values and CLDR's names for them.
+    private static let coAliases = ["phonebk": "phonebook", "trad": "traditional", "dict": "dictionary",
+                                    "gb2312": "gb2312han"]
+
+    private static let compiledByLowercase: [String: String] = {
+        Dictionary(_UCATable.compiledTags.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
+    }()
+
+    private static func resolve(_ tag: String) throws -> (identifier: String, table: String) {
+        let trimmed = tag.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-")
+        guard !trimmed.isEmpty else { throw LocaleCollationError(tag: tag, reason: "the tag is empty") }
+        guard trimmed.utf8.count <= 64, trimmed.utf8.allSatisfy({ $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+            throw LocaleCollationError(tag: tag, reason: "a tag is letters, digits and '-' (BCP 47, such as sv or de-u-co-phonebk)")
+        }
+        var subtags = trimmed.lowercased().split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+        if subtags.contains("") { throw LocaleCollationError(tag: tag, reason: "empty subtag") }
+        var type: String?
+        if let u = subtags.firstIndex(of: "u") {
+            let keywords = Array(subtags[(u + 1)...])
+            subtags.removeSubrange(u...)
+            guard keywords.count == 2, keywords[0] == "co" else {
+                throw LocaleCollationError(tag: tag, reason: "only the -u-co-TYPE keyword is supported (strength and numeric ordering are the nocase, fold and natural modifiers)")
+            }
+            type = keywords[1]
+        }
+        let language = subtags[0]
+        if ["root", "unicode", "und"].contains(language) && subtags.count == 1 && type == nil { return ("und", "und") }
+        guard (2...3).contains(language.count) || (5...8).contains(language.count), language.allSatisfy(\.isLetter) else {
+            throw LocaleCollationError(tag: tag, reason: "'\(language)' is not a language subtag")
+        }
+        // Canonical case: language lowercase, script titlecase, region uppercase.
+        let canonical = subtags.enumerated().map { index, subtag -> String in
+            if index == 0 { return subtag }
+            if subtag.count == 4 && subtag.allSatisfy(\.isLetter) { return subtag.prefix(1).uppercased() + subtag.dropFirst() }
+            if subtag.count == 2 { return subtag.uppercased() }
+            return subtag
+        }
+        var identifier = canonical.joined(separator: "-")
+        let cldrType = type.map { coAliases[$0] ?? $0 }
+        if let type { identifier += "-u-co-" + type }
+        // The longest compiled prefix: sv-SE → sv; a language without a tailoring → the root.
+        for length in stride(from: canonical.count, through: 1, by: -1) {
+            let base = canonical.prefix(length).joined(separator: "-").lowercased()
+            let name = cldrType.map { base + "/" + $0 } ?? base
+            if let compiled = compiledByLowercase[name] { return (identifier, compiled) }
+            if cldrType == "standard", let compiled = compiledByLowercase[base + "/standard"] ?? compiledByLowercase[base] {
+                return (identifier, compiled)
+            }
+            if cldrType != nil, compiledByLowercase[base] != nil {
+                throw LocaleCollationError(tag: tag, reason: "'\(language)' has no '\(type!)' collation; \(availableIdentifiers.filter { $0.hasPrefix(base + "-u-co-") }.joined(separator: ", ").nonEmpty ?? "it has only its standard order")")
+            }
+        }
+        if let type, type != "standard" {
+            throw LocaleCollationError(tag: tag, reason: "'\(language)' has no '\(type)' collation")
+        }
+        return (identifier, "und")
+    }
+
+    var table: _UCATable {
+        guard let table = _UCATable.table(named: tableName) else { preconditionFailure("no compiled table \(tableName)") }
+        return table
+    }
+
+    /// Appends the key: the UCA levels (no 0x00 byte in them), 0x00, then the NFC UTF-8 as the
+    /// tie-break, the layout of the other collations' keys.
+    func appendSortKey(for string: String, to key: inout [UInt8]) {
+        let nfc = _nfc(string)
+        var scalars: [UInt32] = []
+        if _isASCII(string) {
+            scalars = string.utf8.map(UInt32.init)
+        } else {
+            scalars = _nfdScalars(string).map(\.value)
+            _UCATable.canonicallyOrder(&scalars)
+        }
+        var elements: [_UCATable.Element] = []
+        elements.reserveCapacity(scalars.count + 4)
+        let table = self.table
+        table.appendElements(of: scalars, numeric: numeric, to: &elements)
+        Self.appendLevels(elements, strength: numeric ? .primary : strength, backwards: table.backwardsSecondary, to: &key)
+        key.append(0)
+        key.append(contentsOf: nfc.utf8)
+    }
+
+    /// Each level's non-zero weights, bytes 0x02 and up (base 254), levels separated by 0x01.
+    static func appendLevels(_ elements: [_UCATable.Element], strength: Strength, backwards: Bool, to key: inout [UInt8]) {
+        for element in elements {
+            let p = UInt32(element >> 32)
+            guard p != 0 else { continue }
+            key.append(UInt8(p / 64_516) + 2)
+            key.append(UInt8(p / 254 % 254) + 2)
+            key.append(UInt8(p % 254) + 2)
+        }
+        guard strength != .primary else { return }
+        key.append(1)
+        func appendWeight(_ w: UInt16) {
+            key.append(UInt8(w / 254) + 2)
+            key.append(UInt8(w % 254) + 2)
+        }
+        if backwards {
+            for element in elements.reversed() {
+                let s = UInt16(truncatingIfNeeded: element >> 16)
+                if s != 0 { appendWeight(s) }
+            }
+        } else {
+            for element in elements {
+                let s = UInt16(truncatingIfNeeded: element >> 16)
+                if s != 0 { appendWeight(s) }
+            }
+        }
+        guard strength == .tertiary else { return }
+        key.append(1)
+        for element in elements {
+            let t = UInt16(truncatingIfNeeded: element)
+            if t != 0 { appendWeight(t) }
+        }
+    }
+}
+
+/// A locale collation tag SortKit can't use, and why.
+///
+///     do { _ = try LocaleCollation("de-u-co-pinyin") } catch { print(error) }
+///     // locale 'de-u-co-pinyin': 'de' has no 'pinyin' collation; de-u-co-phonebk
+public struct LocaleCollationError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let tag: String
+    public let reason: String
+    public var description: String { "locale '\(tag)': \(reason)" }
+}
+
+extension String {
+    fileprivate var nonEmpty: String? { isEmpty ? nil : self }
+}

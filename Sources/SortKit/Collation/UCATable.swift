@@ -1,0 +1,387 @@
+import Foundation
+
+/// The compiled collation data (`LocaleCollationData.swift`, written by
+/// `Scripts/generate-collation-data.py`).
+enum _LocaleCollationData {}
+
+/// A collation element table: CLDR's root collation, or the root with one locale's tailoring
+/// applied, and the Unicode Collation Algorithm's key generation over it.
+///
+/// Written here because no package available to SortKit implements UCA with CLDR's data on
+/// Linux (Foundation's `localizedStandardCompare` is Apple-only, and ICU's C API would tie the
+/// binary to the system's ICU version): the rules are compiled by the generator, so this type
+/// only looks weights up. See docs/ARCHITECTURE.md and the DocC article "Sorting in every
+/// language".
+final class _UCATable: Sendable {
+    /// Weights: primary (24 bits) << 32 | secondary << 16 | tertiary. A primary with
+    /// ``trailFlag`` is an implicit weight's second half.
+    typealias Element = UInt64
+    static let trailFlag: UInt32 = 0x80_0000
+
+    /// `scalar >> 8` → the first slot of its page, or -1.
+    private let pages: [Int32]
+    /// `(start << 7) | (count << 1) | startsContraction`; 0: not in the table (implicit weights).
+    private let slots: [UInt32]
+    private let pool: [Element]
+    /// Multi-scalar entries (NFD), and every proper prefix of them (as `nil`).
+    private let contractions: [[UInt32]: Range<Int>?]
+    private let reorder: [UInt32]?
+    let caseFirstUpper: Bool
+    let backwardsSecondary: Bool
+    /// The primary of numbers under numeric ordering: just before the digit zero.
+    let numberPrimary: UInt32
+
+    static let caseLowerOffset: UInt16 = 10_000
+
+    private init(pages: [Int32], slots: [UInt32], pool: [Element], contractions: [[UInt32]: Range<Int>?],
+                 reorder: [UInt32]?, caseFirstUpper: Bool, backwardsSecondary: Bool, numberPrimary: UInt32) {
+        self.pages = pages
+        self.slots = slots
+        self.pool = pool
+        self.contractions = contractions
+        self.reorder = reorder
+        self.caseFirstUpper = caseFirstUpper
+        self.backwardsSecondary = backwardsSecondary
+        self.numberPrimary = numberPrimary
+    }
+
+    // MARK: Loading
+
+    /// The decoded data: the root's entries and each tailoring's, not yet tables.
+    private struct Decoded: Sendable {
+        var primaryCount = 0
+        var fbRank = 0
+        var singles: [(UInt32, [Element])] = []
+        var contractions: [([UInt32], [Element])] = []
+        var tailorings: [String: Tailoring] = [:]
+
+        struct Tailoring: Sendable {
+            var flags: UInt8
+            var runs: [(from: Int, count: Int, to: Int)]
+            var entries: [([UInt32], [Element])]
+        }
+    }
+
+    private static let decoded: Decoded = {
+        guard let data = Data(base64Encoded: _LocaleCollationData.base64, options: .ignoreUnknownCharacters) else {
+            preconditionFailure("LocaleCollationData.swift is not base64")
+        }
+        let bytes = [UInt8](data)
+        var i = 4
+        func u8() -> Int {
+            defer { i += 1 }
+            return Int(bytes[i])
+        }
+        func u16() -> Int { u8() | u8() << 8 }
+        func u24() -> Int { u8() | u8() << 8 | u8() << 16 }
+        func u32() -> Int { u16() | u16() << 16 }
+        func element() -> Element {
+            let p = UInt64(u24()), s = UInt64(u16()), t = UInt64(u16())
+            return p << 32 | s << 16 | t
+        }
+        func elements() -> [Element] { (0..<u8()).map { _ in element() } }
+        func scalars() -> [UInt32] { (0..<u8()).map { _ in UInt32(u24()) } }
+        precondition(bytes.prefix(4).elementsEqual("SKC1".utf8), "LocaleCollationData.swift: unknown layout")
+        var result = Decoded()
+        result.primaryCount = u32()
+        result.fbRank = u32()
+        result.singles = (0..<u32()).map { _ in
+            let scalar = UInt32(u24())
+            return (scalar, elements())
+        }
+        result.contractions = (0..<u32()).map { _ in (scalars(), elements()) }
+        for _ in 0..<u32() {
+            let name = String(decoding: (0..<u8()).map { _ in UInt8(u8()) }, as: UTF8.self)
+            let flags = UInt8(u8())
+            let runs = (0..<u16()).map { _ in (from: u16(), count: u16(), to: u16()) }
+            let entries = (0..<u32()).map { _ in (scalars(), elements()) }
+            result.tailorings[name] = .init(flags: flags, runs: runs, entries: entries)
+        }
+        return result
+    }()
+
+    /// The tags (`sv`, `de/phonebook`) compiled into the data.
+    static var compiledTags: [String] { _LocaleCollationData.tags }
+
+    /// The root table (CLDR's root collation, `und`).
+    static let root: _UCATable = make(tailoring: nil)
+
+    private static let cache = _Locked<[String: _UCATable]>([:])
+
+    /// The table of a compiled tailoring name (`sv`, `de/phonebook`), built once.
+    static func table(named name: String) -> _UCATable? {
+        if name == "und" { return root }
+        if let table = cache.withLock({ $0[name] }) { return table }
+        guard let tailoring = decoded.tailorings[name] else { return nil }
+        let table = make(tailoring: tailoring)
+        cache.withLock { $0[name] = table }
+        return table
+    }
+
+    private static func make(tailoring: Decoded.Tailoring?) -> _UCATable {
+        let data = decoded
+        var reorder: [UInt32]?
+        if let runs = tailoring?.runs, !runs.isEmpty {
+            var map = (0...(data.primaryCount + 1)).map { UInt32($0) }
+            for run in runs {
+                for k in 0..<run.count { map[run.from + k] = UInt32(run.to + k) }
+            }
+            reorder = map
+        }
+        let caseFirstUpper = (tailoring?.flags ?? 0) & 1 != 0
+        func adjusted(_ element: Element) -> Element {
+            var p = UInt32(element >> 32)
+            var t = UInt16(truncatingIfNeeded: element)
+            if let reorder, p != 0, p & trailFlag == 0 { p = reorder[Int(p >> 8)] << 8 | (p & 0xFF) }
+            if caseFirstUpper, t != 0, !_UCATable.upperTertiaries.contains(t >> 7) { t += caseLowerOffset }
+            return UInt64(p) << 32 | (element & 0xFFFF_0000) | UInt64(t)
+        }
+        var pool: [Element] = []
+        var singles: [UInt32: (start: Int, count: Int)] = [:]
+        var contractions: [[UInt32]: Range<Int>?] = [:]
+        singles.reserveCapacity(data.singles.count)
+        func add(_ elements: [Element], adjust: Bool) -> Range<Int> {
+            let start = pool.count
+            pool.append(contentsOf: adjust ? elements.map(adjusted) : elements)
+            return start..<pool.count
+        }
+        func addContraction(_ scalars: [UInt32], _ range: Range<Int>) {
+            contractions[scalars] = .some(range)
+            for length in 2..<scalars.count where contractions[Array(scalars.prefix(length))] == nil {
+                contractions[Array(scalars.prefix(length))] = .some(nil)
+            }
+        }
+        for (scalar, elements) in data.singles {
+            let range = add(elements, adjust: true)
+            singles[scalar] = (range.lowerBound, range.count)
+        }
+        for (scalars, elements) in data.contractions { addContraction(scalars, add(elements, adjust: true)) }
+        for (scalars, elements) in tailoring?.entries ?? [] {
+            let range = add(elements, adjust: false)
+            if scalars.count == 1 {
+                singles[scalars[0]] = (range.lowerBound, range.count)
+            } else {
+                addContraction(scalars, range)
+            }
+        }
+        let starts = Set(contractions.keys.map { $0[0] })
+        var pages = [Int32](repeating: -1, count: 0x1100)
+        var slots: [UInt32] = []
+        for scalar in Set(singles.keys).union(starts).sorted() {
+            let page = Int(scalar >> 8)
+            if pages[page] < 0 {
+                pages[page] = Int32(slots.count)
+                slots.append(contentsOf: repeatElement(0, count: 256))
+            }
+            let entry = singles[scalar] ?? (0, 0)
+            precondition(entry.count < 64 && entry.start < 1 << 25)
+            slots[Int(pages[page]) + Int(scalar & 0xFF)] =
+                UInt32(entry.start) << 7 | UInt32(entry.count) << 1 | (starts.contains(scalar) ? 1 : 0)
+        }
+        let zero = singles[0x30].map { pool[$0.start] } ?? 0
+        let zeroRank = UInt32(zero >> 32) >> 8
+        return _UCATable(pages: pages, slots: slots, pool: pool, contractions: contractions, reorder: reorder,
+                         caseFirstUpper: caseFirstUpper, backwardsSecondary: (tailoring?.flags ?? 0) & 2 != 0,
+                         numberPrimary: zeroRank << 8 | 1)
+    }
+
+    /// UCA's uppercase tertiary weights (before scaling): under `[caseFirst upper]` they sort first.
+    static let upperTertiaries: Set<UInt16> = [0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0E, 0x11, 0x12, 0x1D]
+
+    // MARK: Lookup
+
+    @inline(__always)
+    private func slot(_ scalar: UInt32) -> UInt32 {
+        let page = scalar >> 8
+        guard page < 0x1100 else { return 0 }
+        let first = pages[Int(page)]
+        return first < 0 ? 0 : slots[Int(first) + Int(scalar & 0xFF)]
+    }
+
+    /// Appends the collation elements of NFD `scalars` (UCA's S2: longest contiguous match,
+    /// then unblocked non-starters that extend it; implicit weights for the rest).
+    func appendElements(of scalars: [UInt32], numeric: Bool, to out: inout [Element]) {
+        var skipped: [Bool] = []
+        var i = 0
+        let n = scalars.count
+        while i < n {
+            if !skipped.isEmpty && skipped[i] {
+                i += 1
+                continue
+            }
+            let scalar = scalars[i]
+            if numeric, let digit = _UCATable.digitValue(scalar) {
+                i = appendNumber(scalars, from: i, firstDigit: digit, skipped: skipped, to: &out)
+                continue
+            }
+            let entry = slot(scalar)
+            if entry & 1 != 0, let (range, end) = longestMatch(scalars, at: i, skipped: &skipped) {
+                out.append(contentsOf: pool[range])
+                i = end
+                continue
+            }
+            let count = Int(entry >> 1) & 0x3F
+            if entry == 0 || count == 0 {
+                appendImplicit(scalar, to: &out)
+            } else {
+                let start = Int(entry >> 7)
+                out.append(contentsOf: pool[start..<(start + count)])
+            }
+            i += 1
+        }
+    }
+
+    /// The longest contraction at `i`: contiguous first, then discontiguous non-starters
+    /// (marked in `skipped`). `nil` when no contraction matches.
+    private func longestMatch(_ scalars: [UInt32], at i: Int, skipped: inout [Bool]) -> (Range<Int>, Int)? {
+        var key = [scalars[i]]
+        var best: Range<Int>?
+        var end = i + 1
+        var j = i + 1
+        while j < scalars.count {
+            if !skipped.isEmpty && skipped[j] { break }
+            key.append(scalars[j])
+            guard let found = contractions[key] else { break }
+            if let range = found {
+                best = range
+                end = j + 1
+            }
+            j += 1
+        }
+        key.removeLast(key.count - (end - i))
+        // Discontiguous: a non-starter not blocked from the match extends it when the longer
+        // string is in the table.
+        var lastClass: UInt8 = 0
+        var k = end
+        var matchedAny = false
+        while k < scalars.count {
+            let cc = _UCATable.combiningClass(scalars[k])
+            if cc == 0 { break }
+            if !skipped.isEmpty && skipped[k] {
+                k += 1
+                continue
+            }
+            if lastClass < cc {
+                key.append(scalars[k])
+                if let found = contractions[key], let range = found {
+                    best = range
+                    if k == end && !matchedAny {
+                        end = k + 1
+                    } else {
+                        if skipped.isEmpty { skipped = Array(repeating: false, count: scalars.count) }
+                        skipped[k] = true
+                        matchedAny = true
+                    }
+                    k += 1
+                    continue
+                }
+                key.removeLast()
+            }
+            lastClass = max(lastClass, cc)
+            k += 1
+        }
+        guard let best else { return nil }
+        return (best, end)
+    }
+
+    /// Puts runs of non-starters in canonical order (stable by combining class). The standard
+    /// library's NFD leaves "\u{591}\u{F81}" as U+0591 U+0F71 U+0F80, out of order.
+    static func canonicallyOrder(_ scalars: inout [UInt32]) {
+        var i = 1
+        while i < scalars.count {
+            let cc = combiningClass(scalars[i])
+            if cc != 0 {
+                var j = i
+                while j > 0 {
+                    let previous = combiningClass(scalars[j - 1])
+                    guard previous > cc else { break }
+                    scalars.swapAt(j, j - 1)
+                    j -= 1
+                }
+            }
+            i += 1
+        }
+    }
+
+    @inline(__always)
+    static func combiningClass(_ value: UInt32) -> UInt8 {
+        if value < 0x300 { return 0 }
+        return Unicode.Scalar(value).map { UInt8($0.properties.canonicalCombiningClass.rawValue) } ?? 0
+    }
+
+    /// UCA's implicit weights (section 10.1, as UCA 14 assigns them).
+    private func appendImplicit(_ scalar: UInt32, to out: inout [Element]) {
+        let base: UInt32
+        var trail: UInt32
+        switch scalar {
+        case 0x17000...0x18AFF, 0x18D00...0x18D8F: (base, trail) = (0xFB00, scalar - 0x17000)
+        case 0x1B170...0x1B2FF: (base, trail) = (0xFB01, scalar - 0x1B170)
+        case 0x18B00...0x18CFF: (base, trail) = (0xFB02, scalar - 0x18B00)
+        default:
+            let ideograph = _UCATable.isUnifiedIdeograph14(scalar)
+            let core = (0x4E00...0x9FFF).contains(scalar) || (0xF900...0xFAFF).contains(scalar)
+            base = (ideograph ? (core ? 0xFB40 : 0xFB80) : 0xFBC0) + (scalar >> 15)
+            trail = scalar & 0x7FFF
+        }
+        trail |= 0x8000
+        // The FBxx leads are the table's last 256 ranks before U+FFFD's and U+FFFF's.
+        let leadRank = _UCATable.fbRank + (base - 0xFB00)
+        let rank = reorder.map { $0[Int(leadRank)] } ?? leadRank
+        var tertiary = UInt16(0x02 * 128 + 64)
+        if caseFirstUpper { tertiary += _UCATable.caseLowerOffset }
+        out.append(UInt64(rank << 8 | 128) << 32 | UInt64(0x20 * 128 + 64) << 16 | UInt64(tertiary))
+        out.append(UInt64(_UCATable.trailFlag | trail) << 32)
+    }
+
+    /// The rank of primary 0xFB00 (ranks are dense; the FBxx block is wholly ranked).
+    private static let fbRank = UInt32(decoded.fbRank)
+
+    /// Unified_Ideograph in Unicode 14, the UCA version of CLDR 41 (Swift's property is newer:
+    /// it calls U+2B81E an ideograph, which UCA 14 weighs as unassigned).
+    private static func isUnifiedIdeograph14(_ scalar: UInt32) -> Bool {
+        switch scalar {
+        case 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xFA0E...0xFA0F, 0xFA11, 0xFA13...0xFA14, 0xFA1F, 0xFA21,
+             0xFA23...0xFA24, 0xFA27...0xFA29, 0x20000...0x2A6DF, 0x2A700...0x2B738, 0x2B740...0x2B81D,
+             0x2B820...0x2CEA1, 0x2CEB0...0x2EBE0, 0x30000...0x3134A:
+            true
+        default:
+            false
+        }
+    }
+
+    // MARK: Numbers
+
+    static func digitValue(_ value: UInt32) -> UInt8? {
+        if value < 0x80 { return value >= 0x30 && value <= 0x39 ? UInt8(value - 0x30) : nil }
+        guard let scalar = Unicode.Scalar(value), scalar.properties.numericType == .decimal,
+              let number = scalar.properties.numericValue else { return nil }
+        return UInt8(number)
+    }
+
+    /// A digit run as ICU's numeric ordering weighs it: the number primary, the count of
+    /// significant digits, then each digit: numbers sort by value where digits sort.
+    private func appendNumber(_ scalars: [UInt32], from start: Int, firstDigit: UInt8, skipped: [Bool], to out: inout [Element]) -> Int {
+        var digits: [UInt8] = []
+        var i = start
+        while i < scalars.count, let digit = _UCATable.digitValue(scalars[i]) {
+            if digit != 0 || !digits.isEmpty { digits.append(digit) }
+            i += 1
+        }
+        out.append(UInt64(numberPrimary) << 32)
+        out.append(UInt64(_UCATable.trailFlag | UInt32(min(digits.count, 0x7F_FFFF))) << 32)
+        for digit in digits { out.append(UInt64(_UCATable.trailFlag | UInt32(digit + 1)) << 32) }
+        return i
+    }
+}
+
+/// A value behind a lock, for caches read from many threads.
+final class _Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
