@@ -23,13 +23,26 @@ public struct TableSortSettings: Sendable, Hashable {
     public var cycles: [String: SortCycle]
     /// The most keys a shift-click sort keeps; `nil` for the server's limit only.
     public var maxKeys: Int?
+    /// The collation of keys that name none (`sortkit serve --locale sv`); `nil` for
+    /// ``Collation/natural``. A key's own modifier wins: `title:binary` stays binary, and
+    /// `title:nocase` becomes the locale at secondary strength.
+    ///
+    ///     TableSortSettings(collation: .locale(try LocaleCollation("sv")))
+    public var collation: Collation?
 
     /// Settings; the defaults change nothing.
-    public init(rules: SortRules = SortRules(), pinned: PinnedRows = PinnedRows([]), cycles: [String: SortCycle] = [:], maxKeys: Int? = nil) {
+    public init(rules: SortRules = SortRules(), pinned: PinnedRows = PinnedRows([]), cycles: [String: SortCycle] = [:], maxKeys: Int? = nil,
+                collation: Collation? = nil) {
         self.rules = rules
         self.pinned = pinned
         self.cycles = cycles
         self.maxKeys = maxKeys
+        self.collation = collation
+    }
+
+    /// `spec` as these settings sort by it: the default collation, then the rules.
+    func applied(to spec: SortSpec) -> SortSpec {
+        rules.applied(to: collation.map { spec.withDefaultCollation($0) } ?? spec)
     }
 
     /// The header state for a picked spec: these cycles and cap.

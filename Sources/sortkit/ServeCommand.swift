@@ -105,6 +105,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Memory the kept sort orders of one table may take.", valueName: "SIZE"))
     var tableRankingMemory: String = "256M"
 
+    @Option(help: ArgumentHelp(
+        "Sort text in this language's order (the Unicode Collation Algorithm with CLDR's data) where a key names no collation: sv, uk, de-u-co-phonebk, und (the root order).",
+        valueName: "TAG"))
+    var locale: String?
+
+    /// The collation from `--locale`.
+    var defaultCollation: Collation? {
+        get throws {
+            guard let locale else { return nil }
+            do {
+                return .locale(try LocaleCollation(locale))
+            } catch let error as LocaleCollationError {
+                throw ValidationError("--locale: \(error.reason) (for example sv, uk, de-u-co-phonebk or und)")
+            }
+        }
+    }
+
     /// The in-memory indexes' limits from `--ranking-memory` and `--table-ranking-memory`.
     var indexLimits: IndexLimits {
         get throws {
@@ -205,7 +222,10 @@ struct ServeCommand: AsyncParsableCommand {
                 settings[table, default: TableSortSettings()].cycles[name] = cycle
             }
             // Other tables take the cap from the server's default settings.
-            for table in settings.keys { settings[table]?.maxKeys = maxSortKeys }
+            for table in settings.keys {
+                settings[table]?.maxKeys = maxSortKeys
+                settings[table]?.collation = try defaultCollation
+            }
             return settings
         }
     }
@@ -215,6 +235,7 @@ struct ServeCommand: AsyncParsableCommand {
         _ = try sortSettings
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, got \(port)") }
         _ = try indexLimits
+        _ = try defaultCollation
         guard queryTimeout > 0, queryTimeout <= 86_400 else { throw ValidationError("--query-timeout must be between 0 and 86400 seconds, got \(queryTimeout)") }
         if let token = effectiveToken, token.count < 16 {
             throw ValidationError("the token must be at least 16 characters long (try: openssl rand -hex 16)")
@@ -323,6 +344,6 @@ struct ServeCommand: AsyncParsableCommand {
             do { try setting.validate(against: schema) } catch { throw ValidationError("sort settings of '\(table)': \(error)") }
         }
         try await SortKitServer(store: store, access: access, sortSettings: settings,
-                                defaultSortSettings: TableSortSettings(maxKeys: maxSortKeys)).run(host: host, port: port)
+                                defaultSortSettings: TableSortSettings(maxKeys: maxSortKeys, collation: try defaultCollation)).run(host: host, port: port)
     }
 }

@@ -218,3 +218,29 @@ extension SortSpec: Codable {
         try container.encode(description)
     }
 }
+
+extension SortSpec {
+    /// This spec with `collation` on every key that names none (and has no `abs`, `len` or
+    /// `random=` transform, which fix their own). A key's strength modifier combines with a
+    /// locale: with `.locale(sv)`, `title:nocase` becomes `title:locale=sv:nocase`.
+    ///
+    ///     let swedish = Collation.locale(try LocaleCollation("sv"))
+    ///     try SortSpec(parsing: "title,-price:num").withDefaultCollation(swedish).description
+    ///     // "title:locale=sv,-price:num:locale=sv"
+    public func withDefaultCollation(_ collation: Collation) -> SortSpec {
+        guard collation != .default else { return self }
+        return SortSpec(keys.map { key in
+            var key = key
+            if key.modifiers.contains(where: { if case .transform = $0 { true } else { false } }) { return key }
+            if let index = key.modifiers.firstIndex(where: { if case .collation = $0 { true } else { false } }) {
+                if case .collation(let own) = key.modifiers[index], !own.isLocale, own != .binary,
+                   let merged = _SpecParser.merge(collation, own) {
+                    key.modifiers[index] = .collation(merged)
+                }
+                return key
+            }
+            key.modifiers.append(.collation(collation))
+            return key
+        })
+    }
+}

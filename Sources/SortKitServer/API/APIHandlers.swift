@@ -184,7 +184,7 @@ struct APIHandlers: Sendable {
     /// applied; "My order" as it is.
     func sortedBy(_ order: TableOrder, table: String) -> TableOrder {
         guard case .spec(let spec) = order else { return order }
-        return .spec(server.settings(for: table).rules.applied(to: spec))
+        return .spec(server.settings(for: table).applied(to: spec))
     }
 
     /// `explain=1`: for each pair of adjacent rows, how they compare under the order the table
