@@ -130,23 +130,49 @@ def nfd(text):
 
 
 def ces_of(scalars, table, prefixes):
+    """UCA S2 as the run time does it: the longest contiguous match, then unblocked
+    non-starters that extend it (discontiguous), implicit weights for the rest."""
     out = []
     i = 0
     n = len(scalars)
+    skipped = set()
     while i < n:
-        best, end = None, i + 1
+        if i in skipped:
+            i += 1
+            continue
+        key = (scalars[i],)
+        best = table.get(key)
+        end = i + 1
         j = i + 1
-        while j <= n:
-            key = scalars[i:j]
-            if key in table:
-                best, end = table[key], j
-            if key not in prefixes and key not in table and j > i + 1:
+        probe = key
+        while j < n and j not in skipped:
+            probe = probe + (scalars[j],)
+            if probe in table:
+                best, end, key = table[probe], j + 1, probe
+            elif probe not in prefixes:
                 break
             j += 1
-        if best is None:
-            out.extend(implicit(scalars[i]))
-        else:
-            out.extend(best)
+        last_class, k, matched = 0, end, False
+        while k < n:
+            cc = unicodedata.combining(chr(scalars[k]))
+            if cc == 0:
+                break
+            if k in skipped:
+                k += 1
+                continue
+            if last_class < cc and key + (scalars[k],) in table:
+                key = key + (scalars[k],)
+                best = table[key]
+                if k == end and not matched:
+                    end = k + 1
+                else:
+                    skipped.add(k)
+                    matched = True
+                k += 1
+                continue
+            last_class = max(last_class, cc)
+            k += 1
+        out.extend(best if best is not None else implicit(scalars[i]))
         i = end
     return out
 
@@ -644,6 +670,7 @@ def main():
             except Unsupported as error:
                 skipped.append((tag + "/" + kind, str(error)))
                 continue
+            entries.update(closure(entries))
             if mapping:
                 entries = {k: [remap(ce, mapping) for ce in v] for k, v in entries.items()}
             item = (flags_of(tailoring), runs, case_entries(tailoring, entries))
@@ -651,6 +678,10 @@ def main():
                 tailorings.append((tag + "/" + kind, *item))
             if kind == (default or "standard"):
                 tailorings.append((tag, *item))
+    root_fixes = closure({})
+    if root_fixes:
+        sys.stderr.write("root: %d precomposed characters weigh otherwise than their NFD: added\n" % len(root_fixes))
+        root_scaled.update(root_fixes)
     out = bytearray(b"SKC1")
     out += struct.pack("<II", len(primaries), rank[0xFB00])
     singles = sorted((k, v) for k, v in root_scaled.items() if len(k) == 1)
@@ -720,6 +751,30 @@ def case_first(ce, scalars):
     if text != text.lower():
         return (p, s, t + CASE_MIXED_OFFSET)
     return (p, s, t + CASE_LOWER_OFFSET)
+
+
+DECOMPOSABLE = [c for c in range(0xC0, 0x30000)
+                if not 0xAC00 <= c <= 0xD7A3 and unicodedata.combining(chr(c)) == 0
+                and unicodedata.normalize("NFD", chr(c)) != chr(c)]
+
+
+def closure(entries):
+    """Canonical closure: the run time skips NFD for text whose scalars all have combining
+    class 0, so a precomposed character must weigh what its decomposition does under the
+    tailoring ("å" as the tailored "a" + U+030A). Returns the entries to add."""
+    table = dict(root_scaled)
+    table.update(entries)
+    prefixes = {k[:j] for k in table if len(k) > 1 for j in range(2, len(k))}
+    added = {}
+    for c in DECOMPOSABLE:
+        decomposed = nfd(chr(c))
+        expected = ces_of(decomposed, table, prefixes)
+        single = table.get((c,))
+        if single is None:
+            single = implicit(c)
+        if expected != single:
+            added[(c,)] = expected
+    return added
 
 
 def flags_of(tailoring):

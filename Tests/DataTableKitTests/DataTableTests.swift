@@ -259,3 +259,17 @@ struct DataTablePinTests {
         #expect(table.pageRows.map(\.id) == [4, 2, 1, 5, 3])
     }
 }
+
+@Suite("DataTable with a locale collation")
+struct DataTableLocaleTests {
+    @Test("A column with a Czech collation sorts ch after h, through header taps in both directions")
+    func czech() throws {
+        let czech = Collation.locale(try LocaleCollation("cs"))
+        let rows = ["chata", "hrad", "cibule", "ivo", "Chrám"].enumerated().map { Person(id: $0.offset, first: "", last: $0.element, salary: 0, level: .junior, started: nil) }
+        var table = DataTable(rows: rows, columns: [DataTableColumn("Last", sortedBy: \.last, collation: czech) { $0.last }], pageSize: 10)
+        table.tapHeader(0)
+        #expect(table.pageRows.map(\.last) == ["cibule", "hrad", "chata", "Chrám", "ivo"])
+        table.tapHeader(0)
+        #expect(table.pageRows.map(\.last) == ["ivo", "Chrám", "chata", "hrad", "cibule"])
+    }
+}

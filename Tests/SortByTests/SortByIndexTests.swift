@@ -140,3 +140,22 @@ struct SortByIndexSearchTests {
         #expect(SearchQuery("é").matches(["caf\u{65}\u{301}"]))
     }
 }
+
+@Suite("SortByIndex with a locale collation")
+struct SortByIndexLocaleTests {
+    @Test("A preset keyed by a Swedish title keeps Swedish order through inserts, updates and deletes")
+    func swedishPreset() throws {
+        let swedish = Collation.locale(try LocaleCollation("sv"))
+        let titles = ["öl", "Örn", "apa", "ål", "zebra", "äpple", "wasa", "vas"]
+        var index = SortByIndex(presets: ["title": [SortKey(\Item.title, collation: swedish)]],
+                                rows: titles.map { Item(title: $0, price: nil, shelf: .todo) })
+        func order() -> [String] { index.page(preset: "title", offset: 0, limit: 100).map(\.title) }
+        #expect(order() == ["apa", "vas", "wasa", "zebra", "ål", "äpple", "öl", "Örn"])
+        let id = index.insert(Item(title: "Äng", price: nil, shelf: .todo))
+        #expect(order() == ["apa", "vas", "wasa", "zebra", "ål", "Äng", "äpple", "öl", "Örn"])
+        index.update(id, to: Item(title: "aaa", price: nil, shelf: .todo))
+        #expect(order().first == "aaa")
+        index.delete(id)
+        #expect(order() == ["apa", "vas", "wasa", "zebra", "ål", "äpple", "öl", "Örn"])
+    }
+}

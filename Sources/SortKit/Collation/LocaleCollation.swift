@@ -35,6 +35,8 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
     public let numeric: Bool
     /// The compiled table's name (`sv`, `de/phonebook`, `und`).
     let tableName: String
+    /// The table, looked up once (not part of the value's identity).
+    let table: _UCATable
 
     /// The collation of `tag`.
     ///
@@ -46,8 +48,20 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
         let (identifier, tableName) = try Self.resolve(tag)
         self.identifier = identifier
         self.tableName = tableName
+        guard let table = _UCATable.table(named: tableName) else { preconditionFailure("no compiled table \(tableName)") }
+        self.table = table
         self.strength = strength
         self.numeric = numeric
+    }
+
+    public static func == (lhs: LocaleCollation, rhs: LocaleCollation) -> Bool {
+        lhs.identifier == rhs.identifier && lhs.strength == rhs.strength && lhs.numeric == rhs.numeric
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(identifier)
+        hasher.combine(strength)
+        hasher.combine(numeric)
     }
 
     /// `locale=TAG` as the sort spec writes it, with `nocase`, `fold` or `natural` for the
@@ -134,25 +148,33 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
         return (identifier, "und")
     }
 
-    var table: _UCATable {
-        guard let table = _UCATable.table(named: tableName) else { preconditionFailure("no compiled table \(tableName)") }
-        return table
+    /// The current locale's language at a strength: what Foundation's `localized` (tertiary)
+    /// and `localizedStandard` (numeric) string comparators order by. `nil` when the language
+    /// isn't a tag SortKit reads.
+    static func _current(numeric: Bool) -> Collation? {
+        let language = Locale.current.language.languageCode?.identifier ?? "und"
+        guard let locale = try? LocaleCollation(language, strength: numeric ? .primary : .tertiary, numeric: numeric) else { return nil }
+        return .locale(locale)
     }
+
+    /// Foundation's `localizedStandard` as a collation: `locale=LANG:natural` in the current
+    /// language (`Locale.current`).
+    static var _currentStandard: Collation? { _current(numeric: true) }
 
     /// Appends the key: the UCA levels (no 0x00 byte in them), 0x00, then the NFC UTF-8 as the
     /// tie-break, the layout of the other collations' keys.
     func appendSortKey(for string: String, to key: inout [UInt8]) {
         let nfc = _nfc(string)
         var scalars: [UInt32] = []
-        if _isASCII(string) {
-            scalars = string.utf8.map(UInt32.init)
-        } else {
-            scalars = _nfdScalars(string).map(\.value)
+        scalars.reserveCapacity(string.utf8.count)
+        if !table.appendStarters(of: string, to: &scalars) {
+            // Combining marks, Hangul syllables: NFD, and canonical order (see canonicallyOrder).
+            scalars.removeAll(keepingCapacity: true)
+            for scalar in _nfdScalars(string) { scalars.append(scalar.value) }
             _UCATable.canonicallyOrder(&scalars)
         }
         var elements: [_UCATable.Element] = []
         elements.reserveCapacity(scalars.count + 4)
-        let table = self.table
         table.appendElements(of: scalars, numeric: numeric, to: &elements)
         Self.appendLevels(elements, strength: numeric ? .primary : strength, backwards: table.backwardsSecondary, to: &key)
         key.append(0)

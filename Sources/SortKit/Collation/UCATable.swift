@@ -20,11 +20,13 @@ final class _UCATable: Sendable {
 
     /// `scalar >> 8` → the first slot of its page, or -1.
     private let pages: [Int32]
-    /// `(start << 7) | (count << 1) | startsContraction`; 0: not in the table (implicit weights).
+    /// `(start << 9) | continuesContraction << 8 | startsContractionWithStarter << 7 |
+    /// (count << 1) | startsContraction`; 0: not in the table (implicit weights).
     private let slots: [UInt32]
     private let pool: [Element]
     /// Multi-scalar entries (NFD), and every proper prefix of them (as `nil`).
     private let contractions: [[UInt32]: Range<Int>?]
+    private let longestContraction: Int
     private let reorder: [UInt32]?
     let caseFirstUpper: Bool
     let backwardsSecondary: Bool
@@ -33,12 +35,13 @@ final class _UCATable: Sendable {
 
     static let caseLowerOffset: UInt16 = 10_000
 
-    private init(pages: [Int32], slots: [UInt32], pool: [Element], contractions: [[UInt32]: Range<Int>?],
+    private init(pages: [Int32], slots: [UInt32], pool: [Element], contractions: [[UInt32]: Range<Int>?], longestContraction: Int,
                  reorder: [UInt32]?, caseFirstUpper: Bool, backwardsSecondary: Bool, numberPrimary: UInt32) {
         self.pages = pages
         self.slots = slots
         self.pool = pool
         self.contractions = contractions
+        self.longestContraction = longestContraction
         self.reorder = reorder
         self.caseFirstUpper = caseFirstUpper
         self.backwardsSecondary = backwardsSecondary
@@ -165,22 +168,30 @@ final class _UCATable: Sendable {
             }
         }
         let starts = Set(contractions.keys.map { $0[0] })
+        // Contractions whose second scalar is a starter ("ch", "dzs", "aa"): a precomposed
+        // character after their first scalar may continue them once decomposed.
+        let starterStarts = Set(contractions.keys.filter { combiningClass($0[1]) == 0 }.map { $0[0] })
+        let longest = contractions.keys.map(\.count).max() ?? 1
+        // Starters that continue a contraction (U+0CD5 after U+0CC6 U+0CC2 in Kannada).
+        let continuers = Set(contractions.keys.flatMap { $0.dropFirst().filter { combiningClass($0) == 0 } })
         var pages = [Int32](repeating: -1, count: 0x1100)
         var slots: [UInt32] = []
-        for scalar in Set(singles.keys).union(starts).sorted() {
+        for scalar in Set(singles.keys).union(starts).union(continuers).sorted() {
             let page = Int(scalar >> 8)
             if pages[page] < 0 {
                 pages[page] = Int32(slots.count)
                 slots.append(contentsOf: repeatElement(0, count: 256))
             }
             let entry = singles[scalar] ?? (0, 0)
-            precondition(entry.count < 64 && entry.start < 1 << 25)
+            precondition(entry.count < 64 && entry.start < 1 << 23)
             slots[Int(pages[page]) + Int(scalar & 0xFF)] =
-                UInt32(entry.start) << 7 | UInt32(entry.count) << 1 | (starts.contains(scalar) ? 1 : 0)
+                UInt32(entry.start) << 9 | (continuers.contains(scalar) ? 0x100 : 0) | (starterStarts.contains(scalar) ? 0x80 : 0)
+                | UInt32(entry.count) << 1
+                | (starts.contains(scalar) ? 1 : 0)
         }
         let zero = singles[0x30].map { pool[$0.start] } ?? 0
         let zeroRank = UInt32(zero >> 32) >> 8
-        return _UCATable(pages: pages, slots: slots, pool: pool, contractions: contractions, reorder: reorder,
+        return _UCATable(pages: pages, slots: slots, pool: pool, contractions: contractions, longestContraction: longest, reorder: reorder,
                          caseFirstUpper: caseFirstUpper, backwardsSecondary: (tailoring?.flags ?? 0) & 2 != 0,
                          numberPrimary: zeroRank << 8 | 1)
     }
@@ -224,8 +235,8 @@ final class _UCATable: Sendable {
             if entry == 0 || count == 0 {
                 appendImplicit(scalar, to: &out)
             } else {
-                let start = Int(entry >> 7)
-                out.append(contentsOf: pool[start..<(start + count)])
+                let start = Int(entry >> 9)
+                pool.withUnsafeBufferPointer { out.append(contentsOf: UnsafeBufferPointer(rebasing: $0[start..<(start + count)])) }
             }
             i += 1
         }
@@ -282,6 +293,37 @@ final class _UCATable: Sendable {
         }
         guard let best else { return nil }
         return (best, end)
+    }
+
+    /// Appends the scalars of text that needs no normalization to be weighed: every scalar has
+    /// combining class 0 and is no Hangul syllable (the table has no entries for those) and
+    /// none of the three whose decomposition starts with a non-starter. The tables hold each
+    /// precomposed character's weights as its decomposition's (the generator's canonical
+    /// closure), so this text weighs as its NFD would. Returns `false` for other text.
+    ///
+    /// A precomposed character within reach of a contraction that continues with a starter
+    /// ("ch" in Czech, "aa" in Danish) takes the NFD path too: "aá" is "aa" + an acute there;
+    /// so does one followed by a starter that continues a contraction (Kannada U+0CCA U+0CD5
+    /// is the contraction U+0CC6 U+0CC2 U+0CD5 once decomposed).
+    func appendStarters(of string: String, to scalars: inout [UInt32]) -> Bool {
+        var guarded = -1  // the last position a contraction begun earlier may reach
+        var afterPrecomposable = false
+        for scalar in string.unicodeScalars {
+            let value = scalar.value
+            let entry = slot(value)
+            if afterPrecomposable && entry & 0x100 != 0 { return false }
+            afterPrecomposable = value >= 0xC0
+            if value >= 0xC0 {
+                if scalars.count <= guarded { return false }
+                if value >= 0x300 {
+                    if (0xAC00...0xD7A3).contains(value) || value == 0xF73 || value == 0xF75 || value == 0xF81 { return false }
+                    if scalar.properties.canonicalCombiningClass.rawValue != 0 { return false }
+                }
+            }
+            if entry & 0x80 != 0 { guarded = scalars.count + longestContraction - 1 }
+            scalars.append(value)
+        }
+        return true
     }
 
     /// Puts runs of non-starters in canonical order (stable by combining class). The standard

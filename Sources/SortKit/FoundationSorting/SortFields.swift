@@ -41,8 +41,9 @@ public struct SortFields<Row>: Sendable {
         internal let value: @Sendable (Row) -> SortValue
         /// The property's text, which an `enum=` order lists (an enum's case name).
         internal let text: @Sendable (Row) -> String?
-        internal let comparator: @Sendable (SortOrder) -> KeyPathComparator<Row>
-        internal let descriptor: @Sendable (SortOrder) -> SortDescriptor<Row>
+        /// The comparator for an order; text fields compare with the string comparator given.
+        internal let comparator: @Sendable (SortOrder, String.StandardComparator) -> KeyPathComparator<Row>
+        internal let descriptor: @Sendable (SortOrder, String.StandardComparator) -> SortDescriptor<Row>
     }
 
     /// The fields, in the order they were added.
@@ -65,8 +66,8 @@ public struct SortFields<Row>: Sendable {
         adding(Field(
             name: name, isOptional: false, isText: true, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
             value: { .string($0[keyPath: keyPath]) }, text: { $0[keyPath: keyPath] },
-            comparator: { KeyPathComparator(keyPath, comparator: String.StandardComparator.lexical, order: $0) },
-            descriptor: { SortDescriptor(keyPath, comparator: .lexical, order: $0) }))
+            comparator: { KeyPathComparator(keyPath, comparator: $1, order: $0) },
+            descriptor: { SortDescriptor(keyPath, comparator: $1, order: $0) }))
     }
 
     /// Adds an optional text property; `nil` is null.
@@ -74,8 +75,8 @@ public struct SortFields<Row>: Sendable {
         adding(Field(
             name: name, isOptional: true, isText: true, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
             value: { $0[keyPath: keyPath].map(SortValue.string) ?? .null }, text: { $0[keyPath: keyPath] },
-            comparator: { KeyPathComparator(keyPath, comparator: String.StandardComparator.lexical, order: $0) },
-            descriptor: { SortDescriptor(keyPath, comparator: .lexical, order: $0) }))
+            comparator: { KeyPathComparator(keyPath, comparator: $1, order: $0) },
+            descriptor: { SortDescriptor(keyPath, comparator: $1, order: $0) }))
     }
 
     /// Adds a comparable property that has a sort value: a number, a date, your own
@@ -88,8 +89,8 @@ public struct SortFields<Row>: Sendable {
         adding(Field(
             name: name, isOptional: false, isText: false, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
             value: { $0[keyPath: keyPath].sortValue }, text: { String(describing: $0[keyPath: keyPath]) },
-            comparator: { KeyPathComparator(keyPath, order: $0) },
-            descriptor: { SortDescriptor(keyPath, order: $0) }))
+            comparator: { order, _ in KeyPathComparator(keyPath, order: order) },
+            descriptor: { order, _ in SortDescriptor(keyPath, order: order) }))
     }
 
     /// Adds an optional comparable property; `nil` is null.
@@ -99,8 +100,8 @@ public struct SortFields<Row>: Sendable {
         adding(Field(
             name: name, isOptional: true, isText: false, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
             value: { $0[keyPath: keyPath]?.sortValue ?? .null }, text: { $0[keyPath: keyPath].map { String(describing: $0) } },
-            comparator: { KeyPathComparator(keyPath, order: $0) },
-            descriptor: { SortDescriptor(keyPath, order: $0) }))
+            comparator: { order, _ in KeyPathComparator(keyPath, order: order) },
+            descriptor: { order, _ in SortDescriptor(keyPath, order: order) }))
     }
 
     /// Adds an enum sorted in the order its cases are declared. A database sorts an enum by
@@ -120,8 +121,8 @@ public struct SortFields<Row>: Sendable {
             name: name, isOptional: false, isText: false, isDeclaredOrder: true,
             keyPaths: [_KeyPathBox(keyPath), _KeyPathBox(storedRank)],
             value: { ranks.rank(of: $0[keyPath: keyPath]) }, text: { String(describing: $0[keyPath: keyPath]) },
-            comparator: { KeyPathComparator(storedRank, order: $0) },
-            descriptor: { SortDescriptor(storedRank, order: $0) }))
+            comparator: { order, _ in KeyPathComparator(storedRank, order: order) },
+            descriptor: { order, _ in SortDescriptor(storedRank, order: order) }))
     }
 
     /// The field named `name`: an exact match, else the only match ignoring case.
@@ -259,7 +260,7 @@ extension SortFields {
     ///
     /// - Throws: ``SortSpecError`` for a field that isn't there.
     public func keyPathComparators(for spec: SortSpec) throws -> SortConversion<[KeyPathComparator<Row>]> {
-        try converted(spec) { field, order in field.comparator(order) }
+        try converted(spec) { field, order, string in field.comparator(order, string) }
     }
 
     /// Foundation `SortDescriptor`s for `spec` — for SwiftData's `@Query(sort:)` and
@@ -271,24 +272,30 @@ extension SortFields {
     ///
     /// - Throws: ``SortSpecError`` for a field that isn't there.
     public func sortDescriptors(for spec: SortSpec) throws -> SortConversion<[SortDescriptor<Row>]> {
-        try converted(spec) { field, order in field.descriptor(order) }
+        try converted(spec) { field, order, string in field.descriptor(order, string) }
     }
 
     /// Each spec key as a Foundation value, with what the values can't express.
-    private func converted<Value>(_ spec: SortSpec, _ make: (Field, SortOrder) -> Value) throws -> SortConversion<[Value]> {
+    private func converted<Value>(_ spec: SortSpec, _ make: (Field, SortOrder, String.StandardComparator) -> Value) throws -> SortConversion<[Value]> {
         var losses: [SortConversionLoss] = []
         let values = try spec.keys.map { key in
             let field = try field(named: key.column)
             losses += field.losses(key)
-            return make(field, key.direction.order)
+            // `locale=LANG:natural` in the current language is Foundation's localizedStandard.
+            let standard = String.StandardComparator._localizedStandard
+            let localized = field.isText && standard != nil && key.collation == LocaleCollation._currentStandard
+            return make(field, key.direction.order, localized ? standard! : String.StandardComparator.lexical)
         }
         return SortConversion(value: values, losses: losses)
     }
 
     /// The spec that Foundation comparators sort by, so a `Table`'s `sortOrder` can be saved
-    /// as text. Text compared lexically reads back as `binary`; any other text comparator
-    /// (`localizedStandard`, SwiftUI's default for text columns on Apple platforms) reads back
-    /// as the default collation, `natural`, and is reported in ``SortConversion/losses``.
+    /// as text. Text compared lexically reads back as `binary`. On Apple platforms,
+    /// `localizedStandard` (SwiftUI's default for text columns) reads back exactly as
+    /// `locale=LANG:natural` in the current language, and `localized` as `locale=LANG`; the
+    /// other way, such a key becomes `localizedStandard` with no loss. Any other text comparator
+    /// reads back as the default collation, `natural`, and is reported in
+    /// ``SortConversion/losses``.
     /// Optional fields get `nulls-natural`, where Foundation puts `nil`.
     ///
     ///     try fields.spec(from: [KeyPathComparator(\Book.price, order: .reverse)]).value.description
@@ -297,7 +304,11 @@ extension SortFields {
     /// - Throws: ``SortSpecError`` for a key path that is none of the fields'.
     public func spec(from comparators: [KeyPathComparator<Row>]) throws -> SortConversion<SortSpec> {
         try spec(reading: comparators.map { comparator in
-            (comparator.keyPath, comparator.order, { field in comparator == field.comparator(comparator.order) })
+            (comparator.keyPath, comparator.order, { field -> String.StandardComparator? in
+                if comparator == field.comparator(comparator.order, String.StandardComparator.lexical) { return String.StandardComparator.lexical }
+                if let standard = String.StandardComparator._localizedStandard, comparator == field.comparator(comparator.order, standard) { return standard }
+                return nil
+            })
         })
     }
 
@@ -311,19 +322,29 @@ extension SortFields {
             guard let keyPath = descriptor.keyPath else {
                 throw SortSpecError.unknownColumn("(a sort descriptor without a key path)", known: fields.map(\.name))
             }
-            return (keyPath, descriptor.order, { _ in descriptor.stringComparator == String.StandardComparator.lexical })
+            return (keyPath, descriptor.order, { _ in descriptor.stringComparator })
         })
     }
 
     /// The spec that Foundation's (key path, order, whether text compares lexically) list
     /// sorts by; text compared otherwise reads as `natural` and is reported.
-    private func spec(reading items: [(keyPath: AnyKeyPath, order: SortOrder, isLexical: (Field) -> Bool)]) throws -> SortConversion<SortSpec> {
+    private func spec(reading items: [(keyPath: AnyKeyPath, order: SortOrder, string: (Field) -> String.StandardComparator?)]) throws -> SortConversion<SortSpec> {
         var losses: [SortConversionLoss] = []
         let keys = try items.map { item in
             let field = try field(for: item.keyPath)
-            let lexical = field.isText && item.isLexical(field)
-            if field.isText && !lexical { losses.append(SortConversionLoss(column: field.name, kind: .textComparator)) }
-            return field.specKey(SortDirection(item.order), lexical: lexical)
+            var collation: Collation?
+            if field.isText {
+                let string = item.string(field)
+                if string == String.StandardComparator.lexical {
+                    collation = .binary
+                } else if let string, string == String.StandardComparator._localizedStandard {
+                    collation = LocaleCollation._currentStandard
+                } else if let string, string == String.StandardComparator._localized {
+                    collation = LocaleCollation._current(numeric: false)
+                }
+                if collation == nil { losses.append(SortConversionLoss(column: field.name, kind: .textComparator)) }
+            }
+            return field.specKey(SortDirection(item.order), collation: collation)
         }
         return SortConversion(value: SortSpec(keys), losses: losses)
     }
@@ -334,7 +355,8 @@ extension SortFields.Field {
     fileprivate func losses(_ key: SortSpec.Key) -> [SortConversionLoss] {
         var losses: [SortConversionLoss] = []
         if let order = key.enumOrder { losses.append(SortConversionLoss(column: name, kind: .enumOrder(order))) }
-        if isText && key.collation != .binary { losses.append(SortConversionLoss(column: name, kind: .collation(key.collation))) }
+        let localizedStandard = String.StandardComparator._localizedStandard != nil && key.collation == LocaleCollation._currentStandard
+        if isText && key.collation != .binary && !localizedStandard { losses.append(SortConversionLoss(column: name, kind: .collation(key.collation))) }
         if isText && (key.interpretation == .number || key.interpretation == .date) {
             losses.append(SortConversionLoss(column: name, kind: .interpretation(key.interpretation)))
         }
@@ -345,9 +367,9 @@ extension SortFields.Field {
     }
 
     /// The spec key a Foundation comparator on this field means.
-    fileprivate func specKey(_ direction: SortDirection, lexical: Bool) -> SortSpec.Key {
+    fileprivate func specKey(_ direction: SortDirection, collation: Collation?) -> SortSpec.Key {
         var modifiers: [SortSpec.Modifier] = []
-        if lexical { modifiers.append(.collation(.binary)) }
+        if let collation { modifiers.append(.collation(collation)) }
         if isOptional { modifiers.append(.nulls(.natural)) }
         return SortSpec.Key(name, direction, modifiers)
     }
@@ -373,5 +395,26 @@ extension CaseIterable where Self: Equatable {
     ///     Status.reading.declaredOrderRank   // 1 (its raw value "reading" sorts last)
     public var declaredOrderRank: Int {
         Self.allCases.firstIndex(of: self).map { Self.allCases.distance(from: Self.allCases.startIndex, to: $0) } ?? 0
+    }
+}
+
+extension String.StandardComparator {
+    /// Foundation's `localizedStandard` (Apple platforms; Linux's Foundation has none): what
+    /// `locale=LANG:natural` in the current language maps to, exactly, and back.
+    static var _localizedStandard: String.StandardComparator? {
+        #if canImport(Darwin)
+        return .localizedStandard
+        #else
+        return nil
+        #endif
+    }
+
+    /// Foundation's `localized` (Apple platforms): `locale=LANG` in the current language.
+    static var _localized: String.StandardComparator? {
+        #if canImport(Darwin)
+        return .localized
+        #else
+        return nil
+        #endif
     }
 }

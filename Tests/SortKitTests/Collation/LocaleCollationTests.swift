@@ -1,4 +1,5 @@
 import Foundation
+import OrderKeys
 import SortKitTestSupport
 import Testing
 @testable import SortKit
@@ -118,5 +119,55 @@ struct LocaleCollationTests {
         print("CollationTest_CLDR_NON_IGNORABLE: \(checked) lines checked, \(failures) out of order, \(surrogates) with lone surrogates skipped")
         #expect(failures == 0)
         #expect(checked > 150_000)
+    }
+}
+
+@Suite("Locale collations: precomposed text skips NFD")
+struct LocaleCollationClosureTests {
+    /// Text of starters is weighed without NFD, from the tables' canonical closure: its key must
+    /// be its NFD's (which takes the NFD path) for every tailoring, digraphs and precomposed
+    /// letters next to each other ("aå" in Danish, "cĥ" in Czech) included.
+    @Test("Every tailoring: a string's key equals its NFD spelling's key (seeded)")
+    func closure() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 36
+        var random = SplitMix64(seed: seed)
+        let pieces = Array("aåäáàâãæeéèêëiíïoóöøőuúüűyýcčćĉhĥdďđnňñlľłrřsšśzžžtťgğkAÅÄÁÆÉÖØÜČŠŽĎĐŇŁабвгґдеєёжзиіїйклмнопрстуфхцчшщьюяЁЇЙαάβγδεέηήιίϊΐοόυύϋΰωώΆΈΉΊΌΎΏ1 -")
+            .map(String.init) + ["ch", "dzs", "aa", "ll", "cs", "gy", "ij", "ĳ", "ǻ", "ǟ", "ṩ", "ễ"]
+        for identifier in LocaleCollation.availableIdentifiers {
+            let collation = Collation.locale(try LocaleCollation(identifier))
+            for _ in 0..<200 {
+                let text = (0..<Int.random(in: 1...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+                let decomposed = String(String.UnicodeScalarView(_nfdScalars(text)))
+                #expect(collation.sortKey(for: text) == collation.sortKey(for: decomposed), "locale=\(identifier) \(text.debugDescription) (seed \(seed))")
+            }
+        }
+    }
+}
+
+@Suite("Locale collations in the sort engine")
+struct LocaleCollationEngineTests {
+    struct Book: Sendable { var title: String; var id: Int }
+
+    /// The engine (keys, parallel sort, top-k) against the comparison, on seeded multilingual
+    /// titles large enough for the parallel path.
+    @Test("SortKey with a locale collation sorts as the comparison does, in every direction, also for top-k")
+    func engine() throws {
+        var random = SplitMix64(seed: UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 36)
+        let letters = Array("aåäözZÅÖ ch1029-ґєїяĳßẞéE\u{301}") .map(String.init)
+        let books = (0..<20_000).map { id in
+            Book(title: (0..<Int.random(in: 0...6, using: &random)).map { _ in letters.randomElement(using: &random)! }.joined(), id: id)
+        }
+        for spec in ["locale=sv", "locale=uk:nocase", "locale=de-u-co-phonebk:fold", "locale=und:natural"] {
+            let collation = try #require(Collation(rawValue: spec))
+            for direction in [SortDirection.ascending, .descending] {
+                let sorted = books.sorted(by: [SortKey(\Book.title, direction, collation: collation), SortKey(\Book.id)])
+                let expected = books.sorted { a, b in
+                    let order = collation.compare(a.title, b.title)
+                    if order != .orderedSame { return direction == .ascending ? order == .orderedAscending : order == .orderedDescending }
+                    return a.id < b.id
+                }
+                #expect(sorted.map(\.id) == expected.map(\.id), "\(spec) \(direction)")
+            }
+        }
     }
 }
