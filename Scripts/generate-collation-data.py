@@ -19,9 +19,12 @@ Blob layout (little endian), base64 in the Swift file:
   "SKC1", u32 rootPrimaryCount, u32 rank of primary 0xFB00 (the implicit weights' leads)
   root singles: u32 count, then per entry: u24 scalar, u8 n, n x CE
   root contractions: u32 count, then per entry: u8 m, m x u24 scalars, u8 n, n x CE
-  tailorings: u32 count, then per tailoring:
-    u8 len, tag (ASCII), u8 flags (1: caseFirst upper, 2: backwards secondary), u16 runs, runs x (u16 from, u16 count, u16 to)
-    u32 entries, per entry: u8 m, m x u24 scalars, u8 n, n x CE
+  names: u32 count, then per name: u8 len, tag (ASCII), u16 block
+  blocks: u32 count, then per block:
+    u8 flags (1: caseFirst upper, 2: backwards secondary), u16 runs, runs x (u16 from, u16 count, u16 to)
+    u32 entries, per entry: u8 m, m x u24 scalars, u8 n, n x CE; or, for m = 0, a long list:
+    u24 lead primary, u32 count, count x (u24 scalar, u24 trail primary), each scalar weighing
+    (lead, common, common) (trail, 0, 0)
   CE: u24 primary, u16 secondary, u16 tertiary (scaled weights as above; a primary with the
   top bit 0x800000 set is an implicit weight's trail, which reordering leaves alone)
 """
@@ -249,6 +252,10 @@ def tokenize(rules):
                 i = j + 1
                 continue
             while j < n and rules[j] != "'":
+                if rules[j] == "\\" and rules[j + 1] == "u":
+                    text.append(chr(int(rules[j + 2:j + 6], 16)))
+                    j += 6
+                    continue
                 text.append(rules[j])
                 j += 1
             i = j + 1
@@ -360,8 +367,10 @@ class Tailoring:
                         i += 1
                         continue
                     elif tokens[i][1] == "last regular":
-                        last = max(p for ces in root.values() for ce in ces for p in [ce[0]] if p and p < 0xFB00 and p in rank)
-                        anchor = [(rank[last] * 256 + 128, COMMON_S, COMMON_T)]
+                        # After the last regular primary is before the implicit weights'
+                        # first lead: there, in Han's reordering group, as ICU places it.
+                        anchor = [(rank[0xFB00] * 256 + 128, COMMON_S, COMMON_T)]
+                        before_level = 0
                         i += 1
                         continue
                     else:
@@ -435,6 +444,14 @@ class Tailoring:
     def finish(self):
         """Numbers the tailored weights; returns the entries with integer weights."""
         values = {}
+        for key, container in list(self.after.items()) + list(self.before.items()):
+            if key[0] == 0 and len(container) > 127:
+                # A long list (the Chinese orders' 41,000 ideographs after one point): each gets
+                # two weights, a lead next to the point and the item's index as a trail.
+                lead = key[-1] + 1 if key in self.after and self.after[key] is container else key[-1] - 1
+                for index, node in enumerate(container):
+                    values[id(node)] = (lead, TRAIL | (index + 1))
+                container.clear()
         for key, container in self.after.items():
             base, level = key[-1], key[0]
             if key == (2, 0, 0, 0):
@@ -458,7 +475,17 @@ class Tailoring:
         def number(w):
             return values[id(w)] if isinstance(w, Node) else w
 
-        return {k: [tuple(number(w) for w in ce) for ce in v] for k, v in self.entries.items()}
+        def elements(ces):
+            out = []
+            for ce in ces:
+                p, s, t = (number(w) for w in ce)
+                if isinstance(p, tuple):
+                    out += [(p[0], s, t), (p[1], 0, 0)]
+                else:
+                    out.append((p, s, t))
+            return out
+
+        return {k: elements(v) for k, v in self.entries.items()}
 
 
 # ---------------------------------------------------------------- reordering
@@ -589,7 +616,10 @@ def reorder_runs(codes):
 # ---------------------------------------------------------------- CLDR files
 CO_ALIASES = {"phonebk": "phonebook", "trad": "traditional", "dict": "dictionary", "gb2312": "gb2312han"}
 SKIP_TYPES = {"search", "searchjl", "private-unihan", "emoji", "eor"}
-SKIP_LANGUAGES = {"zh", "ja", "ko", "yue"}  # CJK: see the DocC article's plan
+# Japanese needs prefix contexts (kana iteration marks), Korean 100+ Hanja a syllable apart at
+# the secondary level: see the DocC article. Chinese is compiled: pinyin, stroke and zhuyin.
+SKIP_LANGUAGES = {"ja", "ko"}
+SKIP_TYPES |= {"unihan", "big5han", "gb2312han"}
 
 
 def locale_file(tag):
@@ -697,16 +727,38 @@ def main():
     names = {}
     for name, upper, runs, entries in tailorings:
         names[name] = (upper, runs, entries)
+    # One block per distinct tailoring ("zh" and "zh/pinyin" share theirs).
+    blocks, block_of = [], {}
+    for name in sorted(names):
+        key = id(names[name][2])
+        if key not in block_of:
+            block_of[key] = len(blocks)
+            blocks.append(names[name])
     out += struct.pack("<I", len(names))
     for name in sorted(names):
-        upper, runs, entries = names[name]
-        out += bytes([len(name)]) + name.encode("ascii") + bytes([upper])
+        out += bytes([len(name)]) + name.encode("ascii") + struct.pack("<H", block_of[id(names[name][2])])
+    out += struct.pack("<I", len(blocks))
+    for upper, runs, entries in blocks:
+        out += bytes([upper])
         out += struct.pack("<H", len(runs))
         for r in runs:
             out += struct.pack("<HHH", *r)
-        out += struct.pack("<I", len(entries))
-        for k, v in sorted(entries.items()):
+        # Long lists (lead, trail) of single scalars are written as runs: 6 bytes an entry.
+        long_lists = {}
+        rest = {}
+        for k, v in entries.items():
+            if (len(k) == 1 and len(v) == 2 and v[1][1:] == (0, 0) and v[1][0] & TRAIL
+                    and v[0][1:] == (COMMON_S, COMMON_T + (CASE_LOWER_OFFSET if upper & 1 else 0))):
+                long_lists.setdefault(v[0][0], []).append((k[0], v[1][0]))
+            else:
+                rest[k] = v
+        out += struct.pack("<I", len(rest) + len(long_lists))
+        for k, v in sorted(rest.items()):
             out += entry(k, v)
+        for lead, items in sorted(long_lists.items()):
+            out += bytes([0]) + lead.to_bytes(3, "little") + struct.pack("<I", len(items))
+            for scalar, trail in sorted(items):
+                out += scalar.to_bytes(3, "little") + trail.to_bytes(3, "little")
     encoded = base64.b64encode(bytes(out)).decode("ascii")
     lines = [encoded[i:i + 120] for i in range(0, len(encoded), 120)]
     with open(OUT, "w", encoding="utf-8") as f:

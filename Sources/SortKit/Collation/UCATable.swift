@@ -93,13 +93,35 @@ final class _UCATable: Sendable {
             return (scalar, elements())
         }
         result.contractions = (0..<u32()).map { _ in (scalars(), elements()) }
+        var names: [(String, Int)] = []
         for _ in 0..<u32() {
             let name = String(decoding: (0..<u8()).map { _ in UInt8(u8()) }, as: UTF8.self)
+            names.append((name, u16()))
+        }
+        var blocks: [Decoded.Tailoring] = []
+        for _ in 0..<u32() {
             let flags = UInt8(u8())
             let runs = (0..<u16()).map { _ in (from: u16(), count: u16(), to: u16()) }
-            let entries = (0..<u32()).map { _ in (scalars(), elements()) }
-            result.tailorings[name] = .init(flags: flags, runs: runs, entries: entries)
+            var entries: [([UInt32], [Element])] = []
+            for _ in 0..<u32() {
+                guard bytes[i] == 0 else {
+                    entries.append((scalars(), elements()))
+                    continue
+                }
+                // A long list: (lead, common, common) (trail, 0, 0) for each scalar.
+                i += 1
+                let lead = UInt64(u24())
+                var tertiary = UInt64(0x02 * 128 + 64)
+                if flags & 1 != 0 { tertiary += UInt64(caseLowerOffset) }
+                let first = lead << 32 | UInt64(0x20 * 128 + 64) << 16 | tertiary
+                for _ in 0..<u32() {
+                    let scalar = UInt32(u24())
+                    entries.append(([scalar], [first, UInt64(u24()) << 32]))
+                }
+            }
+            blocks.append(.init(flags: flags, runs: runs, entries: entries))
         }
+        for (name, block) in names { result.tailorings[name] = blocks[block] }
         return result
     }()
 

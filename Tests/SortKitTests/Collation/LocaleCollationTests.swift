@@ -33,6 +33,12 @@ struct LocaleCollationTests {
         #expect(try sorted(["Müller", "Mueller", "Muff"], "locale=de") == ["Mueller", "Muff", "Müller"])
         #expect(try sorted(["cz", "csa", "da"], "locale=hu") == ["cz", "csa", "da"])
         #expect(try sorted(["llama", "luz", "lz"], "locale=es-u-co-trad") == ["luz", "lz", "llama"])
+        // Chinese: pinyin by default (Běijīng, Guǎngzhōu, Shànghǎi, Zhōngguó), and by stroke count.
+        #expect(try sorted(["中国", "上海", "北京", "广州"], "locale=zh") == ["北京", "广州", "上海", "中国"])
+        #expect(try sorted(["中国", "上海", "北京", "广州"], "locale=zh-u-co-stroke") == ["上海", "广州", "中国", "北京"])
+        // Han sorts before Latin in Chinese ([reorder Hani]), after it in the root.
+        #expect(try sorted(["zoo", "中"], "locale=zh") == ["中", "zoo"])
+        #expect(try sorted(["zoo", "中"], "locale=und") == ["zoo", "中"])
     }
 
     @Test("Strengths: nocase ignores case, fold accents too, natural compares numbers")
