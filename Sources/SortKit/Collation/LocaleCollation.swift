@@ -176,42 +176,50 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
         var elements: [_UCATable.Element] = []
         elements.reserveCapacity(scalars.count + 4)
         table.appendElements(of: scalars, numeric: numeric, to: &elements)
-        Self.appendLevels(elements, strength: numeric ? .primary : strength, backwards: table.backwardsSecondary, to: &key)
+        Self.appendLevels(elements, strength: numeric ? .primary : strength, table: table, to: &key)
         key.append(0)
         key.append(contentsOf: nfc.utf8)
     }
 
-    /// Each level's non-zero weights, bytes 0x02 and up (base 254), levels separated by 0x01.
-    static func appendLevels(_ elements: [_UCATable.Element], strength: Strength, backwards: Bool, to key: inout [UInt8]) {
+    /// Each level's non-zero weight codes, bytes 0x02 and up (base 254), levels separated by
+    /// 0x01: a primary in 2 bytes (an implicit trail in 3), a secondary or tertiary in 1 (2 in
+    /// a table with more than 253 of them).
+    static func appendLevels(_ elements: [_UCATable.Element], strength: Strength, table: _UCATable, to key: inout [UInt8]) {
         for element in elements {
             let p = UInt32(element >> 32)
             guard p != 0 else { continue }
-            key.append(UInt8(p / 64_516) + 2)
-            key.append(UInt8(p / 254 % 254) + 2)
-            key.append(UInt8(p % 254) + 2)
+            if p & _UCATable.trailFlag != 0 {
+                let trail = p & ~_UCATable.trailFlag
+                key.append(UInt8(trail / 64_516) + 2)
+                key.append(UInt8(trail / 254 % 254) + 2)
+                key.append(UInt8(trail % 254) + 2)
+            } else {
+                key.append(UInt8(p / 254) + 2)
+                key.append(UInt8(p % 254) + 2)
+            }
         }
         guard strength != .primary else { return }
         key.append(1)
-        func appendWeight(_ w: UInt16) {
-            key.append(UInt8(w / 254) + 2)
+        func appendCode(_ w: UInt16, wide: Bool) {
+            if wide { key.append(UInt8(w / 254) + 2) }
             key.append(UInt8(w % 254) + 2)
         }
-        if backwards {
+        if table.backwardsSecondary {
             for element in elements.reversed() {
                 let s = UInt16(truncatingIfNeeded: element >> 16)
-                if s != 0 { appendWeight(s) }
+                if s != 0 { appendCode(s, wide: table.wideSecondaries) }
             }
         } else {
             for element in elements {
                 let s = UInt16(truncatingIfNeeded: element >> 16)
-                if s != 0 { appendWeight(s) }
+                if s != 0 { appendCode(s, wide: table.wideSecondaries) }
             }
         }
         guard strength == .tertiary else { return }
         key.append(1)
         for element in elements {
             let t = UInt16(truncatingIfNeeded: element)
-            if t != 0 { appendWeight(t) }
+            if t != 0 { appendCode(t, wide: table.wideTertiaries) }
         }
     }
 }

@@ -13,8 +13,10 @@ enum _LocaleCollationData {}
 /// only looks weights up. See docs/ARCHITECTURE.md and the DocC article "Sorting in every
 /// language".
 final class _UCATable: Sendable {
-    /// Weights: primary (24 bits) << 32 | secondary << 16 | tertiary. A primary with
-    /// ``trailFlag`` is an implicit weight's second half.
+    /// Weights as dense codes: primary << 32 | secondary << 16 | tertiary (0: none at that
+    /// level). A primary with ``trailFlag`` is an implicit weight's second half (or a long
+    /// tailored list's index, or a number's length and digits): it is compared only with others
+    /// like it, since a lead is always followed by its trail.
     typealias Element = UInt64
     static let trailFlag: UInt32 = 0x80_0000
 
@@ -27,7 +29,13 @@ final class _UCATable: Sendable {
     /// Multi-scalar entries (NFD), and every proper prefix of them (as `nil`).
     private let contractions: [[UInt32]: Range<Int>?]
     private let longestContraction: Int
-    private let reorder: [UInt32]?
+    /// The codes of the implicit weights' 256 leads (0xFB00 + k), and their secondary and
+    /// tertiary codes.
+    private let implicitLeads: [UInt32]
+    private let implicitLevels: (UInt16, UInt16)
+    /// Whether a secondary (tertiary) code takes two key bytes: more than 253 of them.
+    let wideSecondaries: Bool
+    let wideTertiaries: Bool
     let caseFirstUpper: Bool
     let backwardsSecondary: Bool
     /// The primary of numbers under numeric ordering: just before the digit zero.
@@ -36,13 +44,17 @@ final class _UCATable: Sendable {
     static let caseLowerOffset: UInt16 = 10_000
 
     private init(pages: [Int32], slots: [UInt32], pool: [Element], contractions: [[UInt32]: Range<Int>?], longestContraction: Int,
-                 reorder: [UInt32]?, caseFirstUpper: Bool, backwardsSecondary: Bool, numberPrimary: UInt32) {
+                 caseFirstUpper: Bool, backwardsSecondary: Bool, numberPrimary: UInt32, implicitLeads: [UInt32],
+                 implicitLevels: (UInt16, UInt16), wideSecondaries: Bool, wideTertiaries: Bool) {
         self.pages = pages
         self.slots = slots
         self.pool = pool
         self.contractions = contractions
         self.longestContraction = longestContraction
-        self.reorder = reorder
+        self.implicitLeads = implicitLeads
+        self.implicitLevels = implicitLevels
+        self.wideSecondaries = wideSecondaries
+        self.wideTertiaries = wideTertiaries
         self.caseFirstUpper = caseFirstUpper
         self.backwardsSecondary = backwardsSecondary
         self.numberPrimary = numberPrimary
@@ -213,9 +225,41 @@ final class _UCATable: Sendable {
         }
         let zero = singles[0x30].map { pool[$0.start] } ?? 0
         let zeroRank = UInt32(zero >> 32) >> 8
-        return _UCATable(pages: pages, slots: slots, pool: pool, contractions: contractions, longestContraction: longest, reorder: reorder,
+        let numberPrimary = zeroRank << 8 | 1
+        // Dense codes: each level's weights renumbered in order, so that a key spends 2 bytes on
+        // a primary (3 on an implicit trail) and 1 on a secondary or tertiary where a table has
+        // at most 253 of them — a third of the bytes of the spaced weights.
+        let leads = (0..<256).map { k -> UInt32 in
+            let rank = UInt32(data.fbRank + k)
+            return (reorder.map { $0[Int(rank)] } ?? rank) << 8 | 128
+        }
+        let commonTertiary = UInt16(0x02 * 128 + 64) + (caseFirstUpper ? caseLowerOffset : 0)
+        var primaries = Set(leads + [numberPrimary])
+        var secondaries: Set<UInt16> = [0x20 * 128 + 64]
+        var tertiaries: Set<UInt16> = [commonTertiary]
+        for element in pool {
+            let p = UInt32(element >> 32)
+            if p != 0 && p & trailFlag == 0 { primaries.insert(p) }
+            secondaries.insert(UInt16(truncatingIfNeeded: element >> 16))
+            tertiaries.insert(UInt16(truncatingIfNeeded: element))
+        }
+        secondaries.remove(0)
+        tertiaries.remove(0)
+        precondition(primaries.count < 64_516, "more primaries than two key bytes hold")
+        func codes<T: Hashable & Comparable>(_ values: Set<T>) -> [T: UInt32] {
+            Dictionary(uniqueKeysWithValues: values.sorted().enumerated().map { ($0.element, UInt32($0.offset + 1)) })
+        }
+        let primaryCode = codes(primaries), secondaryCode = codes(secondaries), tertiaryCode = codes(tertiaries)
+        func coded(_ element: Element) -> Element {
+            let p = UInt32(element >> 32), s = UInt16(truncatingIfNeeded: element >> 16), t = UInt16(truncatingIfNeeded: element)
+            let codedP = p == 0 || p & trailFlag != 0 ? p : primaryCode[p]!
+            return UInt64(codedP) << 32 | UInt64(s == 0 ? 0 : secondaryCode[s]!) << 16 | UInt64(t == 0 ? 0 : tertiaryCode[t]!)
+        }
+        return _UCATable(pages: pages, slots: slots, pool: pool.map(coded), contractions: contractions, longestContraction: longest,
                          caseFirstUpper: caseFirstUpper, backwardsSecondary: (tailoring?.flags ?? 0) & 2 != 0,
-                         numberPrimary: zeroRank << 8 | 1)
+                         numberPrimary: primaryCode[numberPrimary]!, implicitLeads: leads.map { primaryCode[$0]! },
+                         implicitLevels: (UInt16(secondaryCode[0x20 * 128 + 64]!), UInt16(tertiaryCode[commonTertiary]!)),
+                         wideSecondaries: secondaries.count > 253, wideTertiaries: tertiaries.count > 253)
     }
 
     /// UCA's uppercase tertiary weights (before scaling): under `[caseFirst upper]` they sort first.
@@ -388,17 +432,11 @@ final class _UCATable: Sendable {
             trail = scalar & 0x7FFF
         }
         trail |= 0x8000
-        // The FBxx leads are the table's last 256 ranks before U+FFFD's and U+FFFF's.
-        let leadRank = _UCATable.fbRank + (base - 0xFB00)
-        let rank = reorder.map { $0[Int(leadRank)] } ?? leadRank
-        var tertiary = UInt16(0x02 * 128 + 64)
-        if caseFirstUpper { tertiary += _UCATable.caseLowerOffset }
-        out.append(UInt64(rank << 8 | 128) << 32 | UInt64(0x20 * 128 + 64) << 16 | UInt64(tertiary))
+        let lead = implicitLeads[Int(base - 0xFB00)]
+        out.append(UInt64(lead) << 32 | UInt64(implicitLevels.0) << 16 | UInt64(implicitLevels.1))
         out.append(UInt64(_UCATable.trailFlag | trail) << 32)
     }
 
-    /// The rank of primary 0xFB00 (ranks are dense; the FBxx block is wholly ranked).
-    private static let fbRank = UInt32(decoded.fbRank)
 
     /// Unified_Ideograph in Unicode 14, the UCA version of CLDR 41 (Swift's property is newer:
     /// it calls U+2B81E an ideograph, which UCA 14 weighs as unassigned).
