@@ -452,6 +452,14 @@ class Tailoring:
                 for index, node in enumerate(container):
                     values[id(node)] = (lead, TRAIL | (index + 1))
                 container.clear()
+            elif key[0] == 1 and len(container) > 63:
+                # The same at the secondary level (Korean: 350 Hanja after syllables that end in
+                # one vowel): a lead, then a secondary-only element with the index, above every
+                # other secondary weight (a lead is always followed by its trail).
+                lead = key[-1] + 1 if key in self.after and self.after[key] is container else key[-1] - 1
+                for index, node in enumerate(container):
+                    values[id(node)] = (lead, 0xC000 + index + 1)
+                container.clear()
         for key, container in self.after.items():
             base, level = key[-1], key[0]
             if key == (2, 0, 0, 0):
@@ -481,6 +489,8 @@ class Tailoring:
                 p, s, t = (number(w) for w in ce)
                 if isinstance(p, tuple):
                     out += [(p[0], s, t), (p[1], 0, 0)]
+                elif isinstance(s, tuple):
+                    out += [(p, s[0], t), (0, s[1], 0)]
                 else:
                     out.append((p, s, t))
             return out
@@ -616,9 +626,9 @@ def reorder_runs(codes):
 # ---------------------------------------------------------------- CLDR files
 CO_ALIASES = {"phonebk": "phonebook", "trad": "traditional", "dict": "dictionary", "gb2312": "gb2312han"}
 SKIP_TYPES = {"search", "searchjl", "private-unihan", "emoji", "eor"}
-# Japanese needs prefix contexts (kana iteration marks), Korean 100+ Hanja a syllable apart at
-# the secondary level: see the DocC article. Chinese is compiled: pinyin, stroke and zhuyin.
-SKIP_LANGUAGES = {"ja", "ko"}
+# Japanese needs prefix contexts (kana iteration marks): see the DocC article. Chinese (pinyin,
+# stroke) and Korean are compiled.
+SKIP_LANGUAGES = {"ja"}
 SKIP_TYPES |= {"unihan", "big5han", "gb2312han"}
 
 

@@ -28,6 +28,10 @@ final class _UCATable: Sendable {
     private let pool: [Element]
     /// Multi-scalar entries (NFD), and every proper prefix of them (as `nil`).
     private let contractions: [[UInt32]: Range<Int>?]
+    /// Every contraction's first two scalars, `first << 32 | second`: most letters that start
+    /// one ("a" in Swedish, for "a" + U+030A) are followed by others, found here without
+    /// building an array.
+    private let pairs: Set<UInt64>
     private let longestContraction: Int
     /// The codes of the implicit weights' 256 leads (0xFB00 + k), and their secondary and
     /// tertiary codes.
@@ -50,6 +54,7 @@ final class _UCATable: Sendable {
         self.slots = slots
         self.pool = pool
         self.contractions = contractions
+        self.pairs = Set(contractions.keys.filter { $0.count >= 2 }.map { UInt64($0[0]) << 32 | UInt64($0[1]) })
         self.longestContraction = longestContraction
         self.implicitLeads = implicitLeads
         self.implicitLevels = implicitLevels
@@ -202,9 +207,17 @@ final class _UCATable: Sendable {
             }
         }
         let starts = Set(contractions.keys.map { $0[0] })
-        // Contractions whose second scalar is a starter ("ch", "dzs", "aa"): a precomposed
-        // character after their first scalar may continue them once decomposed.
-        let starterStarts = Set(contractions.keys.filter { combiningClass($0[1]) == 0 }.map { $0[0] })
+        // Contractions that continue with a starter ("ch", "dzs", "aa", Walser's "ää"): a
+        // precomposed character after their first scalar may continue them once decomposed.
+        var starterStarts = Set(contractions.keys.filter { $0.dropFirst().contains { combiningClass($0) == 0 } }.map { $0[0] })
+        // And the precomposed letters that decompose to such a start ("ä" for Walser's "ää").
+        if !starterStarts.isEmpty {
+            for scalar in singles.keys where scalar >= 0xC0 {
+                guard let value = Unicode.Scalar(scalar) else { continue }
+                let decomposed = _nfdScalars(String(value))
+                if decomposed.count > 1, starterStarts.contains(decomposed[0].value) { starterStarts.insert(scalar) }
+            }
+        }
         let longest = contractions.keys.map(\.count).max() ?? 1
         // Starters that continue a contraction (U+0CD5 after U+0CC6 U+0CC2 in Kannada).
         let continuers = Set(contractions.keys.flatMap { $0.dropFirst().filter { combiningClass($0) == 0 } })
@@ -311,6 +324,12 @@ final class _UCATable: Sendable {
     /// The longest contraction at `i`: contiguous first, then discontiguous non-starters
     /// (marked in `skipped`). `nil` when no contraction matches.
     private func longestMatch(_ scalars: [UInt32], at i: Int, skipped: inout [Bool]) -> (Range<Int>, Int)? {
+        // Followed by a starter no contraction continues with: only the scalar itself.
+        if i + 1 >= scalars.count { return nil }
+        if !pairs.contains(UInt64(scalars[i]) << 32 | UInt64(scalars[i + 1])) && _UCATable.combiningClass(scalars[i + 1]) == 0
+            && (skipped.isEmpty || !skipped[i + 1]) {
+            return nil
+        }
         var key = [scalars[i]]
         var best: Range<Int>?
         var end = i + 1

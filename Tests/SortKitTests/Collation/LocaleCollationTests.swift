@@ -39,6 +39,8 @@ struct LocaleCollationTests {
         // Han sorts before Latin in Chinese ([reorder Hani]), after it in the root.
         #expect(try sorted(["zoo", "中"], "locale=zh") == ["中", "zoo"])
         #expect(try sorted(["zoo", "中"], "locale=und") == ["zoo", "中"])
+        // Korean: a Hanja sorts with the syllable it reads as (伽 is 가), Hangul before Han.
+        #expect(try sorted(["나", "伽", "가", "中"], "locale=ko") == ["가", "伽", "나", "中"])
     }
 
     @Test("Strengths: nocase ignores case, fold accents too, natural compares numbers")
@@ -141,7 +143,7 @@ struct LocaleCollationClosureTests {
             .map(String.init) + ["ch", "dzs", "aa", "ll", "cs", "gy", "ij", "ĳ", "ǻ", "ǟ", "ṩ", "ễ"]
         for identifier in LocaleCollation.availableIdentifiers {
             let collation = Collation.locale(try LocaleCollation(identifier))
-            for _ in 0..<200 {
+            for _ in 0..<300 {
                 let text = (0..<Int.random(in: 1...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
                 let decomposed = String(String.UnicodeScalarView(_nfdScalars(text)))
                 #expect(collation.sortKey(for: text) == collation.sortKey(for: decomposed), "locale=\(identifier) \(text.debugDescription) (seed \(seed))")
