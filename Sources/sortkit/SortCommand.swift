@@ -11,7 +11,9 @@ struct SortCommand: ParsableCommand {
         discussion: """
             SPEC is KEY[,KEY...] with KEY := ['-'|'+'] column [':' modifier]...; '-' means descending.
             Modifiers: num, text, date, binary, nocase, fold, natural (default), nulls-first,
-            nulls-last (default), nulls-natural, enum=a|b|c, abs, len, empty=null, random=SEED.
+            nulls-last (default), nulls-natural, enum=a|b|c, abs, len, empty=null, random=SEED,
+            locale=TAG (a language's order: sv, uk, de-u-co-phonebk, zh, und; with nocase, fold
+            or natural for a weaker strength).
             --debug explains the order of adjacent output records on standard error. Columns are typed by their values
             (integer, float, date, bool, string) unless a modifier says otherwise. The sort is stable,
             and every record is written back byte for byte. Files larger than --max-memory are
@@ -20,6 +22,7 @@ struct SortCommand: ParsableCommand {
             Examples:
               sortkit sort books.csv --by 'status:enum=todo|reading|done,-price:num,title'
               sortkit sort big.csv --by -price --max-memory 256M -o sorted.csv
+              sortkit sort names.csv --by 'name:locale=sv'      (å ä ö after z)
               sortkit sort big.csv --by title --top 10
               sortkit sort sorted.csv --by -price --check
               sortkit sort people.csv --by 'delta:abs,name:fold' --debug
