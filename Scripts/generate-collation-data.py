@@ -16,12 +16,13 @@ and tertiaries are scaled by 128 (s*128+64) for the same reason. Reordering ([re
 permutes the ranks of whole script groups.
 
 Blob layout (little endian), base64 in the Swift file:
-  "SKC1", u32 rootPrimaryCount, u32 rank of primary 0xFB00 (the implicit weights' leads)
+  "SKC1", u32 rootPrimaryCount, u32 rank of primary 0xFB00 (the implicit weights' leads),
+  u32 the last variable primary (spaced: rank*256+255)
   root singles: u32 count, then per entry: u24 scalar, u8 n, n x CE
   root contractions: u32 count, then per entry: u8 m, m x u24 scalars, u8 n, n x CE
   names: u32 count, then per name: u8 len, tag (ASCII), u16 block
   blocks: u32 count, then per block:
-    u8 flags (1: caseFirst upper, 2: backwards secondary), u16 runs, runs x (u16 from, u16 count, u16 to)
+    u8 flags (1: caseFirst upper, 2: backwards secondary, 4: alternate shifted), u16 runs, runs x (u16 from, u16 count, u16 to)
     u32 entries, per entry: u8 m, m x u24 scalars, u8 n, n x CE; or, for m = 0, a long list:
     u24 lead primary, u32 count, count x (u24 scalar, u24 trail primary), each scalar weighing
     (lead, common, common) (trail, 0, 0)
@@ -64,6 +65,11 @@ for line in open(os.path.join(CLDR, "uca", "allkeys_CLDR.txt"), encoding="utf-8"
         if scalars in root:
             continue
     root[scalars] = ces
+
+
+VARIABLE_PRIMARIES = set()
+for line in open(os.path.join(CLDR, "uca", "allkeys_CLDR.txt"), encoding="utf-8"):
+    VARIABLE_PRIMARIES.update(int(p, 16) for p in re.findall(r"\[\*([0-9A-F]{4})\.", line))
 
 
 def is_trail(ces, k):
@@ -293,6 +299,7 @@ class Tailoring:
         self.before = {}
         self.case_first_upper = False
         self.backwards = False
+        self.shifted = False
         self.reorder = []
 
     def ces(self, scalars):
@@ -345,6 +352,8 @@ class Tailoring:
                     self.case_first_upper = True
                 elif words[0] == "backwards" and words[1] == "2":
                     self.backwards = True
+                elif words[0] == "alternate" and words[1] == "shifted":
+                    self.shifted = True
                 elif words[0] == "reorder":
                     self.reorder = words[1:]
                 elif words[0] in ("normalization", "strength", "suppressContractions", "optimize"):
@@ -360,6 +369,13 @@ class Tailoring:
                     if words[0] == "before":
                         before_level = int(words[1]) - 1
                         i += 1
+                    elif tokens[i][1] == "last primary ignorable":
+                        # Secondary relations after it make secondary-only weights above every
+                        # combining mark's (Zhuyin's tone marks).
+                        last = max(ce[1] for ces in root.values() for ce in ces if ce[0] == 0 and ce[1])
+                        anchor = [(0, last * 128 + 64, COMMON_T)]
+                        i += 1
+                        continue
                     elif tokens[i][1] in ("last secondary ignorable", "last tertiary ignorable"):
                         # Relations after these make tertiary-only weights (Arabic vowel marks)
                         # or, with "=", ignorable ones: the anchor is the all-zero element.
@@ -723,7 +739,8 @@ def main():
         sys.stderr.write("root: %d precomposed characters weigh otherwise than their NFD: added\n" % len(root_fixes))
         root_scaled.update(root_fixes)
     out = bytearray(b"SKC1")
-    out += struct.pack("<II", len(primaries), rank[0xFB00])
+    # The last variable primary (spaces and punctuation, CLDR's default maxVariable), spaced.
+    out += struct.pack("<III", len(primaries), rank[0xFB00], rank[max(VARIABLE_PRIMARIES)] * 256 + 255)
     singles = sorted((k, v) for k, v in root_scaled.items() if len(k) == 1)
     contractions = sorted((k, v) for k, v in root_scaled.items() if len(k) > 1)
     out += struct.pack("<I", len(singles))
@@ -840,7 +857,7 @@ def closure(entries):
 
 
 def flags_of(tailoring):
-    return (1 if tailoring.case_first_upper else 0) | (2 if tailoring.backwards else 0)
+    return (1 if tailoring.case_first_upper else 0) | (2 if tailoring.backwards else 0) | (4 if tailoring.shifted else 0)
 
 
 def case_entries(tailoring, entries):

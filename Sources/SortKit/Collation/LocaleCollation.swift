@@ -176,9 +176,26 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
         var elements: [_UCATable.Element] = []
         elements.reserveCapacity(scalars.count + 4)
         table.appendElements(of: scalars, numeric: numeric, to: &elements)
+        if table.shiftedBelow != 0 { Self.dropVariables(&elements, below: table.shiftedBelow) }
         Self.appendLevels(elements, strength: numeric ? .primary : strength, table: table, to: &key)
         key.append(0)
         key.append(contentsOf: nfc.utf8)
+    }
+
+    /// UCA's shifted variable weighting at strengths up to tertiary: spaces and punctuation,
+    /// and the primary-ignorable elements right after them, weigh nothing.
+    static func dropVariables(_ elements: inout [_UCATable.Element], below limit: UInt32) {
+        var afterVariable = false
+        elements.removeAll { element in
+            let p = UInt32(element >> 32)
+            if p != 0 && p & _UCATable.trailFlag == 0 && p < limit {
+                afterVariable = true
+                return true
+            }
+            if p == 0 { return afterVariable }
+            afterVariable = false
+            return false
+        }
     }
 
     /// Each level's non-zero weight codes, bytes 0x02 and up (base 254), levels separated by

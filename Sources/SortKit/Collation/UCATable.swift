@@ -40,6 +40,9 @@ final class _UCATable: Sendable {
     /// Whether a secondary (tertiary) code takes two key bytes: more than 253 of them.
     let wideSecondaries: Bool
     let wideTertiaries: Bool
+    /// `[alternate shifted]` (Thai): primary codes below this (spaces and punctuation) and the
+    /// marks after them are ignored at every level; 0 when not shifted.
+    let shiftedBelow: UInt32
     let caseFirstUpper: Bool
     let backwardsSecondary: Bool
     /// The primary of numbers under numeric ordering: just before the digit zero.
@@ -49,7 +52,7 @@ final class _UCATable: Sendable {
 
     private init(pages: [Int32], slots: [UInt32], pool: [Element], contractions: [[UInt32]: Range<Int>?], longestContraction: Int,
                  caseFirstUpper: Bool, backwardsSecondary: Bool, numberPrimary: UInt32, implicitLeads: [UInt32],
-                 implicitLevels: (UInt16, UInt16), wideSecondaries: Bool, wideTertiaries: Bool) {
+                 implicitLevels: (UInt16, UInt16), wideSecondaries: Bool, wideTertiaries: Bool, shiftedBelow: UInt32) {
         self.pages = pages
         self.slots = slots
         self.pool = pool
@@ -60,6 +63,7 @@ final class _UCATable: Sendable {
         self.implicitLevels = implicitLevels
         self.wideSecondaries = wideSecondaries
         self.wideTertiaries = wideTertiaries
+        self.shiftedBelow = shiftedBelow
         self.caseFirstUpper = caseFirstUpper
         self.backwardsSecondary = backwardsSecondary
         self.numberPrimary = numberPrimary
@@ -71,6 +75,7 @@ final class _UCATable: Sendable {
     private struct Decoded: Sendable {
         var primaryCount = 0
         var fbRank = 0
+        var lastVariable = 0
         var singles: [(UInt32, [Element])] = []
         var contractions: [([UInt32], [Element])] = []
         var tailorings: [String: Tailoring] = [:]
@@ -105,6 +110,7 @@ final class _UCATable: Sendable {
         var result = Decoded()
         result.primaryCount = u32()
         result.fbRank = u32()
+        result.lastVariable = u32()
         result.singles = (0..<u32()).map { _ in
             let scalar = UInt32(u24())
             return (scalar, elements())
@@ -263,6 +269,7 @@ final class _UCATable: Sendable {
             Dictionary(uniqueKeysWithValues: values.sorted().enumerated().map { ($0.element, UInt32($0.offset + 1)) })
         }
         let primaryCode = codes(primaries), secondaryCode = codes(secondaries), tertiaryCode = codes(tertiaries)
+        let lastVariable = primaries.filter { $0 <= UInt32(data.lastVariable) }.map { primaryCode[$0]! }.max() ?? 0
         func coded(_ element: Element) -> Element {
             let p = UInt32(element >> 32), s = UInt16(truncatingIfNeeded: element >> 16), t = UInt16(truncatingIfNeeded: element)
             let codedP = p == 0 || p & trailFlag != 0 ? p : primaryCode[p]!
@@ -272,7 +279,8 @@ final class _UCATable: Sendable {
                          caseFirstUpper: caseFirstUpper, backwardsSecondary: (tailoring?.flags ?? 0) & 2 != 0,
                          numberPrimary: primaryCode[numberPrimary]!, implicitLeads: leads.map { primaryCode[$0]! },
                          implicitLevels: (UInt16(secondaryCode[0x20 * 128 + 64]!), UInt16(tertiaryCode[commonTertiary]!)),
-                         wideSecondaries: secondaries.count > 253, wideTertiaries: tertiaries.count > 253)
+                         wideSecondaries: secondaries.count > 253, wideTertiaries: tertiaries.count > 253,
+                         shiftedBelow: (tailoring?.flags ?? 0) & 4 != 0 ? lastVariable + 1 : 0)
     }
 
     /// UCA's uppercase tertiary weights (before scaling): under `[caseFirst upper]` they sort first.

@@ -39,6 +39,9 @@ struct LocaleCollationTests {
         // Han sorts before Latin in Chinese ([reorder Hani]), after it in the root.
         #expect(try sorted(["zoo", "中"], "locale=zh") == ["中", "zoo"])
         #expect(try sorted(["zoo", "中"], "locale=und") == ["zoo", "中"])
+        // Thai ignores spaces and punctuation ([alternate shifted]); the root weighs them first.
+        #expect(try sorted(["ab", "a-c", "aa"], "locale=th") == ["aa", "ab", "a-c"])
+        #expect(try sorted(["ab", "a-c", "aa"], "locale=und") == ["a-c", "aa", "ab"])
         // Korean: a Hanja sorts with the syllable it reads as (伽 is 가), Hangul before Han.
         #expect(try sorted(["나", "伽", "가", "中"], "locale=ko") == ["가", "伽", "나", "中"])
     }
