@@ -25,7 +25,9 @@ Blob layout (little endian), base64 in the Swift file:
     u8 flags (1: caseFirst upper, 2: backwards secondary, 4: alternate shifted), u16 runs, runs x (u16 from, u16 count, u16 to)
     u32 entries, per entry: u8 m, m x u24 scalars, u8 n, n x CE; or, for m = 0, a long list:
     u24 lead primary, u32 count, count x (u24 scalar, u24 trail primary), each scalar weighing
-    (lead, common, common) (trail, 0, 0)
+    (lead, common, common) (trail, 0, 0); or, for m = 255, a prefix context: u8 p, p x u24
+    prefix scalars, then an entry as above (the text and its CEs), which applies when the text
+    follows the prefix
   CE: u24 primary, u16 secondary, u16 tertiary (scaled weights as above; a primary with the
   top bit 0x800000 set is an implicit weight's trail, which reordering leaves alone)
 """
@@ -134,6 +136,10 @@ def implicit(c):
 
 
 # ---------------------------------------------------------------- computing CEs of a string
+def nfc(scalars):
+    return tuple(ord(ch) for ch in unicodedata.normalize("NFC", "".join(map(chr, scalars))))
+
+
 def nfd(text):
     return tuple(ord(ch) for ch in unicodedata.normalize("NFD", text))
 
@@ -295,6 +301,7 @@ class Tailoring:
         self.table = dict(root_scaled)
         self.prefixes = {k[:j] for k in root_scaled if len(k) > 1 for j in range(2, len(k))}
         self.entries = {}
+        self.contexts = {}
         self.after = {}
         self.before = {}
         self.case_first_upper = False
@@ -410,8 +417,6 @@ class Tailoring:
                 if i < len(tokens) and tokens[i][0] == "ext":
                     extension = tokens[i + 1][1]
                     i += 2
-                if prefix_context is not None:
-                    raise Unsupported("prefix context")
                 items = [text]
                 if star:
                     items = []
@@ -426,12 +431,12 @@ class Tailoring:
                             items.append(chars[k])
                             k += 1
                 for item in items:
-                    anchor = self.relate(anchor, level, item, extension, before_level)
+                    anchor = self.relate(anchor, level, item, extension, before_level, prefix_context)
                     before_level = None
             else:
                 raise Unsupported("token " + kind)
 
-    def relate(self, anchor, level, text, extension, before_level):
+    def relate(self, anchor, level, text, extension, before_level, prefix=None):
         if anchor is None:
             raise Unsupported("relation before a reset")
         last = anchor[-1]
@@ -453,7 +458,12 @@ class Tailoring:
         if extension:
             ces += self.ces(nfd(extension))
         scalars = nfd(text)
-        self.set(scalars, ces)
+        if prefix is None:
+            self.set(scalars, ces)
+        else:
+            # A prefix context ("ぁ|ー": the long vowel mark after small a): kept apart, and
+            # matched by the run time against the scalars before.
+            self.contexts[(nfd(prefix), scalars)] = ces
         # The next relation is relative to this item's position, not its extension.
         return list(anchor[:-1]) + [new]
 
@@ -511,6 +521,7 @@ class Tailoring:
                     out.append((p, s, t))
             return out
 
+        self.numbered_contexts = {k: elements(v) for k, v in self.contexts.items()}
         return {k: elements(v) for k, v in self.entries.items()}
 
 
@@ -642,9 +653,7 @@ def reorder_runs(codes):
 # ---------------------------------------------------------------- CLDR files
 CO_ALIASES = {"phonebk": "phonebook", "trad": "traditional", "dict": "dictionary", "gb2312": "gb2312han"}
 SKIP_TYPES = {"search", "searchjl", "private-unihan", "emoji", "eor"}
-# Japanese needs prefix contexts (kana iteration marks): see the DocC article. Chinese (pinyin,
-# stroke) and Korean are compiled.
-SKIP_LANGUAGES = {"ja"}
+SKIP_LANGUAGES = set()
 SKIP_TYPES |= {"unihan", "big5han", "gb2312han"}
 
 
@@ -729,6 +738,18 @@ def main():
             entries.update(closure(entries))
             if mapping:
                 entries = {k: [remap(ce, mapping) for ce in v] for k, v in entries.items()}
+            contexts = tailoring.numbered_contexts
+            if mapping:
+                contexts = {k: [remap(ce, mapping) for ce in v] for k, v in contexts.items()}
+            # Both spellings of prefix and text: the run time sees NFD text, or text of starters
+            # as written (precomposed "が" before "ー").
+            spelled = {}
+            for (prefix, text), ces in contexts.items():
+                for p in {prefix, nfc(prefix)}:
+                    for t in {text, nfc(text)}:
+                        spelled[(p, t)] = ces
+            entries = dict(entries)
+            entries.update({("ctx",) + k: v for k, v in spelled.items()})
             item = (flags_of(tailoring), runs, case_entries(tailoring, entries))
             if kind != "standard" or default not in (None, "standard"):
                 tailorings.append((tag + "/" + kind, *item))
@@ -773,13 +794,17 @@ def main():
         # Long lists (lead, trail) of single scalars are written as runs: 6 bytes an entry.
         long_lists = {}
         rest = {}
+        contexts = [(k, v) for k, v in entries.items() if k[0] == "ctx"]
+        entries = {k: v for k, v in entries.items() if k[0] != "ctx"}
         for k, v in entries.items():
             if (len(k) == 1 and len(v) == 2 and v[1][1:] == (0, 0) and v[1][0] & TRAIL
                     and v[0][1:] == (COMMON_S, COMMON_T + (CASE_LOWER_OFFSET if upper & 1 else 0))):
                 long_lists.setdefault(v[0][0], []).append((k[0], v[1][0]))
             else:
                 rest[k] = v
-        out += struct.pack("<I", len(rest) + len(long_lists))
+        out += struct.pack("<I", len(rest) + len(long_lists) + len(contexts))
+        for (_, prefix, text), v in sorted(contexts):
+            out += bytes([255]) + entry(prefix, [])[:-1] + entry(text, v)
         for k, v in sorted(rest.items()):
             out += entry(k, v)
         for lead, items in sorted(long_lists.items()):
@@ -863,7 +888,7 @@ def flags_of(tailoring):
 def case_entries(tailoring, entries):
     if not tailoring.case_first_upper:
         return entries
-    return {k: [case_first(ce, k) for ce in v] for k, v in entries.items()}
+    return {k: [case_first(ce, k[2] if k[0] == "ctx" else k) for ce in v] for k, v in entries.items()}
 
 
 def remap(ce, mapping):

@@ -28,6 +28,9 @@ final class _UCATable: Sendable {
     private let pool: [Element]
     /// Multi-scalar entries (NFD), and every proper prefix of them (as `nil`).
     private let contractions: [[UInt32]: Range<Int>?]
+    /// Prefix contexts by their text's first scalar, longest first (Japanese: "ー" after "か"
+    /// weighs as a small "a").
+    private let contexts: [UInt32: [(prefix: [UInt32], text: [UInt32], range: Range<Int>)]]
     /// Every contraction's first two scalars, `first << 32 | second`: most letters that start
     /// one ("a" in Swedish, for "a" + U+030A) are followed by others, found here without
     /// building an array.
@@ -50,13 +53,15 @@ final class _UCATable: Sendable {
 
     static let caseLowerOffset: UInt16 = 10_000
 
-    private init(pages: [Int32], slots: [UInt32], pool: [Element], contractions: [[UInt32]: Range<Int>?], longestContraction: Int,
+    private init(pages: [Int32], slots: [UInt32], pool: [Element], contractions: [[UInt32]: Range<Int>?],
+                 contexts: [UInt32: [(prefix: [UInt32], text: [UInt32], range: Range<Int>)]], longestContraction: Int,
                  caseFirstUpper: Bool, backwardsSecondary: Bool, numberPrimary: UInt32, implicitLeads: [UInt32],
                  implicitLevels: (UInt16, UInt16), wideSecondaries: Bool, wideTertiaries: Bool, shiftedBelow: UInt32) {
         self.pages = pages
         self.slots = slots
         self.pool = pool
         self.contractions = contractions
+        self.contexts = contexts
         self.pairs = Set(contractions.keys.filter { $0.count >= 2 }.map { UInt64($0[0]) << 32 | UInt64($0[1]) })
         self.longestContraction = longestContraction
         self.implicitLeads = implicitLeads
@@ -84,6 +89,8 @@ final class _UCATable: Sendable {
             var flags: UInt8
             var runs: [(from: Int, count: Int, to: Int)]
             var entries: [([UInt32], [Element])]
+            /// Prefix contexts: (prefix, text, elements), the text weighing so after the prefix.
+            var contexts: [([UInt32], [UInt32], [Element])] = []
         }
     }
 
@@ -126,7 +133,14 @@ final class _UCATable: Sendable {
             let flags = UInt8(u8())
             let runs = (0..<u16()).map { _ in (from: u16(), count: u16(), to: u16()) }
             var entries: [([UInt32], [Element])] = []
+            var contexts: [([UInt32], [UInt32], [Element])] = []
             for _ in 0..<u32() {
+                if bytes[i] == 255 {
+                    i += 1
+                    let prefix = scalars()
+                    contexts.append((prefix, scalars(), elements()))
+                    continue
+                }
                 guard bytes[i] == 0 else {
                     entries.append((scalars(), elements()))
                     continue
@@ -142,7 +156,7 @@ final class _UCATable: Sendable {
                     entries.append(([scalar], [first, UInt64(u24()) << 32]))
                 }
             }
-            blocks.append(.init(flags: flags, runs: runs, entries: entries))
+            blocks.append(.init(flags: flags, runs: runs, entries: entries, contexts: contexts))
         }
         for (name, block) in names { result.tailorings[name] = blocks[block] }
         return result
@@ -212,6 +226,11 @@ final class _UCATable: Sendable {
                 addContraction(scalars, range)
             }
         }
+        var contexts: [UInt32: [(prefix: [UInt32], text: [UInt32], range: Range<Int>)]] = [:]
+        for (prefix, text, elements) in tailoring?.contexts ?? [] {
+            contexts[text[0], default: []].append((prefix, text, add(elements, adjust: false)))
+        }
+        for key in contexts.keys { contexts[key]!.sort { $0.prefix.count + $0.text.count > $1.prefix.count + $1.text.count } }
         let starts = Set(contractions.keys.map { $0[0] })
         // Contractions that continue with a starter ("ch", "dzs", "aa", Walser's "ää"): a
         // precomposed character after their first scalar may continue them once decomposed.
@@ -275,7 +294,7 @@ final class _UCATable: Sendable {
             let codedP = p == 0 || p & trailFlag != 0 ? p : primaryCode[p]!
             return UInt64(codedP) << 32 | UInt64(s == 0 ? 0 : secondaryCode[s]!) << 16 | UInt64(t == 0 ? 0 : tertiaryCode[t]!)
         }
-        return _UCATable(pages: pages, slots: slots, pool: pool.map(coded), contractions: contractions, longestContraction: longest,
+        return _UCATable(pages: pages, slots: slots, pool: pool.map(coded), contractions: contractions, contexts: contexts, longestContraction: longest,
                          caseFirstUpper: caseFirstUpper, backwardsSecondary: (tailoring?.flags ?? 0) & 2 != 0,
                          numberPrimary: primaryCode[numberPrimary]!, implicitLeads: leads.map { primaryCode[$0]! },
                          implicitLevels: (UInt16(secondaryCode[0x20 * 128 + 64]!), UInt16(tertiaryCode[commonTertiary]!)),
@@ -308,6 +327,16 @@ final class _UCATable: Sendable {
                 continue
             }
             let scalar = scalars[i]
+            if !contexts.isEmpty, let candidates = contexts[scalar],
+               let match = candidates.first(where: { candidate in
+                   i >= candidate.prefix.count && i + candidate.text.count <= n
+                       && scalars[(i - candidate.prefix.count)..<i].elementsEqual(candidate.prefix)
+                       && scalars[i..<(i + candidate.text.count)].elementsEqual(candidate.text)
+               }) {
+                out.append(contentsOf: pool[match.range])
+                i += match.text.count
+                continue
+            }
             if numeric, let digit = _UCATable.digitValue(scalar) {
                 i = appendNumber(scalars, from: i, firstDigit: digit, skipped: skipped, to: &out)
                 continue

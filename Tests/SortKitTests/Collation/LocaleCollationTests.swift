@@ -42,6 +42,11 @@ struct LocaleCollationTests {
         // Thai ignores spaces and punctuation ([alternate shifted]); the root weighs them first.
         #expect(try sorted(["ab", "a-c", "aa"], "locale=th") == ["aa", "ab", "a-c"])
         #expect(try sorted(["ab", "a-c", "aa"], "locale=und") == ["a-c", "aa", "ab"])
+        // Japanese: the long vowel mark weighs as the vowel before it (カーキ as カアキ, so after
+        // カアカ); the root gives it a weight of its own, before every kana.
+        #expect(try sorted(["カイ", "カーキ", "カアカ"], "locale=ja") == ["カアカ", "カーキ", "カイ"])
+        #expect(try sorted(["カイ", "カーキ", "カアカ"], "locale=und") == ["カーキ", "カアカ", "カイ"])
+        #expect(try sorted(["日本", "にほん"], "locale=ja") == ["にほん", "日本"])
         // Korean: a Hanja sorts with the syllable it reads as (伽 is 가), Hangul before Han.
         #expect(try sorted(["나", "伽", "가", "中"], "locale=ko") == ["가", "伽", "나", "中"])
     }
