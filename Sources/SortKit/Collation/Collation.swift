@@ -67,6 +67,11 @@ public enum Collation: Sendable, Hashable {
         case "natural": self = .natural
         default:
             guard rawValue.hasPrefix("locale=") else { return nil }
+            // SQLite's sortkit_key() names the collation on every row: parsed once.
+            if let known = Collation._parsedLocales.withLock({ $0[rawValue] }) {
+                self = known
+                return
+            }
             var parts = rawValue.dropFirst("locale=".count).split(separator: ":").map(String.init)
             guard let tag = parts.first else { return nil }
             parts.removeFirst()
@@ -81,8 +86,14 @@ public enum Collation: Sendable, Hashable {
             }
             guard let locale = try? LocaleCollation(tag, strength: strength, numeric: numeric) else { return nil }
             self = .locale(locale)
+            Collation._parsedLocales.withLock { cache in
+                if cache.count < 256 { cache[rawValue] = self }
+            }
         }
     }
+
+    /// Locale collations by raw value, as parsed (at most 256).
+    private static let _parsedLocales = _Locked<[String: Collation]>([:])
 
     /// Whether this is a ``locale(_:)`` collation.
     public var isLocale: Bool {
