@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How strings compare: an order defined by a sort-key function, so that the same collation
 /// gives the same order in memory, in SQLite and in PostgreSQL.
@@ -93,7 +94,27 @@ public enum Collation: Sendable, Hashable {
     }
 
     /// Locale collations by raw value, as parsed (at most 256).
-    private static let _parsedLocales = _Locked<[String: Collation]>([:])
+    private static let _parsedLocales = Mutex<[String: Collation]>([:])
+
+    /// A locale collation and a strength (`nocase`, `fold`, `natural`) as one collation, in
+    /// either order; `nil` when the two conflict (`binary`, two locales, a locale that already
+    /// has a strength).
+    ///
+    ///     Collation.locale(try LocaleCollation("sv")).combined(with: .caseInsensitive)   // locale=sv:nocase
+    func combined(with other: Collation) -> Collation? {
+        switch (self, other) {
+        case (.locale(let locale), let strength), (let strength, .locale(let locale)):
+            guard locale.strength == .tertiary && !locale.numeric else { return nil }
+            switch strength {
+            case .caseInsensitive: return try? .locale(LocaleCollation(locale.identifier, strength: .secondary))
+            case .folded: return try? .locale(LocaleCollation(locale.identifier, strength: .primary))
+            case .natural: return try? .locale(LocaleCollation(locale.identifier, strength: .primary, numeric: true))
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
 
     /// Whether this is a ``locale(_:)`` collation.
     public var isLocale: Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The compiled collation data (`LocaleCollationData.swift`, written by
 /// `Scripts/generate-collation-data.py`).
@@ -168,7 +169,7 @@ final class _UCATable: Sendable {
     /// The root table (CLDR's root collation, `und`).
     static let root: _UCATable = make(tailoring: nil)
 
-    private static let cache = _Locked<[String: _UCATable]>([:])
+    private static let cache = Mutex<[String: _UCATable]>([:])
 
     /// The table of a compiled tailoring name (`sv`, `de/phonebook`), built once.
     static func table(named name: String) -> _UCATable? {
@@ -529,17 +530,5 @@ final class _UCATable: Sendable {
         out.append(UInt64(_UCATable.trailFlag | UInt32(min(digits.count, 0x7F_FFFF))) << 32)
         for digit in digits { out.append(UInt64(_UCATable.trailFlag | UInt32(digit + 1)) << 32) }
         return i
-    }
-}
-
-/// A value behind a lock, for caches read from many threads.
-final class _Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
     }
 }

@@ -178,7 +178,7 @@ private func _escape(_ text: String, special: String, escapeLeadingSign: Bool) -
     return result
 }
 
-struct _SpecParser {
+private struct _SpecParser {
     let characters: [Character]
     let text: String
 
@@ -262,7 +262,7 @@ struct _SpecParser {
             if case .collation(let collation) = modifier,
                let index = modifiers.firstIndex(where: { if case .collation = $0 { true } else { false } }),
                case .collation(let earlier) = modifiers[index] {
-                guard let merged = Self.merge(earlier, collation) else {
+                guard let merged = earlier.combined(with: collation) else {
                     throw error("modifier '\(modifier)' conflicts with '\(modifiers[index])'", at: part.startIndex,
                                 hint: earlier.isLocale || collation.isLocale ? "locale=TAG combines with nocase, fold or natural, not with binary or another locale" : nil)
                 }
@@ -275,25 +275,6 @@ struct _SpecParser {
             modifiers.append(modifier)
         }
         return SortSpec.Key(columnName, direction, modifiers)
-    }
-
-    /// A locale collation and a strength modifier as one collation, or `nil` when the two
-    /// conflict.
-    static func merge(_ a: Collation, _ b: Collation) -> Collation? {
-        switch (a, b) {
-        case (.locale(let locale), let other), (let other, .locale(let locale)):
-            guard locale.strength == .tertiary && !locale.numeric, !other.isLocale else { return nil }
-            let strength: LocaleCollation.Strength
-            switch other {
-            case .caseInsensitive: strength = .secondary
-            case .folded: strength = .primary
-            case .natural: strength = .primary
-            default: return nil
-            }
-            return try? .locale(LocaleCollation(locale.identifier, strength: strength, numeric: other == .natural))
-        default:
-            return nil
-        }
     }
 
     func parseModifier(_ part: ArraySlice<Character>) throws -> SortSpec.Modifier {

@@ -234,7 +234,7 @@ extension SortSpec {
             if key.modifiers.contains(where: { if case .transform = $0 { true } else { false } }) { return key }
             if let index = key.modifiers.firstIndex(where: { if case .collation = $0 { true } else { false } }) {
                 if case .collation(let own) = key.modifiers[index], !own.isLocale, own != .binary,
-                   let merged = _SpecParser.merge(collation, own) {
+                   let merged = collation.combined(with: own) {
                     key.modifiers[index] = .collation(merged)
                 }
                 return key
