@@ -70,6 +70,25 @@ struct LocaleServerTests {
         }
     }
 
+    @Test("Odd and hostile locale tags in the URL: a clear 400 naming the tag, escaped in the page; nothing echoed raw")
+    func hostileTags() async throws {
+        let server = try await Self.server(TableSortSettings())
+        try await application(server).test(.router) { client in
+            let tags = ["", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "sv-u-kn-true", "de-u-co-pinyin", String(repeating: "a", count: 5_000),
+                        "e%CC%81n", "sv%00", "sv:binary"]
+            for tag in tags {
+                let reply = try await client.execute(uri: "/api/tables/words/rows?sort=name:locale=" + tag, method: .get) { $0 }
+                #expect(reply.status == .badRequest, "\(tag.prefix(40))")
+                #expect(reply.text.contains("locale") || reply.text.contains("binary"), "\(tag.prefix(40))")
+                #expect(!reply.text.contains("<script>"))
+                let page = try await client.execute(uri: "/tables/words?sort=name:locale=" + tag, method: .get) { $0.text }
+                #expect(!page.contains("<script>alert"))
+            }
+            // A valid tag in any case and with "_" works.
+            #expect(try await client.execute(uri: "/api/tables/words/rows?sort=name:locale=SV_se", method: .get) { $0.json?.ids } == [3, 8, 7, 5, 4, 6, 1, 2])
+        }
+    }
+
     @Test("withDefaultCollation: keys that name none take it; strengths combine; transforms and binary keep theirs")
     func defaultCollation() throws {
         let swedish = Collation.locale(try LocaleCollation("sv"))

@@ -119,6 +119,9 @@ struct SortCommandTests {
         (["sort", "books.csv", "--by", "title", "--bogus"], "Unknown option '--bogus'"),
         (["sort", "books.csv", "--by", "title", "--max-memory", "lots"], "--max-memory must be a size like 256M, 2G or 1000000"),
         (["sort", "books.csv", "--by", "title", "--top", "0"], "--top must be 1 or more"),
+        (["sort", "books.csv", "--by", "title:locale=xx-u-co-foo"], "locale 'xx-u-co-foo': 'xx' has no 'foo' collation"),
+        (["sort", "books.csv", "--by", "title:locale=sv:binary"], "modifier 'binary' conflicts with 'locale=sv'"),
+        (["sort", "books.csv", "--by", "title:locale=e\u{301}n"], "locale 'e\u{301}n': a tag is letters, digits and '-'"),
     ])
     func errors(arguments: [String], message: String) async throws {
         let (result, _) = try await run(arguments, files: ["books.csv": booksCSV, "bad.csv": "a,b\n1,2\n3,4,5\n"])
