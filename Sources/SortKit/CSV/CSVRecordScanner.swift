@@ -245,8 +245,7 @@ package struct _CSVRecordScanner {
         index = position
         self.line = line
         let record = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        // ASCII (checked eight bytes at a time) is valid UTF-8.
-        guard _isASCII(record) || String(validating: record, as: UTF8.self) != nil else {
+        guard _isValidUTF8(record) else {
             throw CSVError(line: recordLine, "invalid UTF-8 text")
         }
         return (start..<end, recordLine)

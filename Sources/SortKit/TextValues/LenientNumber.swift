@@ -51,7 +51,7 @@ public enum LenientNumber {
                 if first != "+" { negative.toggle() }
             } else if first.properties.generalCategory == .currencySymbol {
                 currencies += 1
-            } else if !first.properties.isWhitespace {
+            } else if !_isWhitespace(first) {
                 return nil
             }
             scalars = scalars.dropFirst()
@@ -60,7 +60,7 @@ public enum LenientNumber {
         while let last = scalars.last, !_isDigit(last) {
             if last.properties.generalCategory == .currencySymbol {
                 currencies += 1
-            } else if !last.properties.isWhitespace {
+            } else if !_isWhitespace(last) {
                 break
             }
             scalars = scalars.dropLast()
@@ -125,8 +125,8 @@ private func _plainDecimal(_ scalars: ArraySlice<Unicode.Scalar>) -> String? {
 }
 
 private func _trim(_ scalars: inout ArraySlice<Unicode.Scalar>) {
-    while let first = scalars.first, first.properties.isWhitespace { scalars = scalars.dropFirst() }
-    while let last = scalars.last, last.properties.isWhitespace { scalars = scalars.dropLast() }
+    while let first = scalars.first, _isWhitespace(first) { scalars = scalars.dropFirst() }
+    while let last = scalars.last, _isWhitespace(last) { scalars = scalars.dropLast() }
 }
 
 

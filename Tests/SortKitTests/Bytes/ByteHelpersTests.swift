@@ -122,4 +122,45 @@ struct ByteHelpersTests {
         #expect(_concatenated(arrays, adding: [0, 10, 100, 1_000]) == [1, 2, 103, 1_004, 1_005, 1_006])
         #expect(_concatenated([[Int32]]()) == [])
     }
+
+    @Test("UTF-8 validation agrees with the standard library's on every byte sequence: boundaries of each lead byte, truncations, surrogates, overlongs, ASCII runs around them (seeded)")
+    func validUTF8() {
+        var random = SeededRandom.fromEnvironment(default: 0xB17E_0008)
+        // Bytes around every boundary of table 3-7, and whole valid sequences to mix in.
+        let edges: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xFF]
+        let sequences: [[UInt8]] = ["é", "ж", "中", "😀", "\u{10FFFF}", "\u{D7FF}", "\u{E000}", "abcdefgh"].map { Array($0.utf8) }
+        for _ in 0..<100_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...14, using: &random) {
+                if Bool.random(using: &random) { bytes.append(edges.randomElement(using: &random)!) } else { bytes += sequences.randomElement(using: &random)! }
+            }
+            let expected = String(validating: bytes, as: UTF8.self) != nil
+            if bytes.withUnsafeBufferPointer(_isValidUTF8) != expected {
+                Issue.record("\(bytes.map { String($0, radix: 16) }): expected \(expected), \(random.replay)")
+                return
+            }
+        }
+        // Every two- and three-byte sequence from a lead byte, exhaustively.
+        for lead in 0xC0...0xFF as ClosedRange<Int> {
+            for second in 0...0xFF {
+                for third in [0x00, 0x80, 0xBF, 0xC0] {
+                    let bytes = [UInt8(lead), UInt8(second), UInt8(third), 0x80]
+                    for length in 2...4 {
+                        let prefix = Array(bytes.prefix(length))
+                        if prefix.withUnsafeBufferPointer(_isValidUTF8) != (String(validating: prefix, as: UTF8.self) != nil) {
+                            Issue.record("\(prefix.map { String($0, radix: 16) })")
+                            return
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("The White_Space shortcut agrees with the property for every scalar")
+    func whitespace() {
+        let disagreeing = (0...0x10FFFF as ClosedRange<UInt32>).compactMap(Unicode.Scalar.init).filter { _isWhitespace($0) != $0.properties.isWhitespace }
+        #expect(disagreeing.isEmpty, "\(disagreeing.prefix(10).map { "U+" + String($0.value, radix: 16) })")
+        #expect(_isWhitespace("\u{3000}") && _isWhitespace("\u{85}") && !_isWhitespace("\u{200B}") && !_isWhitespace("a"))
+    }
 }
