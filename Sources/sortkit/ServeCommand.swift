@@ -305,6 +305,7 @@ struct ServeCommand: AsyncParsableCommand {
                     changes.append(.addPreset(preset, spec))
                 }
                 if !changes.isEmpty {
+                    printToStandardError("sortkit: updating the presets of table '\(name)'…")
                     do {
                         try await store.alter(name, changes)
                     } catch {
@@ -318,6 +319,7 @@ struct ServeCommand: AsyncParsableCommand {
             guard let data = _readWholeFile(atPath: file) else {
                 throw ValidationError("cannot read '\(file)'")
             }
+            printToStandardError("sortkit: importing \(file) as table '\(name)' (\(data.count) bytes)…")
             do {
                 let schema = try await store.importCSV(data, as: name, delimiter: UInt8(ascii: ","), presets: presets)
                 let elapsed = ContinuousClock.now - start

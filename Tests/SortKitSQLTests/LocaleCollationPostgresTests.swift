@@ -92,16 +92,9 @@ struct LocaleCollationPostgresTests {
         return words.sorted()
     }
 
-    @Test("Every compiled tailoring orders seeded words as PostgreSQL's ICU does, at every strength")
+    @Test("Every compiled tailoring orders seeded words as PostgreSQL's ICU does, at every strength", .needs(.postgres, for: "locale collations against PostgreSQL's ICU"))
     func differential() async throws {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"] else {
-            if ProcessInfo.processInfo.environment["SORTKIT_REQUIRE_POSTGRES"] == "1" {
-                Issue.record("DATABASE_URL is not set but SORTKIT_REQUIRE_POSTGRES=1")
-            } else {
-                print("SKIPPED locale collations against PostgreSQL's ICU: DATABASE_URL is not set (.ci/run starts a PostgreSQL and sets it)")
-            }
-            return
-        }
+        let url = try Service.postgres.value()
         let client = PostgresClient(configuration: try PostgresClient.Configuration(url: url))
         let runner = Task { await client.run() }
         defer { runner.cancel() }

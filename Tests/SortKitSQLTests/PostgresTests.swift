@@ -8,12 +8,11 @@ import Testing
 
 @Suite("PostgreSQL store")
 struct PostgresTests {
-    @Test("Two connections doing 10,000 moves into the same gap: unique positions, no lost move")
+    @Test("Two connections doing 10,000 moves into the same gap: unique positions, no lost move", .needs(.postgres, for: "concurrent moves on PostgreSQL"))
     func concurrentMoves() async throws {
         let location = try Backend.postgres.newLocation()
-        guard let first = try await Backend.postgres.open(location) as? PostgresTableStore,
-              let second = try await Backend.postgres.open(location) as? PostgresTableStore
-        else { return }
+        let first = try #require(try await Backend.postgres.open(location) as? PostgresTableStore)
+        let second = try #require(try await Backend.postgres.open(location) as? PostgresTableStore)
         let count = 40
         let csv = "n\n" + (1...count).map { "\($0)\n" }.joined()
         try await first.importCSV(Array(csv.utf8), as: "items", delimiter: UInt8(ascii: ","), presets: [:])
@@ -53,10 +52,11 @@ struct PostgresTests {
         await second.close()
     }
 
-    @Test("A preset's index serves its first page and its cursor seek")
+    @Test("A preset's index serves its first page and its cursor seek", .needs(.postgres, for: "PostgreSQL preset indexes"))
     func presetIndex() async throws {
         let location = try Backend.postgres.newLocation()
-        guard try await Backend.postgres.open(location) != nil, let url = Backend.postgres.url else { return }
+        _ = try await Backend.postgres.open(location)
+        let url = try Service.postgres.value()
         // The SQL path (the in-memory index answers pages by default).
         let store = try await PostgresTableStore(url: url, schema: location, inMemoryIndex: false, queryBudget: testQueryBudget)
         var random = SplitMix64(seed: 3)

@@ -17,8 +17,8 @@ let booksCSV = """
 
 @Suite("Table stores (SQLite and PostgreSQL)")
 struct TableStoreTests {
-    func store(_ backend: Backend, presets: [String: SortSpec] = [:]) async throws -> (any TableStore)? {
-        guard let store = try await backend.makeStore() else { return nil }
+    func store(_ backend: Backend, presets: [String: SortSpec] = [:]) async throws -> any TableStore {
+        let store = try await backend.makeStore()
         try await store.importCSV(Array(booksCSV.utf8), as: "books", delimiter: UInt8(ascii: ","), presets: presets)
         return store
     }
@@ -27,9 +27,9 @@ struct TableStoreTests {
         try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: spec)), search: search, limit: 100)).rows.map(\.id)
     }
 
-    @Test("Import infers types, keeps file order as ids, and sorts as memory does", arguments: Backend.allCases)
+    @Test("Import infers types, keeps file order as ids, and sorts as memory does", arguments: Backend.available)
     func importAndSort(_ backend: Backend) async throws {
-        guard let store = try await store(backend) else { return }
+        let store = try await store(backend)
         let schema = try await store.schema(of: "books")
         #expect(schema.columns.map(\.type) == [.string, .string, .string, .float, .date])
         #expect(try await ids(store, "") == [1, 2, 3, 4, 5])
@@ -43,9 +43,9 @@ struct TableStoreTests {
         #expect(page.rows[0].cells == ["emile", "Voltaire", "todo", "7.25", "1759-01-15"])
     }
 
-    @Test("Keyset cursors page through every row once, and reject tampering and other orders", arguments: Backend.allCases)
+    @Test("Keyset cursors page through every row once, and reject tampering and other orders", arguments: Backend.available)
     func cursors(_ backend: Backend) async throws {
-        guard let store = try await store(backend) else { return }
+        let store = try await store(backend)
         var request = try PageRequest(order: .spec(SortSpec(parsing: "-price,title")), limit: 2)
         var seen: [Int64] = []
         while true {
@@ -67,25 +67,27 @@ struct TableStoreTests {
         }
     }
 
-    @Test("Odd CSV through an import: a BOM, megabyte cells across the scan's slices, non-normalized text, huge numbers, a blank last field at end of file", arguments: Backend.allCases)
+    @Test("Odd CSV through an import: a BOM, megabyte cells across the scan's slices, non-normalized text, huge numbers, a blank last field at end of file", arguments: Backend.available)
     func oddImport(_ backend: Backend) async throws {
         let location = try backend.newLocation()
-        guard let store = try await backend.open(location) else { return }
+        let store = try await backend.open(location)
         let megabyte = String(repeating: "ü", count: 600_000)
         var csv = "\u{FEFF}name,n,note\n"
         for index in 0..<4 { csv += "\"\(megabyte)\(index)\",\(index),\"a \"\"q\"\", b\"\n" }
         csv += "Cafe\u{301},99999999999999999999,\n"   // a number too big for Int64: the column is text
         // What COPY's text format escapes: a tab, line ends, backslashes, a literal \N.
         csv += "\"tab\there\",8,\"line\nbreak \\N back\\slash\r\"\n"
+        csv += "\" \u{301}\",6,mark\n"               // a space a combining mark joins: not blank (scalars, not Characters)
         csv += "  ,7,last"                           // a blank name; no line end at end of file
         let schema = try await store.importCSV(Array(csv.utf8), as: "odd", delimiter: UInt8(ascii: ","), presets: ["ByNote": try SortSpec(parsing: "note,-n")])
         #expect(schema.columns.map(\.name) == ["name", "n", "note"] && schema.columns[1].type != .integer)
         let page = try await store.page(of: "odd", PageRequest(limit: 10))
-        #expect(page.total == 7 && page.rows.map(\.id) == [1, 2, 3, 4, 5, 6, 7])
+        #expect(page.total == 8 && page.rows.map(\.id) == [1, 2, 3, 4, 5, 6, 7, 8])
         #expect(page.rows[3].cells == [megabyte + "3", "3", "a \"q\", b"])
         #expect(page.rows[4].cells == ["Caf\u{E9}", "99999999999999999999", ""])   // NFC; blank is empty
         #expect(page.rows[5].cells == ["tab\there", "8", "line\nbreak \\N back\\slash\r"])
-        #expect(page.rows[6].cells == ["", "7", "last"])
+        #expect(page.rows[6].cells == [" \u{301}", "6", "mark"])
+        #expect(page.rows[7].cells == ["", "7", "last"])
         let found = try await store.page(of: "odd", PageRequest(order: .spec(SortSpec(parsing: "-name")), search: "UUU 2", limit: 10))
         #expect(found.rows.map(\.id) == [3], "\(backend)")
         let cafe = try await store.page(of: "odd", PageRequest(search: "cafe", limit: 10))
@@ -99,6 +101,7 @@ struct TableStoreTests {
         let requests = [
             PageRequest(limit: 10), PageRequest(search: "cafe"), PageRequest(search: "back\\slash"), PageRequest(search: "tab\the"),
             PageRequest(order: .spec(try SortSpec(parsing: "note,-n"))), PageRequest(order: .spec(try SortSpec(parsing: "n:num,name"))),
+            PageRequest(order: .spec(try SortSpec(parsing: "name,n"))), PageRequest(order: .spec(try SortSpec(parsing: "-name,n"))),
         ]
         for request in requests {
             let memory = try await store.page(of: "odd", request), sql = try await stored.page(of: "odd", request)
@@ -132,9 +135,9 @@ struct TableStoreTests {
         #expect(TableStoreError.classifying(CocoaError(.fileNoSuchFile)) == nil)
     }
 
-    @Test("A cursor whose value starts with a combining mark pages on (found by fuzz-cursor)", arguments: Backend.allCases)
+    @Test("A cursor whose value starts with a combining mark pages on (found by fuzz-cursor)", arguments: Backend.available)
     func cursorCombiningMark(_ backend: Backend) async throws {
-        guard let store = try await store(backend) else { return }
+        let store = try await store(backend)
         for title in ["\u{301}a", "\u{301}b", "\u{487}\u{301}c"] { _ = try await store.insert(["title": title], into: "books") }
         for spec in ["title", "title:binary", "-title:nocase"] {
             var request = try PageRequest(order: .spec(SortSpec(parsing: spec)), limit: 1)
@@ -151,9 +154,9 @@ struct TableStoreTests {
         #expect(try KeysetCursor.decode(cursor.encoded(secret: Data("k".utf8)), secret: Data("k".utf8), order: "title", search: "") == cursor)
     }
 
-    @Test("Rows are added, edited and deleted with validation by column type", arguments: Backend.allCases)
+    @Test("Rows are added, edited and deleted with validation by column type", arguments: Backend.available)
     func writes(_ backend: Backend) async throws {
-        guard let store = try await store(backend) else { return }
+        let store = try await store(backend)
         let id = try await store.insert(["title": "Aardvark", "price": "1"], into: "books")
         #expect(id == 6)
         #expect(try await ids(store, "title").first == 6)
@@ -172,9 +175,9 @@ struct TableStoreTests {
         #expect(try await ids(store, "", search: "zzz").isEmpty)
     }
 
-    @Test("A bad CSV names its line and imports nothing", arguments: Backend.allCases)
+    @Test("A bad CSV names its line and imports nothing", arguments: Backend.available)
     func badImport(_ backend: Backend) async throws {
-        guard let store = try await backend.makeStore() else { return }
+        let store = try await backend.makeStore()
         let error = await #expect(throws: CSVError.self) { try await store.importCSV(Array("a,b\n1,2\n3,4,5\n".utf8), as: "t", delimiter: 44, presets: [:]) }
         #expect(error?.description == "line 3: expected 2 fields (as in the first line), found 3")
         #expect(try await store.tables().isEmpty)
@@ -185,11 +188,11 @@ struct TableStoreTests {
         await #expect(throws: TableStoreError.tableExists("t")) { try await store.importCSV(Array("a\n1\n".utf8), as: "t", delimiter: 44, presets: [:]) }
     }
 
-    @Test("The manual order: moves by id and by index, new rows at the end, survives reopening", arguments: Backend.allCases)
+    @Test("The manual order: moves by id and by index, new rows at the end, survives reopening", arguments: Backend.available)
     func manualOrder(_ backend: Backend) async throws {
         let path = try backend.newLocation()
         do {
-            guard let store = try await backend.open(path) else { return }
+            let store = try await backend.open(path)
             try await store.importCSV(Array(booksCSV.utf8), as: "books", delimiter: UInt8(ascii: ","), presets: [:])
             try await store.move(5, in: "books", to: .before(1))
             try await store.move(1, in: "books", to: .after(3))
@@ -198,7 +201,7 @@ struct TableStoreTests {
             try await store.move(4, in: "books", to: .toIndex(99))
             await #expect(throws: TableStoreError.self) { try await store.move(42, in: "books", to: .toIndex(0)) }
         }
-        let store = try #require(try await backend.open(path))
+        let store = try await backend.open(path)
         let manual = try await store.page(of: "books", PageRequest(order: .manual, limit: 100)).rows.map(\.id)
         #expect(manual == [2, 5, 3, 1, 6, 4])
         var request = PageRequest(order: .manual, limit: 4)

@@ -5,8 +5,9 @@ import Testing
 
 /// The backends every table-store test runs on. PostgreSQL needs `DATABASE_URL` (and
 /// `DATABASE_URL_ICU` for a database whose default collation is ICU's en-US), as `.ci/run` and
-/// `.ci/pg.sh` export them; without it those cases print a SKIPPED line and pass, unless
-/// `SORTKIT_REQUIRE_POSTGRES=1` makes a missing database a failure.
+/// `.ci/pg.sh` export them; without it those cases are left out of ``available`` with a SKIPPED
+/// line (not run, so not counted as passed), unless `SORTKIT_REQUIRE_POSTGRES=1` makes a missing
+/// database a failure.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
     /// SQLite answering pages by SQL (`ORDER BY`, keys computed in the query) instead of its
@@ -16,6 +17,16 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case postgresICU
 
     var testDescription: String { rawValue }
+
+    /// The backends to test here: both SQLite modes, and each PostgreSQL one whose database is
+    /// set or required. Parameterized tests take these as arguments.
+    static let available: [Backend] = allCases.filter { backend in
+        switch backend {
+        case .sqlite, .sqliteSQL: true
+        case .postgres: Service.postgres.shouldRun("the table-store tests' postgres cases")
+        case .postgresICU: Service.postgresICU.shouldRun("the table-store tests' postgresICU cases")
+        }
+    }
 
     /// The database URL, or `nil` for SQLite.
     var url: String? {
@@ -32,29 +43,21 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
         url == nil && (self == .sqlite || self == .sqliteSQL) ? try temporaryDatabase() : "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 
-    /// Opens the store at `location`; `nil` (after printing why) when the backend isn't here.
-    func open(_ location: String) async throws -> (any TableStore)? {
+    /// Opens the store at `location`; throws ``Service/Missing`` when a required database isn't set.
+    func open(_ location: String) async throws -> any TableStore {
         switch self {
         case .sqlite:
             return try SQLiteTableStore(path: location, queryBudget: testQueryBudget)
         case .sqliteSQL:
             return try SQLiteTableStore(path: location, inMemoryIndex: false, queryBudget: testQueryBudget)
         case .postgres, .postgresICU:
-            guard let url else {
-                let variable = self == .postgres ? "DATABASE_URL" : "DATABASE_URL_ICU"
-                if ProcessInfo.processInfo.environment["SORTKIT_REQUIRE_POSTGRES"] == "1" {
-                    Issue.record("\(variable) is not set but SORTKIT_REQUIRE_POSTGRES=1")
-                } else {
-                    print("SKIPPED \(rawValue) case: \(variable) is not set (.ci/run starts a PostgreSQL and sets it)")
-                }
-                return nil
-            }
+            let url = try (self == .postgres ? Service.postgres : Service.postgresICU).value()
             return try await PostgresTableStore(url: url, schema: location, queryBudget: testQueryBudget)
         }
     }
 
-    /// A fresh, empty store; `nil` when the backend isn't here.
-    func makeStore() async throws -> (any TableStore)? {
+    /// A fresh, empty store.
+    func makeStore() async throws -> any TableStore {
         try await open(newLocation())
     }
 }

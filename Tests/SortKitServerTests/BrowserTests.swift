@@ -16,29 +16,9 @@ import Testing
 struct BrowserTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static func missing() -> String? {
-        let environment = ProcessInfo.processInfo.environment
-        let python = environment["SORTKIT_E2E_PYTHON"] ?? root.appendingPathComponent(".venv-e2e/bin/python").path
-        let needs = [
-            ("/usr/bin/chromium", "chromium"), ("/usr/bin/chromedriver", "chromium-driver"),
-            ("/usr/share/javascript/jquery-datatables/jquery.dataTables.min.js", "libjs-jquery-datatables"),
-            (python, "a Python with selenium (python3 -m venv .venv-e2e && .venv-e2e/bin/pip install selenium)"),
-        ]
-        let absent = needs.filter { !FileManager.default.fileExists(atPath: $0.0) }.map(\.1)
-        return absent.isEmpty ? nil : absent.joined(separator: ", ")
-    }
-
-    @Test("Sort, multi-sort, search, page, presets, drag and keyboard moves, inline edit; DataTables interop")
+    @Test("Sort, multi-sort, search, page, presets, drag and keyboard moves, inline edit; DataTables interop", .needs(.browser, for: "the browser e2e test"))
     func browser() async throws {
-        if let missing = Self.missing() {
-            if ProcessInfo.processInfo.environment["SORTKIT_REQUIRE_E2E"] == "1" {
-                Issue.record("browser e2e needs: \(missing)")
-            } else {
-                print("SKIPPED browser e2e test: not installed here: \(missing). .ci/run installs them.")
-            }
-            return
-        }
-        let python = ProcessInfo.processInfo.environment["SORTKIT_E2E_PYTHON"] ?? Self.root.appendingPathComponent(".venv-e2e/bin/python").path
+        let python = try Service.browser.value()
         // Books, and a people table with every sort setting: a fixed key, a pinned row, a
         // descending-first column and a column sorted by two others.
         let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: testQueryBudget)

@@ -8,19 +8,12 @@ import Testing
 @testable import SortKitServer
 
 /// `sortkit serve --postgres`: the same routes over PostgreSQL give the same replies as over
-/// SQLite. Needs `DATABASE_URL` (set by `.ci/run`); prints a SKIPPED line without it.
-@Suite("Serving from PostgreSQL")
+/// SQLite. Needs `DATABASE_URL` (set by `.ci/run`); skipped with a SKIPPED line without it.
+@Suite("Serving from PostgreSQL", .needs(.postgres, for: "serving from PostgreSQL"))
 struct PostgresServerTests {
     @Test("Every read route replies as over SQLite; writes and moves work")
     func sameReplies() async throws {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"] else {
-            if ProcessInfo.processInfo.environment["SORTKIT_REQUIRE_POSTGRES"] == "1" {
-                Issue.record("DATABASE_URL is not set but SORTKIT_REQUIRE_POSTGRES=1")
-            } else {
-                print("SKIPPED serving from PostgreSQL: DATABASE_URL is not set (.ci/run starts a PostgreSQL and sets it)")
-            }
-            return
-        }
+        let url = try Service.postgres.value()
         let schema = "srv_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let store = try await PostgresTableStore(url: url, schema: schema, queryBudget: testQueryBudget)
         try await DemoLibrary.install(in: store, count: 200)
@@ -57,10 +50,7 @@ struct PostgresServerTests {
 
     @Test("A lost database is a 503 naming no SQL; a query over the budget (statement_timeout) is a 503 too")
     func unavailable() async throws {
-        guard let url = ProcessInfo.processInfo.environment["DATABASE_URL"] else {
-            print("SKIPPED PostgreSQL 503 test: DATABASE_URL is not set (.ci/run starts a PostgreSQL and sets it)")
-            return
-        }
+        let url = try Service.postgres.value()
         let schema = "srv_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let store = try await PostgresTableStore(url: url, schema: schema, inMemoryIndex: false, queryBudget: .milliseconds(1))
         try await DemoLibrary.install(in: store, count: 20_000)

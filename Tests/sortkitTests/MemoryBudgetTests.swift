@@ -27,19 +27,11 @@ struct MemoryBudgetTests {
         return (kilobytes, try String(contentsOf: out, encoding: .utf8), process.terminationStatus)
     }
 
-    @Test("Narrow and wide files at 16M, 64M and 256M: peak RSS ≤ 1.25 × budget + base, output complete and sorted")
+    @Test("Narrow and wide files at 16M, 64M and 256M: peak RSS ≤ 1.25 × budget + base, output complete and sorted", .needs(.gnuTime, for: "the --max-memory test"))
     func budgets() async throws {
         // Child processes are awaited off the concurrency pool: blocking its two threads
         // would stall the asynchronous tests beside these.
         try await offPool {
-            guard FileManager.default.isExecutableFile(atPath: Self.time) else {
-                if ProcessInfo.processInfo.environment["SORTKIT_REQUIRE_TIME"] == "1" {
-                    Issue.record("GNU time is missing (apt-get install time) but SORTKIT_REQUIRE_TIME=1")
-                } else {
-                    print("SKIPPED --max-memory test: /usr/bin/time is missing (apt-get install time; .ci/run installs it)")
-                }
-                return
-            }
             // Narrow: 1.2M records of one integer (13 bytes each, 15 MB). Wide: 300,000 records of
             // five fields (about 80 bytes each, 24 MB), sorted by two text keys.
             var narrow = "n\n"

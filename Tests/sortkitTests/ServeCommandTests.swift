@@ -7,7 +7,7 @@ import FoundationNetworking
 
 /// `sortkit serve` as processes: two servers over one PostgreSQL database, each with its own
 /// in-memory index of the table, answer alike, and a write through one is seen by the next read
-/// through the other. Needs `DATABASE_URL` (set by `.ci/run`); prints a SKIPPED line without it.
+/// through the other. Needs `DATABASE_URL` (set by `.ci/run`); skipped with a SKIPPED line without it.
 @Suite("sortkit serve processes")
 struct ServeCommandTests {
     /// A running `sortkit serve`, stopped (SIGTERM, then waited for) by ``stop()``.
@@ -61,18 +61,6 @@ struct ServeCommandTests {
             if process.isRunning { process.terminate() }
             waitForExit(process)
         }
-    }
-
-    /// `DATABASE_URL`, or `nil` after printing a SKIPPED line naming `what` (a recorded issue
-    /// when `SORTKIT_REQUIRE_POSTGRES=1`, as in CI).
-    static func databaseURL(skipping what: String) -> String? {
-        if let url = ProcessInfo.processInfo.environment["DATABASE_URL"] { return url }
-        if ProcessInfo.processInfo.environment["SORTKIT_REQUIRE_POSTGRES"] == "1" {
-            Issue.record("DATABASE_URL is not set but SORTKIT_REQUIRE_POSTGRES=1")
-        } else {
-            print("SKIPPED \(what): DATABASE_URL is not set (.ci/run starts a PostgreSQL and sets it)")
-        }
-        return nil
     }
 
     struct CommandFailure: Error, CustomStringConvertible {
@@ -144,9 +132,9 @@ struct ServeCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("sortkit.sqlite").path))
     }
 
-    @Test("Two servers over one PostgreSQL agree; a write through one is read through the other")
+    @Test("Two servers over one PostgreSQL agree; a write through one is read through the other", .needs(.postgres, for: "two sortkit serve processes over PostgreSQL"))
     func twoServersOnePostgres() async throws {
-        guard let url = Self.databaseURL(skipping: "two sortkit serve processes over PostgreSQL") else { return }
+        let url = try Service.postgres.value()
         // A table name of its own, so runs never meet in the shared database.
         let table = "books_" + UUID().uuidString.prefix(8).lowercased()
         var csv = "title,author,price\n"

@@ -39,7 +39,7 @@ struct _TableInfo {
         for (index, column) in schema.columns.enumerated() {
             // Blank (whitespace only) is null, as in memory.
             let text = Collation.normalized(cells[index])
-            values.append(text.allSatisfy(\.isWhitespace) ? .null : .text(text))
+            values.append(text.unicodeScalars.allSatisfy(_isWhitespace) ? .null : .text(text))
             if column.type != .string { values.append(SQLValue(column.type.sortValue(text))) }
         }
         for variant in variants.sorted() {
@@ -146,7 +146,7 @@ extension TableSchema {
             throw TableStoreError.invalid(
                 "a table name has no control characters, format characters (zero-width, bidi controls) or unassigned ones; this one holds \(hex)")
         }
-        if scalars.first!.properties.isWhitespace || scalars.last!.properties.isWhitespace {
+        if _isWhitespace(scalars.first!) || _isWhitespace(scalars.last!) {
             throw TableStoreError.invalid("a table name can't start or end with a space")
         }
     }
