@@ -182,7 +182,7 @@ package func _compareKeys(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPoin
 /// Every key's first 16 bytes (big-endian, zero-padded) are radix-sorted, then the groups that
 /// still tie by ``_windowSort(_:_:depth:keys:)``. A run's keys of ranks (statuses, authors,
 /// prices: 5 bytes) sort in one radix pass per varying byte; `sortkit sort` measured it against
-/// `Array.sort` with a `memcmp` closure on 1M keys — see the README's CSV table. Inputs beyond
+/// `Array.sort` with a `memcmp` closure on 1M keys — see the `csv-sort.sh` table in Benchmarks/README.md. Inputs beyond
 /// 2^32 − 1 keys (`limit`, which tests lower) are sorted by comparison.
 package func _sortByteKeys(_ keys: _ByteArena, limit: Int = _maximumRecordCount) -> [Int] {
     keys.bytes.withUnsafeBufferPointer { bytes in
