@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "SortKitSQL", targets: ["SortKitSQL"]),
         .library(name: "SortBy", targets: ["SortBy"]),
         .library(name: "DataTableKit", targets: ["DataTableKit"]),
+        .library(name: "DataTableKitSQL", targets: ["DataTableKitSQL"]),
         .executable(name: "sortkit", targets: ["sortkit"]),
     ],
     dependencies: [
@@ -35,17 +36,20 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
-        .target(name: "SortKit", swiftSettings: swiftSettings),
+        // Helpers several modules share (package access, or public and re-exported by one
+        // module): not a product, so modules depend on it instead of on each other.
+        .target(name: "SortKitShared", swiftSettings: swiftSettings),
+        .target(name: "SortKit", dependencies: ["SortKitShared"], swiftSettings: swiftSettings),
         // Sorting CSV files larger than memory (threads, pread/pwrite, spilled runs): kept out of
         // the core, which needs none of it.
         .target(name: "SortKitFiles", dependencies: ["SortKit"], swiftSettings: swiftSettings),
-        .target(name: "OrderKeys", swiftSettings: swiftSettings),
+        .target(name: "OrderKeys", dependencies: ["SortKitShared"], swiftSettings: swiftSettings),
         .target(name: "SortBy", dependencies: ["SortKit", "OrderKeys"], swiftSettings: swiftSettings),
         .target(name: "DataTableKit", dependencies: ["SortKit"], swiftSettings: swiftSettings),
         .target(
             name: "SortKitSQL",
             dependencies: [
-                "SortKit", "OrderKeys", "DataTableKit", .product(name: "GRDB", package: "GRDB.swift"),
+                "SortKit", "OrderKeys", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -55,10 +59,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // A SQL table as a DataTableKit source: its own module, so that neither DataTableKit nor
+        // SortKitSQL depends on the other.
+        .target(name: "DataTableKitSQL", dependencies: ["DataTableKit", "SortKitSQL"], swiftSettings: swiftSettings),
         .target(
             name: "SortKitServer",
             dependencies: [
-                "SortKit", "SortKitSQL", "OrderKeys", "DataTableKit",
+                "SortKit", "SortKitShared", "SortKitSQL", "DataTableKit",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -83,7 +90,7 @@ let package = Package(
         .executableTarget(
             name: "sortkit-bench",
             dependencies: [
-                "SortKit", "OrderKeys", "SortBy", "DataTableKit", "SortKitSQL",
+                "SortKit", "OrderKeys", "SortBy", "DataTableKit", "DataTableKitSQL", "SortKitSQL",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -112,7 +119,7 @@ let package = Package(
         .testTarget(
             name: "SortKitSQLTests",
             dependencies: [
-                "SortKitSQL", "SortKitTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "SortKitSQL", "DataTableKitSQL", "SortKitTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings

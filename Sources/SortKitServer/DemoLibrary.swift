@@ -1,7 +1,7 @@
 import Foundation
-import OrderKeys
 import SortKit
 import SortKitSQL
+import SortKitShared
 
 /// The built-in demo data set: a library of books, generated deterministically.
 public enum DemoLibrary {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DataTableKit
+import DataTableKitSQL
 import Foundation
 import SortKit
 import SortKitSQL

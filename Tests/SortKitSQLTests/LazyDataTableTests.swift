@@ -1,4 +1,5 @@
 import DataTableKit
+import DataTableKitSQL
 import Foundation
 import OrderKeys
 import SortKit

@@ -2,7 +2,7 @@ import Foundation
 import SortKit
 
 /// Where a ``LazyDataTable`` reads its rows: a count and one page at a time, in an order and
-/// for a search it is told — a database table, a remote API. SortKitSQL's `TableStoreSource`
+/// for a search it is told — a database table, a remote API. DataTableKitSQL's `TableStoreSource`
 /// reads a SQLite or PostgreSQL table this way.
 ///
 ///     struct Numbers: DataTableSource {

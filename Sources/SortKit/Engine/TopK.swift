@@ -1,4 +1,5 @@
 import Foundation
+import SortKitShared
 
 /// The first page of a sort without encoding every row: rows stream past a bounded max-heap of
 /// the best `count` so far, and a candidate's keys are evaluated one at a time, only as far as
@@ -82,7 +83,9 @@ internal struct _TopK {
             return Array(smallest(ranks.upperBound, of: rowCount, parallel: parallel).dropFirst(ranks.lowerBound))
         }
         // The sample: distinct positions from a fixed seed, so a page reads the same way twice.
-        var generator = _SplitMix64(seed: UInt64(rowCount))
+        // SplitMix64: the same sample positions on every platform and run (the standard library's
+        // generator is seeded per process).
+        var generator = SplitMix64(seed: UInt64(rowCount))
         var picked = Set<Int>()
         while picked.count < sampleSize { picked.insert(Int(generator.next() % UInt64(rowCount))) }
         let sample = picked.sorted().map(decorated).sorted { less($0, $1) }
@@ -259,19 +262,3 @@ internal struct _TopK {
 
 /// Below this many rows per slice, one pass is faster than splitting.
 private let _topKSliceMinimum = 65_536
-
-/// SplitMix64: the window selection's sample positions, the same on every platform and run
-/// (the standard library's generator is seeded per process).
-struct _SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

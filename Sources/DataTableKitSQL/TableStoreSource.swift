@@ -1,6 +1,7 @@
 import DataTableKit
 import Foundation
 import SortKit
+import SortKitSQL
 
 /// A SQL table as a ``DataTableSource``: a ``LazyDataTable`` over it reads each page from the
 /// store (sorted, searched and filtered there), so the table in memory is a few pages however
