@@ -26,3 +26,4 @@ shot() {
 }
 shot table 1280,860 '/tables/books?sort=status:enum=todo|reading|done|abandoned,-price&size=25'
 shot tables 1000,560 '/'
+shot phone 390,844 '/tables/books?sort=-price'

@@ -78,6 +78,7 @@ def main():
     driver = webdriver.Chrome(service=Service(executable_path="/usr/bin/chromedriver"), options=options)
     try:
         app(driver)
+        phone_width(driver)
         sort_features(driver)
         columns_and_files(driver)
         selection(driver)
@@ -160,6 +161,41 @@ def app(driver):
     wait_for(driver, lambda d: "Saved" in status_text(d), "the edit saved")
     row = api("/api/tables/books/rows?sort=manual&limit=1")["rows"][0]
     check(row["id"] == moved[0] and row["price"] == 0.01, "an inline edit is saved through the API")
+
+
+def phone_width(driver):
+    """At 390 px the first column and the sorted ones stay on screen; the rest fold into a
+    row's detail (the ⋯ button)."""
+    driver.set_window_size(390, 844)
+    try:
+        driver.get(BASE + "/tables/books?sort=-price")
+        wait_for(driver, lambda d: d.execute_script("return document.documentElement.classList.contains('js')"), "app.js at phone width")
+        width = driver.execute_script("return window.innerWidth")
+        check(width <= 420, f"the window is phone-sized ({width} px wide)")
+
+        def on_screen(column):
+            return driver.execute_script(
+                "const th = document.querySelector(`#view thead th[data-column='${arguments[0]}']`);"
+                "const box = th.getBoundingClientRect();"
+                "return getComputedStyle(th).display !== 'none' && box.width > 0 && box.left >= 0 && box.right <= window.innerWidth + 1",
+                column)
+        check(on_screen("title"), "at 390 px the first column is on screen")
+        check(on_screen("price"), "at 390 px the sorted column is on screen")
+        check(not any(on_screen(c) for c in ["author", "status", "published"]), "at 390 px the other columns fold away")
+        check(driver.execute_script("const s = document.querySelector('#view .scroll'); return s.scrollWidth <= s.clientWidth + 1"),
+              "at 390 px the table needs no sideways scrolling")
+        first = api("/api/tables/books/rows?sort=-price&limit=1")["rows"][0]
+        driver.find_element(By.CSS_SELECTOR, f'#view tr[data-id="{first["id"]}"] button.more').click()
+        detail = driver.execute_script(
+            "const d = document.querySelector('#view tr.detail'); if (!d) return null;"
+            "return Object.fromEntries([...d.querySelectorAll('dt')].map(dt => [dt.textContent, dt.nextElementSibling.textContent]))")
+        check(detail is not None and detail.get("author") == first["author"] and "title" not in detail and "price" not in detail,
+              f"the ⋯ button shows the folded columns of the row under it ({detail})")
+        driver.find_element(By.CSS_SELECTOR, f'#view tr[data-id="{first["id"]}"] button.more').click()
+        check(driver.execute_script("return document.querySelector('#view tr.detail') === null"), "a second press folds the detail again")
+        check(page_ids(driver) == api_ids("sort=-price&limit=25"), "rows and order are the same at phone width")
+    finally:
+        driver.set_window_size(1280, 900)
 
 
 def sort_features(driver):

@@ -77,7 +77,12 @@
         if (cell) row.insertBefore(cell, after);
       }
     }
+    // At phone width (app.css) only the first shown column and the sorted ones stay: "keep".
+    const sorted = [...main.querySelectorAll("thead th.sorted[data-column]")].map((th) => th.dataset.column);
+    const kept = new Set(sorted.concat(order.filter((name) => !layout.hidden.includes(name)).slice(0, 1)));
+    for (const detail of main.querySelectorAll("table.grid tr.detail")) detail.remove();
     for (const cell of main.querySelectorAll("table.grid [data-column]")) {
+      cell.classList.toggle("keep", kept.has(cell.dataset.column));
       cell.classList.toggle("col-hidden", layout.hidden.includes(cell.dataset.column));
       const width = layout.widths[cell.dataset.column];
       cell.style.width = width ? width + "px" : "";
@@ -280,11 +285,49 @@
     if (all) { all.checked ? selectAllMatching(all) : deselectAllMatching(); return; }
     if (event.target.closest("button.bulk-clear")) { clearSelection(); return; }
     if (event.target.closest("button.bulk-delete")) { deleteSelected(); return; }
+    const more = event.target.closest("button.more");
+    if (more) { toggleDetail(more.closest("tr"), more); return; }
     const here = event.target.closest("button.move-here");
     if (here) { moveSelected({ after: Number(here.closest("tr").dataset.id) }); return; }
     const row = event.target.closest("tbody tr[data-id]");
     if (row) makeCurrent(row);
   });
+
+  // A row's detail at phone width: the columns its width hides (but not those the user hid),
+  // as a list under the row, as DataTables' Responsive extension shows them. Built with
+  // textContent, never markup.
+  function toggleDetail(row, button) {
+    const next = row.nextElementSibling;
+    if (next && next.classList.contains("detail")) {
+      next.remove();
+      button.setAttribute("aria-expanded", "false");
+      return;
+    }
+    const list = document.createElement("dl");
+    for (const cell of row.querySelectorAll("td[data-column]")) {
+      if (cell.classList.contains("col-hidden") || getComputedStyle(cell).display !== "none") continue;
+      const name = document.createElement("dt");
+      name.textContent = cell.dataset.column;
+      const value = document.createElement("dd");
+      value.textContent = cell.textContent;
+      list.append(name, value);
+    }
+    const detail = document.createElement("tr");
+    detail.className = "detail";
+    const cell = document.createElement("td");
+    cell.colSpan = row.children.length;
+    cell.append(list);
+    detail.append(cell);
+    row.after(detail);
+    button.setAttribute("aria-expanded", "true");
+  }
+
+  // The row before or after `row`, skipping detail rows.
+  function rowBeside(row, step) {
+    let other = step < 0 ? row.previousElementSibling : row.nextElementSibling;
+    while (other && !other.dataset.id) other = step < 0 ? other.previousElementSibling : other.nextElementSibling;
+    return other;
+  }
 
   // The current row: Enter edits it, Alt+↑/↓ moves it in My order, Space selects it.
   function makeCurrent(row) {
@@ -573,12 +616,13 @@
       return;
     }
     if (view().dataset.manual !== "true" || !event.altKey) return;
-    if (event.key === "ArrowUp" && row.previousElementSibling) {
+    const before = rowBeside(row, -1), after = rowBeside(row, 1);
+    if (event.key === "ArrowUp" && before) {
       event.preventDefault();
-      move(row.dataset.id, { before: Number(row.previousElementSibling.dataset.id) }, row.dataset.id);
-    } else if (event.key === "ArrowDown" && row.nextElementSibling) {
+      move(row.dataset.id, { before: Number(before.dataset.id) }, row.dataset.id);
+    } else if (event.key === "ArrowDown" && after) {
       event.preventDefault();
-      move(row.dataset.id, { after: Number(row.nextElementSibling.dataset.id) }, row.dataset.id);
+      move(row.dataset.id, { after: Number(after.dataset.id) }, row.dataset.id);
     }
   });
 
