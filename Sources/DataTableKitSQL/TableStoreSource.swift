@@ -26,8 +26,10 @@ public struct TableStoreSource: DataTableSource {
     }
 
     public func page(_ request: DataTablePageRequest) async throws -> DataTablePage<TableRow> {
-        let page = try await store.page(of: table, PageRequest(
-            order: .spec(request.sort), search: request.search, columnSearch: request.filters, offset: request.offset, limit: request.limit))
+        let page = try await store.page(
+            of: table,
+            PageRequest(
+                order: .spec(request.sort), search: request.search, columnSearch: request.filters, offset: request.offset, limit: request.limit))
         return DataTablePage(rows: page.rows, totalCount: page.total, filteredCount: page.filtered)
     }
 
@@ -38,8 +40,9 @@ public struct TableStoreSource: DataTableSource {
         store: any TableStore, table: String, defaultSort: SortSpec = SortSpec(), pageSize: Int = 50
     ) async throws -> LazyDataTable<TableStoreSource> {
         let schema = try await store.schema(of: table)
-        var lazy = LazyDataTable(source: TableStoreSource(store: store, table: table), headers: schema.columns.map(\.name),
-                                 defaultSort: defaultSort, pageSize: pageSize)
+        var lazy = LazyDataTable(
+            source: TableStoreSource(store: store, table: table), headers: schema.columns.map(\.name),
+            defaultSort: defaultSort, pageSize: pageSize)
         try await lazy.load()
         return lazy
     }

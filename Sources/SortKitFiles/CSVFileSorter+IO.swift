@@ -1,18 +1,19 @@
 import Foundation
 import SortKit
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
-private let _readFile = Glibc.read
-private let _writeFile = Glibc.write
-private let _writeAt = Glibc.pwrite
-private let _readAt = Glibc.pread
+    import Glibc
+    private let _readFile = Glibc.read
+    private let _writeFile = Glibc.write
+    private let _writeAt = Glibc.pwrite
+    private let _readAt = Glibc.pread
 #elseif canImport(Darwin)
-import Darwin
-private let _readFile = Darwin.read
-private let _writeFile = Darwin.write
-private let _writeAt = Darwin.pwrite
-private let _readAt = Darwin.pread
+    import Darwin
+    private let _readFile = Darwin.read
+    private let _writeFile = Darwin.write
+    private let _writeAt = Darwin.pwrite
+    private let _readAt = Darwin.pread
 #endif
 
 /// Reads a CSV file block by block and hands out its records (valid until the next call), or
@@ -144,20 +145,22 @@ extension _RecordReader {
         let failures = _Shared(Mutex<[String]>([]))
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let base = _UncheckedBox(buffer.baseAddress!)
-            _concurrentPerform(iterations: parts, _UncheckedBox { part in
-                var at = count * part / parts
-                let end = count * (part + 1) / parts
-                while at < end {
-                    let read = _readAt(descriptor, base.value + at, end - at, off_t(at))
-                    if read > 0 {
-                        at += read
-                        continue
+            _concurrentPerform(
+                iterations: parts,
+                _UncheckedBox { part in
+                    var at = count * part / parts
+                    let end = count * (part + 1) / parts
+                    while at < end {
+                        let read = _readAt(descriptor, base.value + at, end - at, off_t(at))
+                        if read > 0 {
+                            at += read
+                            continue
+                        }
+                        let problem = read == 0 ? "the input file got shorter while it was read" : String(cString: strerror(errno))
+                        failures.value.withLock { $0.append(problem) }
+                        return
                     }
-                    let problem = read == 0 ? "the input file got shorter while it was read" : String(cString: strerror(errno))
-                    failures.value.withLock { $0.append(problem) }
-                    return
-                }
-            })
+                })
             initialized = count
         }
         if let failure = failures.value.withLock({ $0.first }) {

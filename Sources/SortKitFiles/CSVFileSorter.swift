@@ -230,7 +230,8 @@ public struct CSVFileSorter: Sendable {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         } catch {
             var isFolder: ObjCBool = false
-            let reason = FileManager.default.fileExists(atPath: parent.path, isDirectory: &isFolder)
+            let reason =
+                FileManager.default.fileExists(atPath: parent.path, isDirectory: &isFolder)
                 ? (isFolder.boolValue ? "it can't be written" : "it isn't a folder") : "it doesn't exist"
             throw Failure("cannot make a temporary folder in '\(parent.path)': \(reason) (set TMPDIR to a writable folder)")
         }

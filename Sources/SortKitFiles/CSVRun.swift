@@ -103,7 +103,9 @@ struct _Run: Sendable {
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, (input.count - first) / max(1, minimumSlice)))
         guard slices > 1, borrows else { return false }
         let bounds = input.withUnsafeBufferPointer { bytes in
-            [first] + (1..<slices).map { _CSVRecordScanner.recordStart(near: first + (bytes.count - first) * $0 / slices, from: first, in: bytes) } + [bytes.count]
+            [first] + (1..<slices).map { _CSVRecordScanner.recordStart(near: first + (bytes.count - first) * $0 / slices, from: first, in: bytes) } + [
+                bytes.count
+            ]
         }
         var parts = [_Run?](repeating: nil, count: slices)
         let scanner = reader.scanner, empty = self

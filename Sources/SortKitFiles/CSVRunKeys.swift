@@ -34,9 +34,11 @@ struct _RunKeys: Sendable {
         var numbered = [(ids: [UInt32], firsts: [Int])?](repeating: nil, count: values.count)
         numbered.withUnsafeMutableBufferPointer { results in
             nonisolated(unsafe) let results = results
-            _concurrentPerform(iterations: values.count, _UncheckedBox { field in
-                results[field] = _numberDistinct(values[field], limit: max(16, count / 2))
-            })
+            _concurrentPerform(
+                iterations: values.count,
+                _UncheckedBox { field in
+                    results[field] = _numberDistinct(values[field], limit: max(16, count / 2))
+                })
         }
         var key = key
         if !key.typesResolved {
@@ -52,7 +54,9 @@ struct _RunKeys: Sendable {
                 var encodings = _ByteArena()
                 values[component.field].bytes.withUnsafeBufferPointer { bytes in
                     for first in firsts {
-                        key.encode(component, String(decoding: UnsafeBufferPointer(rebasing: bytes[values[component.field].range(first)]), as: UTF8.self), to: &encodings.bytes)
+                        key.encode(
+                            component, String(decoding: UnsafeBufferPointer(rebasing: bytes[values[component.field].range(first)]), as: UTF8.self),
+                            to: &encodings.bytes)
                         encodings.close()
                     }
                 }
@@ -146,13 +150,15 @@ private func _inferType(_ values: _ByteArena, only: [Int]?) -> ColumnType {
     var inferences = [_TypeInference](repeating: _TypeInference(), count: slices)
     inferences.withUnsafeMutableBufferPointer { results in
         nonisolated(unsafe) let results = results
-        _concurrentPerform(iterations: slices, _UncheckedBox { slice in
-            values.bytes.withUnsafeBufferPointer { bytes in
-                for index in records[(records.count * slice / slices)..<(records.count * (slice + 1) / slices)] {
-                    results[slice].add(String(decoding: UnsafeBufferPointer(rebasing: bytes[values.range(index)]), as: UTF8.self))
+        _concurrentPerform(
+            iterations: slices,
+            _UncheckedBox { slice in
+                values.bytes.withUnsafeBufferPointer { bytes in
+                    for index in records[(records.count * slice / slices)..<(records.count * (slice + 1) / slices)] {
+                        results[slice].add(String(decoding: UnsafeBufferPointer(rebasing: bytes[values.range(index)]), as: UTF8.self))
+                    }
                 }
-            }
-        })
+            })
     }
     return inferences.dropFirst().reduce(into: inferences[0]) { $0.merge($1) }.type
 }
@@ -163,16 +169,18 @@ private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Componen
     var parts = [_ByteArena](repeating: _ByteArena(), count: slices)
     parts.withUnsafeMutableBufferPointer { results in
         nonisolated(unsafe) let results = results
-        _concurrentPerform(iterations: slices, _UncheckedBox { slice in
-            var part = _ByteArena()
-            values.bytes.withUnsafeBufferPointer { bytes in
-                for index in (values.count * slice / slices)..<(values.count * (slice + 1) / slices) {
-                    key.encode(component, String(decoding: UnsafeBufferPointer(rebasing: bytes[values.range(index)]), as: UTF8.self), to: &part.bytes)
-                    part.close()
+        _concurrentPerform(
+            iterations: slices,
+            _UncheckedBox { slice in
+                var part = _ByteArena()
+                values.bytes.withUnsafeBufferPointer { bytes in
+                    for index in (values.count * slice / slices)..<(values.count * (slice + 1) / slices) {
+                        key.encode(component, String(decoding: UnsafeBufferPointer(rebasing: bytes[values.range(index)]), as: UTF8.self), to: &part.bytes)
+                        part.close()
+                    }
                 }
-            }
-            results[slice] = part
-        })
+                results[slice] = part
+            })
     }
     return _ByteArena.joined(parts)
 }

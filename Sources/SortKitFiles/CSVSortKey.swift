@@ -41,7 +41,11 @@ struct _CSVSortKey: Sendable {
         var components: [Component] = []
         for key in spec.keys {
             let column = try table.columnIndex(key.column)
-            let field = columns.firstIndex(of: column) ?? { columns.append(column); return columns.count - 1 }()
+            let field =
+                columns.firstIndex(of: column)
+                ?? {
+                    columns.append(column); return columns.count - 1
+                }()
             if key.enumOrder != nil { components.append(Component(field: field, key: key, type: .string, isRank: true)) }
             components.append(Component(field: field, key: key, type: .string, isRank: false))
         }
@@ -64,13 +68,14 @@ struct _CSVSortKey: Sendable {
 
     /// The key with inferred column types (`types[field]`) for keys that read by type.
     func withTypes(_ types: [Int: ColumnType]) -> _CSVSortKey {
-        _CSVSortKey(components: components.map { component in
-            var component = component
-            if let type = types[component.field], component.key.interpretation == .inferred, component.key.enumOrder == nil {
-                component.type = type
-            }
-            return component
-        }, columns: columns, grouping: grouping)
+        _CSVSortKey(
+            components: components.map { component in
+                var component = component
+                if let type = types[component.field], component.key.interpretation == .inferred, component.key.enumOrder == nil {
+                    component.type = type
+                }
+                return component
+            }, columns: columns, grouping: grouping)
     }
 
     /// Encoded components by field text, one dictionary per component: columns repeat values

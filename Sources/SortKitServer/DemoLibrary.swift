@@ -25,23 +25,34 @@ public enum DemoLibrary {
     /// prices and dates here and there.
     public static func csv(count: Int = 3_000, seed: UInt64 = 1) -> String {
         var random = SplitMix64(seed: seed)
-        let adjectives = ["Silent", "Hidden", "Last", "Golden", "Broken", "Endless", "Quiet", "Lost", "Northern", "Bright",
-                          "Éternel", "Dark", "Little", "Distant", "Wild"]
-        let nouns = ["Garden", "River", "Library", "City", "Winter", "Letters", "House", "Sea", "Mountain", "Orchard",
-                     "Archive", "Island", "Clockmaker", "Harbour", "Forest"]
-        let authors = ["Émile Zola", "Gabriel García Márquez", "Ursula K. Le Guin", "Chinua Achebe", "Haruki Murakami",
-                       "Jorge Luis Borges", "Wisława Szymborska", "Selma Lagerlöf", "Halldór Laxness", "Toni Morrison",
-                       "Italo Calvino", "Octavia E. Butler", "Naguib Mahfouz", "Virginia Woolf", "Stanisław Lem",
-                       "Clarice Lispector", "Kazuo Ishiguro", "Jean-Jacques Rousseau", "Zadie Smith", "Olga Tokarczuk"]
+        let adjectives = [
+            "Silent", "Hidden", "Last", "Golden", "Broken", "Endless", "Quiet", "Lost", "Northern", "Bright",
+            "Éternel", "Dark", "Little", "Distant", "Wild",
+        ]
+        let nouns = [
+            "Garden", "River", "Library", "City", "Winter", "Letters", "House", "Sea", "Mountain", "Orchard",
+            "Archive", "Island", "Clockmaker", "Harbour", "Forest",
+        ]
+        let authors = [
+            "Émile Zola", "Gabriel García Márquez", "Ursula K. Le Guin", "Chinua Achebe", "Haruki Murakami",
+            "Jorge Luis Borges", "Wisława Szymborska", "Selma Lagerlöf", "Halldór Laxness", "Toni Morrison",
+            "Italo Calvino", "Octavia E. Butler", "Naguib Mahfouz", "Virginia Woolf", "Stanisław Lem",
+            "Clarice Lispector", "Kazuo Ishiguro", "Jean-Jacques Rousseau", "Zadie Smith", "Olga Tokarczuk",
+        ]
         var rows = [["title", "author", "status", "price", "published"]]
         for _ in 0..<count {
             var title = "The \(adjectives.randomElement(using: &random)!) \(nouns.randomElement(using: &random)!)"
             if Int.random(in: 0..<3, using: &random) == 0 { title += ", Volume \(Int.random(in: 1...12, using: &random))" }
-            let price = Int.random(in: 0..<12, using: &random) == 0 ? ""
+            let price =
+                Int.random(in: 0..<12, using: &random) == 0
+                ? ""
                 : String(format: "%.2f", Double(Int.random(in: 199...4_999, using: &random)) / 100)
-            let published = Int.random(in: 0..<15, using: &random) == 0 ? ""
-                : String(format: "%04d-%02d-%02d", Int.random(in: 1850...2025, using: &random),
-                         Int.random(in: 1...12, using: &random), Int.random(in: 1...28, using: &random))
+            let published =
+                Int.random(in: 0..<15, using: &random) == 0
+                ? ""
+                : String(
+                    format: "%04d-%02d-%02d", Int.random(in: 1850...2025, using: &random),
+                    Int.random(in: 1...12, using: &random), Int.random(in: 1...28, using: &random))
             rows.append([title, authors.randomElement(using: &random)!, statuses.randomElement(using: &random)!, price, published])
         }
         return CSV.format(rows)

@@ -1,8 +1,8 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOCore
 import Logging
+import NIOCore
 import SortKit
 import SortKitSQL
 import Synchronization
@@ -62,10 +62,13 @@ public struct SortKitServer: Sendable {
     }
 
     /// A server over `store`.
-    public init(store: any TableStore, maxPageSize: Int = 1_000, headerModifiers: [String: [String: String]] = [
-        DemoLibrary.tableName: ["status": "enum=" + DemoLibrary.statuses.joined(separator: "|")],
-    ], access: AccessPolicy = .loopback, limits: RequestLimits = RequestLimits(), dataTablesEscapesHTML: Bool = true,
-                sortSettings: [String: TableSortSettings] = [:], defaultSortSettings: TableSortSettings = TableSortSettings()) {
+    public init(
+        store: any TableStore, maxPageSize: Int = 1_000,
+        headerModifiers: [String: [String: String]] = [
+            DemoLibrary.tableName: ["status": "enum=" + DemoLibrary.statuses.joined(separator: "|")]
+        ], access: AccessPolicy = .loopback, limits: RequestLimits = RequestLimits(), dataTablesEscapesHTML: Bool = true,
+        sortSettings: [String: TableSortSettings] = [:], defaultSortSettings: TableSortSettings = TableSortSettings()
+    ) {
         self.sortSettings = sortSettings
         self.defaultSortSettings = defaultSortSettings
         self.store = store
@@ -91,13 +94,19 @@ public struct SortKitServer: Sendable {
     public func application(host: String = "127.0.0.1", port: Int = 8080, logger: Logger? = nil) throws -> some ApplicationProtocol {
         if !AccessPolicy.isLoopback(host) {
             guard access.token != nil else {
-                throw ServerSetupError(message: "serving on \(host) would let anyone who can reach it change the tables; set a token (--token or SORTKIT_TOKEN) or serve on 127.0.0.1")
+                throw ServerSetupError(
+                    message:
+                        "serving on \(host) would let anyone who can reach it change the tables; set a token (--token or SORTKIT_TOKEN) or serve on 127.0.0.1")
             }
             guard let hosts = access.allowedHosts, !hosts.isEmpty else {
-                throw ServerSetupError(message: "serving on \(host) needs the Host names clients use (--allow-host NAME, e.g. --allow-host sortkit.example.org); any other Host is answered 421, as a DNS-rebinding site would send")
+                throw ServerSetupError(
+                    message:
+                        "serving on \(host) needs the Host names clients use (--allow-host NAME, e.g. --allow-host sortkit.example.org); any other Host is answered 421, as a DNS-rebinding site would send"
+                )
             }
             if hosts.isSubset(of: AccessPolicy.loopbackHosts) {
-                throw ServerSetupError(message: "the access policy answers only to loopback names, which nobody reaches on \(host); name the Host clients use (--allow-host NAME)")
+                throw ServerSetupError(
+                    message: "the access policy answers only to loopback names, which nobody reaches on \(host); name the Host clients use (--allow-host NAME)")
             }
         }
         var logger = logger ?? Logger(label: "sortkit")
@@ -105,9 +114,10 @@ public struct SortKitServer: Sendable {
         let deadline = TimeAmount.nanoseconds(limits.requestTimeout._nanoseconds)
         return Application(
             router: router(),
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [_ContinueHandler(), _RequestDeadlineHandler(deadline: deadline)],
-                idleTimeout: .nanoseconds(limits.idleTimeout._nanoseconds))),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [_ContinueHandler(), _RequestDeadlineHandler(deadline: deadline)],
+                    idleTimeout: .nanoseconds(limits.idleTimeout._nanoseconds))),
             configuration: .init(address: .hostname(host, port: port), serverName: "sortkit"),
             logger: logger)
     }
@@ -185,4 +195,3 @@ final class _Slots: Sendable {
     /// Slots taken now.
     var taken: Int { running.withLock { $0 } }
 }
-

@@ -31,8 +31,10 @@ public struct TableSortSettings: Sendable, Hashable {
     public var collation: Collation?
 
     /// Settings; the defaults change nothing.
-    public init(rules: SortRules = SortRules(), pinned: PinnedRows = PinnedRows([]), cycles: [String: SortCycle] = [:], maxKeys: Int? = nil,
-                collation: Collation? = nil) {
+    public init(
+        rules: SortRules = SortRules(), pinned: PinnedRows = PinnedRows([]), cycles: [String: SortCycle] = [:], maxKeys: Int? = nil,
+        collation: Collation? = nil
+    ) {
         self.rules = rules
         self.pinned = pinned
         self.cycles = cycles

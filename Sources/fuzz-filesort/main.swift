@@ -29,8 +29,9 @@ public func fuzzFileSort(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             guard let records = try? CSV.parse(Array(csv)), let first = records.first?.first else { return .failure(Failure(text: "no header")) }
             keySpec = SortSpec([SortSpec.Key(first)])
         }
-        var sorter = CSVFileSorter(spec: keySpec, hasHeader: hasHeader, unique: unique, top: top,
-                                   maxMemory: blockSize == nil ? 1 << 30 : 1 << 16, temporaryDirectory: folder)
+        var sorter = CSVFileSorter(
+            spec: keySpec, hasHeader: hasHeader, unique: unique, top: top,
+            maxMemory: blockSize == nil ? 1 << 30 : 1 << 16, temporaryDirectory: folder)
         sorter.blockSizeForTesting = blockSize
         let output = folder.appendingPathComponent("out-\(blockSize ?? 0).csv")
         defer { try? FileManager.default.removeItem(at: output) }

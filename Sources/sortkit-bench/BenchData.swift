@@ -30,11 +30,15 @@ struct BenchBook: Sendable, Equatable {
 }
 
 enum BenchData {
-    static let firstNames = ["Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Frances", "John", "Margaret", "Ken",
-                             "Dennis", "Radia", "Leslie", "Tony", "Niklaus", "Shafi", "Silvio", "Judea", "Yann", "Fei-Fei"]
+    static let firstNames = [
+        "Ada", "Alan", "Grace", "Edsger", "Barbara", "Donald", "Frances", "John", "Margaret", "Ken",
+        "Dennis", "Radia", "Leslie", "Tony", "Niklaus", "Shafi", "Silvio", "Judea", "Yann", "Fei-Fei",
+    ]
     static let nonASCIIFirst = ["José", "Zoë", "Søren", "Łukasz", "Ðорис", "Ἀλέξανδρος", "Émilie", "Jürgen"]
-    static let words = ["Garden", "River", "Night", "Winter", "Glass", "Iron", "Silent", "Golden", "Empire", "Ocean",
-                        "Shadow", "Storm", "Library", "Machine", "Island", "Letters", "Journey", "Kingdom", "Mirror", "Engine"]
+    static let words = [
+        "Garden", "River", "Night", "Winter", "Glass", "Iron", "Silent", "Golden", "Empire", "Ocean",
+        "Shadow", "Storm", "Library", "Machine", "Island", "Letters", "Journey", "Kingdom", "Mirror", "Engine",
+    ]
 
     /// The titles' and authors' text: English, or multilingual (issue #36: an ASCII-only data
     /// set hid a 4–5× gap on text with accents and other scripts).
@@ -45,23 +49,27 @@ enum BenchData {
     /// Words of the multilingual data set, by script; the last group is decomposed (NFD) text,
     /// letters followed by combining marks, as macOS file names and some exports hold it.
     static let multilingualWords: [[String]] = [
-        ["Jardín", "Rivière", "Nächte", "Hiver", "Szkło", "Żelazo", "Cichy", "Złoty", "Imperio", "Océan", "Sjö", "Ærø",
-         "Çiçek", "Ağaç", "Šťastný", "Dvořák", "Ångström", "Ñandú", "Œuvre", "Straße"],
+        [
+            "Jardín", "Rivière", "Nächte", "Hiver", "Szkło", "Żelazo", "Cichy", "Złoty", "Imperio", "Océan", "Sjö", "Ærø",
+            "Çiçek", "Ağaç", "Šťastný", "Dvořák", "Ångström", "Ñandú", "Œuvre", "Straße",
+        ],
         ["Сад", "Река", "Ночь", "Зима", "Стекло", "Железо", "Тихий", "Золотой", "Империя", "Ґанок", "Їжак", "Єнот"],
         ["Κήπος", "Ποταμός", "Νύχτα", "Χειμώνας", "Γυαλί", "Σίδερο", "Ωκεανός", "Αυτοκρατορία"],
         ["花园", "河流", "夜晚", "冬天", "玻璃", "钢铁", "寂静", "黄金", "帝国", "海洋", "影子", "風の谷", "東京", "서울"],
         ["Cafe\u{301}", "Nin\u{303}o", "Ko\u{308}ln", "Sm\u{30A}land", "Pra\u{30C}ha", "I\u{307}stanbul"],
     ]
-    static let multilingualFirst = ["José", "Zoë", "Søren", "Łukasz", "Борис", "Ἀλέξανδρος", "Émilie", "Jürgen",
-                                    "Ольга", "Αθηνά", "王", "李", "Ана", "Ìyá", "Nguyễn", "Đặng", "Ngo\u{323}c"]
+    static let multilingualFirst = [
+        "José", "Zoë", "Søren", "Łukasz", "Борис", "Ἀλέξανδρος", "Émilie", "Jürgen",
+        "Ольга", "Αθηνά", "王", "李", "Ана", "Ìyá", "Nguyễn", "Đặng", "Ngo\u{323}c",
+    ]
 
     /// `count` books, deterministic for a given count and text kind.
     static func books(count: Int, text: TextKind = .ascii) -> [BenchBook] {
-        var random = SplitMix64(seed: 0x50_12_7C_17)  // the same data set on every run
+        var random = SplitMix64(seed: 0x50_12_7C_17) // the same data set on every run
         let multilingual = text == .multilingual
         let allWords = multilingualWords.flatMap { $0 }
         let authors: [String] = (0..<5_000).map { n in
-            if multilingual && n % 20 < 13 {  // 65%
+            if multilingual && n % 20 < 13 { // 65%
                 let first = multilingualFirst[n % multilingualFirst.count]
                 return "\(first) \(allWords[(n / 20) % allWords.count]) \(n / 400)"
             }
@@ -85,7 +93,8 @@ enum BenchData {
             return BenchBook(
                 id: id, title: title, author: authors.randomElement(using: &random)!, status: status, statusRank: status.rank,
                 price: Double(Int.random(in: 100...9_999, using: &random)) / 100,
-                published: Int.random(in: 0..<10, using: &random) == 0 ? nil
+                published: Int.random(in: 0..<10, using: &random) == 0
+                    ? nil
                     : epoch.addingTimeInterval(Double(Int.random(in: 0...20_000, using: &random)) * 86_400),
                 pages: Int.random(in: 1...2_000, using: &random))
         }

@@ -74,23 +74,34 @@ struct EngineBench: ParsableCommand {
                 if a.author != b.author { return a.author < b.author }
                 return a.price > b.price
             }
-        } verify: { checkSorted($0) { a, b in (a.statusRank, a.author, b.price) < (b.statusRank, b.author, a.price) } }
+        } verify: {
+            checkSorted($0) { a, b in (a.statusRank, a.author, b.price) < (b.statusRank, b.author, a.price) }
+        }
         let foundation3 = try time("3 keys", n, "Foundation", &report, runs: foundationRuns, optional: true) {
-            books.sorted(using: [KeyPathComparator(\BenchBook.statusRank), KeyPathComparator(\BenchBook.author),
-                                 KeyPathComparator(\BenchBook.price, order: .reverse)])
-        } verify: { checkSorted($0) { a, b in (a.statusRank, a.author, b.price) < (b.statusRank, b.author, a.price) } }
+            books.sorted(using: [
+                KeyPathComparator(\BenchBook.statusRank), KeyPathComparator(\BenchBook.author),
+                KeyPathComparator(\BenchBook.price, order: .reverse),
+            ])
+        } verify: {
+            checkSorted($0) { a, b in (a.statusRank, a.author, b.price) < (b.statusRank, b.author, a.price) }
+        }
         let full3 = try time("3 keys", n, "SortKit", &report, closure: closure3, foundation: foundation3) {
             books.sorted(by: threeKeys)
-        } verify: { checkSortKit($0, threeKeys) }
+        } verify: {
+            checkSortKit($0, threeKeys)
+        }
         // The same keys through Foundation's spelling: SortKit's overload runs the same engine.
         let using3 = try time("3 keys", n, "SortKit sorted(using:)", &report, closure: closure3, foundation: foundation3) {
             books.sorted(using: threeKeys)
-        } verify: { checkSortKit($0, threeKeys) }
+        } verify: {
+            checkSortKit($0, threeKeys)
+        }
         print(String(format: "3 keys | \(n) | sorted(using: SortKit keys) / sorted(by:): %.2f×", using3.median / full3.median))
         if let duckdb, let csv {
             for (threads, measurement) in try duckDBTimes(python: duckdb, csv: csv) {
                 report.add("3 keys", n, "DuckDB ORDER BY, \(threads) thread\(threads == 1 ? "" : "s")", measurement, closure: closure3, foundation: foundation3)
-                print(String(format: "3 keys | \(n) | SortKit vs DuckDB (\(threads) thread\(threads == 1 ? "" : "s")): %.2f×", measurement.median / full3.median))
+                print(
+                    String(format: "3 keys | \(n) | SortKit vs DuckDB (\(threads) thread\(threads == 1 ? "" : "s")): %.2f×", measurement.median / full3.median))
             }
         }
         let footprint = books._sortEngineFootprint(by: threeKeys)
@@ -110,51 +121,80 @@ struct EngineBench: ParsableCommand {
         let n = books.count
 
         // Single keys; every anchor is a literal closure, as a tuned hand-written sort would be.
-        let intClosure = try time("Int (pages)", n, "closure", &report) { books.sorted { $0.pages < $1.pages } }
-            verify: { checkSorted($0) { $0.pages < $1.pages } }
+        let intClosure = try time("Int (pages)", n, "closure", &report) {
+            books.sorted { $0.pages < $1.pages }
+        } verify: {
+            checkSorted($0) { $0.pages < $1.pages }
+        }
         let intFoundation = try time("Int (pages)", n, "Foundation", &report, runs: foundationRuns, optional: true) {
             books.sorted(using: KeyPathComparator(\BenchBook.pages))
-        } verify: { checkSorted($0) { $0.pages < $1.pages } }
+        } verify: {
+            checkSorted($0) { $0.pages < $1.pages }
+        }
         try time("Int (pages)", n, "SortKit", &report, closure: intClosure, foundation: intFoundation) {
             books.sorted(by: [SortKey(\.pages)])
-        } verify: { checkSortKit($0, [SortKey(\.pages)]) }
+        } verify: {
+            checkSortKit($0, [SortKey(\.pages)])
+        }
 
-        let doubleClosure = try time("Double (price)", n, "closure", &report) { books.sorted { $0.price < $1.price } }
-            verify: { checkSorted($0) { $0.price < $1.price } }
+        let doubleClosure = try time("Double (price)", n, "closure", &report) {
+            books.sorted { $0.price < $1.price }
+        } verify: {
+            checkSorted($0) { $0.price < $1.price }
+        }
         let doubleFoundation = try time("Double (price)", n, "Foundation", &report, runs: foundationRuns, optional: true) {
             books.sorted(using: KeyPathComparator(\BenchBook.price))
-        } verify: { checkSorted($0) { $0.price < $1.price } }
+        } verify: {
+            checkSorted($0) { $0.price < $1.price }
+        }
         try time("Double (price)", n, "SortKit", &report, closure: doubleClosure, foundation: doubleFoundation) {
             books.sorted(by: [SortKey(\.price)])
-        } verify: { checkSortKit($0, [SortKey(\.price)]) }
+        } verify: {
+            checkSortKit($0, [SortKey(\.price)])
+        }
     }
 
     func runStrings(_ books: [BenchBook], _ report: inout Report) throws {
         let n = books.count
-        let stringClosure = try time("String (title, binary)", n, "closure", &report) { books.sorted { $0.title < $1.title } }
-            verify: { checkSorted($0) { $0.title < $1.title } }
+        let stringClosure = try time("String (title, binary)", n, "closure", &report) {
+            books.sorted { $0.title < $1.title }
+        } verify: {
+            checkSorted($0) { $0.title < $1.title }
+        }
         let stringFoundation = try time("String (title, binary)", n, "Foundation", &report, runs: foundationRuns, optional: true) {
             books.sorted(using: KeyPathComparator(\BenchBook.title))
-        } verify: { checkSorted($0) { $0.title < $1.title } }
+        } verify: {
+            checkSorted($0) { $0.title < $1.title }
+        }
         try time("String (title, binary)", n, "SortKit", &report, closure: stringClosure, foundation: stringFoundation) {
             books.sorted(by: [SortKey(\.title, collation: .binary)])
-        } verify: { checkSortKit($0, [SortKey(\.title, collation: .binary)]) }
+        } verify: {
+            checkSortKit($0, [SortKey(\.title, collation: .binary)])
+        }
 
         // Natural and case-insensitive titles: SortKit's collations against plain `<` (which
         // knows neither) and against Foundation's options that do.
         let plain = stringClosure
         let standard = try time("natural title", n, "Foundation localizedStandardCompare", &report, runs: foundationRuns, optional: true) {
             books.sorted { $0.title.localizedStandardCompare($1.title) == .orderedAscending }
-        } verify: { _ in nil }
+        } verify: { _ in
+            nil
+        }
         try time("natural title", n, "SortKit natural", &report, closure: plain, foundation: standard) {
             books.sorted(by: [SortKey(\.title)])
-        } verify: { checkSortKit($0, [SortKey(\.title)]) }
+        } verify: {
+            checkSortKit($0, [SortKey(\.title)])
+        }
         let caseless = try time("nocase title", n, "Foundation compare(.caseInsensitive)", &report, runs: foundationRuns, optional: true) {
             books.sorted { $0.title.compare($1.title, options: .caseInsensitive) == .orderedAscending }
-        } verify: { _ in nil }
+        } verify: { _ in
+            nil
+        }
         try time("nocase title", n, "SortKit caseInsensitive", &report, closure: plain, foundation: caseless) {
             books.sorted(by: [SortKey(\.title, collation: .caseInsensitive)])
-        } verify: { checkSortKit($0, [SortKey(\.title, collation: .caseInsensitive)]) }
+        } verify: {
+            checkSortKit($0, [SortKey(\.title, collation: .caseInsensitive)])
+        }
     }
 
     @discardableResult
@@ -187,24 +227,24 @@ extension EngineBench {
     /// in Python around the query, with 2 threads and with 1. The script checks the stored order.
     func duckDBTimes(python: String, csv: URL) throws -> [(threads: Int, Measurement)] {
         let script = """
-        import duckdb, sys, time
-        csv, runs = sys.argv[1], int(sys.argv[2])
-        con = duckdb.connect()
-        con.execute("SET enable_progress_bar = false")
-        con.execute("CREATE TYPE status AS ENUM ('todo', 'reading', 'done', 'abandoned')")
-        con.execute(f"CREATE TABLE books AS SELECT id, title, author, status::status AS status, price, published, pages FROM read_csv('{csv}', header=true)")
-        rank = {'todo': 0, 'reading': 1, 'done': 2, 'abandoned': 3}
-        for threads in (2, 1):
-            con.execute(f"SET threads = {threads}")
-            times = []
-            for _ in range(runs):
-                start = time.perf_counter()
-                con.execute("CREATE OR REPLACE TEMP TABLE sorted AS SELECT * FROM books ORDER BY status, author, price DESC")
-                times.append((time.perf_counter() - start) * 1000)
-            rows = [(rank[s], a, -p) for s, a, p in con.execute("SELECT status::VARCHAR, author, price FROM sorted").fetchall()]
-            ok = all(x <= y for x, y in zip(rows, rows[1:]))
-            print(threads, "ok" if ok else "unsorted", *times)
-        """
+            import duckdb, sys, time
+            csv, runs = sys.argv[1], int(sys.argv[2])
+            con = duckdb.connect()
+            con.execute("SET enable_progress_bar = false")
+            con.execute("CREATE TYPE status AS ENUM ('todo', 'reading', 'done', 'abandoned')")
+            con.execute(f"CREATE TABLE books AS SELECT id, title, author, status::status AS status, price, published, pages FROM read_csv('{csv}', header=true)")
+            rank = {'todo': 0, 'reading': 1, 'done': 2, 'abandoned': 3}
+            for threads in (2, 1):
+                con.execute(f"SET threads = {threads}")
+                times = []
+                for _ in range(runs):
+                    start = time.perf_counter()
+                    con.execute("CREATE OR REPLACE TEMP TABLE sorted AS SELECT * FROM books ORDER BY status, author, price DESC")
+                    times.append((time.perf_counter() - start) * 1000)
+                rows = [(rank[s], a, -p) for s, a, p in con.execute("SELECT status::VARCHAR, author, price FROM sorted").fetchall()]
+                ok = all(x <= y for x, y in zip(rows, rows[1:]))
+                print(threads, "ok" if ok else "unsorted", *times)
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-c", script, csv.path, String(runs)]

@@ -28,14 +28,16 @@ struct LazyBench: AsyncParsableCommand {
         do {
             // Imported by a store without the in-memory index; the import's buffers go with it.
             let importer = try SQLiteTableStore(path: path, inMemoryIndex: false)
-            try await importer.importCSV(try [UInt8](Data(contentsOf: file)), as: "books", delimiter: UInt8(ascii: ","),
-                                         presets: ["Cheapest": try SortSpec(parsing: "price,title")])
+            try await importer.importCSV(
+                try [UInt8](Data(contentsOf: file)), as: "books", delimiter: UInt8(ascii: ","),
+                presets: ["Cheapest": try SortSpec(parsing: "price,title")])
         }
         print("data: \(rows) rows in SQLite; \(runs) runs per case, median; resident memory from /proc/self/status")
         let before = Self.residentMB()
         let store = try SQLiteTableStore(path: path, inMemoryIndex: false)
-        var lazy = LazyDataTable(source: TableStoreSource(store: store, table: "books"),
-                                 headers: try await store.schema(of: "books").columns.map(\.name), pageSize: 50, cachedPages: 0)
+        var lazy = LazyDataTable(
+            source: TableStoreSource(store: store, table: "books"),
+            headers: try await store.schema(of: "books").columns.map(\.name), pageSize: 50, cachedPages: 0)
         func timed(_ label: String, _ body: () async throws -> Void) async rethrows {
             var times: [Double] = []
             for _ in 0..<runs {
@@ -59,14 +61,18 @@ struct LazyBench: AsyncParsableCommand {
             filter = filter == "lem" ? "le" : "lem"
             try await lazy.setFilter(filter, forColumn: "author")
         }
-        print(String(format: "lazy: holds %d pages of %d rows; resident memory %d MB → %d MB (SQLite's page cache included)",
-                     lazy.heldPages, lazy.pageSize, before, Self.residentMB()))
+        print(
+            String(
+                format: "lazy: holds %d pages of %d rows; resident memory %d MB → %d MB (SQLite's page cache included)",
+                lazy.heldPages, lazy.pageSize, before, Self.residentMB()))
 
         // The anchor: the whole table in memory.
         let start = DispatchTime.now().uptimeNanoseconds
         var table = DataTable(csv: try TextTable(csv: try [UInt8](Data(contentsOf: file))), pageSize: 50)
-        print(String(format: "in-memory DataTable: built in %.0f ms; resident memory %d MB",
-                     Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6, Self.residentMB()))
+        print(
+            String(
+                format: "in-memory DataTable: built in %.0f ms; resident memory %d MB",
+                Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6, Self.residentMB()))
         var times: [Double] = []
         for _ in 0..<runs {
             let start = DispatchTime.now().uptimeNanoseconds
@@ -80,8 +86,9 @@ struct LazyBench: AsyncParsableCommand {
     /// The process's resident memory now, in MB.
     static func residentMB() -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return -1 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        else { return -1 }
         return kilobytes / 1024
     }
 }

@@ -45,8 +45,10 @@ struct Report {
             guard let anchor, anchor.median.isFinite else { return "" }
             return String(format: "%.1f×", anchor.median / m.median)
         }
-        rows.append([caseName, String(count), method, String(format: "%.1f", m.minimum), String(format: "%.1f", m.median),
-                     String(format: "%.0f", m.medianCPU), ratio(closure), ratio(foundation)])
+        rows.append([
+            caseName, String(count), method, String(format: "%.1f", m.minimum), String(format: "%.1f", m.median),
+            String(format: "%.0f", m.medianCPU), ratio(closure), ratio(foundation),
+        ])
         print(rows.last!.joined(separator: " | "))
     }
 

@@ -42,12 +42,15 @@ struct OrderBench: ParsableCommand {
             for pattern in Pattern.allCases where letters.contains(String(pattern.rawValue.dropFirst().prefix(1))) {
                 let result = try measure(pattern, count)
                 let fractional = result.fractionalMaxLength.map(String.init) ?? "—"
-                let line = "\(pattern.rawValue) | \(count) | \(String(format: "%.2f", result.mean)) | \(result.p99) | 8 | \(String(format: "%.0f", result.renumberMean)) | \(fractional)"
+                let line =
+                    "\(pattern.rawValue) | \(count) | \(String(format: "%.2f", result.mean)) | \(result.p99) | 8 | \(String(format: "%.0f", result.renumberMean)) | \(fractional)"
                 print(line)
                 rows.append("| " + line + " |")
             }
         }
-        print("\n| pattern | operations | labels: mean rows | p99 | max label bytes | renumber: mean rows | fractional: max key chars |\n|---|---|---|---|---|---|---|")
+        print(
+            "\n| pattern | operations | labels: mean rows | p99 | max label bytes | renumber: mean rows | fractional: max key chars |\n|---|---|---|---|---|---|---|"
+        )
         print(rows.joined(separator: "\n"))
     }
 

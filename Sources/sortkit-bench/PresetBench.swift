@@ -36,8 +36,10 @@ struct PresetBench: ParsableCommand {
                 try check(index, preset, presets[preset]!, page, parsed)
             }
             times.sort()
-            print(String(format: "switch preset → first page of 50, query %@: median %.3f ms, max %.3f ms",
-                         "\"\(query)\"", times[times.count / 2], times.last!))
+            print(
+                String(
+                    format: "switch preset → first page of 50, query %@: median %.3f ms, max %.3f ms",
+                    "\"\(query)\"", times[times.count / 2], times.last!))
         }
         let deep = DispatchTime.now().uptimeNanoseconds
         _ = index.ids(preset: "title", offset: rows / 2, limit: 50)
@@ -48,14 +50,18 @@ struct PresetBench: ParsableCommand {
         for _ in 0..<2_000 {
             let id = Int.random(in: 0..<rows, using: &random)
             let old = index[id]!
-            let new = BenchBook(id: old.id, title: old.title, author: old.author, status: old.status, statusRank: old.statusRank,
-                                price: Double(Int.random(in: 100...9_999, using: &random)) / 100, published: old.published, pages: old.pages)
+            let new = BenchBook(
+                id: old.id, title: old.title, author: old.author, status: old.status, statusRank: old.statusRank,
+                price: Double(Int.random(in: 100...9_999, using: &random)) / 100, published: old.published, pages: old.pages)
             start = DispatchTime.now().uptimeNanoseconds
             index.update(id, to: new)
             updates.append(ms(since: start) * 1000)
         }
         updates.sort()
-        print(String(format: "update one row's price (4 presets, 1 affected): median %.1f µs, p99 %.1f µs", updates[updates.count / 2], updates[updates.count * 99 / 100]))
+        print(
+            String(
+                format: "update one row's price (4 presets, 1 affected): median %.1f µs, p99 %.1f µs", updates[updates.count / 2],
+                updates[updates.count * 99 / 100]))
         try threePresetUpdates(books)
         for preset in index.presetNames {
             print(String(format: "memory, preset %@: %.2f bytes per row", preset, Double(index._replicaBytes(preset: preset)) / Double(rows)))
@@ -77,9 +83,10 @@ struct PresetBench: ParsableCommand {
         for _ in 0..<2_000 {
             let id = Int.random(in: 0..<rows, using: &random)
             let old = index[id]!
-            let new = BenchBook(id: old.id, title: titles.randomElement(using: &random)! + " II", author: old.author, status: old.status,
-                                statusRank: old.statusRank, price: Double(Int.random(in: 100...9_999, using: &random)) / 100,
-                                published: old.published, pages: old.pages)
+            let new = BenchBook(
+                id: old.id, title: titles.randomElement(using: &random)! + " II", author: old.author, status: old.status,
+                statusRank: old.statusRank, price: Double(Int.random(in: 100...9_999, using: &random)) / 100,
+                published: old.published, pages: old.pages)
             let start = DispatchTime.now().uptimeNanoseconds
             index.update(id, to: new)
             updates.append(ms(since: start) * 1000)
@@ -91,8 +98,10 @@ struct PresetBench: ParsableCommand {
             }
         }
         updates.sort()
-        print(String(format: "update price and title (3 presets, all 3 affected): median %.1f µs, p99 %.1f µs",
-                     updates[updates.count / 2], updates[updates.count * 99 / 100]))
+        print(
+            String(
+                format: "update price and title (3 presets, all 3 affected): median %.1f µs, p99 %.1f µs",
+                updates[updates.count / 2], updates[updates.count * 99 / 100]))
     }
 
     func ms(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 }

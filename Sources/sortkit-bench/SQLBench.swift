@@ -51,8 +51,10 @@ struct SQLBench: AsyncParsableCommand {
             let expectedUnindexed = try Array(memory!.sortedRowIndices(by: unindexed).prefix(50)).map { Int64($0 + 1) }
             start = DispatchTime.now().uptimeNanoseconds
             let firstUse = try await store.page(of: "books", PageRequest(order: .spec(unindexed), limit: 50))
-            print(String(format: "first use of a column without an index (adds its key column if the store needs one): %.0f ms",
-                         Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6))
+            print(
+                String(
+                    format: "first use of a column without an index (adds its key column if the store needs one): %.0f ms",
+                    Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6))
             try check(firstUse.rows.map(\.id) == expectedUnindexed, "unindexed order differs from memory")
 
             let first = try await time("page 1, indexed preset (price,title)", store, PageRequest(order: .spec(cheapest), limit: 50)) {
@@ -64,14 +66,16 @@ struct SQLBench: AsyncParsableCommand {
             _ = try await time("page 1, preset + search \"garden\"", store, PageRequest(order: .spec(cheapest), search: "garden", limit: 50)) {
                 try check($0.rows.count == 50 && $0.filtered < rows, "search returned no page")
             }
-            let deep = (rows / 100) * 50   // page 10,000 of 50 at 1M rows
+            let deep = (rows / 100) * 50 // page 10,000 of 50 at 1M rows
             let byOffset = try await time("page \(deep / 50 + 1) by offset", store, PageRequest(order: .spec(cheapest), offset: deep, limit: 50)) { _ in }
             let before = try await store.page(of: "books", PageRequest(order: .spec(cheapest), offset: deep - 50, limit: 50))
             let byCursor = try await time("page \(deep / 50 + 1) by cursor", store, PageRequest(order: .spec(cheapest), limit: 50, after: before.next)) {
                 try check($0.rows == byOffset.page.rows, "cursor page differs from offset page")
             }
-            print(String(format: "cursor page costs %.1f× page 1; offset page %.1f× page 1",
-                         byCursor.median / first.median, byOffset.median / first.median))
+            print(
+                String(
+                    format: "cursor page costs %.1f× page 1; offset page %.1f× page 1",
+                    byCursor.median / first.median, byOffset.median / first.median))
         }
     }
 
@@ -108,7 +112,10 @@ struct DataCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The CSV file to write.", valueName: "FILE"))
     var out: String
 
-    @Option(help: "ascii: the English titles and authors (~5% non-ASCII authors); multilingual: about 65% of titles and authors in accented Latin, Cyrillic, Greek, CJK and decomposed (combining-mark) text.")
+    @Option(
+        help:
+            "ascii: the English titles and authors (~5% non-ASCII authors); multilingual: about 65% of titles and authors in accented Latin, Cyrillic, Greek, CJK and decomposed (combining-mark) text."
+    )
     var text: BenchData.TextKind = .ascii
 
     func run() throws {

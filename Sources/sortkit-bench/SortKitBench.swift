@@ -8,4 +8,3 @@ struct SortKitBench: AsyncParsableCommand {
         subcommands: [EngineBench.self, OrderBench.self, PresetBench.self, TableBench.self, SQLBench.self, LazyBench.self, DataCommand.self],
         defaultSubcommand: EngineBench.self)
 }
-

@@ -39,12 +39,16 @@ struct TableBench: ParsableCommand {
             var table = unprepared
             table.tapHeader(0)
             return table
-        } verify: { try self.sorted($0, by: [SortKey(\.title)]) }
+        } verify: {
+            try self.sorted($0, by: [SortKey(\.title)])
+        }
         try report("tap a string column (title ascending)", target: 30) { () -> DataTable<BenchBook> in
             var table = base
             table.tapHeader(0)
             return table
-        } verify: { try self.sorted($0, by: [SortKey(\.title)]) }
+        } verify: {
+            try self.sorted($0, by: [SortKey(\.title)])
+        }
         try report("4 taps: status, +author, +author again (desc), +price", target: 30) { () -> DataTable<BenchBook> in
             var table = base
             table.tapHeader(2)
@@ -52,7 +56,9 @@ struct TableBench: ParsableCommand {
             table.tapHeader(1, additive: true)
             table.tapHeader(3, additive: true)
             return table
-        } verify: { try self.sorted($0, by: [SortKey(declaredOrderOf: \.status), SortKey(\.author, .descending), SortKey(\.price)]) }
+        } verify: {
+            try self.sorted($0, by: [SortKey(declaredOrderOf: \.status), SortKey(\.author, .descending), SortKey(\.price)])
+        }
         var sortedTable = base
         sortedTable.tapHeader(0)
         let sortedOnce = sortedTable
@@ -60,7 +66,9 @@ struct TableBench: ParsableCommand {
             var table = sortedOnce
             table.tapHeader(0)
             return table
-        } verify: { try self.sorted($0, by: [SortKey(\.title, .descending)]) }
+        } verify: {
+            try self.sorted($0, by: [SortKey(\.title, .descending)])
+        }
         var typed = sortedOnce
         typed.setSearch("ga")
         let afterTwo = typed
@@ -77,8 +85,9 @@ struct TableBench: ParsableCommand {
         var changed = books
         for index in stride(from: 0, to: rows, by: 100) {
             let old = changed[index]
-            changed[index] = BenchBook(id: old.id, title: old.title, author: old.author, status: old.status, statusRank: old.statusRank,
-                                       price: old.price + 1, published: old.published, pages: old.pages)
+            changed[index] = BenchBook(
+                id: old.id, title: old.title, author: old.author, status: old.status, statusRank: old.statusRank,
+                price: old.price + 1, published: old.published, pages: old.pages)
         }
         try report("setData with 1% of rows changed (diff of displayed rows)", target: 50) { () -> (DataTable<BenchBook>, DataTableDiff<Int>) in
             var table = sortedOnce

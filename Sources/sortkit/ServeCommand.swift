@@ -39,9 +39,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The SQLite database file (created if missing).", valueName: "PATH"))
     var db: String = "sortkit.sqlite"
 
-    @Option(help: ArgumentHelp(
-        "Use PostgreSQL at this URL (postgres://user:password@host:port/database?sslmode=disable) instead of SQLite.",
-        valueName: "URL"))
+    @Option(
+        help: ArgumentHelp(
+            "Use PostgreSQL at this URL (postgres://user:password@host:port/database?sslmode=disable) instead of SQLite.",
+            valueName: "URL"))
     var postgres: String?
 
     @Option(
@@ -51,25 +52,35 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "NAME=SPEC"))
     var presetOptions: [String] = []
 
-    @Option(name: .customLong("fixed"), help: ArgumentHelp(
-        "Keys a table always sorts by first, before the picked ones (repeatable, one per table).", valueName: "TABLE=SPEC"))
+    @Option(
+        name: .customLong("fixed"),
+        help: ArgumentHelp(
+            "Keys a table always sorts by first, before the picked ones (repeatable, one per table).", valueName: "TABLE=SPEC"))
     var fixedOptions: [String] = []
 
-    @Option(name: .customLong("fixed-after"), help: ArgumentHelp(
-        "Keys a table sorts by after the picked ones: the final tie-breakers.", valueName: "TABLE=SPEC"))
+    @Option(
+        name: .customLong("fixed-after"),
+        help: ArgumentHelp(
+            "Keys a table sorts by after the picked ones: the final tie-breakers.", valueName: "TABLE=SPEC"))
     var fixedAfterOptions: [String] = []
 
-    @Option(name: .customLong("sorts-by"), help: ArgumentHelp(
-        "A column that sorts by other keys when picked (a Name column by last, then first name).", valueName: "TABLE:COLUMN=SPEC"))
+    @Option(
+        name: .customLong("sorts-by"),
+        help: ArgumentHelp(
+            "A column that sorts by other keys when picked (a Name column by last, then first name).", valueName: "TABLE:COLUMN=SPEC"))
     var sortsByOptions: [String] = []
 
-    @Option(name: .customLong("pin"), help: ArgumentHelp(
-        "Rows pinned to the top of a table under every sort and every search they match.", valueName: "TABLE=ID[,ID…]"))
+    @Option(
+        name: .customLong("pin"),
+        help: ArgumentHelp(
+            "Rows pinned to the top of a table under every sort and every search they match.", valueName: "TABLE=ID[,ID…]"))
     var pinOptions: [String] = []
 
-    @Option(name: .customLong("cycle"), help: ArgumentHelp(
-        "The directions a column's header cycles through: asc,desc (default), desc,asc, asc, desc; add ,none for unsorted.",
-        valueName: "TABLE:COLUMN=CYCLE"))
+    @Option(
+        name: .customLong("cycle"),
+        help: ArgumentHelp(
+            "The directions a column's header cycles through: asc,desc (default), desc,asc, asc, desc; add ,none for unsorted.",
+            valueName: "TABLE:COLUMN=CYCLE"))
     var cycleOptions: [String] = []
 
     @Option(help: ArgumentHelp("The most keys a shift-click sort keeps; the oldest added key drops.", valueName: "N"))
@@ -81,33 +92,40 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on.")
     var port: Int = 8080
 
-    @Option(name: .customLong("allow-host"), help: ArgumentHelp(
-        "A Host name clients reach the server by (repeatable); other Hosts get 421. Needed beyond 127.0.0.1 (the bound address counts when it is a specific one); on 127.0.0.1 it adds to the loopback names.",
-        valueName: "NAME"))
+    @Option(
+        name: .customLong("allow-host"),
+        help: ArgumentHelp(
+            "A Host name clients reach the server by (repeatable); other Hosts get 421. Needed beyond 127.0.0.1 (the bound address counts when it is a specific one); on 127.0.0.1 it adds to the loopback names.",
+            valueName: "NAME"))
     var allowHosts: [String] = []
 
-    @Option(help: ArgumentHelp(
-        "The bearer token writes need; required beyond 127.0.0.1. Prefer the SORTKIT_TOKEN environment variable (options show in ps).",
-        valueName: "TOKEN"))
+    @Option(
+        help: ArgumentHelp(
+            "The bearer token writes need; required beyond 127.0.0.1. Prefer the SORTKIT_TOKEN environment variable (options show in ps).",
+            valueName: "TOKEN"))
     var token: String?
 
     @Flag(help: "Reads need the token too.")
     var protectReads = false
 
-    @Option(help: ArgumentHelp("The longest a page's query (SQL, or a search of the in-memory index) may run, in seconds, before it answers 503.", valueName: "SECONDS"))
+    @Option(
+        help: ArgumentHelp(
+            "The longest a page's query (SQL, or a search of the in-memory index) may run, in seconds, before it answers 503.", valueName: "SECONDS"))
     var queryTimeout: Double = 5
 
-    @Option(help: ArgumentHelp(
-        "Memory the kept sort orders (rankings, 8 bytes a row each) of all tables may take; the least recently used go beyond it.",
-        valueName: "SIZE"))
+    @Option(
+        help: ArgumentHelp(
+            "Memory the kept sort orders (rankings, 8 bytes a row each) of all tables may take; the least recently used go beyond it.",
+            valueName: "SIZE"))
     var rankingMemory: String = "1G"
 
     @Option(help: ArgumentHelp("Memory the kept sort orders of one table may take.", valueName: "SIZE"))
     var tableRankingMemory: String = "256M"
 
-    @Option(help: ArgumentHelp(
-        "Sort text in this language's order (the Unicode Collation Algorithm with CLDR's data) where a key names no collation: sv, uk, de-u-co-phonebk, und (the root order).",
-        valueName: "TAG"))
+    @Option(
+        help: ArgumentHelp(
+            "Sort text in this language's order (the Unicode Collation Algorithm with CLDR's data) where a key names no collation: sv, uk, de-u-co-phonebk, und (the root order).",
+            valueName: "TAG"))
     var locale: String?
 
     /// The collation from `--locale`.
@@ -125,8 +143,9 @@ struct ServeCommand: AsyncParsableCommand {
     /// The in-memory indexes' limits from `--ranking-memory` and `--table-ranking-memory`.
     var indexLimits: IndexLimits {
         get throws {
-            IndexLimits(rankingBytesPerTable: try ByteSize.parse(tableRankingMemory, option: "--table-ranking-memory"),
-                        rankingBytes: try ByteSize.parse(rankingMemory, option: "--ranking-memory"))
+            IndexLimits(
+                rankingBytesPerTable: try ByteSize.parse(tableRankingMemory, option: "--table-ranking-memory"),
+                rankingBytes: try ByteSize.parse(rankingMemory, option: "--ranking-memory"))
         }
     }
 
@@ -236,7 +255,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, got \(port)") }
         _ = try indexLimits
         _ = try defaultCollation
-        guard queryTimeout > 0, queryTimeout <= 86_400 else { throw ValidationError("--query-timeout must be between 0 and 86400 seconds, got \(queryTimeout)") }
+        guard queryTimeout > 0, queryTimeout <= 86_400 else {
+            throw ValidationError("--query-timeout must be between 0 and 86400 seconds, got \(queryTimeout)")
+        }
         if let token = effectiveToken, token.count < 16 {
             throw ValidationError("the token must be at least 16 characters long (try: openssl rand -hex 16)")
         }
@@ -244,13 +265,15 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--protect-reads needs a token: --token or SORTKIT_TOKEN")
         }
         if !AccessPolicy.isLoopback(host) && effectiveToken == nil {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 serving on \(host) would let anyone who can reach it change the tables: set a token with --token or \
                 SORTKIT_TOKEN (for example SORTKIT_TOKEN=$(openssl rand -hex 16)), or serve on 127.0.0.1
                 """)
         }
         if !AccessPolicy.isLoopback(host) && allowHosts.isEmpty && boundHostName == nil {
-            throw ValidationError("""
+            throw ValidationError(
+                """
                 serving on \(host) answers any Host name unless told which: name the ones clients use with --allow-host \
                 (for example --allow-host sortkit.example.org --allow-host 192.168.1.5); other Hosts get 421, as a \
                 DNS-rebinding site would send
@@ -324,7 +347,8 @@ struct ServeCommand: AsyncParsableCommand {
                 let schema = try await store.importCSV(data, as: name, delimiter: UInt8(ascii: ","), presets: presets)
                 let elapsed = ContinuousClock.now - start
                 let rows = try await store.page(of: name, PageRequest(limit: 0)).total
-                printToStandardError("sortkit: imported \(file) as table '\(name)' (\(schema.columns.count) columns, \(Self.importRate(rows: rows, in: elapsed)))")
+                printToStandardError(
+                    "sortkit: imported \(file) as table '\(name)' (\(schema.columns.count) columns, \(Self.importRate(rows: rows, in: elapsed)))")
             } catch {
                 throw ValidationError("\(file): \(error)")
             }
@@ -333,19 +357,24 @@ struct ServeCommand: AsyncParsableCommand {
         printToStandardError("sortkit: serving http://\(host):\(port)/ from \(place)")
         let access = access
         if access.token != nil {
-            printToStandardError("sortkit: \(access.protectReads ? "reads and writes" : "writes") need the token: send "
-                                 + "'Authorization: Bearer TOKEN', or open http://\(host):\(port)/?token=TOKEN once in a browser")
+            printToStandardError(
+                "sortkit: \(access.protectReads ? "reads and writes" : "writes") need the token: send "
+                    + "'Authorization: Bearer TOKEN', or open http://\(host):\(port)/?token=TOKEN once in a browser")
         } else {
             printToStandardError("sortkit: serving only Host \((access.allowedHosts ?? []).sorted().joined(separator: ", ")); no token is set")
         }
         let settings = try sortSettings
         for (table, setting) in settings.sorted(by: { $0.key < $1.key }) {
             guard let schema = try? await store.schema(of: table) else {
-                throw ValidationError("a sort setting names table '\(table)', which isn't served (tables: \(try await store.tables().map(\.name).sorted().joined(separator: ", ")))")
+                throw ValidationError(
+                    "a sort setting names table '\(table)', which isn't served (tables: \(try await store.tables().map(\.name).sorted().joined(separator: ", ")))"
+                )
             }
             do { try setting.validate(against: schema) } catch { throw ValidationError("sort settings of '\(table)': \(error)") }
         }
-        try await SortKitServer(store: store, access: access, sortSettings: settings,
-                                defaultSortSettings: TableSortSettings(maxKeys: maxSortKeys, collation: try defaultCollation)).run(host: host, port: port)
+        try await SortKitServer(
+            store: store, access: access, sortSettings: settings,
+            defaultSortSettings: TableSortSettings(maxKeys: maxSortKeys, collation: try defaultCollation)
+        ).run(host: host, port: port)
     }
 }

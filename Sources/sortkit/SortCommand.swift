@@ -44,9 +44,11 @@ struct SortCommand: ParsableCommand {
     @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to FILE instead of standard output.", valueName: "FILE"))
     var output: String?
 
-    @Option(name: .customLong("max-memory"), help: ArgumentHelp(
-        "The most memory the sort may use (e.g. 256M, 2G): a bound on the whole process beyond its fixed base (peak RSS within 1.25× of it); larger inputs spill sorted runs to disk. Default: a quarter of RAM, at most 4G.",
-        valueName: "SIZE"))
+    @Option(
+        name: .customLong("max-memory"),
+        help: ArgumentHelp(
+            "The most memory the sort may use (e.g. 256M, 2G): a bound on the whole process beyond its fixed base (peak RSS within 1.25× of it); larger inputs spill sorted runs to disk. Default: a quarter of RAM, at most 4G.",
+            valueName: "SIZE"))
     var maxMemory: String?
 
     @Flag(help: "Write only the first record (in input order) of each group of equivalent keys: under nocase, fold and natural 'Bob' and 'bob' are one group.")
@@ -64,7 +66,10 @@ struct SortCommand: ParsableCommand {
     @Flag(help: "No progress bar (it is shown on a terminal only).")
     var quiet = false
 
-    @Flag(help: "After sorting, explain on standard error how each pair of adjacent records compares: each key's values, sort keys, and which key decides (reads the input into memory).")
+    @Flag(
+        help:
+            "After sorting, explain on standard error how each pair of adjacent records compares: each key's values, sort keys, and which key decides (reads the input into memory)."
+    )
     var debug = false
 
     func validate() throws {
@@ -244,9 +249,10 @@ final class ProgressBar: @unchecked Sendable {
         let width = 24
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-        let line = String(format: "\r[%@] %3.0f%% %.0f/%.0f MB, %d rows, %.0f MB/s, %.0f s left ",
-                          bar, fraction * 100, Double(progress.bytesRead) / 1e6, Double(progress.totalBytes) / 1e6,
-                          progress.records, rate, left)
+        let line = String(
+            format: "\r[%@] %3.0f%% %.0f/%.0f MB, %d rows, %.0f MB/s, %.0f s left ",
+            bar, fraction * 100, Double(progress.bytesRead) / 1e6, Double(progress.totalBytes) / 1e6,
+            progress.records, rate, left)
         FileHandle.standardError.write(Data(line.utf8))
         shown = true
     }

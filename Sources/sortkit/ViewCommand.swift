@@ -39,7 +39,9 @@ struct ViewCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Columns frozen at the left when the table is wider than the terminal.", valueName: "N"))
     var fixed: Int = 0
 
-    @Option(name: .customLong("terminal-width"), help: ArgumentHelp("The table's total width; wider tables page sideways (default: $COLUMNS, else no limit).", valueName: "N"))
+    @Option(
+        name: .customLong("terminal-width"),
+        help: ArgumentHelp("The table's total width; wider tables page sideways (default: $COLUMNS, else no limit).", valueName: "N"))
     var terminalWidth: Int?
 
     @Option(name: .customLong("columns-page"), help: "Which horizontal page of columns to show, from 1.")
@@ -66,8 +68,9 @@ struct ViewCommand: ParsableCommand {
         let options = ColumnWidthOptions(strategy: ColumnWidthStrategy(parsing: widths)!, maximum: maxWidth)
         let csvPage: CSVPage
         do {
-            csvPage = try CSVPage(contentsOf: URL(fileURLWithPath: file), sort: SortSpec(keys), search: search,
-                                  page: page - 1, pageSize: pageSize, widths: options)
+            csvPage = try CSVPage(
+                contentsOf: URL(fileURLWithPath: file), sort: SortSpec(keys), search: search,
+                page: page - 1, pageSize: pageSize, widths: options)
         } catch let error as CSVError {
             throw CommandFailure("\(file): \(error)")
         } catch let error as CocoaError where error.code != .fileReadCorruptFile {

@@ -2,6 +2,7 @@ import Foundation
 import OrderKeys
 import SortKitTestSupport
 import Testing
+
 @testable import DataTableKit
 @testable import SortKit
 
@@ -39,7 +40,10 @@ struct CSVPageTests {
         case 3: return String(format: "%04d-%02d-%02d", 1550 + r % 480, r % 12 + 1, r % 28 + 1) + (r % 9 == 0 ? "T10:3\(r % 10)" : "")
         case 4: return ["true", "FALSE", "", "True"][r % 4]
         default:
-            let words = ["Émile", "E\u{301}mile", "straße", "STRASSE", "a,b", "say \"hi\"", "two\nlines", "ıi", "Zoë", "zoe", "", " ", "10 apples", "9 apples", "Ab", "ab", "日本"]
+            let words = [
+                "Émile", "E\u{301}mile", "straße", "STRASSE", "a,b", "say \"hi\"", "two\nlines", "ıi", "Zoë", "zoe", "", " ", "10 apples", "9 apples", "Ab",
+                "ab", "日本",
+            ]
             return words[r % words.count] + (r % 3 == 0 ? " \(r % 7)" : "")
         }
     }
@@ -56,9 +60,14 @@ struct CSVPageTests {
     func differential() throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 0xC5F
         var random = SplitMix64(seed: seed)
-        let strategies: [ColumnWidthStrategy] = [.sampledMax(sampleSize: 100), .sampledMax(sampleSize: 5), .estimatedAverage,
-                                                 .hybrid(sampleSize: 7), .maxMeasured, .percentile(90, sampleSize: 1000), .fixed(6)]
-        let modifiers = ["", ":num", ":text", ":nocase", ":fold", ":natural", ":date", ":nulls-first", ":enum=true|false", ":abs", ":num:abs", ":len", ":random=3", ":empty=null"]
+        let strategies: [ColumnWidthStrategy] = [
+            .sampledMax(sampleSize: 100), .sampledMax(sampleSize: 5), .estimatedAverage,
+            .hybrid(sampleSize: 7), .maxMeasured, .percentile(90, sampleSize: 1000), .fixed(6),
+        ]
+        let modifiers = [
+            "", ":num", ":text", ":nocase", ":fold", ":natural", ":date", ":nulls-first", ":enum=true|false", ":abs", ":num:abs", ":len", ":random=3",
+            ":empty=null",
+        ]
         for round in 0..<60 {
             let kinds = (0..<Int(random.next() % 4 + 2)).map { _ in Int(random.next() % 6) }
             let rows = [0, 1, 3, 40, 150, 700][Int(random.next() % 6)]
@@ -71,7 +80,8 @@ struct CSVPageTests {
             let pageSize = [1, 5, 20][Int(random.next() % 3)]
             let page = [0, 1, 3, 1000][Int(random.next() % 4)]
             let widths = ColumnWidthOptions(strategy: strategies[Int(random.next() % UInt64(strategies.count))])
-            let context = "round \(round), sort '\(specText)', search '\(search)', page \(page)×\(pageSize), \(widths.strategy), seed \(seed) (replay with SORTKIT_SEED=\(seed))"
+            let context =
+                "round \(round), sort '\(specText)', search '\(search)', page \(page)×\(pageSize), \(widths.strategy), seed \(seed) (replay with SORTKIT_SEED=\(seed))"
             let expected = try tableText(csv, sort: sort, search: search, page: page, pageSize: pageSize, widths: widths)
             let actual = try pageText(csv, sort: sort, search: search, page: page, pageSize: pageSize, widths: widths)
             #expect(actual == expected, "\(context)\n\(String(decoding: csv.prefix(400), as: UTF8.self))")
@@ -85,8 +95,10 @@ struct CSVPageTests {
             let csv = Self.csv(rows: 60_000, kinds: [0, 2, 3, 5, 1], &random)
             #expect(csv.count > 2 << 20)
             // Deep pages (from rank 4,096) take the sampled rank window; 5,000 is past the end.
-            for (spec, search, page) in [("c3,-c1", "", 0), ("-c2", "e", 2), ("c0:num,c4", "apples", 40), ("", "2", 7), ("c1", "", 5_000),
-                                         ("c3,-c1", "", 1_200), ("-c2:nocase", "", 2_399), ("c4,c0", "e", 900), ("c0:num", "", 1_700)] {
+            for (spec, search, page) in [
+                ("c3,-c1", "", 0), ("-c2", "e", 2), ("c0:num,c4", "apples", 40), ("", "2", 7), ("c1", "", 5_000),
+                ("c3,-c1", "", 1_200), ("-c2:nocase", "", 2_399), ("c4,c0", "e", 900), ("c0:num", "", 1_700),
+            ] {
                 let sort = try SortSpec(parsing: spec)
                 let expected = try tableText(csv, sort: sort, search: search, page: page, pageSize: 25, widths: ColumnWidthOptions())
                 let actual = try pageText(csv, sort: sort, search: search, page: page, pageSize: 25, widths: ColumnWidthOptions())
@@ -103,7 +115,9 @@ struct CSVPageTests {
                 for spec in ["", "-1", "name"] where spec.isEmpty || (try? TextTable(csv: csv).columnIndex(spec)) != nil {
                     let sort = try SortSpec(parsing: spec)
                     let expected = try tableText(csv, sort: sort, search: "", page: 0, pageSize: 10, widths: ColumnWidthOptions())
-                    #expect(try pageText(csv, sort: sort, search: "", page: 0, pageSize: 10, widths: ColumnWidthOptions()) == expected, "\(text.debugDescription) by '\(spec)'")
+                    #expect(
+                        try pageText(csv, sort: sort, search: "", page: 0, pageSize: 10, widths: ColumnWidthOptions()) == expected,
+                        "\(text.debugDescription) by '\(spec)'")
                 }
             }
             // A key cell past the packed span's 8 MiB, quoted with doubled quotes, and a megabyte one.
@@ -131,13 +145,17 @@ struct CSVPageTests {
         let actual = #expect(throws: CSVError.self) { try CSVPage(csv: csv) }
         #expect(actual?.description == expected?.description)
         #expect(actual?.description.contains("line 200002") == true, "\(String(describing: actual))")
-        #expect(throws: SortSpecError.unknownColumn("colour", known: ["a", "b"])) { try CSVPage(csv: Array("a,b\n1,2\n".utf8), sort: SortSpec(parsing: "colour")) }
+        #expect(throws: SortSpecError.unknownColumn("colour", known: ["a", "b"])) {
+            try CSVPage(csv: Array("a,b\n1,2\n".utf8), sort: SortSpec(parsing: "colour"))
+        }
     }
 
     @Test("Typing plain numbers from bytes agrees with typing text")
     func byteInference() {
-        let cells = ["0", "007", "42", "123456789012345678", "1234567890123456789", "-5", "+5", "1.5", "1.", ".5", "1.2.3", "123456789.123456",
-                     "1234567890.5", "1.1234567", "", " ", "2024-01-02", "2023-02-29", "2024-02-29", "2024-13-01", "0000-01-01", "2024-1-02", "true", "1e3", "١٢", "12a"]
+        let cells = [
+            "0", "007", "42", "123456789012345678", "1234567890123456789", "-5", "+5", "1.5", "1.", ".5", "1.2.3", "123456789.123456",
+            "1234567890.5", "1.1234567", "", " ", "2024-01-02", "2023-02-29", "2024-02-29", "2024-13-01", "0000-01-01", "2024-1-02", "true", "1e3", "١٢", "12a",
+        ]
         for first in cells {
             for second in cells {
                 var text = _TypeInference(), bytes = _TypeInference()

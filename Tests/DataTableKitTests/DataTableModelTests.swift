@@ -1,6 +1,7 @@
 import Observation
 import SortKit
 import Testing
+
 @testable import DataTableKit
 
 /// Counts the changes an observable model publishes to a view that reads `read`: tracking is
@@ -16,7 +17,9 @@ final class PublishCounter {
     }
 
     private func track() {
-        withObservationTracking { read() } onChange: { [weak self] in
+        withObservationTracking {
+            read()
+        } onChange: { [weak self] in
             MainActor.assumeIsolated {
                 self?.count += 1
                 self?.track()
@@ -100,7 +103,7 @@ struct DataTableModelTests {
         try model.toggle(1)
         try model.deselect(3)
         model.selectAllMatching()
-        #expect(counter.count == 5 + 1)   // the handler set above is a change too
+        #expect(counter.count == 5 + 1) // the handler set above is a change too
         #expect(events == 5)
         #expect(throws: DataTableError.self) { try model.select(99) }
         model.clearSelection()

@@ -2,6 +2,7 @@ import Foundation
 import OrderKeys
 import SortKit
 import Testing
+
 @testable import DataTableKit
 
 struct Person: Identifiable, Hashable, Sendable {
@@ -27,15 +28,18 @@ func columns() -> [DataTableColumn<Person>] {
         DataTableColumn("Name", sortedBy: \.last) { "\($0.first) \($0.last)" },
         DataTableColumn("Salary", \.salary) { "$" + String(format: "%.2f", $0) }.editable(\.salary) { Double($0) },
         DataTableColumn("Level", declaredOrderOf: \.level) { "\($0)" },
-        DataTableColumn("Started", sortedByComparator: { a, b in
-            // Full control: nulls last, then by date.
-            switch (a.started, b.started) {
-            case (nil, nil): .orderedSame
-            case (nil, _): .orderedDescending
-            case (_, nil): .orderedAscending
-            case (let x?, let y?): x == y ? .orderedSame : x < y ? .orderedAscending : .orderedDescending
+        DataTableColumn(
+            "Started",
+            sortedByComparator: { a, b in
+                // Full control: nulls last, then by date.
+                switch (a.started, b.started) {
+                case (nil, nil): .orderedSame
+                case (nil, _): .orderedDescending
+                case (_, nil): .orderedAscending
+                case (let x?, let y?): x == y ? .orderedSame : x < y ? .orderedAscending : .orderedDescending
+                }
             }
-        }) { $0.started.map { "\(Int($0.timeIntervalSince1970))" } ?? "" },
+        ) { $0.started.map { "\(Int($0.timeIntervalSince1970))" } ?? "" },
         DataTableColumn("Notes"),
     ]
 }
@@ -46,13 +50,13 @@ struct DataTableTests {
     func columnStyles() {
         var table = DataTable(rows: people, columns: columns())
         table.tapHeader(1)
-        #expect(table.displayedIDs == [2, 5, 1, 3, 4])   // 99 < 1234.56 < 10000, not "$10,000" < "$99"; stable
+        #expect(table.displayedIDs == [2, 5, 1, 3, 4]) // 99 < 1234.56 < 10000, not "$10,000" < "$99"; stable
         table.tapHeader(0)
-        #expect(table.displayedIDs == [5, 3, 2, 4, 1])   // natural by last name: Adams, emile, Émile, Young, Zed
+        #expect(table.displayedIDs == [5, 3, 2, 4, 1]) // natural by last name: Adams, emile, Émile, Young, Zed
         table.tapHeader(2)
-        #expect(table.displayedIDs == [2, 4, 1, 5, 3])   // declared order junior < senior < principal
+        #expect(table.displayedIDs == [2, 4, 1, 5, 3]) // declared order junior < senior < principal
         table.tapHeader(3)
-        #expect(table.displayedIDs == [3, 1, 4, 2, 5])   // comparator: nulls last, stable
+        #expect(table.displayedIDs == [3, 1, 4, 2, 5]) // comparator: nulls last, stable
         table.tapHeader(3)
         #expect(table.displayedIDs == [4, 1, 3, 2, 5] || table.displayedIDs == [2, 5, 4, 1, 3])
     }
@@ -99,16 +103,16 @@ struct DataTableTests {
     func searchKeepsSort() {
         var table = DataTable(rows: people, columns: columns())
         table.tapHeader(1, additive: false)
-        table.tapHeader(1)   // salary descending
+        table.tapHeader(1) // salary descending
         table.setSearch("EMILE")
-        #expect(table.displayedIDs == [3, 2])                  // diacritic- and case-insensitive, still by salary desc
-        table.setSearch("1234.56 senior")                      // typed value and display text, every term
+        #expect(table.displayedIDs == [3, 2]) // diacritic- and case-insensitive, still by salary desc
+        table.setSearch("1234.56 senior") // typed value and display text, every term
         #expect(table.displayedIDs == [1])
         table.setSearch("")
         #expect(table.displayedIDs == [4, 1, 3, 2, 5])
         table.setFilter("junior", column: 2)
         #expect(table.displayedIDs == [4, 2] && table.filteredCount == 2 && table.totalCount == 5)
-        table.setFilter("zed", column: 2)                      // "zed" is a name, not a level
+        table.setFilter("zed", column: 2) // "zed" is a name, not a level
         #expect(table.displayedIDs.isEmpty)
     }
 
@@ -124,7 +128,7 @@ struct DataTableTests {
         table.setPage(-4)
         #expect(table.pageIndex == 0)
         table.setPage(1)
-        table.setSearch("e")   // a new search shows its first page
+        table.setSearch("e") // a new search shows its first page
         #expect(table.pageIndex == 0)
         table.setPageSize(10)
         #expect(table.pageCount == 1)
@@ -153,17 +157,17 @@ struct DataTableTests {
     func setData() {
         var table = DataTable(rows: people, columns: columns(), pageSize: 2)
         table.tapHeader(0)
-        table.setPage(1)                                   // rows 2 and 4 by name: Émile, Young
+        table.setPage(1) // rows 2 and 4 by name: Émile, Young
         #expect(table.pageRows.map(\.id) == [2, 4])
         var changed = people
-        changed[0].last = "Aaron"                          // Ann Zed → Ann Aaron: moves to the front
-        changed.remove(at: 4)                              // Ed Adams removed
+        changed[0].last = "Aaron" // Ann Zed → Ann Aaron: moves to the front
+        changed.remove(at: 4) // Ed Adams removed
         changed.append(Person(id: 6, first: "Fay", last: "Moss", salary: 1, level: .junior, started: nil))
         let diff = table.setData(changed)
         #expect(table.displayedIDs == [1, 3, 2, 6, 4])
         #expect(diff.removed.map(\.id) == [5] && diff.inserted.map(\.id) == [6])
         #expect(diff.moved.map(\.id) == [1] && diff.updated == [1])
-        #expect(table.pageRows.map(\.id) == [2, 6])        // the anchor (Bob Émile) still on screen
+        #expect(table.pageRows.map(\.id) == [2, 6]) // the anchor (Bob Émile) still on screen
         #expect(table.sortSpec.description == "Name")
     }
 
@@ -265,7 +269,9 @@ struct DataTableLocaleTests {
     @Test("A column with a Czech collation sorts ch after h, through header taps in both directions")
     func czech() throws {
         let czech = Collation.locale(try LocaleCollation("cs"))
-        let rows = ["chata", "hrad", "cibule", "ivo", "Chrám"].enumerated().map { Person(id: $0.offset, first: "", last: $0.element, salary: 0, level: .junior, started: nil) }
+        let rows = ["chata", "hrad", "cibule", "ivo", "Chrám"].enumerated().map {
+            Person(id: $0.offset, first: "", last: $0.element, salary: 0, level: .junior, started: nil)
+        }
         var table = DataTable(rows: rows, columns: [DataTableColumn("Last", sortedBy: \.last, collation: czech) { $0.last }], pageSize: 10)
         table.tapHeader(0)
         #expect(table.pageRows.map(\.last) == ["cibule", "hrad", "chata", "Chrám", "ivo"])

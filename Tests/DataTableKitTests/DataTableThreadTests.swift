@@ -2,6 +2,7 @@ import Foundation
 import SortKit
 import SortKitTestSupport
 import Testing
+
 @testable import DataTableKit
 
 /// A row with an id and a score, as each test's row type has it.
@@ -36,16 +37,20 @@ struct DataTableThreadTests {
     /// A score column whose key notes each thread it is read on. (The tables themselves are made
     /// where the row type is concrete: that is where the initializer for Sendable rows is picked.)
     private static func columns<Row: Scored>(_ recorder: ThreadRecorder) -> [DataTableColumn<Row>] {
-        [DataTableColumn("Score", sortedBy: { (row: Row) -> Int in
-            recorder.note()
-            return row.score
-        }, display: { "\($0.score)" })]
+        [
+            DataTableColumn(
+                "Score",
+                sortedBy: { (row: Row) -> Int in
+                    recorder.note()
+                    return row.score
+                }, display: { "\($0.score)" })
+        ]
     }
 
     /// Sorts by score, then changes a few scores (a kept ranking is merged with the changed
     /// rows); the order shown is the rows sorted by score, stable by position.
     private func exercise<Row: Scored>(_ table: inout DataTable<Row>) {
-        table.backgroundUpdateThreshold = 0  // what a large table does
+        table.backgroundUpdateThreshold = 0 // what a large table does
         table.prepareSorting()
         table.tapHeader(0)
         var changed = table.rows

@@ -1,5 +1,6 @@
 import OrderKeys
 import Testing
+
 @testable import DataTableKit
 
 /// The one HTML escaper (#34): it works on UTF-8 bytes, so a `<` or `"` that a mark has joined
@@ -44,8 +45,10 @@ struct HTMLEscapingTests {
     func randomAgainstOracle() {
         let seed: UInt64 = 3_404
         var random = SplitMix64(seed: seed)
-        let pool: [Unicode.Scalar] = ["<", ">", "&", "\"", "'", "a", " ", "\u{600}", "\u{301}", "\u{200D}", "\u{FEFF}", "\u{202E}",
-                                      Unicode.Scalar(0xFDD0)!, "é", "日", "\u{1F3F3}", "\u{FE0F}", "\u{20DD}", "\u{0}", "\u{7F}"]
+        let pool: [Unicode.Scalar] = [
+            "<", ">", "&", "\"", "'", "a", " ", "\u{600}", "\u{301}", "\u{200D}", "\u{FEFF}", "\u{202E}",
+            Unicode.Scalar(0xFDD0)!, "é", "日", "\u{1F3F3}", "\u{FE0F}", "\u{20DD}", "\u{0}", "\u{7F}",
+        ]
         for round in 0..<2_000 {
             var scalars = String.UnicodeScalarView()
             for _ in 0..<Int(random.next() % 24) { scalars.append(pool[Int(random.next() % UInt64(pool.count))]) }

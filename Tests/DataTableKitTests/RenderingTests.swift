@@ -1,6 +1,7 @@
 import Foundation
 import SortKit
 import Testing
+
 @testable import DataTableKit
 
 @Suite("Widths and renderers")
@@ -18,17 +19,19 @@ struct RenderingTests {
     @Test("Width strategies, clamps, overrides; the header always fits")
     func strategies() {
         let rows = (1...100).map { TextRow(id: $0, cells: [String(repeating: "x", count: $0 == 100 ? 50 : 4), "h"]) }
-        let table = DataTable(rows: rows, columns: [
-            DataTableColumn("text", display: { $0.cells[0] }, sortKey: nil),
-            DataTableColumn("a long header", display: { $0.cells[1] }, sortKey: SortKey(by: { (row: TextRow) in row.cells[1] })),
-        ])
+        let table = DataTable(
+            rows: rows,
+            columns: [
+                DataTableColumn("text", display: { $0.cells[0] }, sortKey: nil),
+                DataTableColumn("a long header", display: { $0.cells[1] }, sortKey: SortKey(by: { (row: TextRow) in row.cells[1] })),
+            ])
         func width(_ strategy: ColumnWidthStrategy, max: Int = 40) -> [Int] {
             table.columnWidths(ColumnWidthOptions(strategy: strategy, minimum: 3, maximum: max))
         }
-        #expect(width(.estimatedAverage) == [5, 15])          // mean 4.46 → 5; header 13 + indicator 2
-        #expect(width(.maxMeasured) == [40, 15])              // 50 clamped to the max
+        #expect(width(.estimatedAverage) == [5, 15]) // mean 4.46 → 5; header 13 + indicator 2
+        #expect(width(.maxMeasured) == [40, 15]) // 50 clamped to the max
         #expect(width(.maxMeasured, max: 100) == [50, 15])
-        #expect(width(.sampledMax(sampleSize: 10)) == [4, 15])  // the long row isn't sampled
+        #expect(width(.sampledMax(sampleSize: 10)) == [4, 15]) // the long row isn't sampled
         #expect(width(.hybrid(sampleSize: 10)) == [5, 15])
         #expect(width(.percentile(100, sampleSize: 1_000)) == [40, 15])
         #expect(width(.fixed(7)) == [7, 15])
@@ -41,16 +44,17 @@ struct RenderingTests {
         var table = DataTable(csv: try TextTable(csv: Array("name,price\nשלום,9.5\nA very long name indeed,10\nbob,\n".utf8)), pageSize: 2)
         table.tapHeader(1)
         let text = TextTableRenderer(widths: ColumnWidthOptions(strategy: .maxMeasured, maximum: 10)).render(table)
-        #expect(text == """
-            ┌────────────┬─────────┐
-            │ name       │ price ▲ │
-            ├────────────┼─────────┤
-            │ \u{2068}שלום\u{2069}       │     9.5 │
-            │ A very lo… │      10 │
-            └────────────┴─────────┘
-            rows 1–2 of 3 (3)
+        #expect(
+            text == """
+                ┌────────────┬─────────┐
+                │ name       │ price ▲ │
+                ├────────────┼─────────┤
+                │ \u{2068}שלום\u{2069}       │     9.5 │
+                │ A very lo… │      10 │
+                └────────────┴─────────┘
+                rows 1–2 of 3 (3)
 
-            """)
+                """)
     }
 
     @Test("A multi-key sort's priority digit fits in the header (no \"published ▼…\")")
@@ -86,15 +90,16 @@ struct RenderingTests {
         var table = DataTable(csv: try TextTable(csv: Array("name,note\n<script>alert(1)</script>,\"say \"\"hi\"\" & 'bye'\"\n".utf8)))
         table.tapHeader(0)
         let html = HTMLTableRenderer(fixedColumns: 1).render(table)
-        #expect(html == """
-            <table class="data-table">
-            <thead><tr><th scope="col" aria-sort="ascending" class="fixed" style="position: sticky; left: 0"><a href="?sort=-name">name ▲</a></th><th scope="col" aria-sort="none"><a href="?sort=note">note</a></th></tr></thead>
-            <tbody>
-            <tr><td class="fixed" style="position: sticky; left: 0">&lt;script&gt;alert(1)&lt;/script&gt;</td><td>say &quot;hi&quot; &amp; &#39;bye&#39;</td></tr>
-            </tbody>
-            </table>
+        #expect(
+            html == """
+                <table class="data-table">
+                <thead><tr><th scope="col" aria-sort="ascending" class="fixed" style="position: sticky; left: 0"><a href="?sort=-name">name ▲</a></th><th scope="col" aria-sort="none"><a href="?sort=note">note</a></th></tr></thead>
+                <tbody>
+                <tr><td class="fixed" style="position: sticky; left: 0">&lt;script&gt;alert(1)&lt;/script&gt;</td><td>say &quot;hi&quot; &amp; &#39;bye&#39;</td></tr>
+                </tbody>
+                </table>
 
-            """)
+                """)
     }
 
     @Test("Cell formatters: HTML built by HTMLFragment stays escaped with hostile values; links keep only safe schemes; the sort value is unaffected")
@@ -119,17 +124,23 @@ struct RenderingTests {
         var renderer = HTMLTableRenderer(fixedColumns: 1, stickyHeader: true, highlightSortedColumns: true, stripes: true)
         let html = renderer.render(table)
         #expect(!html.contains("<img") && !html.contains("javascript") && !html.contains("JaVaScRiPt") && !html.contains("\" onmouseover"))
-        #expect(html.contains(#"<td class="fixed" style="position: sticky; left: 0"><a href="https://example.org/a?b=1&amp;c=&lt;2&gt;" title="Émile &amp; Co">Émile &amp; Co</a></td>"#))
+        #expect(
+            html.contains(
+                #"<td class="fixed" style="position: sticky; left: 0"><a href="https://example.org/a?b=1&amp;c=&lt;2&gt;" title="Émile &amp; Co">Émile &amp; Co</a></td>"#
+            ))
         #expect(html.contains(#"<a title="&lt;img src=x onerror=alert(1)&gt;">&lt;img src=x onerror=alert(1)&gt;</a>"#), "an unsafe href is dropped")
         #expect(html.contains(#"<span class="badge done&quot; onmouseover=&quot;x">done&quot; onmouseover=&quot;x</span>"#))
         #expect(html.contains(#"<td class="num sorted sorted-1" style="text-align: right">€<strong>3.00</strong></td>"#))
         #expect(html.contains(#"<th scope="col" aria-sort="ascending" class="sorted sorted-1" style="position: sticky; top: 0; text-align: right">"#))
         #expect(html.contains(#"<th scope="col" aria-sort="none" class="fixed" style="position: sticky; left: 0; top: 0">"#))
-        #expect(html.contains(#"<table class="data-table sticky-header striped">"#) && html.contains(#"<tr class="odd">"#) && html.contains(#"<tr class="even">"#))
+        #expect(
+            html.contains(#"<table class="data-table sticky-header striped">"#) && html.contains(#"<tr class="odd">"#) && html.contains(#"<tr class="even">"#))
         #expect(html.contains(#"style="text-align: center"><span class="badge todo">todo</span>"#))
         renderer.direction = .rightToLeft
         let rtl = renderer.render(table)
-        #expect(rtl.contains(#"<table class="data-table sticky-header striped" dir="rtl">"#) && rtl.contains("position: sticky; right: 0") && rtl.contains("text-align: left"))
+        #expect(
+            rtl.contains(#"<table class="data-table sticky-header striped" dir="rtl">"#) && rtl.contains("position: sticky; right: 0")
+                && rtl.contains("text-align: left"))
         // The text renderer shows the text formatter, centered; search still reads the display text.
         let text = TextTableRenderer(widths: ColumnWidthOptions(strategy: .maxMeasured)).render(table)
         #expect(text.contains("│         ○ todo         │") && text.contains("│ ✔ done\" onmouseover=\"x │"), "\(text)")

@@ -2,6 +2,7 @@ import Foundation
 import OrderKeys
 import SortKit
 import Testing
+
 @testable import DataTableKit
 
 @Suite("Row selection by identity")
@@ -116,7 +117,7 @@ struct SelectionTests {
         #expect(table.selectAllMatching().isEmpty && table.selection == [4])
         #expect(throws: DataTableError.self) { try table.select(42) }
         table.setSearch("zed")
-        #expect(throws: DataTableError.self) { try table.selectRange(to: 3) }   // not shown: Cy emile
+        #expect(throws: DataTableError.self) { try table.selectRange(to: 3) } // not shown: Cy emile
         table.selectionMode = .none
         #expect(table.selection.isEmpty)
     }
@@ -131,7 +132,7 @@ struct SelectionTests {
         let change = try table.selectRange(to: 4)
         #expect(change.selected.map(\.id) == [2, 4] && change.selected.map(\.position) == [2, 3])
         #expect(table.selection == [2, 3, 4])
-        table.tapHeader(1)   // by salary: the same rows stay selected, wherever they are now
+        table.tapHeader(1) // by salary: the same rows stay selected, wherever they are now
         #expect(table.selection == [2, 3, 4])
         #expect(table.selectedIDs == table.displayedIDs.filter { [2, 3, 4].contains($0) })
         table.setSearch("zed")

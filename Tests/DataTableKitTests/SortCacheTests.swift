@@ -2,6 +2,7 @@ import Foundation
 import OrderKeys
 import SortKit
 import Testing
+
 @testable import DataTableKit
 
 /// The table keeps each sort key's ranking between sorts and merges changed rows into it; these
@@ -16,13 +17,15 @@ struct SortCacheTests {
         var tag: String
     }
 
-    static var columns: [DataTableColumn<Item>] { [
-        DataTableColumn("name", sortedBy: \.name, nulls: .first) { $0.name ?? "" },
-        DataTableColumn("group", \.group),
-        DataTableColumn("score", \.score) { String(format: "%.1f", $0) }.editable(\.score) { Double($0) },
-        DataTableColumn("tag", sortedByComparator: { $0.tag.lowercased().compare($1.tag.lowercased()) }) { $0.tag },
-        DataTableColumn("notes"),
-    ] }
+    static var columns: [DataTableColumn<Item>] {
+        [
+            DataTableColumn("name", sortedBy: \.name, nulls: .first) { $0.name ?? "" },
+            DataTableColumn("group", \.group),
+            DataTableColumn("score", \.score) { String(format: "%.1f", $0) }.editable(\.score) { Double($0) },
+            DataTableColumn("tag", sortedByComparator: { $0.tag.lowercased().compare($1.tag.lowercased()) }) { $0.tag },
+            DataTableColumn("notes"),
+        ]
+    }
 
     /// The oracle's key for each header.
     static let keys: [String: SortKey<Item>] = [
@@ -96,14 +99,15 @@ struct SortCacheTests {
                     let score = Double(Int.random(in: 0..<20, using: &random)) / 2
                     diff = try table.edit(row.id, column: 2, to: "\(score)")
                     rows[rows.firstIndex { $0.id == row.id }!].score = score
-                    changedIDs.insert(row.id)  // an edited row is reported updated while shown
+                    changedIDs.insert(row.id) // an edited row is reported updated while shown
                 }
                 #expect(table.rows == rows, "\(context)")
                 #expect(table.displayedPositions == Self.expected(table), "order after \(table.sortSpec), search '\(table.searchText)': \(context)")
                 // Cell widths are measured when rows are folded and must follow every change.
                 let measured = table.columnWidths(ColumnWidthOptions(strategy: .maxMeasured, minimum: 0, maximum: 1_000))
                 let widest = Self.columns.indices.map { column in
-                    max(table.displayedPositions.map { TerminalWidth.of(table.text(table.rows[$0], column: column)) }.max() ?? 0,
+                    max(
+                        table.displayedPositions.map { TerminalWidth.of(table.text(table.rows[$0], column: column)) }.max() ?? 0,
                         TerminalWidth.of(Self.columns[column].header) + (table.sortIndicator(for: column) == .hidden ? 0 : 2))
                 }
                 #expect(measured == widest, "widths: \(context)")

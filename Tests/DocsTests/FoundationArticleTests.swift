@@ -33,7 +33,7 @@ struct FoundationArticleTests {
         let books = shelf
         // snippet: sorted-using
         let keys = [SortKey(\Book.price, .descending), SortKey(\Book.title)]
-        let sorted = books.sorted(using: keys)   // SortKit's engine, stable
+        let sorted = books.sorted(using: keys) // SortKit's engine, stable
         // sorted.map(\.title) == ["Volume 2", "Émile", "Volume 10", "Dune"]: nulls last
         // end snippet
         #expect(sorted.map(\.title) == ["Volume 2", "Émile", "Volume 10", "Dune"])
@@ -44,8 +44,8 @@ struct FoundationArticleTests {
     func orderFlip() {
         let books = shelf
         // snippet: order-flip
-        var byPrice = SortKey(\Book.price)   // ascending, nulls last
-        byPrice.order = .reverse             // what a Table header click does
+        var byPrice = SortKey(\Book.price) // ascending, nulls last
+        byPrice.order = .reverse // what a Table header click does
         let titles = books.sorted(using: byPrice).map(\.title)
         // ["Volume 2", "Émile", "Volume 10", "Dune"]: Dune has no price and stays last
         // end snippet
@@ -72,7 +72,7 @@ struct FoundationArticleTests {
         // snippet: named
         let byLength = SortKey<Book> { $0.title.count }.named("title-length")
         let rebuilt = SortKey<Book> { $0.title.count }.named("title-length")
-        let found = byLength == rebuilt   // true; unnamed, two closures are never equal
+        let found = byLength == rebuilt // true; unnamed, two closures are never equal
         // end snippet
         #expect(found)
         #expect(SortKey<Book> { $0.title.count } != SortKey<Book> { $0.title.count })
@@ -87,28 +87,29 @@ struct FoundationArticleTests {
             .field("author", \.author)
             .field("price", \.price)
 
-        let spec = try SortSpec(parsing: "-price,title")   // from a URL, a setting, a preset
-        let keys = try fields.sortKeys(for: spec)         // every modifier kept
+        let spec = try SortSpec(parsing: "-price,title") // from a URL, a setting, a preset
+        let keys = try fields.sortKeys(for: spec) // every modifier kept
         let sorted = books.sorted(using: keys)
         // end snippet
         #expect(sorted.map(\.id) == [3, 4, 1, 2])
 
         // snippet: conversions
-        let comparators = try fields.keyPathComparators(for: spec)   // for Table(sortOrder:)
-        let descriptors = try fields.sortDescriptors(for: spec)      // for @Query(sort:)
+        let comparators = try fields.keyPathComparators(for: spec) // for Table(sortOrder:)
+        let descriptors = try fields.sortDescriptors(for: spec) // for @Query(sort:)
         for loss in descriptors.losses { print(loss) }
         // price: nulls-last — Foundation puts nil first ascending, last descending
         // title: natural collation — Foundation's comparator compares text lexically
         // end snippet
         #expect(comparators.losses == descriptors.losses)
-        #expect(descriptors.losses.map(\.description) == [
-            "price: nulls-last — Foundation puts nil first ascending, last descending",
-            "title: natural collation — Foundation's comparator compares text lexically",
-        ])
+        #expect(
+            descriptors.losses.map(\.description) == [
+                "price: nulls-last — Foundation puts nil first ascending, last descending",
+                "title: natural collation — Foundation's comparator compares text lexically",
+            ])
 
         // snippet: exact
         let exact = try fields.sortDescriptors(for: SortSpec(parsing: "-price:nulls-natural,title:binary"))
-        let roundTrip = try fields.spec(from: exact.value).value   // -price:nulls-natural,title:binary
+        let roundTrip = try fields.spec(from: exact.value).value // -price:nulls-natural,title:binary
         // end snippet
         #expect(exact.isExact)
         #expect(roundTrip.description == "-price:nulls-natural,title:binary")
@@ -118,9 +119,9 @@ struct FoundationArticleTests {
     func saveOrder() throws {
         let fields = SortFields<Book>().field("title", \.title).field("price", \.price)
         // snippet: save-order
-        var sortOrder = try fields.sortKeys(for: SortSpec(parsing: "title"))   // restored
-        sortOrder[0].order = .reverse                                          // a header click
-        let saved = try fields.spec(from: sortOrder).description              // "-title"
+        var sortOrder = try fields.sortKeys(for: SortSpec(parsing: "title")) // restored
+        sortOrder[0].order = .reverse // a header click
+        let saved = try fields.spec(from: sortOrder).description // "-title"
         // end snippet
         #expect(saved == "-title")
     }

@@ -20,9 +20,9 @@ struct ReadmeTests {
             Book(title: "Émile", status: .todo, price: 9.99),
         ]
         let sorted = books.sorted(by: [
-            SortKey(declaredOrderOf: \.status),  // todo < reading < done, not alphabetical
-            SortKey(\.price, .descending),        // nulls last in both directions
-            SortKey(\.title),                     // natural: "Volume 2" < "Volume 10"
+            SortKey(declaredOrderOf: \.status), // todo < reading < done, not alphabetical
+            SortKey(\.price, .descending), // nulls last in both directions
+            SortKey(\.title), // natural: "Volume 2" < "Volume 10"
         ])
         print(sorted.map(\.title))
         // end snippet
@@ -48,7 +48,9 @@ struct ReadmeTests {
     @Test("Every relative link of the README, docs/, Benchmarks/README.md and CHANGELOG.md names a file that exists")
     func links() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path).filter { $0.hasSuffix(".md") }.map { "docs/" + $0 }
+        let docs = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("docs").path).filter { $0.hasSuffix(".md") }.map {
+            "docs/" + $0
+        }
         let pages = ["README.md", "Benchmarks/README.md", "CHANGELOG.md"] + docs
         #expect(docs.count >= 5, "docs/ holds the reference pages the README links to")
         let link = /\]\(([^)\s]+)\)/
@@ -61,7 +63,9 @@ struct ReadmeTests {
                 guard !target.contains("://"), !target.hasPrefix("#"), !target.hasPrefix("mailto:") else { continue }
                 let path = String(target.split(separator: "#", maxSplits: 1).first ?? "")
                 checked += 1
-                #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).standardizedFileURL.path), "\(page) links to \(target), which doesn't exist")
+                #expect(
+                    FileManager.default.fileExists(atPath: folder.appendingPathComponent(path).standardizedFileURL.path),
+                    "\(page) links to \(target), which doesn't exist")
             }
         }
         #expect(checked > 20)

@@ -26,7 +26,7 @@ struct ReorderArticleTests {
         }
 
         var playlist = try Playlist(["Intro", "Verse", "Chorus", "Bridge", "Outro"])
-        let writes = try playlist.move(fromOffsets: [1, 3], toOffset: 5)   // Verse and Bridge to the end
+        let writes = try playlist.move(fromOffsets: [1, 3], toOffset: 5) // Verse and Bridge to the end
         // playlist.order.ids == ["Intro", "Chorus", "Outro", "Verse", "Bridge"]
         // writes: the two rows whose labels to save (one UPDATE each)
         // end snippet

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import OrderKeys
 
 /// The randomized tests' generator; the seed is in every failure message.
@@ -41,16 +42,18 @@ struct OrderedListTests {
         #expect(list.neighbours(of: "zz") == nil)
     }
 
-    @Test("SwiftUI onMove cases", arguments: [
-        (Set([1]), 3, ["a", "c", "b", "d", "e"]),
-        (Set([1, 3]), 2, ["a", "b", "d", "c", "e"]),
-        (Set([0, 2, 4]), 5, ["b", "d", "a", "c", "e"]),
-        (Set([3, 4]), 0, ["d", "e", "a", "b", "c"]),
-        (Set([2]), 2, ["a", "b", "c", "d", "e"]),
-        (Set([2]), 3, ["a", "b", "c", "d", "e"]),
-        (Set([0, 1, 2, 3, 4]), 2, ["a", "b", "c", "d", "e"]),
-        (Set([4]), 1, ["a", "e", "b", "c", "d"]),
-    ])
+    @Test(
+        "SwiftUI onMove cases",
+        arguments: [
+            (Set([1]), 3, ["a", "c", "b", "d", "e"]),
+            (Set([1, 3]), 2, ["a", "b", "d", "c", "e"]),
+            (Set([0, 2, 4]), 5, ["b", "d", "a", "c", "e"]),
+            (Set([3, 4]), 0, ["d", "e", "a", "b", "c"]),
+            (Set([2]), 2, ["a", "b", "c", "d", "e"]),
+            (Set([2]), 3, ["a", "b", "c", "d", "e"]),
+            (Set([0, 1, 2, 3, 4]), 2, ["a", "b", "c", "d", "e"]),
+            (Set([4]), 1, ["a", "e", "b", "c", "d"]),
+        ])
     func onMove(offsets: Set<Int>, destination: Int, expected: [String]) throws {
         var list = OrderedList<String>()
         for id in ["a", "b", "c", "d", "e"] { try list.append(id) }

@@ -2,6 +2,7 @@ import Foundation
 import Observation
 import SortKit
 import Testing
+
 @testable import SortBy
 
 @MainActor
@@ -35,7 +36,9 @@ final class PublishCounter {
     }
 
     private func track() {
-        withObservationTracking { read() } onChange: { [weak self] in
+        withObservationTracking {
+            read()
+        } onChange: { [weak self] in
             MainActor.assumeIsolated {
                 self?.count += 1
                 self?.track()
@@ -157,7 +160,11 @@ struct SortByConnectorTests {
         connector.connect(controller: model)
         #expect(model.items.count == 4 && model.selected == "default")
         let changed = Flag()
-        withObservationTracking { _ = model.selected } onChange: { changed.set() }
+        withObservationTracking {
+            _ = model.selected
+        } onChange: {
+            changed.set()
+        }
         model.select("year-desc")
         #expect(changed.isSet)
         #expect(model.selected == "year-desc" && interactor.selected == "year-desc")
@@ -166,7 +173,7 @@ struct SortByConnectorTests {
         let publishes = PublishCounter { _ = (model.items.count, model.selected) }
         model.select("default")
         #expect(publishes.count == 1)
-        model.select("default")   // the same preset again: nothing to publish
+        model.select("default") // the same preset again: nothing to publish
         #expect(publishes.count == 1)
     }
 }

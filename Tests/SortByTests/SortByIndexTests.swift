@@ -2,6 +2,7 @@ import Foundation
 import OrderKeys
 import SortKit
 import Testing
+
 @testable import SortBy
 
 enum Shelf: CaseIterable, Sendable { case todo, reading, done }
@@ -147,8 +148,9 @@ struct SortByIndexLocaleTests {
     func swedishPreset() throws {
         let swedish = Collation.locale(try LocaleCollation("sv"))
         let titles = ["öl", "Örn", "apa", "ål", "zebra", "äpple", "wasa", "vas"]
-        var index = SortByIndex(presets: ["title": [SortKey(\Item.title, collation: swedish)]],
-                                rows: titles.map { Item(title: $0, price: nil, shelf: .todo) })
+        var index = SortByIndex(
+            presets: ["title": [SortKey(\Item.title, collation: swedish)]],
+            rows: titles.map { Item(title: $0, price: nil, shelf: .todo) })
         func order() -> [String] { index.page(preset: "title", offset: 0, limit: 100).map(\.title) }
         #expect(order() == ["apa", "vas", "wasa", "zebra", "ål", "äpple", "öl", "Örn"])
         let id = index.insert(Item(title: "Äng", price: nil, shelf: .todo))

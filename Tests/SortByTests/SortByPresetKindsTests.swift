@@ -2,21 +2,23 @@ import Foundation
 import OrderKeys
 import SortKit
 import Testing
+
 @testable import SortBy
 
 @Suite("Relevance and manual presets, and the index searcher")
 struct SortByPresetKindsTests {
     let books = [
-        Item(title: "Dune", price: 9, shelf: .todo),             // 0
-        Item(title: "Children of Dune", price: 8, shelf: .done),  // 1
-        Item(title: "Dunes of Mars", price: 7, shelf: .todo),     // 2
-        Item(title: "Emma", price: 5, shelf: .reading),           // 3
-        Item(title: "Redune", price: 4, shelf: .todo),            // 4
+        Item(title: "Dune", price: 9, shelf: .todo), // 0
+        Item(title: "Children of Dune", price: 8, shelf: .done), // 1
+        Item(title: "Dunes of Mars", price: 7, shelf: .todo), // 2
+        Item(title: "Emma", price: 5, shelf: .reading), // 3
+        Item(title: "Redune", price: 4, shelf: .todo), // 4
     ]
 
     func index() -> SortByIndex<Item> {
-        SortByIndex(presets: ["Title": .keys([SortKey(\.title)]), "Relevance": .relevance, "Mine": .manual],
-                    rows: books, searchable: { [$0.title, "\($0.shelf)"] })
+        SortByIndex(
+            presets: ["Title": .keys([SortKey(\.title)]), "Relevance": .relevance, "Mine": .manual],
+            rows: books, searchable: { [$0.title, "\($0.shelf)"] })
     }
 
     @Test("Relevance: whole words, then word starts, then the middle of words; ties by id")
@@ -26,7 +28,7 @@ struct SortByPresetKindsTests {
         #expect(index.ids(preset: "Relevance", matching: SearchQuery("dune"), offset: 1, limit: 2) == [1, 2])
         // "todo" is in the second field only: every todo row scores the same, in id order.
         #expect(index.ids(preset: "Relevance", matching: SearchQuery("todo dune"), offset: 0, limit: 10) == [0, 2, 4])
-        #expect(index.ids(preset: "Relevance", offset: 0, limit: 3) == [0, 1, 2])   // blank query: id order
+        #expect(index.ids(preset: "Relevance", offset: 0, limit: 3) == [0, 1, 2]) // blank query: id order
     }
 
     @Test("Manual: moves by id, new rows last, deletes leave the rest in order; a random walk matches OrderedList")
@@ -62,19 +64,20 @@ struct SortByPresetKindsTests {
         let searcher = SortByIndexSearcher(index: index(), pageSize: 2)
         var pages: [[Int]] = []
         searcher.onResults = { pages.append($0.ids) }
-        let interactor = SortByInteractor(presets: [
-            SortPreset(id: "Title", label: "Title", order: .spec(try! SortSpec(parsing: "title"))),
-            SortPreset(id: "Relevance", label: "Best match", order: .relevance),
-            SortPreset(id: "Mine", label: "My order", order: .manual),
-        ], selected: "Title")
+        let interactor = SortByInteractor(
+            presets: [
+                SortPreset(id: "Title", label: "Title", order: .spec(try! SortSpec(parsing: "title"))),
+                SortPreset(id: "Relevance", label: "Best match", order: .relevance),
+                SortPreset(id: "Mine", label: "My order", order: .manual),
+            ], selected: "Title")
         let connector = SortByConnector(interactor: interactor, searcher: searcher)
         connector.connect()
-        #expect(pages == [[1, 0]])                  // Children of Dune, Dune
+        #expect(pages == [[1, 0]]) // Children of Dune, Dune
         searcher.query = "dune"
         searcher.page = 1
         searcher.search()
         #expect(pages.last == [2, 4] && searcher.results.matches == 4)
-        interactor.selected = "Relevance"           // from code: switches, page 0, searches
+        interactor.selected = "Relevance" // from code: switches, page 0, searches
         #expect(searcher.page == 0 && pages.last == [0, 1])
         connector.disconnect()
         interactor.selected = "Mine"

@@ -1,8 +1,9 @@
 import Foundation
 import OrderKeys
-import Testing
-@testable import SortKitFiles
 import SortKit
+import Testing
+
+@testable import SortKitFiles
 
 @Suite("Sorting CSV files (bounded memory)")
 struct CSVFileSorterTests {
@@ -10,7 +11,9 @@ struct CSVFileSorterTests {
 
     /// A random CSV: records as written (some fields quoted for no reason, CRLF or LF), and
     /// the fields they hold.
-    static func randomFile(rows: Int, crlf: Bool, bom: Bool, using random: inout SplitMix64) -> (bytes: [UInt8], header: String, records: [String], fields: [[String]]) {
+    static func randomFile(rows: Int, crlf: Bool, bom: Bool, using random: inout SplitMix64) -> (
+        bytes: [UInt8], header: String, records: [String], fields: [[String]]
+    ) {
         func field() -> String {
             switch Int.random(in: 0..<4, using: &random) {
             case 0: return String(Int.random(in: -20...20, using: &random))
@@ -36,8 +39,10 @@ struct CSVFileSorterTests {
     }
 
     static func randomSpec(using random: inout SplitMix64) -> SortSpec {
-        let texts = ["s", "-n", "m:nocase,-s", "t:num", "n:nulls-first,m", "-m:fold:nulls-natural", "s:binary,n", "t:enum=a|2|true,-s", "m:date",
-                     "-n:abs,s", "t:num:abs:nulls-first", "s:len,-n", "-m:len:nulls-natural", "n:random=7", "s:random=18446744073709551615,m", "t:empty=null:fold"]
+        let texts = [
+            "s", "-n", "m:nocase,-s", "t:num", "n:nulls-first,m", "-m:fold:nulls-natural", "s:binary,n", "t:enum=a|2|true,-s", "m:date",
+            "-n:abs,s", "t:num:abs:nulls-first", "s:len,-n", "-m:len:nulls-natural", "n:random=7", "s:random=18446744073709551615,m", "t:empty=null:fold",
+        ]
         return try! SortSpec(parsing: texts.randomElement(using: &random)!)
     }
 
@@ -53,7 +58,8 @@ struct CSVFileSorterTests {
         sorter.temporaryDirectory = folder.appendingPathComponent("tmp")
         try FileManager.default.createDirectory(at: sorter.temporaryDirectory, withIntermediateDirectories: true)
         let summary = try sorter.sort(input, to: output)
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: sorter.temporaryDirectory.path)
+        let leftovers =
+            try FileManager.default.contentsOfDirectory(atPath: sorter.temporaryDirectory.path)
             + FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".partial") }
         return (Array(try Data(contentsOf: output)), summary, leftovers)
     }
@@ -75,8 +81,13 @@ struct CSVFileSorterTests {
                 var sorter = CSVFileSorter(spec: spec, maxMemory: memory)
                 sorter.sliceMinimum = slice
                 let result = try sortFile(file.bytes, sorter)
-                let difference = zip(result.output, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset ?? (result.output.count == expected.count ? nil : min(result.output.count, expected.count))
-                #expect(difference == nil, "round \(round), spec \(spec), memory \(memory), slice \(slice): first difference at byte \(difference ?? 0), seed \(seed) (replay with SORTKIT_SEED=\(seed))")
+                let difference =
+                    zip(result.output, expected).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                    ?? (result.output.count == expected.count ? nil : min(result.output.count, expected.count))
+                #expect(
+                    difference == nil,
+                    "round \(round), spec \(spec), memory \(memory), slice \(slice): first difference at byte \(difference ?? 0), seed \(seed) (replay with SORTKIT_SEED=\(seed))"
+                )
                 #expect(result.summary.records == file.records.count && result.summary.written == file.records.count)
                 #expect(result.leftovers.isEmpty, "temp files left: \(result.leftovers)")
             }
@@ -118,8 +129,12 @@ struct CSVFileSorterTests {
                 var sorter = CSVFileSorter(spec: spec, top: top, maxMemory: memory)
                 sorter.sliceMinimum = slice
                 let result = try sortFile(Array(text.utf8), sorter)
-                let wanted = top.map { Array(([header.joined(separator: ",")] + order.prefix($0).map { records[$0] }).map { $0 + end }.joined().utf8) } ?? expected
-                #expect(result.output == wanted, "round \(round), \(spec), memory \(memory), top \(top.map(String.init) ?? "-"), slice \(slice), final line end \(finalEnd): \(text.debugDescription), seed \(seed)")
+                let wanted =
+                    top.map { Array(([header.joined(separator: ",")] + order.prefix($0).map { records[$0] }).map { $0 + end }.joined().utf8) } ?? expected
+                #expect(
+                    result.output == wanted,
+                    "round \(round), \(spec), memory \(memory), top \(top.map(String.init) ?? "-"), slice \(slice), final line end \(finalEnd): \(text.debugDescription), seed \(seed)"
+                )
             }
         }
     }
@@ -149,7 +164,7 @@ struct CSVFileSorterTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-check-\(UUID().uuidString).csv")
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(csv).write(to: folder)
-        #expect(try CSVFileSorter(spec: spec).firstDisorder(in: folder) == 3)   // "a" after "b" on line 3
+        #expect(try CSVFileSorter(spec: spec).firstDisorder(in: folder) == 3) // "a" after "b" on line 3
         try Data("k,v\na,1\na,2\nb,3\n".utf8).write(to: folder)
         #expect(try CSVFileSorter(spec: spec).firstDisorder(in: folder) == nil)
         #expect(try CSVFileSorter(spec: spec, unique: true).firstDisorder(in: folder) == 3)

@@ -2,6 +2,7 @@ import Foundation
 import OrderKeys
 import SortKit
 import Testing
+
 @testable import SortKitSQL
 
 @Suite("Bulk deletes and block moves: one transaction each")
@@ -42,7 +43,7 @@ struct BulkTests {
     @Test("keepingOrder moves a block as its rows stand in the manual order, whatever order they are listed in", arguments: Backend.available)
     func keepingOrder(_ backend: Backend) async throws {
         let store = try await Self.populated(backend, count: 12)
-        try await store.move([12], in: "t", to: .before(1))          // 12, 1, 2, …, 11
+        try await store.move([12], in: "t", to: .before(1)) // 12, 1, 2, …, 11
         try await store.move([9, 3, 12], in: "t", to: .after(6), keepingOrder: true)
         #expect(try await Self.manual(store) == [1, 2, 4, 5, 6, 12, 3, 9, 7, 8, 10, 11])
         try await store.move([9, 3, 12], in: "t", to: .before(1), keepingOrder: false)
@@ -99,7 +100,7 @@ struct BulkTests {
     @Test("Bulk delete: all named rows go, or none; counts, order and pages follow", arguments: Backend.available)
     func bulkDelete(_ backend: Backend) async throws {
         let store = try await Self.populated(backend, count: 30)
-        try await store.move([30], in: "t", to: .before(1))   // the manual order exists
+        try await store.move([30], in: "t", to: .before(1)) // the manual order exists
         do {
             try await store.delete([4, 5, 31], from: "t")
             Issue.record("\(backend): an unknown id should fail the delete")

@@ -3,6 +3,7 @@ import OrderKeys
 import SortKit
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitSQL
 
 /// Random tables and specs: the order of ids from memory (``TextTable``), SQLite and
@@ -25,20 +26,24 @@ struct DifferentialTests {
                 let expected = try memory.sortedRowIndices(by: spec).map { Int64($0 + 1) }
                 let all = try await store.page(of: name, PageRequest(order: .spec(spec), limit: 1_000)).rows.map(\.id)
                 #expect(all == expected, "\(backend): spec \(spec), table \(tableNumber), seed \(seed) (replay with SORTKIT_SEED=\(seed))")
-                let paged = try await Self.keysetPages(store, name, PageRequest(order: .spec(spec), limit: Int.random(in: 1...9, using: &random)), most: expected.count)
+                let paged = try await Self.keysetPages(
+                    store, name, PageRequest(order: .spec(spec), limit: Int.random(in: 1...9, using: &random)), most: expected.count)
                 #expect(paged == expected, "\(backend): keyset paging, spec \(spec), table \(tableNumber), seed \(seed)")
             }
         }
     }
 
-    @Test("Transformed keys read from stored key columns by SQL agree with memory (seeded)", arguments: [Backend.sqliteSQL, .postgres].filter(Backend.available.contains))
+    @Test(
+        "Transformed keys read from stored key columns by SQL agree with memory (seeded)",
+        arguments: [Backend.sqliteSQL, .postgres].filter(Backend.available.contains))
     func storedTransforms(_ backend: Backend) async throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 2027
         var random = SplitMix64(seed: seed)
         // PostgreSQL answering by SQL: the presets' key columns are stored at import.
         let store: any TableStore
         if backend == .postgres {
-            store = try await PostgresTableStore(url: try Service.postgres.value(), schema: try backend.newLocation(), inMemoryIndex: false, queryBudget: testQueryBudget)
+            store = try await PostgresTableStore(
+                url: try Service.postgres.value(), schema: try backend.newLocation(), inMemoryIndex: false, queryBudget: testQueryBudget)
         } else {
             store = try await backend.makeStore()
         }
@@ -57,7 +62,8 @@ struct DifferentialTests {
                 let expected = try memory.sortedRowIndices(by: spec).map { Int64($0 + 1) }
                 let all = try await store.page(of: name, PageRequest(order: .spec(spec), limit: 1_000)).rows.map(\.id)
                 #expect(all == expected, "\(backend): \(preset) \(spec), seed \(seed)")
-                let paged = try await Self.keysetPages(store, name, PageRequest(order: .spec(spec), limit: Int.random(in: 1...7, using: &random)), most: expected.count)
+                let paged = try await Self.keysetPages(
+                    store, name, PageRequest(order: .spec(spec), limit: Int.random(in: 1...7, using: &random)), most: expected.count)
                 #expect(paged == expected, "\(backend): keyset paging, \(preset) \(spec), seed \(seed)")
             }
         }
@@ -91,7 +97,8 @@ struct DifferentialTests {
                 text(),
                 blank(&random) ? "" : String(Int.random(in: -5...5, using: &random)),
                 blank(&random) ? "" : String(Double(Int.random(in: -20...20, using: &random)) / 4),
-                blank(&random) ? "" : "20\(Int.random(in: 10...12, using: &random))-0\(Int.random(in: 1...3, using: &random))-1\(Int.random(in: 0...2, using: &random))",
+                blank(&random)
+                    ? "" : "20\(Int.random(in: 10...12, using: &random))-0\(Int.random(in: 1...3, using: &random))-1\(Int.random(in: 0...2, using: &random))",
                 ["todo", "Done", "DONE", "reading", "", "zz", "Todo"].randomElement(using: &random)!,
                 blank(&random) ? "" : [String(Int.random(in: 0...20, using: &random)), "$1,234.5", "n/a", text()].randomElement(using: &random)!,
             ])
@@ -102,7 +109,8 @@ struct DifferentialTests {
     /// The built-in collations and locale ones (a tailoring with contractions, a reordered
     /// script, the root at each strength): their keys are stored, computed in SQL and compared
     /// in memory alike.
-    static let collations: [Collation] = Collation.allCases
+    static let collations: [Collation] =
+        Collation.allCases
         + ["locale=sv", "locale=cs:nocase", "locale=uk:fold", "locale=und:natural", "locale=zh"].map { Collation(rawValue: $0)! }
 
     static func randomSpec(columns: [String], using random: inout SplitMix64) -> SortSpec {
@@ -125,7 +133,8 @@ struct DifferentialTests {
                 .transform(.random(seed: .max)), .emptyIsNull,
             ]
             if Int.random(in: 0..<3, using: &random) == 0, let kind = kinds.randomElement(using: &random),
-               !modifiers.contains(where: { kind.conflict(with: $0) != nil }) {
+                !modifiers.contains(where: { kind.conflict(with: $0) != nil })
+            {
                 modifiers.append(kind)
             }
             keys.append(SortSpec.Key(column, Bool.random(using: &random) ? .ascending : .descending, modifiers))

@@ -4,6 +4,7 @@ import SortKit
 import SortKitTestSupport
 import Synchronization
 import Testing
+
 @testable import SortKitSQL
 
 /// What a request may make the in-memory index keep and do (#34): rankings under byte budgets
@@ -57,23 +58,27 @@ struct IndexLimitsTests {
         #expect(store.indexes.usage(table: 1)!.rankingBytes <= 3 * one)
         // A second table: all tables together stay within five rankings' bytes.
         try await Self.table(store, rows: rows, name: "u")
-        for spec in ["c0:nocase", "c1:len", "c2:fold"] { _ = try await store.page(of: "u", PageRequest(order: .spec(SortSpec(parsing: spec)), offset: 4_900, limit: 5)) }
+        for spec in ["c0:nocase", "c1:len", "c2:fold"] {
+            _ = try await store.page(of: "u", PageRequest(order: .spec(SortSpec(parsing: spec)), offset: 4_900, limit: 5))
+        }
         let total = [Int64(1), 2].compactMap { store.indexes.usage(table: $0)?.rankingBytes }.reduce(0, +)
         #expect(total <= 5 * one, "\(total) bytes in all")
     }
 
     @Test("One request may ask for a few orders the table hasn't built: more is a 400 naming them")
     func newVariantsPerRequest() async throws {
-        let store = try SQLiteTableStore(path: try temporaryDatabase(), queryBudget: testQueryBudget,
-                                         indexLimits: IndexLimits(newVariantsPerRequest: 3))
+        let store = try SQLiteTableStore(
+            path: try temporaryDatabase(), queryBudget: testQueryBudget,
+            indexLimits: IndexLimits(newVariantsPerRequest: 3))
         try await Self.table(store, rows: 100)
         let many = "c0:len,c1:len,c2:len,c3:len"
         do {
             _ = try await Self.sorted(store, many)
             Issue.record("four new orders were accepted")
         } catch let error as TableStoreError {
-            #expect(error.kind == .invalid && error.description.contains("4 orders") && error.description.contains("c3:len")
-                        && error.description.contains("at most 3"), "\(error)")
+            #expect(
+                error.kind == .invalid && error.description.contains("4 orders") && error.description.contains("c3:len")
+                    && error.description.contains("at most 3"), "\(error)")
         }
         // Three at a time is fine, and then the fourth is one new one.
         _ = try await Self.sorted(store, "c0:len,c1:len,c2:len")

@@ -5,6 +5,7 @@ import SortKit
 import SortKitTestSupport
 import Synchronization
 import Testing
+
 @testable import SortKitSQL
 
 /// The in-memory index against memory: pages after writes made through another store on the
@@ -36,8 +37,9 @@ struct IndexTests {
         return ""
     }
 
-    @Test("Writes through another store are seen by the next page; search, offset and cursors agree with memory (seeded)",
-          arguments: Backend.available)
+    @Test(
+        "Writes through another store are seen by the next page; search, offset and cursors agree with memory (seeded)",
+        arguments: Backend.available)
     func writesFromElsewhere(_ backend: Backend) async throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 2027
         var random = SplitMix64(seed: seed)
@@ -82,7 +84,9 @@ struct IndexTests {
                 #expect(page.rows.map(\.id) == Array(expected.dropFirst(offset).prefix(10)), "\(context), offset \(offset)")
                 #expect(page.total == rows.count && page.filtered == expected.count, "\(context)")
                 for row in page.rows {
-                    let cells = rows.first { $0.id == row.id }!.cells.map { Collation.normalized($0).allSatisfy(\.isWhitespace) ? "" : Collation.normalized($0) }
+                    let cells = rows.first { $0.id == row.id }!.cells.map {
+                        Collation.normalized($0).allSatisfy(\.isWhitespace) ? "" : Collation.normalized($0)
+                    }
                     #expect(row.cells == cells, "\(context): row \(row.id)")
                 }
                 let paged = try await DifferentialTests.keysetPages(
@@ -148,7 +152,9 @@ struct IndexTests {
             for task in 0..<20 {
                 group.addTask {
                     try await serial.run {
-                        overlap.withLock { $0.active += 1; $0.most = max($0.most, $0.active); $0.order.append(task) }
+                        overlap.withLock {
+                            $0.active += 1; $0.most = max($0.most, $0.active); $0.order.append(task)
+                        }
                         try await Task.sleep(for: .milliseconds(2))
                         overlap.withLock { $0.active -= 1 }
                     }
@@ -200,11 +206,11 @@ struct IndexTests {
             }
             #expect(runs.withLock { $0.allSatisfy { $0 == 1 } }, "\(iterations) iterations")
             #if os(Linux)
-            #expect(nices.withLock { $0.isSubset(of: [_ScanThreads.niceValue]) }, "\(iterations) iterations ran at nice \(nices.withLock { $0 })")
+                #expect(nices.withLock { $0.isSubset(of: [_ScanThreads.niceValue]) }, "\(iterations) iterations ran at nice \(nices.withLock { $0 })")
             #endif
         }
         #if os(Linux)
-        #expect(_ScanThreads.currentNiceValue() == 0, "the caller's priority is untouched")
+            #expect(_ScanThreads.currentNiceValue() == 0, "the caller's priority is untouched")
         #endif
         let sums = try await withThrowingTaskGroup(of: Int.self) { group in
             for task in 0..<32 {
@@ -234,8 +240,8 @@ struct IndexTests {
         }
         #expect(scanned.map(\.1).sorted() == (0..<16).map { 10 + 5 * $0 })
         #if os(Linux)
-        #expect(scanned.allSatisfy { $0.0 == _ScanThreads.niceValue })
-        #expect((_ScanThreads.currentNiceValue() ?? 0) <= 0, "the awaiting task goes on at its own priority")
+            #expect(scanned.allSatisfy { $0.0 == _ScanThreads.niceValue })
+            #expect((_ScanThreads.currentNiceValue() ?? 0) <= 0, "the awaiting task goes on at its own priority")
         #endif
         await #expect(throws: Failure.self) { try await _ScanThreads.shared.run { throw Failure() } }
     }
@@ -243,43 +249,45 @@ struct IndexTests {
     @Test("Searches lower no thread's priority but the scan threads' (a thread inherits its creator's nice value)")
     func scanPriorityStaysPut() async throws {
         #if os(Linux)
-        // Forty searches at once: a line long enough for all of them.
-        let store = try SQLiteTableStore(path: temporaryDatabase(), queryBudget: testQueryBudget,
-                                         indexLimits: IndexLimits(waitingSearchesPerTable: 64))
-        let csv = "name,n\n" + (0..<2_000).map { "row \($0) of many,\($0 % 97)\n" }.joined()
-        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
-        // New terms (each one scans), many at once: pages and their tasks go on around them,
-        // each at its own priority after its scan.
-        let nices = try await withThrowingTaskGroup(of: Int32?.self) { group in
-            for term in 0..<40 {
-                group.addTask {
-                    let page = try await store.page(of: "t", PageRequest(order: .spec(try SortSpec(parsing: "-n")), search: "\(term)1 of", limit: 5))
-                    #expect(page.filtered > 0)
-                    return _ScanThreads.currentNiceValue()
+            // Forty searches at once: a line long enough for all of them.
+            let store = try SQLiteTableStore(
+                path: temporaryDatabase(), queryBudget: testQueryBudget,
+                indexLimits: IndexLimits(waitingSearchesPerTable: 64))
+            let csv = "name,n\n" + (0..<2_000).map { "row \($0) of many,\($0 % 97)\n" }.joined()
+            try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+            // New terms (each one scans), many at once: pages and their tasks go on around them,
+            // each at its own priority after its scan.
+            let nices = try await withThrowingTaskGroup(of: Int32?.self) { group in
+                for term in 0..<40 {
+                    group.addTask {
+                        let page = try await store.page(of: "t", PageRequest(order: .spec(try SortSpec(parsing: "-n")), search: "\(term)1 of", limit: 5))
+                        #expect(page.filtered > 0)
+                        return _ScanThreads.currentNiceValue()
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(nices.allSatisfy { ($0 ?? 0) <= 0 }, "\(nices)")
+            // Every thread of this process: /proc/self/task/TID/stat, field 19 is the nice value.
+            let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
+            var lowered: [String] = []
+            for task in tasks {
+                guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { continue }
+                let name = String(stat[stat.index(after: stat.firstIndex(of: "(")!)..<close])
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                guard fields.count > 16, let nice = Int(fields[16]) else { continue }
+                // Dispatch sets its own workers' nice values by QoS (below 0 for user-initiated,
+                // above for utility and background work, whose names the kernel cuts to their last
+                // 15 bytes); default-QoS workers, which run tasks and sorted pages, must stay at 0.
+                if nice > 0, name.hasSuffix("default-qos") || name.hasSuffix("initiated-qos") {
+                    lowered.append("\(name) (\(task)): nice \(nice)")
                 }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
-        #expect(nices.allSatisfy { ($0 ?? 0) <= 0 }, "\(nices)")
-        // Every thread of this process: /proc/self/task/TID/stat, field 19 is the nice value.
-        let tasks = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")
-        var lowered: [String] = []
-        for task in tasks {
-            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(task)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { continue }
-            let name = String(stat[stat.index(after: stat.firstIndex(of: "(")!)..<close])
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 16, let nice = Int(fields[16]) else { continue }
-            // Dispatch sets its own workers' nice values by QoS (below 0 for user-initiated,
-            // above for utility and background work, whose names the kernel cuts to their last
-            // 15 bytes); default-QoS workers, which run tasks and sorted pages, must stay at 0.
-            if nice > 0, name.hasSuffix("default-qos") || name.hasSuffix("initiated-qos") {
-                lowered.append("\(name) (\(task)): nice \(nice)")
-            }
-        }
-        #expect(lowered.isEmpty, "\(lowered)")
+            #expect(lowered.isEmpty, "\(lowered)")
         #else
-        print("SKIPPED scan thread priority check: per-thread nice values are Linux's")
+            print("SKIPPED scan thread priority check: per-thread nice values are Linux's")
         #endif
     }
 
@@ -295,7 +303,10 @@ struct IndexTests {
             // Repeating cells; some rounds nearly all distinct (no shortcut: the full sort runs).
             let distinctRound = round % 8 == 7
             let cells = (0..<count).map { index in
-                distinctRound ? "t\(index)" : Collation.normalized(pool.randomElement(using: &random)! + (Bool.random(using: &random) ? "" : "\(Int.random(in: 0..<20, using: &random))"))
+                distinctRound
+                    ? "t\(index)"
+                    : Collation.normalized(
+                        pool.randomElement(using: &random)! + (Bool.random(using: &random) ? "" : "\(Int.random(in: 0..<20, using: &random))"))
             }
             var arena = _ByteArena()
             for cell in cells {
@@ -307,11 +318,13 @@ struct IndexTests {
                 let variant = try _TableIndex.variant(try SortSpec(parsing: spec).keys[0], schema: schema)
                 let ranking = _Ranking(variant, cells: _Cells(base: [arena], baseCount: count), live: Array(repeating: true, count: count), schema: schema)
                 let full = _Ranking(values: cells.map { variant.value(of: $0, type: .string) }, collation: variant.collation)
-                #expect(ranking.order == full.order && ranking.groupStarts == full.groupStarts && ranking.ranks == full.ranks,
-                        "round \(round), \(spec), seed \(seed)")
+                #expect(
+                    ranking.order == full.order && ranking.groupStarts == full.groupStarts && ranking.ranks == full.ranks,
+                    "round \(round), \(spec), seed \(seed)")
                 if !distinctRound {
                     let cells = _Cells(base: [arena], baseCount: count)
-                    #expect(_Ranking.byDistinctValues(0, of: cells, live: Array(repeating: true, count: count), collation: variant.collation) { _ in .null } != nil)
+                    #expect(
+                        _Ranking.byDistinctValues(0, of: cells, live: Array(repeating: true, count: count), collation: variant.collation) { _ in .null } != nil)
                 }
                 compared += 1
             }
@@ -332,7 +345,7 @@ struct IndexTests {
             }
             switch round % 4 {
             case 1 where values.count > 1: values.swapAt(Int.random(in: 0..<values.count, using: &random), values.count - 1)
-            case 2 where values.count > 1: values[values.count - 1] = values[values.count - 2]   // a tie
+            case 2 where values.count > 1: values[values.count - 1] = values[values.count - 2] // a tie
             case 3 where !values.isEmpty: values[0] = .min
             default: break
             }
@@ -424,7 +437,8 @@ struct IndexTests {
                 for store in [store, try SQLiteTableStore(path: path, inMemoryIndex: false, queryBudget: testQueryBudget)] {
                     let page = try await store.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "-\(column)\(modifier)")), search: "a", limit: 5))
                     if let next = page.next {
-                        _ = try await store.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "-\(column)\(modifier)")), search: "a", limit: 5, after: next))
+                        _ = try await store.page(
+                            of: "t", PageRequest(order: .spec(SortSpec(parsing: "-\(column)\(modifier)")), search: "a", limit: 5, after: next))
                     }
                 }
             }
@@ -479,7 +493,7 @@ struct RandomRankingTests {
             let paged = try await DifferentialTests.keysetPages(store, "r", PageRequest(order: .spec(spec), limit: 40), most: 300)
             #expect(paged == expected, "seed \(seed)")
         }
-        try await Task.sleep(for: .milliseconds(300))   // background builds
+        try await Task.sleep(for: .milliseconds(300)) // background builds
         let randoms = store.indexes.keptVariants.filter(\.isRandom)
         #expect(randoms.count >= 1 && randoms.count <= 2, "\(randoms.map(\.columnName))")
     }

@@ -4,6 +4,7 @@ import Foundation
 import OrderKeys
 import SortKit
 import Testing
+
 @testable import SortKitSQL
 
 /// A ``LazyDataTable`` over each store against the in-memory ``DataTable`` of the same CSV,
@@ -47,7 +48,8 @@ struct LazyDataTableTests {
                     memory.setPage(page)
                     try await lazy.goToPage(page)
                 }
-                let context = "\(backend), table \(tableNumber), step \(step), action \(action), sort \(lazy.sortSpec), search '\(lazy.searchText)', filters \(lazy.columnFilters), seed \(seed)"
+                let context =
+                    "\(backend), table \(tableNumber), step \(step), action \(action), sort \(lazy.sortSpec), search '\(lazy.searchText)', filters \(lazy.columnFilters), seed \(seed)"
                 #expect(lazy.sortSpec == memory.sortSpec, "\(context)")
                 #expect(lazy.pageRows.map(\.id) == memory.pageRows.map { Int64($0.id) }, "\(context)")
                 #expect(lazy.filteredCount == memory.filteredCount && lazy.totalCount == memory.totalCount, "\(context)")

@@ -3,6 +3,7 @@ import OrderKeys
 import PostgresNIO
 import SortKitTestSupport
 import Testing
+
 @testable import SortKit
 @testable import SortKitSQL
 
@@ -26,12 +27,15 @@ struct LocaleCollationPostgresTests {
 
     static func exemplars(of tag: String) -> [String]? {
         let file = tag.replacingOccurrences(of: "-", with: "_")
-        guard tag != "und", let text = DataFiles.text("main/\(file).xml", in: DataFiles.cldr, package: "unicode-cldr-core", required: tag == "en") else { return nil }
-        guard let start = text.range(of: "<exemplarCharacters>"), let end = text.range(of: "</exemplarCharacters>", range: start.upperBound..<text.endIndex) else {
+        guard tag != "und", let text = DataFiles.text("main/\(file).xml", in: DataFiles.cldr, package: "unicode-cldr-core", required: tag == "en") else {
+            return nil
+        }
+        guard let start = text.range(of: "<exemplarCharacters>"), let end = text.range(of: "</exemplarCharacters>", range: start.upperBound..<text.endIndex)
+        else {
             return nil
         }
         var set = String(text[start.upperBound..<end.lowerBound])
-        set = String(set.dropFirst().dropLast())  // [ … ]
+        set = String(set.dropFirst().dropLast()) // [ … ]
         var items: [String] = []
         var scalars = Array(set.unicodeScalars)
         var i = 0
@@ -52,7 +56,9 @@ struct LocaleCollationPostgresTests {
                 continue
             }
             if s == "\\" && i + 1 < scalars.count {
-                if scalars[i + 1] == "u", i + 5 < scalars.count, let v = UInt32(String(String.UnicodeScalarView(scalars[(i + 2)...(i + 5)])), radix: 16), let u = Unicode.Scalar(v) {
+                if scalars[i + 1] == "u", i + 5 < scalars.count, let v = UInt32(String(String.UnicodeScalarView(scalars[(i + 2)...(i + 5)])), radix: 16),
+                    let u = Unicode.Scalar(v)
+                {
                     current.unicodeScalars.append(u)
                     i += 6
                 } else {
@@ -81,7 +87,8 @@ struct LocaleCollationPostgresTests {
 
     static func words(alphabet: [String], seed: UInt64, count: Int) -> [String] {
         var random = SplitMix64(seed: seed)
-        let pieces = alphabet + alphabet.map { $0.uppercased() } + alphabet.map { $0.prefix(1).uppercased() + $0.dropFirst() }
+        let pieces =
+            alphabet + alphabet.map { $0.uppercased() } + alphabet.map { $0.prefix(1).uppercased() + $0.dropFirst() }
             + ["0", "1", "2", "9", "10", "007", " ", "-", ".", "'"]
         var words = Set<String>()
         while words.count < count {
@@ -92,7 +99,9 @@ struct LocaleCollationPostgresTests {
         return words.sorted()
     }
 
-    @Test("Every compiled tailoring orders seeded words as PostgreSQL's ICU does, at every strength", .needs(.postgres, for: "locale collations against PostgreSQL's ICU"))
+    @Test(
+        "Every compiled tailoring orders seeded words as PostgreSQL's ICU does, at every strength",
+        .needs(.postgres, for: "locale collations against PostgreSQL's ICU"))
     func differential() async throws {
         let url = try Service.postgres.value()
         let client = PostgresClient(configuration: try PostgresClient.Configuration(url: url))
@@ -116,7 +125,8 @@ struct LocaleCollationPostgresTests {
                 let icuTag = icuBase.contains("-u-") ? icuBase + (suffix.isEmpty ? "" : "-" + suffix) : icuBase + (suffix.isEmpty ? "" : "-u-" + suffix)
                 let name = "sk_" + icuTag.replacingOccurrences(of: "-", with: "_").lowercased()
                 try await client.query("CREATE COLLATION IF NOT EXISTS \(unescaped: "\"" + name + "\"") (provider = icu, locale = '\(unescaped: icuTag)')")
-                let rows = try await client.query("SELECT w FROM unnest(\(words)::text[]) AS t(w) ORDER BY w COLLATE \(unescaped: "\"" + name + "\""), w COLLATE \"C\"")
+                let rows = try await client.query(
+                    "SELECT w FROM unnest(\(words)::text[]) AS t(w) ORDER BY w COLLATE \(unescaped: "\"" + name + "\""), w COLLATE \"C\"")
                 var expected: [String] = []
                 for try await word in rows.decode(String.self) { expected.append(word) }
                 let collation = try #require(Collation(rawValue: "locale=" + identifier + modifier))
@@ -126,7 +136,8 @@ struct LocaleCollationPostgresTests {
                     print("known difference, locale=\(identifier)\(modifier): \(why)")
                 } else if actual != expected {
                     let index = actual.indices.first { actual[$0] != expected[$0] } ?? 0
-                    let context = "locale=\(identifier)\(modifier) (ICU \(icuTag)): first difference at \(index): SortKit \(actual[max(0, index - 1)...min(actual.count - 1, index + 1)]) ICU \(expected[max(0, index - 1)...min(expected.count - 1, index + 1)]) (seed \(seed))"
+                    let context =
+                        "locale=\(identifier)\(modifier) (ICU \(icuTag)): first difference at \(index): SortKit \(actual[max(0, index - 1)...min(actual.count - 1, index + 1)]) ICU \(expected[max(0, index - 1)...min(expected.count - 1, index + 1)]) (seed \(seed))"
                     mismatched.append(context)
                 }
             }

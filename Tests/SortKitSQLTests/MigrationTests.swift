@@ -2,6 +2,7 @@ import Foundation
 import OrderKeys
 import SortKit
 import Testing
+
 @testable import SortKitSQL
 
 @Suite("Schema changes keep every row")
@@ -33,12 +34,14 @@ struct MigrationTests {
         let (store, memory) = try await Self.populated(backend)
         let before = try await Self.allRows(store)
         #expect(before.count == 305)
-        let schema = try await store.alter("books", [
-            .addColumn("isbn", .string),
-            .renameColumn("price", to: "cost"),
-            .changeType("published", to: .string),
-            .addPreset("Newest", SortSpec(parsing: "-published")),
-        ])
+        let schema = try await store.alter(
+            "books",
+            [
+                .addColumn("isbn", .string),
+                .renameColumn("price", to: "cost"),
+                .changeType("published", to: .string),
+                .addPreset("Newest", SortSpec(parsing: "-published")),
+            ])
         #expect(schema.columns.map(\.name) == ["title", "author", "status", "cost", "published", "isbn"])
         #expect(schema.columns.map(\.type) == [.string, .string, .string, .float, .string, .string])
         #expect(schema.presets["Cheapest"] == (try SortSpec(parsing: "cost,title")))

@@ -2,12 +2,14 @@ import Foundation
 import OrderKeys
 import SortKit
 import Testing
+
 @testable import SortKitSQL
 
 @Suite("Pinned rows and sort rules over the stores")
 struct PinnedRowsTests {
-    @Test("Pinned rows come first under every order and matching search; offset and cursor pages agree with memory (seeded)",
-          arguments: Backend.available)
+    @Test(
+        "Pinned rows come first under every order and matching search; offset and cursor pages agree with memory (seeded)",
+        arguments: Backend.available)
     func pinned(_ backend: Backend) async throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 0x919
         var random = SplitMix64(seed: seed)

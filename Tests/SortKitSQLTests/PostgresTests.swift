@@ -4,6 +4,7 @@ import PostgresNIO
 import SortKit
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitSQL
 
 @Suite("PostgreSQL store")
@@ -92,7 +93,9 @@ struct PostgresTests {
 
 @Suite("COPY text of an import")
 struct CopyTextTests {
-    @Test("COPY text made from an import's columns equals its rows' values encoded one by one: chunk and group edges, escapes, typed values, key columns (seeded)")
+    @Test(
+        "COPY text made from an import's columns equals its rows' values encoded one by one: chunk and group edges, escapes, typed values, key columns (seeded)"
+    )
     func chunksEqualRowValues() throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         var random = SplitMix64(seed: seed)
@@ -100,9 +103,11 @@ struct CopyTextTests {
         for round in 0..<40 {
             // A text column, an integer column (or text, when a word slips in) and a date column.
             let rows = (0..<Int.random(in: 0...70, using: &random)).map { _ in
-                [text.randomElement(using: &random)!,
-                 Int.random(in: 0..<12, using: &random) == 0 ? "" : String(Int64.random(in: -99_999...99_999, using: &random)),
-                 Bool.random(using: &random) ? "2024-02-\(Int.random(in: 10...29, using: &random))" : ""]
+                [
+                    text.randomElement(using: &random)!,
+                    Int.random(in: 0..<12, using: &random) == 0 ? "" : String(Int64.random(in: -99_999...99_999, using: &random)),
+                    Bool.random(using: &random) ? "2024-02-\(Int.random(in: 10...29, using: &random))" : "",
+                ]
             }
             let quoted = { (cell: String) in "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
             let csv = "a,n,d\n" + rows.map { $0.map(quoted).joined(separator: ",") + "\n" }.joined()

@@ -1,14 +1,17 @@
 import Foundation
 import SortKit
 import Testing
+
 @testable import SortKitSQL
 
 /// The SQL text each dialect gets, pinned (as GRDB's own tests pin theirs).
 @Suite("SQL rendering of sort specs")
 struct SQLOrderingTests {
-    let schema = TableSchema(name: "books", columns: [
-        .init("title", .string), .init("price", .float), .init("status", .string), .init("published", .date),
-    ])
+    let schema = TableSchema(
+        name: "books",
+        columns: [
+            .init("title", .string), .init("price", .float), .init("status", .string), .init("published", .date),
+        ])
 
     func orderBy(_ spec: String, _ dialect: SQLDialect) throws -> String {
         try SQLOrdering(.spec(SortSpec(parsing: spec)), schema: schema, dialect: dialect).orderBy.render(dialect).sql
@@ -43,7 +46,10 @@ struct SQLOrderingTests {
     @Test("An enum order is a CASE over key ranges, literal so an index can repeat it")
     func enumOrder() throws {
         let sql = try orderBy("status:enum=todo|done:nocase", .sqlite)
-        #expect(sql == #"coalesce(CASE WHEN "k2_text_nocase" IS NULL THEN NULL WHEN "k2_text_nocase" >= X'307570657000' AND "k2_text_nocase" < X'307570657001' THEN 0 WHEN "k2_text_nocase" >= X'3065706F6600' AND "k2_text_nocase" < X'3065706F6601' THEN 1 ELSE 2 END, X'') ASC, coalesce("k2_text_nocase", X'FF') ASC, "t"."id" ASC"#)
+        #expect(
+            sql
+                == #"coalesce(CASE WHEN "k2_text_nocase" IS NULL THEN NULL WHEN "k2_text_nocase" >= X'307570657000' AND "k2_text_nocase" < X'307570657001' THEN 0 WHEN "k2_text_nocase" >= X'3065706F6600' AND "k2_text_nocase" < X'3065706F6601' THEN 1 ELSE 2 END, X'') ASC, coalesce("k2_text_nocase", X'FF') ASC, "t"."id" ASC"#
+        )
         let postgres = try orderBy("status:enum=todo", .postgresql)
         #expect(postgres.hasPrefix(#"CASE WHEN "k2_text_natural" IS NULL THEN 2 WHEN "k2_text_natural" >= '\x307570657000'::bytea"#))
     }
@@ -61,13 +67,17 @@ struct SQLOrderingTests {
     func keyset() throws {
         let ordering = try SQLOrdering(.spec(SortSpec(parsing: "-price,title")), schema: schema, dialect: .sqlite)
         let after = try ordering.after([.double(9.5), .blob([0x30, 0x62]), .integer(7)]).render(.sqlite)
-        #expect(after.sql == #"("n1" < ? OR "n1" IS NULL OR ("n1" = ? AND (coalesce("k0_text_natural", X'FF') > ? OR (coalesce("k0_text_natural", X'FF') = ? AND ("t"."id" > ?)))))"#)
+        #expect(
+            after.sql
+                == #"("n1" < ? OR "n1" IS NULL OR ("n1" = ? AND (coalesce("k0_text_natural", X'FF') > ? OR (coalesce("k0_text_natural", X'FF') = ? AND ("t"."id" > ?)))))"#
+        )
         #expect(after.arguments == [.double(9.5), .double(9.5), .blob([0x30, 0x62]), .blob([0x30, 0x62]), .integer(7)])
         let fromNull = try ordering.after([.null, .blob([0x30]), .integer(3)]).render(.sqlite)
         #expect(fromNull.sql.hasPrefix(#"(("n1" IS NULL AND"#))
         let ascending = try SQLOrdering(.spec(SortSpec(parsing: "price")), schema: schema, dialect: .postgresql)
         let key = #"coalesce("k1_inferred_natural", '\xff'::bytea)"#
-        #expect(try ascending.after([.blob([0x10]), .integer(2)]).render(.postgresql).sql
-            == "\(key) >= $1 AND (\(key) > $2 OR (\(key) = $3 AND (\"t\".\"id\" > $4)))")
+        #expect(
+            try ascending.after([.blob([0x10]), .integer(2)]).render(.postgresql).sql
+                == "\(key) >= $1 AND (\(key) > $2 OR (\(key) = $3 AND (\"t\".\"id\" > $4)))")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import OrderKeys
 import Testing
+
 @testable import SortKitSQL
 
 /// A fresh database file in a temporary folder.

@@ -3,6 +3,7 @@ import GRDB
 import SortKit
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitSQL
 
 let booksCSV = """
@@ -33,8 +34,8 @@ struct TableStoreTests {
         let schema = try await store.schema(of: "books")
         #expect(schema.columns.map(\.type) == [.string, .string, .string, .float, .date])
         #expect(try await ids(store, "") == [1, 2, 3, 4, 5])
-        #expect(try await ids(store, "title") == [5, 2, 4, 3, 1])   // natural: emile < Émile (tie-break) < file2 < file10
-        #expect(try await ids(store, "-price") == [1, 5, 3, 4, 2])  // blank last both ways
+        #expect(try await ids(store, "title") == [5, 2, 4, 3, 1]) // natural: emile < Émile (tie-break) < file2 < file10
+        #expect(try await ids(store, "-price") == [1, 5, 3, 4, 2]) // blank last both ways
         #expect(try await ids(store, "status:enum=todo|reading|done,-price") == [5, 2, 3, 1, 4])
         #expect(try await ids(store, "published:nulls-first") == [3, 5, 2, 1, 4])
         #expect(try await ids(store, "author:binary") == [2, 1, 5, 3, 4])
@@ -67,24 +68,26 @@ struct TableStoreTests {
         }
     }
 
-    @Test("Odd CSV through an import: a BOM, megabyte cells across the scan's slices, non-normalized text, huge numbers, a blank last field at end of file", arguments: Backend.available)
+    @Test(
+        "Odd CSV through an import: a BOM, megabyte cells across the scan's slices, non-normalized text, huge numbers, a blank last field at end of file",
+        arguments: Backend.available)
     func oddImport(_ backend: Backend) async throws {
         let location = try backend.newLocation()
         let store = try await backend.open(location)
         let megabyte = String(repeating: "ü", count: 600_000)
         var csv = "\u{FEFF}name,n,note\n"
         for index in 0..<4 { csv += "\"\(megabyte)\(index)\",\(index),\"a \"\"q\"\", b\"\n" }
-        csv += "Cafe\u{301},99999999999999999999,\n"   // a number too big for Int64: the column is text
+        csv += "Cafe\u{301},99999999999999999999,\n" // a number too big for Int64: the column is text
         // What COPY's text format escapes: a tab, line ends, backslashes, a literal \N.
         csv += "\"tab\there\",8,\"line\nbreak \\N back\\slash\r\"\n"
-        csv += "\" \u{301}\",6,mark\n"               // a space a combining mark joins: not blank (scalars, not Characters)
-        csv += "  ,7,last"                           // a blank name; no line end at end of file
+        csv += "\" \u{301}\",6,mark\n" // a space a combining mark joins: not blank (scalars, not Characters)
+        csv += "  ,7,last" // a blank name; no line end at end of file
         let schema = try await store.importCSV(Array(csv.utf8), as: "odd", delimiter: UInt8(ascii: ","), presets: ["ByNote": try SortSpec(parsing: "note,-n")])
         #expect(schema.columns.map(\.name) == ["name", "n", "note"] && schema.columns[1].type != .integer)
         let page = try await store.page(of: "odd", PageRequest(limit: 10))
         #expect(page.total == 8 && page.rows.map(\.id) == [1, 2, 3, 4, 5, 6, 7, 8])
         #expect(page.rows[3].cells == [megabyte + "3", "3", "a \"q\", b"])
-        #expect(page.rows[4].cells == ["Caf\u{E9}", "99999999999999999999", ""])   // NFC; blank is empty
+        #expect(page.rows[4].cells == ["Caf\u{E9}", "99999999999999999999", ""]) // NFC; blank is empty
         #expect(page.rows[5].cells == ["tab\there", "8", "line\nbreak \\N back\\slash\r"])
         #expect(page.rows[6].cells == [" \u{301}", "6", "mark"])
         #expect(page.rows[7].cells == ["", "7", "last"])
@@ -94,10 +97,11 @@ struct TableStoreTests {
         #expect(cafe.rows.map(\.id) == [5])
         // What the import stored, read back by SQL (no in-memory index): the same rows, the
         // same searches and the preset's stored key column in the same order.
-        let stored: any TableStore = switch backend {
-        case .sqlite, .sqliteSQL: try SQLiteTableStore(path: location, inMemoryIndex: false, queryBudget: testQueryBudget)
-        case .postgres, .postgresICU: try await PostgresTableStore(url: backend.url!, schema: location, inMemoryIndex: false, queryBudget: testQueryBudget)
-        }
+        let stored: any TableStore =
+            switch backend {
+            case .sqlite, .sqliteSQL: try SQLiteTableStore(path: location, inMemoryIndex: false, queryBudget: testQueryBudget)
+            case .postgres, .postgresICU: try await PostgresTableStore(url: backend.url!, schema: location, inMemoryIndex: false, queryBudget: testQueryBudget)
+            }
         let requests = [
             PageRequest(limit: 10), PageRequest(search: "cafe"), PageRequest(search: "back\\slash"), PageRequest(search: "tab\the"),
             PageRequest(order: .spec(try SortSpec(parsing: "note,-n"))), PageRequest(order: .spec(try SortSpec(parsing: "n:num,name"))),

@@ -1,6 +1,7 @@
 import Foundation
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitSQL
 
 /// The backends every table-store test runs on. PostgreSQL needs `DATABASE_URL` (and
@@ -40,7 +41,8 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     /// A place for a fresh store: a new SQLite file, or a new PostgreSQL schema.
     func newLocation() throws -> String {
-        url == nil && (self == .sqlite || self == .sqliteSQL) ? try temporaryDatabase() : "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        url == nil && (self == .sqlite || self == .sqliteSQL)
+            ? try temporaryDatabase() : "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 
     /// Opens the store at `location`; throws ``Service/Missing`` when a required database isn't set.

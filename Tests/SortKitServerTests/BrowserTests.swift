@@ -5,6 +5,7 @@ import SortKit
 import SortKitSQL
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitServer
 
 /// Drives the web app in headless Chromium (Tests/e2e/browser_e2e.py, Selenium) against a live
@@ -28,9 +29,13 @@ struct BrowserTests {
             people += "P\(index) L\(index % 7),P\(index),L\(index % 7),\(["todo", "done"][index % 2]),\(index * 37 % 50)\n"
         }
         try await store.importCSV(Array(people.utf8), as: "people", delimiter: UInt8(ascii: ","), presets: [:])
-        let server = SortKitServer(store: store, sortSettings: ["people": TableSortSettings(
-            rules: SortRules(before: try SortSpec(parsing: "status:enum=todo|done"), sortsBy: ["name": try SortSpec(parsing: "last,first")]),
-            pinned: PinnedRows([42]), cycles: ["price": .descendingFirst], maxKeys: 3)])
+        let server = SortKitServer(
+            store: store,
+            sortSettings: [
+                "people": TableSortSettings(
+                    rules: SortRules(before: try SortSpec(parsing: "status:enum=todo|done"), sortsBy: ["name": try SortSpec(parsing: "last,first")]),
+                    pinned: PinnedRows([42]), cycles: ["price": .descendingFirst], maxKeys: 3)
+            ])
         let app = Application(router: server.router(), configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             let port = try #require(client.port)

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import SortKit
 import SortKitSQL
 import Testing
+
 @testable import SortKitServer
 
 @Suite("Bulk routes: rows/delete and rows/move")
@@ -95,7 +96,9 @@ struct BulkRouteTests {
             let total = try await client.execute(uri: "/api/tables/books/rows?limit=1", method: .get) { $0.json?["total"]?.int }
             #expect(total == 17)
             #expect(try await post("delete", #"{"ids": [3]}"#).0 == .notFound)
-            let unknownTable = try await client.execute(uri: "/api/tables/nope/rows/delete", method: .post, headers: jsonHeaders, body: ByteBuffer(string: #"{"ids": [1]}"#)) { $0.status }
+            let unknownTable = try await client.execute(
+                uri: "/api/tables/nope/rows/delete", method: .post, headers: jsonHeaders, body: ByteBuffer(string: #"{"ids": [1]}"#)
+            ) { $0.status }
             #expect(unknownTable == .notFound)
         }
     }

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import SortKit
 import SortKitSQL
 import Testing
+
 @testable import SortKitServer
 
 @Suite("DataTables server-side processing")
@@ -14,9 +15,11 @@ struct DataTablesTests {
     static func form(draw: Int, order: [(Int, String)], start: Int, length: Int, search: String, columnSearch: [Int: String] = [:]) -> String {
         var pairs: [(String, String)] = [("draw", "\(draw)")]
         for (index, name) in ["title", "author", "status", "price", "published"].enumerated() {
-            pairs += [("columns[\(index)][data]", name), ("columns[\(index)][name]", ""), ("columns[\(index)][searchable]", "true"),
-                      ("columns[\(index)][orderable]", "true"), ("columns[\(index)][search][value]", columnSearch[index] ?? ""),
-                      ("columns[\(index)][search][regex]", "false")]
+            pairs += [
+                ("columns[\(index)][data]", name), ("columns[\(index)][name]", ""), ("columns[\(index)][searchable]", "true"),
+                ("columns[\(index)][orderable]", "true"), ("columns[\(index)][search][value]", columnSearch[index] ?? ""),
+                ("columns[\(index)][search][regex]", "false"),
+            ]
         }
         for (position, (column, dir)) in order.enumerated() {
             pairs += [("order[\(position)][column]", "\(column)"), ("order[\(position)][dir]", dir)]
@@ -26,25 +29,32 @@ struct DataTablesTests {
         return pairs.map { key, value in
             key.addingPercentEncoding(withAllowedCharacters: allowed)! + "="
                 + value.addingPercentEncoding(withAllowedCharacters: allowed.union(CharacterSet(charactersIn: " ")))!
-                    .replacingOccurrences(of: " ", with: "+")
+                .replacingOccurrences(of: " ", with: "+")
         }.joined(separator: "&")
     }
 
     @Test("GET form-encoded, POST form-encoded and POST JSON give the same reply as the store")
     func threeEncodings() async throws {
         let server = try await makeServer()
-        let expected = try await server.store.page(of: "books", PageRequest(
-            order: .spec(SortSpec(parsing: "-price,title")), search: "le guin", offset: 5, limit: 10))
+        let expected = try await server.store.page(
+            of: "books",
+            PageRequest(
+                order: .spec(SortSpec(parsing: "-price,title")), search: "le guin", offset: 5, limit: 10))
         let query = Self.form(draw: 3, order: [(3, "desc"), (0, "asc")], start: 5, length: 10, search: "le guin")
         #expect(query.contains("search%5Bvalue%5D=le+guin"))
-        let json = #"{"draw":3,"columns":[{"data":"title","name":"","searchable":true,"orderable":true,"search":{"value":"","regex":false}},{"data":"author"},{"data":"status"},{"data":"price"},{"data":"published"}],"order":[{"column":3,"dir":"desc"},{"column":0,"dir":"asc"}],"start":5,"length":10,"search":{"value":"le guin","regex":false}}"#
+        let json =
+            #"{"draw":3,"columns":[{"data":"title","name":"","searchable":true,"orderable":true,"search":{"value":"","regex":false}},{"data":"author"},{"data":"status"},{"data":"price"},{"data":"published"}],"order":[{"column":3,"dir":"desc"},{"column":0,"dir":"asc"}],"start":5,"length":10,"search":{"value":"le guin","regex":false}}"#
         try await application(server).test(.router) { client in
             let replies = [
                 try await client.execute(uri: "/datatables/books?" + query, method: .get) { $0 },
-                try await client.execute(uri: "/datatables/books", method: .post,
-                    headers: [.contentType: "application/x-www-form-urlencoded; charset=UTF-8"], body: ByteBuffer(string: query)) { $0 },
-                try await client.execute(uri: "/datatables/books", method: .post,
-                    headers: [.contentType: "application/json"], body: ByteBuffer(string: json)) { $0 },
+                try await client.execute(
+                    uri: "/datatables/books", method: .post,
+                    headers: [.contentType: "application/x-www-form-urlencoded; charset=UTF-8"], body: ByteBuffer(string: query)
+                ) { $0 },
+                try await client.execute(
+                    uri: "/datatables/books", method: .post,
+                    headers: [.contentType: "application/json"], body: ByteBuffer(string: json)
+                ) { $0 },
             ]
             for reply in replies {
                 #expect(reply.status == .ok)

@@ -5,6 +5,7 @@ import SortKit
 import SortKitSQL
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitServer
 
 /// `GET …/rows.csv` (the view, streamed) and `POST /api/tables` (a CSV import), with odd and
@@ -27,8 +28,10 @@ struct ExportImportTests {
     func download() async throws {
         let server = try await Self.server()
         try await application(server).test(.router) { client in
-            for query in ["sort=-price,title", "preset=Cheapest", "q=the&sort=author", "filter[status]=done&sort=title", "sort=title:random=9",
-                          "filter[author]=le+guin&filter[status]=", "sort=manual", ""] {
+            for query in [
+                "sort=-price,title", "preset=Cheapest", "q=the&sort=author", "filter[status]=done&sort=title", "sort=title:random=9",
+                "filter[author]=le+guin&filter[status]=", "sort=manual", "",
+            ] {
                 let (status, headers, text) = try await client.execute(uri: "/api/tables/books/rows.csv?" + query, method: .get) {
                     ($0.status, $0.headers, $0.text)
                 }
@@ -58,17 +61,23 @@ struct ExportImportTests {
         try await application(server).test(.router) { client in
             // An import that is running holds the slot.
             #expect(server.imports.take(limit: 1))
-            let (busy, json) = try await client.execute(uri: "/api/tables?name=second", method: .post, headers: Self.csvHeaders,
-                                                        body: ByteBuffer(string: "a\n1\n")) { ($0.status, $0.json) }
+            let (busy, json) = try await client.execute(
+                uri: "/api/tables?name=second", method: .post, headers: Self.csvHeaders,
+                body: ByteBuffer(string: "a\n1\n")
+            ) { ($0.status, $0.json) }
             #expect(busy == .serviceUnavailable && json?["error"]?.string?.contains("an import is running") == true, "\(busy) \(String(describing: json))")
             #expect(try await store.tables().contains { $0.name == "second" } == false, "nothing imported")
             server.imports.give()
-            let done = try await client.execute(uri: "/api/tables?name=second", method: .post, headers: Self.csvHeaders,
-                                                body: ByteBuffer(string: "a\n1\n")) { $0.status }
+            let done = try await client.execute(
+                uri: "/api/tables?name=second", method: .post, headers: Self.csvHeaders,
+                body: ByteBuffer(string: "a\n1\n")
+            ) { $0.status }
             #expect(done == .created)
             // Refused and failed imports give their slot back too.
-            let bad = try await client.execute(uri: "/api/tables?name=third", method: .post, headers: Self.csvHeaders,
-                                               body: ByteBuffer(string: "a,b\n1\n")) { $0.status }
+            let bad = try await client.execute(
+                uri: "/api/tables?name=third", method: .post, headers: Self.csvHeaders,
+                body: ByteBuffer(string: "a,b\n1\n")
+            ) { $0.status }
             #expect(bad == .badRequest)
             #expect(server.imports.taken == 0)
         }
@@ -241,7 +250,8 @@ struct ContinueTests {
         try await server.application(host: "127.0.0.1", port: 0).test(.live) { client in
             let port = try #require(client.port)
             let csv = "name,n\nÉmile,2\nAda,10\n"
-            let head = "POST /api/tables?name=asked HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+            let head =
+                "POST /api/tables?name=asked HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
                 + "Content-Type: text/csv\r\nContent-Length: \(csv.utf8.count)\r\n"
             let asking = try Connection(port: port)
             asking.send(head + "Expect: 100-Continue\r\n\r\n")
@@ -262,28 +272,32 @@ struct ContinueTests {
             let ignored = await unknown.read(until: "\"rows\":2")
             #expect(ignored.hasPrefix("HTTP/1.1 201") && !ignored.contains(" 100 "), "\(ignored)")
             let repeated = try Connection(port: port)
-            repeated.send(head.replacingOccurrences(of: "name=asked", with: "name=repeated")
-                + "Expect: 100-continue\r\nExpect: 100-continue\r\n\r\n")
+            repeated.send(
+                head.replacingOccurrences(of: "name=asked", with: "name=repeated")
+                    + "Expect: 100-continue\r\nExpect: 100-continue\r\n\r\n")
             _ = await repeated.read(until: "\r\n\r\n")
             repeated.send(csv)
             let once = await repeated.read(until: "\"rows\":2")
             #expect(once.hasPrefix("HTTP/1.1 201") && !once.contains(" 100 "), "\(once)")
             // A hostile upload that asks is still refused (another origin), after its 100.
             let hostile = try Connection(port: port)
-            hostile.send(head.replacingOccurrences(of: "Origin: http://127.0.0.1:\(port)", with: "Origin: http://evil.example")
-                .replacingOccurrences(of: "name=asked", with: "name=evil") + "Expect: 100-continue\r\n\r\n")
+            hostile.send(
+                head.replacingOccurrences(of: "Origin: http://127.0.0.1:\(port)", with: "Origin: http://evil.example")
+                    .replacingOccurrences(of: "name=asked", with: "name=evil") + "Expect: 100-continue\r\n\r\n")
             // (The refusal may come before the body is sent: read both answers as they come.)
             let refusal = await hostile.read(until: "cross-origin")
             #expect(refusal.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 403"), "\(refusal)")
             // Pipelined behind a streamed download: its 100 Continue comes after the whole
             // download (the chunked body's last chunk), never inside it.
             let pipelined = try Connection(port: port)
-            pipelined.send("GET /api/tables/books/rows.csv?sort=title HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
-                + head.replacingOccurrences(of: "name=asked", with: "name=queued") + "Expect: 100-continue\r\n\r\n")
+            pipelined.send(
+                "GET /api/tables/books/rows.csv?sort=title HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
+                    + head.replacingOccurrences(of: "name=asked", with: "name=queued") + "Expect: 100-continue\r\n\r\n")
             let before = await pipelined.read(until: "HTTP/1.1 100 Continue\r\n\r\n")
             let download = before.components(separatedBy: "HTTP/1.1 100 Continue\r\n\r\n")[0]
-            #expect(download.hasPrefix("HTTP/1.1 200") && download.hasSuffix("\r\n0\r\n\r\n") && download.contains("title,author"),
-                    "\(download.prefix(300)) … \(download.suffix(100))")
+            #expect(
+                download.hasPrefix("HTTP/1.1 200") && download.hasSuffix("\r\n0\r\n\r\n") && download.contains("title,author"),
+                "\(download.prefix(300)) … \(download.suffix(100))")
             pipelined.send(csv)
             await #expect(pipelined.read(until: "\"rows\":2").contains("HTTP/1.1 201"))
         }

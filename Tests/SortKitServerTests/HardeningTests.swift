@@ -8,6 +8,7 @@ import SortKit
 import SortKitSQL
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitServer
 
 /// `sortkit serve` tried as an attacker and a careless client would (#21): each test is a
@@ -32,8 +33,10 @@ struct HardeningTests {
                 #expect($0.status == .forbidden)
             }
             // Cross-site DataTables POST (a read, but not GET) is refused as well.
-            try await client.execute(uri: "/datatables/books", method: .post, headers: [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"],
-                                     body: ByteBuffer(string: "draw=1")) { #expect($0.status == .forbidden) }
+            try await client.execute(
+                uri: "/datatables/books", method: .post, headers: [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"],
+                body: ByteBuffer(string: "draw=1")
+            ) { #expect($0.status == .forbidden) }
         }
         #expect(try await Self.rowCount(server) == 200)
     }
@@ -44,7 +47,8 @@ struct HardeningTests {
         try await application(server).test(.router) { client in
             for type in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "", "application/jsonp"] {
                 let headers: HTTPFields = type.isEmpty ? [:] : [.contentType: type]
-                try await client.execute(uri: "/api/tables/books/rows", method: .post, headers: headers, body: ByteBuffer(string: #"{"title": "x"}"#)) { response in
+                try await client.execute(uri: "/api/tables/books/rows", method: .post, headers: headers, body: ByteBuffer(string: #"{"title": "x"}"#)) {
+                    response in
                     #expect(response.status == .unsupportedMediaType, "\(type)")
                     #expect(response.json?["error"]?.string?.contains("application/json") == true)
                 }
@@ -52,8 +56,10 @@ struct HardeningTests {
                     #expect($0.status == .unsupportedMediaType)
                 }
             }
-            try await client.execute(uri: "/api/tables/books/rows", method: .post, headers: [.contentType: "Application/JSON; charset=utf-8"],
-                                     body: ByteBuffer(string: #"{"title": "x"}"#)) { #expect($0.status == .created) }
+            try await client.execute(
+                uri: "/api/tables/books/rows", method: .post, headers: [.contentType: "Application/JSON; charset=utf-8"],
+                body: ByteBuffer(string: #"{"title": "x"}"#)
+            ) { #expect($0.status == .created) }
         }
         #expect(try await Self.rowCount(server) == 201)
     }
@@ -65,27 +71,34 @@ struct HardeningTests {
             let port = try #require(client.port)
             let raw = TestClient(host: "127.0.0.1", port: port)
             raw.connect()
-            func send(_ authority: String, _ method: HTTPRequest.Method = .get, _ path: String = "/api/tables",
-                      _ headers: HTTPFields = [:], _ body: String? = nil) async throws -> TestClient.Response {
-                try await raw.execute(TestClient.Request(path, method: method, authority: authority, headers: headers,
-                                                         body: body.map { ByteBuffer(string: $0) }))
+            func send(
+                _ authority: String, _ method: HTTPRequest.Method = .get, _ path: String = "/api/tables",
+                _ headers: HTTPFields = [:], _ body: String? = nil
+            ) async throws -> TestClient.Response {
+                try await raw.execute(
+                    TestClient.Request(
+                        path, method: method, authority: authority, headers: headers,
+                        body: body.map { ByteBuffer(string: $0) }))
             }
             for authority in ["evil.example:\(port)", "evil.example", "127.0.0.1.evil.example:\(port)", "localhost.:\(port)", "0.0.0.0:\(port)"] {
                 let read = try await send(authority)
                 #expect(read.status == .misdirectedRequest, "\(authority)")
-                let write = try await send(authority, .post, "/api/tables/books/rows",
-                                           [.origin: "http://\(authority)", .contentType: "application/json"], #"{"title": "x"}"#)
+                let write = try await send(
+                    authority, .post, "/api/tables/books/rows",
+                    [.origin: "http://\(authority)", .contentType: "application/json"], #"{"title": "x"}"#)
                 #expect(write.status == .misdirectedRequest, "\(authority)")
                 for (route, body) in [("delete", #"{"ids": [1, 2]}"#), ("move", #"{"ids": [1, 2], "after": 9}"#)] {
-                    let bulk = try await send(authority, .post, "/api/tables/books/rows/\(route)",
-                                              [.origin: "http://\(authority)", .contentType: "application/json"], body)
+                    let bulk = try await send(
+                        authority, .post, "/api/tables/books/rows/\(route)",
+                        [.origin: "http://\(authority)", .contentType: "application/json"], body)
                     #expect(bulk.status == .misdirectedRequest, "\(authority) \(route)")
                 }
                 // The CSV download and import too: no rows leave, no table is made.
                 let download = try await send(authority, .get, "/api/tables/books/rows.csv?sort=title")
                 #expect(download.status == .misdirectedRequest && !(download.body.map { String(buffer: $0) } ?? "").contains("title,author"), "\(authority)")
-                let upload = try await send(authority, .post, "/api/tables?name=rebound",
-                                            [.origin: "http://\(authority)", .contentType: "text/csv"], "a\n1\n")
+                let upload = try await send(
+                    authority, .post, "/api/tables?name=rebound",
+                    [.origin: "http://\(authority)", .contentType: "text/csv"], "a\n1\n")
                 #expect(upload.status == .misdirectedRequest, "\(authority)")
             }
             #expect(try await server.store.tables().map(\.name) == ["books"], "no table imported through a rebinding Host")
@@ -136,10 +149,14 @@ struct HardeningTests {
                         #expect(response.status == .ok, "\(uri): \(response.text.prefix(200))")
                     }
                 }
-                try await client.execute(uri: "/api/tables/\(encoded)/rows", method: .post, headers: jsonHeaders,
-                                         body: ByteBuffer(string: #"{"title": "z", "n": 3}"#)) { #expect($0.status == .created) }
-                try await client.execute(uri: "/api/tables/\(encoded)/rows/3/move", method: .post, headers: jsonHeaders,
-                                         body: ByteBuffer(string: #"{"toIndex": 0}"#)) { #expect($0.status == .ok) }
+                try await client.execute(
+                    uri: "/api/tables/\(encoded)/rows", method: .post, headers: jsonHeaders,
+                    body: ByteBuffer(string: #"{"title": "z", "n": 3}"#)
+                ) { #expect($0.status == .created) }
+                try await client.execute(
+                    uri: "/api/tables/\(encoded)/rows/3/move", method: .post, headers: jsonHeaders,
+                    body: ByteBuffer(string: #"{"toIndex": 0}"#)
+                ) { #expect($0.status == .ok) }
                 try await client.execute(uri: "/api/tables/\(encoded)/rows?sort=manual", method: .get) { #expect($0.json?.ids == [3, 1, 2]) }
             }
         }
@@ -148,15 +165,18 @@ struct HardeningTests {
     @Test("A CSV column named id is imported as csv_id: one id per row, and GET → PATCH → GET keeps every value")
     func idColumn() async throws {
         let server = try await makeServer()
-        let schema = try await server.store.importCSV(Array("id,name,csv_id\n20,Ada,x\n30,Bob,y\n".utf8), as: "people",
-                                                      delimiter: UInt8(ascii: ","), presets: [:])
+        let schema = try await server.store.importCSV(
+            Array("id,name,csv_id\n20,Ada,x\n30,Bob,y\n".utf8), as: "people",
+            delimiter: UInt8(ascii: ","), presets: [:])
         #expect(schema.columns.map(\.name) == ["csv_id_2", "name", "csv_id"])
         try await application(server).test(.router) { client in
             let row = try await client.execute(uri: "/api/tables/people/rows?limit=1", method: .get) { $0.text }
             #expect(row.contains(#"{"id":1,"csv_id_2":20,"name":"Ada","csv_id":"x"}"#), "\(row)")
             #expect(row.components(separatedBy: #""id":"#).count == 2)
-            try await client.execute(uri: "/api/tables/people/rows/1", method: .patch, headers: jsonHeaders,
-                                     body: ByteBuffer(string: #"{"csv_id_2": 25, "name": "Ada L."}"#)) { response in
+            try await client.execute(
+                uri: "/api/tables/people/rows/1", method: .patch, headers: jsonHeaders,
+                body: ByteBuffer(string: #"{"csv_id_2": 25, "name": "Ada L."}"#)
+            ) { response in
                 #expect(response.text == #"{"id":1,"csv_id_2":25,"name":"Ada L.","csv_id":"x"}"#, "\(response.text)")
             }
             try await client.execute(uri: "/api/tables/people/rows?sort=-csv_id_2", method: .get) { #expect($0.json?.ids == [2, 1]) }
@@ -207,9 +227,11 @@ struct HardeningTests {
         let server = SortKitServer(store: plain.store, access: .network(token: token))
         let body = ByteBuffer(string: #"{"title": "x"}"#)
         try await application(server).test(.router) { client in
-            for headers: HTTPFields in [jsonHeaders, [.contentType: "application/json", .authorization: "Bearer wrong"],
-                                        [.contentType: "application/json", .authorization: "Bearer " + token + "x"],
-                                        [.contentType: "application/json", .cookie: "sortkit-token=nope"]] {
+            for headers: HTTPFields in [
+                jsonHeaders, [.contentType: "application/json", .authorization: "Bearer wrong"],
+                [.contentType: "application/json", .authorization: "Bearer " + token + "x"],
+                [.contentType: "application/json", .cookie: "sortkit-token=nope"],
+            ] {
                 try await client.execute(uri: "/api/tables/books/rows", method: .post, headers: headers, body: body) { response in
                     #expect(response.status == .unauthorized)
                     #expect(response.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
@@ -217,8 +239,10 @@ struct HardeningTests {
             }
             try await client.execute(uri: "/api/tables/books/rows/1", method: .delete) { #expect($0.status == .unauthorized) }
             try await client.execute(uri: "/api/tables/books/rows?limit=1", method: .get) { #expect($0.status == .ok) }
-            try await client.execute(uri: "/api/tables/books/rows", method: .post,
-                                     headers: [.contentType: "application/json", .authorization: "Bearer " + token], body: body) {
+            try await client.execute(
+                uri: "/api/tables/books/rows", method: .post,
+                headers: [.contentType: "application/json", .authorization: "Bearer " + token], body: body
+            ) {
                 #expect($0.status == .created)
             }
             // A browser visit with ?token= gets the cookie and the page without the token in its address.
@@ -229,8 +253,10 @@ struct HardeningTests {
                 #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
                 return String(cookie.split(separator: ";")[0])
             }
-            try await client.execute(uri: "/api/tables/books/rows", method: .post,
-                                     headers: [.contentType: "application/json", .cookie: "theme=dark; " + cookie], body: body) {
+            try await client.execute(
+                uri: "/api/tables/books/rows", method: .post,
+                headers: [.contentType: "application/json", .cookie: "theme=dark; " + cookie], body: body
+            ) {
                 #expect($0.status == .created)
             }
         }
@@ -252,8 +278,10 @@ struct HardeningTests {
                 }
             }
             try await client.execute(uri: "/api/tables/books/rows?limit=1", method: .get) { #expect($0.status == .unauthorized) }
-            try await client.execute(uri: "/datatables/books", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                     body: ByteBuffer(string: "draw=1")) { #expect($0.status == .unauthorized) }
+            try await client.execute(
+                uri: "/datatables/books", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "draw=1")
+            ) { #expect($0.status == .unauthorized) }
             try await client.execute(uri: "/api/tables/books/rows?limit=1", method: .get, headers: [.authorization: "Bearer " + token]) {
                 #expect($0.status == .ok)
             }
@@ -292,8 +320,10 @@ struct HardeningTests {
             }
             // A megabyte string under the body limit is a cell like any other.
             let megabyte = String(repeating: "é", count: 400_000)
-            try await client.execute(uri: "/api/tables/books/rows", method: .post, headers: jsonHeaders,
-                                     body: ByteBuffer(string: "{\"title\": \"\(megabyte)\"}")) { response in
+            try await client.execute(
+                uri: "/api/tables/books/rows", method: .post, headers: jsonHeaders,
+                body: ByteBuffer(string: "{\"title\": \"\(megabyte)\"}")
+            ) { response in
                 #expect(response.status == .created && response.json?["title"]?.string == megabyte)
             }
         }
@@ -308,12 +338,15 @@ struct HardeningTests {
                 #expect(response.status == .badRequest && response.text.contains("over 256 bytes"), "\(response.text)")
             }
             let words = (0..<20).map { "w\($0)" }.joined(separator: "+")
-            let searches = "/datatables/books?draw=2&columns[0][data]=title&columns[0][search][value]=\(words)&columns[1][data]=author&columns[1][search][value]=\(words)"
+            let searches =
+                "/datatables/books?draw=2&columns[0][data]=title&columns[0][search][value]=\(words)&columns[1][data]=author&columns[1][search][value]=\(words)"
             try await client.execute(uri: searches, method: .get) { response in
                 #expect(response.json?["error"]?.string == "the searches have more than 32 words in all", "\(response.text)")
             }
-            try await client.execute(uri: "/api/tables/books/rows", method: .post, headers: jsonHeaders,
-                                     body: ByteBuffer(string: #"{"title": "a\u0000b"}"#)) { response in
+            try await client.execute(
+                uri: "/api/tables/books/rows", method: .post, headers: jsonHeaders,
+                body: ByteBuffer(string: #"{"title": "a\u0000b"}"#)
+            ) { response in
                 #expect(response.status == .badRequest && response.text.contains("can't hold a NUL character"), "\(response.text)")
             }
         }
@@ -347,7 +380,8 @@ struct HardeningTests {
         #expect(AccessPolicy.loopbackHosts(boundTo: "127.0.0.2").contains("127.0.0.2"))
     }
 
-    @Test("A DataTables request with 30,000 columns, 600 columns or 400 order entries is refused with the limit it broke; the form parser keeps all 30,003 pairs")
+    @Test(
+        "A DataTables request with 30,000 columns, 600 columns or 400 order entries is refused with the limit it broke; the form parser keeps all 30,003 pairs")
     func thirtyThousandColumns() async throws {
         let server = try await makeServer()
         var body = "draw=4&start=0&length=10"
@@ -356,8 +390,10 @@ struct HardeningTests {
         let request = body
         let started = ContinuousClock.now
         try await application(server).test(.router) { client in
-            try await client.execute(uri: "/datatables/books", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                     body: ByteBuffer(string: request)) { response in
+            try await client.execute(
+                uri: "/datatables/books", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: request)
+            ) { response in
                 #expect(response.status == .ok && response.json?["draw"]?.int == 4)
                 #expect(response.json?["error"]?.string == "the request has more than 10000 parameters", "\(response.text.prefix(300))")
             }
@@ -446,20 +482,28 @@ struct HardeningTests {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         var random = SplitMix64(seed: seed)
         let server = try await makeServer()
-        let names = ["sort", "preset", "q", "limit", "offset", "after", "page", "size", "draw", "start", "length", "search[value]",
-                     "columns[0][data]", "columns[0][name]", "columns[1][search][value]", "order[0][column]", "order[0][dir]", "token", "id"]
-        let values = ["", " ", "title", "-price,title", "status:enum=todo|done", "manual", "My order", "Status", "-1", "0", "1", "10",
-                      "9223372036854775807", "99999999999999999999", "1e9", "NaN", "é", "e\u{301}", "STRAẞE", "🧪", "%", "%zz", "%00",
-                      "'; DROP TABLE books; --", "<script>", "a:b:c", ",,,", "title:nocase:natural", "x" + String(repeating: "y", count: 5_000),
-                      "asc", "desc", "DESC", "null", "true", "[]", "{}"]
-        let paths = ["/", "/tables/books", "/tables/nope", "/api/tables", "/api/tables/books/rows", "/api/tables/books/rows/1",
-                     "/api/tables/books/rows/999999", "/api/tables/books/rows/-1", "/api/tables/books/rows/abc", "/api/tables/books/rows/3/move",
-                     "/datatables/books", "/datatables/nope", "/assets/app.js", "/assets/../Package.swift", "//api/tables/books/rows",
-                     "/api/tables/%62ooks/rows", "/tables/%ZZ", "/api/tables/books/rows/1/move/extra"]
-        let bodies = ["", "{}", "[]", "null", "{\"title\": 1}", "{\"price\": \"cheap\"}", "{\"after\": 2}", "{\"toIndex\": -5}",
-                      "{\"toIndex\": 1e300}", "{\"before\": \"x\"}", "{\"id\": 5, \"title\": null}", "{\"title\": {\"a\": [1]}}",
-                      "{\"nope\": 1}", "not json", "{\"title\": \"\\ud800\"}", "draw=1&columns[0][data]=title&order[0][column]=0",
-                      String(repeating: "[", count: 10_000)]
+        let names = [
+            "sort", "preset", "q", "limit", "offset", "after", "page", "size", "draw", "start", "length", "search[value]",
+            "columns[0][data]", "columns[0][name]", "columns[1][search][value]", "order[0][column]", "order[0][dir]", "token", "id",
+        ]
+        let values = [
+            "", " ", "title", "-price,title", "status:enum=todo|done", "manual", "My order", "Status", "-1", "0", "1", "10",
+            "9223372036854775807", "99999999999999999999", "1e9", "NaN", "é", "e\u{301}", "STRAẞE", "🧪", "%", "%zz", "%00",
+            "'; DROP TABLE books; --", "<script>", "a:b:c", ",,,", "title:nocase:natural", "x" + String(repeating: "y", count: 5_000),
+            "asc", "desc", "DESC", "null", "true", "[]", "{}",
+        ]
+        let paths = [
+            "/", "/tables/books", "/tables/nope", "/api/tables", "/api/tables/books/rows", "/api/tables/books/rows/1",
+            "/api/tables/books/rows/999999", "/api/tables/books/rows/-1", "/api/tables/books/rows/abc", "/api/tables/books/rows/3/move",
+            "/datatables/books", "/datatables/nope", "/assets/app.js", "/assets/../Package.swift", "//api/tables/books/rows",
+            "/api/tables/%62ooks/rows", "/tables/%ZZ", "/api/tables/books/rows/1/move/extra",
+        ]
+        let bodies = [
+            "", "{}", "[]", "null", "{\"title\": 1}", "{\"price\": \"cheap\"}", "{\"after\": 2}", "{\"toIndex\": -5}",
+            "{\"toIndex\": 1e300}", "{\"before\": \"x\"}", "{\"id\": 5, \"title\": null}", "{\"title\": {\"a\": [1]}}",
+            "{\"nope\": 1}", "not json", "{\"title\": \"\\ud800\"}", "draw=1&columns[0][data]=title&order[0][column]=0",
+            String(repeating: "[", count: 10_000),
+        ]
         let methods: [HTTPRequest.Method] = [.get, .get, .post, .patch, .delete, .put, .head, .options]
         let types = ["application/json", "application/x-www-form-urlencoded", "text/plain", "", "application/json; charset=latin1"]
         func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }

@@ -5,6 +5,7 @@ import SortKit
 import SortKitSQL
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitServer
 
 /// `sortkit serve --locale`: a language's order as the default collation of keys that name
@@ -56,7 +57,11 @@ struct LocaleServerTests {
             }
             #expect(ids == swedish)
             // DataTables: column 0 ascending.
-            let datatables = try await client.execute(uri: "/datatables/words?draw=1&order%5B0%5D%5Bcolumn%5D=0&order%5B0%5D%5Bdir%5D=asc&start=0&length=10&columns%5B0%5D%5Bdata%5D=name&columns%5B1%5D%5Bdata%5D=n", method: .get) { $0.json?.ids }
+            let datatables = try await client.execute(
+                uri:
+                    "/datatables/words?draw=1&order%5B0%5D%5Bcolumn%5D=0&order%5B0%5D%5Bdir%5D=asc&start=0&length=10&columns%5B0%5D%5Bdata%5D=name&columns%5B1%5D%5Bdata%5D=n",
+                method: .get
+            ) { $0.json?.ids }
             #expect(datatables == swedish)
             // The CSV download and the page follow the same order.
             let csv = try await client.execute(uri: "/api/tables/words/rows.csv?sort=name", method: .get) { $0.text }
@@ -74,8 +79,10 @@ struct LocaleServerTests {
     func hostileTags() async throws {
         let server = try await Self.server(TableSortSettings())
         try await application(server).test(.router) { client in
-            let tags = ["", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "sv-u-kn-true", "de-u-co-pinyin", String(repeating: "a", count: 5_000),
-                        "e%CC%81n", "sv%00", "sv:binary"]
+            let tags = [
+                "", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "sv-u-kn-true", "de-u-co-pinyin", String(repeating: "a", count: 5_000),
+                "e%CC%81n", "sv%00", "sv:binary",
+            ]
             for tag in tags {
                 let reply = try await client.execute(uri: "/api/tables/words/rows?sort=name:locale=" + tag, method: .get) { $0 }
                 #expect(reply.status == .badRequest, "\(tag.prefix(40))")

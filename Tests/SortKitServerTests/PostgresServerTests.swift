@@ -5,6 +5,7 @@ import HummingbirdTesting
 import SortKitSQL
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitServer
 
 /// `sortkit serve --postgres`: the same routes over PostgreSQL give the same replies as over
@@ -38,10 +39,13 @@ struct PostgresServerTests {
             #expect(Self.withoutCursor(reply.1) == Self.withoutCursor(expected.1), "\(uri)")
         }
         try await application(postgres).test(.router) { client in
-            try await client.execute(uri: "/api/tables/books/rows/5/move", method: .post, headers: jsonHeaders, body: ByteBuffer(string: #"{"before": 1}"#)) { #expect($0.status == .ok, "\($0.text)") }
+            try await client.execute(uri: "/api/tables/books/rows/5/move", method: .post, headers: jsonHeaders, body: ByteBuffer(string: #"{"before": 1}"#)) {
+                #expect($0.status == .ok, "\($0.text)")
+            }
             let first = try await client.execute(uri: "/api/tables/books/rows?sort=manual&limit=1", method: .get) { $0.json?.ids }
             #expect(first == [5])
-            try await client.execute(uri: "/api/tables/books/rows/5", method: .patch, headers: jsonHeaders, body: ByteBuffer(string: #"{"price": "cheap"}"#)) { response in
+            try await client.execute(uri: "/api/tables/books/rows/5", method: .patch, headers: jsonHeaders, body: ByteBuffer(string: #"{"price": "cheap"}"#)) {
+                response in
                 #expect(response.status == .badRequest && response.text.contains("column 'price' needs a float"), "\(response.text)")
             }
         }

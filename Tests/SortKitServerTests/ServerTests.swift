@@ -6,6 +6,7 @@ import SortKit
 import SortKitSQL
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitServer
 
 /// A new SQLite file's path in a folder of its own.
@@ -83,7 +84,7 @@ struct APITests {
                 #expect(positions.allSatisfy { $0 != nil } && positions.map { $0! } == positions.map { $0! }.sorted(), "\(text)")
             }
             try await client.execute(uri: "/api/tables/books/rows?limit=100000", method: .get) { response in
-                #expect(response.json?.ids.count == 200)   // clamped to the cap (1,000), all 200 rows
+                #expect(response.json?.ids.count == 200) // clamped to the cap (1,000), all 200 rows
             }
         }
     }
@@ -148,11 +149,13 @@ struct APITests {
                 return response.json?["id"]?.int
             }
             #expect(id == 201)
-            try await client.execute(uri: "/api/tables/books/rows/201", method: .patch, headers: jsonHeaders, body: ByteBuffer(string: #"{"price": "cheap"}"#)) { response in
+            try await client.execute(uri: "/api/tables/books/rows/201", method: .patch, headers: jsonHeaders, body: ByteBuffer(string: #"{"price": "cheap"}"#))
+            { response in
                 #expect(response.status == .badRequest)
                 #expect(response.json?["error"]?.string == "column 'price' needs a float, got 'cheap'")
             }
-            try await client.execute(uri: "/api/tables/books/rows/201", method: .patch, headers: jsonHeaders, body: ByteBuffer(string: #"{"price": 2}"#)) { response in
+            try await client.execute(uri: "/api/tables/books/rows/201", method: .patch, headers: jsonHeaders, body: ByteBuffer(string: #"{"price": 2}"#)) {
+                response in
                 // An integral value of a float column stays exact: 2 (#35; the same JSON number as 2.0).
                 #expect(response.status == .ok && response.text.contains(#""price":2"#) && !response.text.contains(#""price":2.0"#))
             }
@@ -160,9 +163,11 @@ struct APITests {
                 #expect(response.text.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
                 #expect(!response.text.contains("<script>alert"))
             }
-            for (uri, destination) in [("/api/tables/books/rows/201/move", #"{"toIndex": 0}"#),
-                                       ("/api/tables/books/rows/3/move", #"{"before": 1}"#),
-                                       ("/api/tables/books/rows/2/move", #"{"after": 201}"#)] {
+            for (uri, destination) in [
+                ("/api/tables/books/rows/201/move", #"{"toIndex": 0}"#),
+                ("/api/tables/books/rows/3/move", #"{"before": 1}"#),
+                ("/api/tables/books/rows/2/move", #"{"after": 201}"#),
+            ] {
                 try await client.execute(uri: uri, method: .post, headers: jsonHeaders, body: ByteBuffer(string: destination)) { #expect($0.status == .ok) }
             }
             let manual = try await client.execute(uri: "/api/tables/books/rows?sort=manual&limit=4", method: .get) { $0.json?.ids }
@@ -209,12 +214,16 @@ struct PageTests {
                 #expect(html.contains(#"title<span class="ind" aria-hidden="true">▲2</span>"#))
                 #expect(html.contains(#"<form class="controls" id="controls" method="get" action="/tables/books">"#))
                 // A filter box under each header, in the controls form; the download of this view.
-                #expect(html.contains(#"<input type="search" form="controls" class="filter" name="filter[author]" value="" placeholder="Filter" aria-label="Filter author" autocomplete="off">"#))
+                #expect(
+                    html.contains(
+                        #"<input type="search" form="controls" class="filter" name="filter[author]" value="" placeholder="Filter" aria-label="Filter author" autocomplete="off">"#
+                    ))
                 #expect(html.contains(#"<a class="download" href="/api/tables/books/rows.csv?sort=-price,title&amp;size=10" download>Download CSV</a>"#))
                 // Selection: a grid with a checkbox per row and one for all matching rows.
                 #expect(html.contains(#"<table class="grid" role="grid" aria-multiselectable="true">"#))
                 #expect(html.contains(#"aria-label="Select all 200 matching rows""#))
-                #expect(html.contains(#"aria-selected="false"><td class="select"><input type="checkbox" class="select-row" tabindex="-1" aria-label="Select row "#))
+                #expect(
+                    html.contains(#"aria-selected="false"><td class="select"><input type="checkbox" class="select-row" tabindex="-1" aria-label="Select row "#))
                 #expect(!html.contains("move-here"))
             }
             try await client.execute(uri: "/tables/books?q=zzzz-no-match", method: .get) { response in

@@ -5,6 +5,7 @@ import SortKit
 import SortKitSQL
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitServer
 
 /// Fixed keys, columns sorted by others, pinned rows, header cycles, caps and `explain=1`,
@@ -30,8 +31,9 @@ struct SortSettingsTests {
     @Test("Fixed keys, a column sorted by others and a pinned row shape every spec order and preset, not My order")
     func rules() async throws {
         let settings = TableSortSettings(
-            rules: SortRules(before: try SortSpec(parsing: "status:enum=todo|done"), after: try SortSpec(parsing: "-price"),
-                             sortsBy: ["name": try SortSpec(parsing: "last,first")]),
+            rules: SortRules(
+                before: try SortSpec(parsing: "status:enum=todo|done"), after: try SortSpec(parsing: "-price"),
+                sortsBy: ["name": try SortSpec(parsing: "last,first")]),
             pinned: PinnedRows([4]))
         let (server, _) = try await Self.server(settings)
         try await application(server).test(.router) { client in
@@ -84,7 +86,8 @@ struct SortSettingsTests {
             #expect(page.contains(#"data-add-href="/tables/people?sort=first,-price""#), "a shift-click past the cap drops the oldest added key")
             let status = try await client.execute(uri: "/tables/people?sort=status", method: .get) { $0.text }
             #expect(status.contains(#"<a data-nav href="/tables/people""#), "a second click on an ascending-only column with unsorted unsorts")
-            let form = "draw=1&columns[0][data]=name&columns[1][data]=first&columns[1][orderable]=false&columns[2][data]=last&columns[4][data]=price"
+            let form =
+                "draw=1&columns[0][data]=name&columns[1][data]=first&columns[1][orderable]=false&columns[2][data]=last&columns[4][data]=price"
                 + "&columns[3][data]=status&order[0][column]=1&order[0][dir]=asc&order[1][column]=4&order[1][dir]=desc&order[2][column]=2&order[2][dir]=asc&order[3][column]=0&order[3][dir]=asc"
             let json = try await client.execute(uri: "/datatables/people?" + form, method: .get) { $0.json }
             // first isn't orderable; the cap keeps -price,last: Bo Lee/Di Lee (12) by last tie → id, Ann 5, Cy 3, Ed null.

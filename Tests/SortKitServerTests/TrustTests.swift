@@ -6,6 +6,7 @@ import NIOCore
 import SortKit
 import SortKitTestSupport
 import Testing
+
 @testable import SortKitSQL
 @testable import SortKitServer
 
@@ -106,19 +107,29 @@ struct TrustTests {
     func crossSiteReads() async throws {
         let server = try await makeServer()
         try await application(server).test(.router) { client in
-            let noCORS: HTTPFields = [HTTPField.Name("Sec-Fetch-Site")!: "cross-site", HTTPField.Name("Sec-Fetch-Mode")!: "no-cors",
-                                      HTTPField.Name("Sec-Fetch-Dest")!: "empty"]
+            let noCORS: HTTPFields = [
+                HTTPField.Name("Sec-Fetch-Site")!: "cross-site", HTTPField.Name("Sec-Fetch-Mode")!: "no-cors",
+                HTTPField.Name("Sec-Fetch-Dest")!: "empty",
+            ]
             let sameSite: HTTPFields = [HTTPField.Name("Sec-Fetch-Site")!: "same-site", HTTPField.Name("Sec-Fetch-Mode")!: "cors"]
-            let image: HTTPFields = [HTTPField.Name("Sec-Fetch-Site")!: "cross-site", HTTPField.Name("Sec-Fetch-Mode")!: "no-cors",
-                                     HTTPField.Name("Sec-Fetch-Dest")!: "image"]
-            let frame: HTTPFields = [HTTPField.Name("Sec-Fetch-Site")!: "cross-site", HTTPField.Name("Sec-Fetch-Mode")!: "navigate",
-                                     HTTPField.Name("Sec-Fetch-Dest")!: "iframe"]
+            let image: HTTPFields = [
+                HTTPField.Name("Sec-Fetch-Site")!: "cross-site", HTTPField.Name("Sec-Fetch-Mode")!: "no-cors",
+                HTTPField.Name("Sec-Fetch-Dest")!: "image",
+            ]
+            let frame: HTTPFields = [
+                HTTPField.Name("Sec-Fetch-Site")!: "cross-site", HTTPField.Name("Sec-Fetch-Mode")!: "navigate",
+                HTTPField.Name("Sec-Fetch-Dest")!: "iframe",
+            ]
             let oldBrowser: HTTPFields = [.origin: "http://evil.example"]
-            let link: HTTPFields = [HTTPField.Name("Sec-Fetch-Site")!: "cross-site", HTTPField.Name("Sec-Fetch-Mode")!: "navigate",
-                                    HTTPField.Name("Sec-Fetch-Dest")!: "document"]
+            let link: HTTPFields = [
+                HTTPField.Name("Sec-Fetch-Site")!: "cross-site", HTTPField.Name("Sec-Fetch-Mode")!: "navigate",
+                HTTPField.Name("Sec-Fetch-Dest")!: "document",
+            ]
             let ownPage: HTTPFields = [HTTPField.Name("Sec-Fetch-Site")!: "same-origin", HTTPField.Name("Sec-Fetch-Mode")!: "cors"]
-            let reads = ["/api/tables", "/api/tables/books/rows?q=tolkien", "/api/tables/books/rows.csv?q=x",
-                         "/datatables/books?draw=1&columns%5B0%5D%5Bdata%5D=title&search%5Bvalue%5D=zola", "/tables/books?q=zola", "/"]
+            let reads = [
+                "/api/tables", "/api/tables/books/rows?q=tolkien", "/api/tables/books/rows.csv?q=x",
+                "/datatables/books?draw=1&columns%5B0%5D%5Bdata%5D=title&search%5Bvalue%5D=zola", "/tables/books?q=zola", "/",
+            ]
             for uri in reads {
                 for headers in [noCORS, sameSite, image, frame, oldBrowser] {
                     try await client.execute(uri: uri, method: .get, headers: headers) { response in
@@ -147,7 +158,8 @@ struct TrustTests {
     @Test("rows.csv defuses formulas in text cells; numbers keep their sign; formulas=keep is exact")
     func formulas() async throws {
         let server = try await makeServer(books: 0)
-        let csv = "name,n,note\n\"=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\",-5,@SUM(A1)\n\"=cmd|' /C calc'!A0\",3,+1.5e3\n"
+        let csv =
+            "name,n,note\n\"=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\",-5,@SUM(A1)\n\"=cmd|' /C calc'!A0\",3,+1.5e3\n"
             + "\"\tTAB\",-2.5,\"\rCR\"\nplain,7,-x\n"
         try await server.store.importCSV(Array(csv.utf8), as: "sheet", delimiter: UInt8(ascii: ","), presets: [:])
         try await application(server).test(.router) { client in
@@ -180,15 +192,18 @@ struct TrustTests {
             func post(_ name: String, columns: Int) async throws -> (HTTPResponse.Status, String) {
                 let header = (0..<columns).map { "c\($0)" }.joined(separator: ",")
                 let row = (0..<columns).map { "v\($0 % 7)" }.joined(separator: ",")
-                return try await client.execute(uri: "/api/tables?name=\(name)", method: .post, headers: [.contentType: "text/csv"],
-                                                body: ByteBuffer(string: header + "\n" + row + "\n" + row + "\n")) {
+                return try await client.execute(
+                    uri: "/api/tables?name=\(name)", method: .post, headers: [.contentType: "text/csv"],
+                    body: ByteBuffer(string: header + "\n" + row + "\n" + row + "\n")
+                ) {
                     ($0.status, $0.json?["error"]?.string ?? "")
                 }
             }
             for count in [1_001, 501, 5_000] {
                 let (status, message) = try await post("wide\(count)", columns: count)
-                #expect(status == .badRequest && message.contains("\(count) columns") && message.contains("most is \(TableSchema.maxColumns)"),
-                        "\(count): \(status) \(message)")
+                #expect(
+                    status == .badRequest && message.contains("\(count) columns") && message.contains("most is \(TableSchema.maxColumns)"),
+                    "\(count): \(status) \(message)")
             }
             let (status, message) = try await post("widest", columns: TableSchema.maxColumns)
             #expect(status == .created, "\(message)")
@@ -202,8 +217,10 @@ struct TrustTests {
         try await application(server).test(.router) { client in
             func importing(_ name: String) async throws -> (HTTPResponse.Status, String) {
                 let encoded = name.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? name
-                return try await client.execute(uri: "/api/tables?name=\(encoded)", method: .post, headers: [.contentType: "text/csv"],
-                                                body: ByteBuffer(string: "a\n1\n")) { ($0.status, $0.json?["error"]?.string ?? "") }
+                return try await client.execute(
+                    uri: "/api/tables?name=\(encoded)", method: .post, headers: [.contentType: "text/csv"],
+                    body: ByteBuffer(string: "a\n1\n")
+                ) { ($0.status, $0.json?["error"]?.string ?? "") }
             }
             for name in ["books\u{200B}", "\u{202E}gnp.exe", " books", "books ", "bo\u{2028}oks", "a\u{FEFF}", "x\u{E000}"] {
                 let (status, message) = try await importing(name)
@@ -245,9 +262,11 @@ struct TrustTests {
             let port = try #require(client.port)
             let raw = TestClient(host: "127.0.0.1", port: port)
             raw.connect()
-            for (authority, status) in [("sortkit.example", HTTPResponse.Status.ok), ("SORTKIT.example:\(port)", .ok), ("192.168.1.5:8080", .ok),
-                                        ("evil.example", .misdirectedRequest), ("127.0.0.1:\(port)", .misdirectedRequest),
-                                        ("sortkit.example.evil.example", .misdirectedRequest)] {
+            for (authority, status) in [
+                ("sortkit.example", HTTPResponse.Status.ok), ("SORTKIT.example:\(port)", .ok), ("192.168.1.5:8080", .ok),
+                ("evil.example", .misdirectedRequest), ("127.0.0.1:\(port)", .misdirectedRequest),
+                ("sortkit.example.evil.example", .misdirectedRequest),
+            ] {
                 let response = try await raw.execute(TestClient.Request("/api/tables", method: .get, authority: authority, headers: [:], body: nil))
                 #expect(response.status == status, "\(authority)")
             }

@@ -4,8 +4,9 @@ import SortKit
 import SortKitSQL
 import SortKitTestSupport
 import Testing
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `sortkit serve` killed with SIGKILL in the middle of a CSV import, a schema change (a preset
@@ -50,12 +51,13 @@ struct CrashTests {
         for attempt in 0..<3 {
             // The first kill comes the moment the server says it is importing, so one lands
             // mid-import whatever the machine's load; the others at random moments.
-            let imported = if attempt == 0 {
-                try await Self.kill(["\(table).csv"] + location, in: folder, on: "importing", finished: "imported")
-            } else {
-                try await ServeCommandTests.Server(["\(table).csv"] + location, in: folder)
-                    .kill(after: .milliseconds(Int.random(in: 50...1_500, using: &random)), unless: "imported")
-            }
+            let imported =
+                if attempt == 0 {
+                    try await Self.kill(["\(table).csv"] + location, in: folder, on: "importing", finished: "imported")
+                } else {
+                    try await ServeCommandTests.Server(["\(table).csv"] + location, in: folder)
+                        .kill(after: .milliseconds(Int.random(in: 50...1_500, using: &random)), unless: "imported")
+                }
             if !imported { midway += 1 }
             let schema = try await check(backend, location, table, context: "import")
             if imported { #expect(schema != nil, "the import had finished before the kill: \(context)") }
@@ -70,12 +72,13 @@ struct CrashTests {
         let preset = ["--preset", "Reversed=-title,k"]
         var changing = 0
         for attempt in 0..<3 {
-            let changed = if attempt == 0 {
-                try await Self.kill(["\(table).csv"] + location + preset, in: folder, on: "updating the presets", finished: "updated the presets")
-            } else {
-                try await ServeCommandTests.Server(["\(table).csv"] + location + preset, in: folder)
-                    .kill(after: .milliseconds(Int.random(in: 50...1_500, using: &random)), unless: "updated the presets")
-            }
+            let changed =
+                if attempt == 0 {
+                    try await Self.kill(["\(table).csv"] + location + preset, in: folder, on: "updating the presets", finished: "updated the presets")
+                } else {
+                    try await ServeCommandTests.Server(["\(table).csv"] + location + preset, in: folder)
+                        .kill(after: .milliseconds(Int.random(in: 50...1_500, using: &random)), unless: "updated the presets")
+                }
             if !changed { changing += 1 }
             let schema = try #require(try await check(backend, location, table, context: "schema change"), "\(context)")
             let reversed = try SortSpec(parsing: "-title,k")
@@ -95,7 +98,8 @@ struct CrashTests {
                 var moved = 0
                 for id in (100 + round * 1_000)..<(1_100 + round * 1_000) {
                     guard let (_, status) = try? await server.send("POST", "/api/tables/\(table)/rows/\(id)/move", json: #"{"toIndex": 1}"#),
-                          status == 200 else { break }
+                        status == 200
+                    else { break }
                     moved += 1
                 }
                 return moved
@@ -150,10 +154,11 @@ struct CrashTests {
     /// Opens the database in this process and checks the table: absent (`nil`), or every row
     /// exactly once (`k` is 0..<rows) with a manual order that is a permutation of the rows.
     func check(_ backend: Backend, _ location: [String], _ table: String, context: String) async throws -> TableSchema? {
-        let store: any TableStore = switch backend {
-        case .sqlite: try SQLiteTableStore(path: location[1], queryBudget: testQueryBudget)
-        case .postgres: try await PostgresTableStore(url: location[1], queryBudget: testQueryBudget)
-        }
+        let store: any TableStore =
+            switch backend {
+            case .sqlite: try SQLiteTableStore(path: location[1], queryBudget: testQueryBudget)
+            case .postgres: try await PostgresTableStore(url: location[1], queryBudget: testQueryBudget)
+            }
         defer { if let store = store as? PostgresTableStore { Task { await store.close() } } }
         guard let schema = try await store.tables().first(where: { $0.name == table }) else { return nil }
         let byK = try await store.page(of: table, PageRequest(order: .spec(SortSpec(parsing: "k")), limit: Self.rows + 100))

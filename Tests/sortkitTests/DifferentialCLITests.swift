@@ -14,8 +14,10 @@ struct DifferentialCLITests {
     static func randomCSV(using random: inout SplitMix64) -> (csv: String, columns: [String]) {
         func pick<T>(_ items: [T]) -> T { items[Int(random.next() % UInt64(items.count))] }
         let columns = ["name", "n", "when", "note"]
-        let names = ["Émile", "emile", "Zoë", "zoe", "Ada", "ada", "Łódź", "file10", "file2", "", " ", "\"quoted\"", "a,b", "x\ny",
-                     "e\u{301}", "日本", "Ünïcödé", "BOB", "bob"]
+        let names = [
+            "Émile", "emile", "Zoë", "zoe", "Ada", "ada", "Łódź", "file10", "file2", "", " ", "\"quoted\"", "a,b", "x\ny",
+            "e\u{301}", "日本", "Ünïcödé", "BOB", "bob",
+        ]
         let numbers = ["-10", "2", "2.5", "", "9007199254740993", "9007199254740992", "0.5", "1e3", "-0", "007"]
         let dates = ["2024-01-01", "1999-12-31", "", "0000-01-01", "2024-02-29"]
         let newline = pick(["\n", "\r\n"])
@@ -44,8 +46,10 @@ struct DifferentialCLITests {
         try await offPool {
             let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 35_012
             var random = SplitMix64(seed: seed)
-            let specs = ["n", "-n", "name", "name:nocase", "-name:fold,n", "when,-name", "name:len,name", "note:binary", "n:num,when:text",
-                         "name:enum=Ada|BOB,n", "note:empty=null,-n"]
+            let specs = [
+                "n", "-n", "name", "name:nocase", "-name:fold,n", "when,-name", "name:len,name", "note:binary", "n:num,when:text",
+                "name:enum=Ada|BOB,n", "note:empty=null,-n",
+            ]
             let shell = InputEdgesTests()
             for round in 0..<16 {
                 let (csv, _) = Self.randomCSV(using: &random)
@@ -55,8 +59,10 @@ struct DifferentialCLITests {
                 let reference = try run("f.csv --by '\(spec)'")
                 #expect(reference.status == 0, "\(context): \(reference.stderr)")
                 guard reference.status == 0 else { continue }
-                for variant in ["- --by '\(spec)' < f.csv", "/dev/stdin --by '\(spec)' < f.csv", "<(cat f.csv) --by '\(spec)'",
-                                "f.csv --by '\(spec)' --max-memory 64k", "f.csv --by '\(spec)' --max-memory 1M", "f.csv --by '\(spec)' --max-memory 16M"] {
+                for variant in [
+                    "- --by '\(spec)' < f.csv", "/dev/stdin --by '\(spec)' < f.csv", "<(cat f.csv) --by '\(spec)'",
+                    "f.csv --by '\(spec)' --max-memory 64k", "f.csv --by '\(spec)' --max-memory 1M", "f.csv --by '\(spec)' --max-memory 16M",
+                ] {
                     let other = try run(variant)
                     #expect(other.status == 0 && other.stdout == reference.stdout, "\(context): \(variant): \(other.stderr)")
                 }
@@ -75,14 +81,16 @@ struct DifferentialCLITests {
                 let uniqueTop = try run("f.csv --by '\(spec)' --unique --top \(top)")
                 #expect(Self.records(uniqueTop.stdout) == Array(Self.records(unique.stdout).prefix(top + 1)), "\(context): --unique --top \(top)")
                 // --check: the sorted output is sorted; the same in every path.
-                let sorted = try shell.shell("$SORTKIT sort f.csv --by '\(spec)' > s.csv && $SORTKIT sort s.csv --by '\(spec)' --check && "
-                                                + "$SORTKIT sort s.csv --by '\(spec)' --check --max-memory 64k && cat s.csv | $SORTKIT sort - --by '\(spec)' --check",
-                                             files: ["f.csv": csv])
+                let sorted = try shell.shell(
+                    "$SORTKIT sort f.csv --by '\(spec)' > s.csv && $SORTKIT sort s.csv --by '\(spec)' --check && "
+                        + "$SORTKIT sort s.csv --by '\(spec)' --check --max-memory 64k && cat s.csv | $SORTKIT sort - --by '\(spec)' --check",
+                    files: ["f.csv": csv])
                 #expect(sorted.status == 0, "\(context): --check on sorted output: \(sorted.stderr)")
                 let check = try run("f.csv --by '\(spec)' --check")
                 let checkPiped = try shell.shell("cat f.csv | $SORTKIT sort - --by '\(spec)' --check --max-memory 64k", files: ["f.csv": csv])
-                #expect(check.status == checkPiped.status && check.stderr == checkPiped.stderr.replacingOccurrences(of: "<stdin>", with: "f.csv"),
-                        "\(context): --check \(check.stderr) vs \(checkPiped.stderr)")
+                #expect(
+                    check.status == checkPiped.status && check.stderr == checkPiped.stderr.replacingOccurrences(of: "<stdin>", with: "f.csv"),
+                    "\(context): --check \(check.stderr) vs \(checkPiped.stderr)")
                 // --no-header: the header is a record too; the same whatever the path.
                 let noHeader = try run("f.csv --no-header --by 2,1")
                 let noHeaderPiped = try shell.shell("cat f.csv | $SORTKIT sort - --no-header --by 2,1 --max-memory 64k", files: ["f.csv": csv])

@@ -115,7 +115,8 @@ struct InputEdgesTests {
         // Child processes are awaited off the concurrency pool: blocking its two threads
         // would stall the asynchronous tests beside these.
         try await offPool {
-            let result = try shell("""
+            let result = try shell(
+                """
                 printf 'n\\n2\\n1\\n' > in.csv; printf 'old\\n' > target.csv; chmod 640 target.csv; ln -s target.csv link.csv
                 $SORTKIT sort in.csv --by n -o link.csv && test -L link.csv && stat -c '%a' target.csv && cat target.csv
                 $SORTKIT sort in.csv --by n -o /dev/null && test -c /dev/null && echo null-ok
@@ -132,7 +133,9 @@ struct InputEdgesTests {
             let csv = "name,note\n\"\u{1B}]0;pwned\u{07}x\",\"line1\r\nline2\"\n\"cr\rX\",\"\u{1B}[2J\u{9B}y\u{202E}z\"\n"
             let result = try shell("$SORTKIT view c.csv", files: ["c.csv": csv])
             #expect(result.status == 0, "\(result.stderr)")
-            let controls = result.stdout.unicodeScalars.filter { ($0.value < 0x20 && $0 != "\n") || (0x7F..<0xA0).contains($0.value) || (0x202A...0x202E).contains($0.value) }
+            let controls = result.stdout.unicodeScalars.filter {
+                ($0.value < 0x20 && $0 != "\n") || (0x7F..<0xA0).contains($0.value) || (0x202A...0x202E).contains($0.value)
+            }
             #expect(controls.isEmpty, "\(controls.map { $0.value })")
             let frame = result.stdout.split(separator: "\n").filter { $0.hasPrefix("│") || $0.hasPrefix("┌") || $0.hasPrefix("└") || $0.hasPrefix("├") }
             let widths = Set(frame.map { $0.unicodeScalars.count })
@@ -175,8 +178,9 @@ struct InputEdgesTests {
             let empty = try shell(": > e.csv; $SORTKIT sort e.csv --by a; echo \"status $?\"", files: [:])
             #expect(empty.stdout.hasSuffix("status 0\n") && !empty.stderr.contains("unknown column"), "\(empty.stdout) \(empty.stderr)")
             let missing = try shell("$SORTKIT sort b.csv --by n -o nowhere/out.csv", files: ["b.csv": "n\n1\n"])
-            #expect(missing.status == 2 && missing.stderr.contains("nowhere/out.csv") && missing.stderr.contains("doesn't exist")
-                        && !missing.stderr.contains(".partial"), "\(missing.stderr)")
+            #expect(
+                missing.status == 2 && missing.stderr.contains("nowhere/out.csv") && missing.stderr.contains("doesn't exist")
+                    && !missing.stderr.contains(".partial"), "\(missing.stderr)")
             let tmp = try shell("TMPDIR=/nonexistent/sortkit-tmp $SORTKIT sort b.csv --by n; test -e /nonexistent || echo not-made", files: ["b.csv": "n\n1\n"])
             #expect(tmp.status == 0 && tmp.stdout == "not-made\n" || tmp.stderr.contains("TMPDIR"), "\(tmp.stdout) \(tmp.stderr)")
             #expect(!tmp.stderr.contains("NSCocoaError") && !tmp.stderr.contains("Code="), "\(tmp.stderr)")

@@ -27,7 +27,9 @@ struct MemoryBudgetTests {
         return (kilobytes, try String(contentsOf: out, encoding: .utf8), process.terminationStatus)
     }
 
-    @Test("Narrow and wide files at 16M, 64M and 256M: peak RSS ≤ 1.25 × budget + base, output complete and sorted", .needs(.gnuTime, for: "the --max-memory test"))
+    @Test(
+        "Narrow and wide files at 16M, 64M and 256M: peak RSS ≤ 1.25 × budget + base, output complete and sorted",
+        .needs(.gnuTime, for: "the --max-memory test"))
     func budgets() async throws {
         // Child processes are awaited off the concurrency pool: blocking its two threads
         // would stall the asynchronous tests beside these.
@@ -51,7 +53,9 @@ struct MemoryBudgetTests {
                     let run = try Self.peak(["sort", file, "--by", spec, "--max-memory", "\(budget)M"], in: folder)
                     let limit = budget * 1_024 * 5 / 4 + base
                     #expect(run.status == 0, "\(file) \(budget)M")
-                    #expect(run.kilobytes <= limit, "\(file) at --max-memory \(budget)M: peak \(run.kilobytes / 1_024) MB, limit \(limit / 1_024) MB (base \(base / 1_024) MB)")
+                    #expect(
+                        run.kilobytes <= limit,
+                        "\(file) at --max-memory \(budget)M: peak \(run.kilobytes / 1_024) MB, limit \(limit / 1_024) MB (base \(base / 1_024) MB)")
                     let lines = run.output.split(separator: "\n", omittingEmptySubsequences: false)
                     #expect(lines.count == rows + 2, "\(file) \(budget)M: \(lines.count) lines")
                     if file == "narrow.csv" {

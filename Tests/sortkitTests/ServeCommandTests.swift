@@ -1,8 +1,9 @@
 import Foundation
 import SortKitTestSupport
 import Testing
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// `sortkit serve` as processes: two servers over one PostgreSQL database, each with its own
@@ -132,7 +133,9 @@ struct ServeCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("sortkit.sqlite").path))
     }
 
-    @Test("Two servers over one PostgreSQL agree; a write through one is read through the other", .needs(.postgres, for: "two sortkit serve processes over PostgreSQL"))
+    @Test(
+        "Two servers over one PostgreSQL agree; a write through one is read through the other",
+        .needs(.postgres, for: "two sortkit serve processes over PostgreSQL"))
     func twoServersOnePostgres() async throws {
         let url = try Service.postgres.value()
         // A table name of its own, so runs never meet in the shared database.
@@ -147,8 +150,10 @@ struct ServeCommandTests {
         defer { second.stop() }
         try await second.waitUntilServing("/api/tables/\(table)/rows?limit=1")
 
-        let reads = ["/api/tables/\(table)/rows?sort=-price,title&limit=10&offset=3", "/api/tables/\(table)/rows?preset=Cheapest&q=book%201&limit=5",
-                     "/api/tables/\(table)/rows?sort=author:nocase,-title&limit=7&offset=200"]
+        let reads = [
+            "/api/tables/\(table)/rows?sort=-price,title&limit=10&offset=3", "/api/tables/\(table)/rows?preset=Cheapest&q=book%201&limit=5",
+            "/api/tables/\(table)/rows?sort=author:nocase,-title&limit=7&offset=200",
+        ]
         for path in reads {
             let (a, b) = (try await first.get(path), try await second.get(path))
             #expect(a.1 == 200 && a == b, "\(path)\n\(a.0)\n\(b.0)")

@@ -43,7 +43,9 @@ struct SortCommandTests {
         let (empty, _) = try await run(["sort", "-", "--by", "price", "--debug"], stdin: "price")
         #expect(empty.status == 0 && empty.stderr == "sortkit sort: --debug: 0 records by 'price'\n", "\(empty.stderr)")
         let (one, _) = try await run(["sort", "-", "--by", "name:len", "--debug"], stdin: "name\nÉmile")
-        #expect(one.status == 0 && one.stdout == "name\nÉmile\n" && one.stderr == "sortkit sort: --debug: 1 records by 'name:len'\n", "\(one.stdout.debugDescription) \(one.stderr)")
+        #expect(
+            one.status == 0 && one.stdout == "name\nÉmile\n" && one.stderr == "sortkit sort: --debug: 1 records by 'name:len'\n",
+            "\(one.stdout.debugDescription) \(one.stderr)")
         let (refused, _) = try await run(["sort", "books.csv", "--by", "title", "--debug", "--check"])
         #expect(refused.status != 0 && refused.stderr.contains("--debug explains a sorted output"))
     }
@@ -53,17 +55,18 @@ struct SortCommandTests {
         let (result, _) = try await run(["sort", "books.csv", "--by", "status:enum=todo|reading|done,-price:num,title"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.isEmpty)
-        #expect(result.stdout == """
-            title,author,status,price,published
-            Émile,Jean-Jacques Rousseau,todo,"$1,234.56",1762-05-01
-            Volume 2,Anonymous,todo,$3,
-            Volume 10,Anonymous,todo,$3,
-            Dune,Frank Herbert,reading,$12.50,1965-08-01
-            The Left Hand of Darkness,Ursula K. Le Guin,done,$9.99,1969-03-01
-            "Hitchhiker's Guide, The",Douglas Adams,done,$7.99,1979-10-12
-            Middlemarch,George Eliot,abandoned,,1871-12-01
+        #expect(
+            result.stdout == """
+                title,author,status,price,published
+                Émile,Jean-Jacques Rousseau,todo,"$1,234.56",1762-05-01
+                Volume 2,Anonymous,todo,$3,
+                Volume 10,Anonymous,todo,$3,
+                Dune,Frank Herbert,reading,$12.50,1965-08-01
+                The Left Hand of Darkness,Ursula K. Le Guin,done,$9.99,1969-03-01
+                "Hitchhiker's Guide, The",Douglas Adams,done,$7.99,1979-10-12
+                Middlemarch,George Eliot,abandoned,,1871-12-01
 
-            """)
+                """)
     }
 
     @Test("Standard input, several --by options, dates descending with nulls last")
@@ -107,22 +110,24 @@ struct SortCommandTests {
         #expect(written.hasPrefix("title,author,status,price,published\nDune,"))
     }
 
-    @Test("Errors: one line on stderr, exit status 2, no output", arguments: [
-        (["sort", "books.csv", "--by", "pages"], "unknown column 'pages' (columns: 'title', 'author', 'status', 'price', 'published')"),
-        (["sort", "books.csv", "--by", "title:upper"], "unknown modifier 'upper' at position 7"),
-        (["sort", "bad.csv", "--by", "a"], "bad.csv: line 3: expected 2 fields (as in the first line), found 3"),
-        (["sort", "missing.csv", "--by", "a"], "cannot read 'missing.csv': no such file"),
-        (["sort", "books.csv"], "missing --by SPEC"),
-        (["sort", "books.csv", "--by", ""], "empty sort spec"),
-        (["sort", "books.csv", "--by", "title", "--by", "-title"], "column 'title' is named in more than one --by"),
-        (["sort", "books.csv", "--by", "title", "--delimiter", "::"], "--delimiter must be one ASCII character"),
-        (["sort", "books.csv", "--by", "title", "--bogus"], "Unknown option '--bogus'"),
-        (["sort", "books.csv", "--by", "title", "--max-memory", "lots"], "--max-memory must be a size like 256M, 2G or 1000000"),
-        (["sort", "books.csv", "--by", "title", "--top", "0"], "--top must be 1 or more"),
-        (["sort", "books.csv", "--by", "title:locale=xx-u-co-foo"], "locale 'xx-u-co-foo': 'xx' has no 'foo' collation"),
-        (["sort", "books.csv", "--by", "title:locale=sv:binary"], "modifier 'binary' conflicts with 'locale=sv'"),
-        (["sort", "books.csv", "--by", "title:locale=e\u{301}n"], "locale 'e\u{301}n': a tag is letters, digits and '-'"),
-    ])
+    @Test(
+        "Errors: one line on stderr, exit status 2, no output",
+        arguments: [
+            (["sort", "books.csv", "--by", "pages"], "unknown column 'pages' (columns: 'title', 'author', 'status', 'price', 'published')"),
+            (["sort", "books.csv", "--by", "title:upper"], "unknown modifier 'upper' at position 7"),
+            (["sort", "bad.csv", "--by", "a"], "bad.csv: line 3: expected 2 fields (as in the first line), found 3"),
+            (["sort", "missing.csv", "--by", "a"], "cannot read 'missing.csv': no such file"),
+            (["sort", "books.csv"], "missing --by SPEC"),
+            (["sort", "books.csv", "--by", ""], "empty sort spec"),
+            (["sort", "books.csv", "--by", "title", "--by", "-title"], "column 'title' is named in more than one --by"),
+            (["sort", "books.csv", "--by", "title", "--delimiter", "::"], "--delimiter must be one ASCII character"),
+            (["sort", "books.csv", "--by", "title", "--bogus"], "Unknown option '--bogus'"),
+            (["sort", "books.csv", "--by", "title", "--max-memory", "lots"], "--max-memory must be a size like 256M, 2G or 1000000"),
+            (["sort", "books.csv", "--by", "title", "--top", "0"], "--top must be 1 or more"),
+            (["sort", "books.csv", "--by", "title:locale=xx-u-co-foo"], "locale 'xx-u-co-foo': 'xx' has no 'foo' collation"),
+            (["sort", "books.csv", "--by", "title:locale=sv:binary"], "modifier 'binary' conflicts with 'locale=sv'"),
+            (["sort", "books.csv", "--by", "title:locale=e\u{301}n"], "locale 'e\u{301}n': a tag is letters, digits and '-'"),
+        ])
     func errors(arguments: [String], message: String) async throws {
         let (result, _) = try await run(arguments, files: ["books.csv": booksCSV, "bad.csv": "a,b\n1,2\n3,4,5\n"])
         #expect(result.status == 2)
@@ -140,9 +145,11 @@ struct SortCommandTests {
         #expect(try String(contentsOf: folder2.appendingPathComponent("out.csv"), encoding: .utf8) == "keep me\n")
     }
 
-    @Test("An empty last field at the end of the input is blank, in memory, in blocks (--top) and with a tiny --max-memory", arguments: [
-        [String](), ["--top", "3"], ["--max-memory", "64k"], ["--top", "9223372036854775807"],
-    ])
+    @Test(
+        "An empty last field at the end of the input is blank, in memory, in blocks (--top) and with a tiny --max-memory",
+        arguments: [
+            [String](), ["--top", "3"], ["--max-memory", "64k"], ["--top", "9223372036854775807"],
+        ])
     func emptyLastFieldAtEnd(options: [String]) async throws {
         for input in ["name,score\na,9\nc,1\nb,", "name,score\r\na,9\r\nc,1\r\nb,"] {
             let end = input.contains("\r\n") ? "\r\n" : "\n"
@@ -224,12 +231,16 @@ struct SortCommandTests {
         #expect(unsorted.stderr == "sortkit sort: books.csv: line 3 is out of order\n")
         let (sorted, folder) = try await run(["sort", "books.csv", "--by", "title", "-o", "sorted.csv"])
         #expect(sorted.status == 0)
-        let (again, _) = try await run(["sort", "sorted.csv", "--by", "title", "--check"],
-                                 files: ["sorted.csv": try String(contentsOf: folder.appendingPathComponent("sorted.csv"), encoding: .utf8)])
+        let (again, _) = try await run(
+            ["sort", "sorted.csv", "--by", "title", "--check"],
+            files: ["sorted.csv": try String(contentsOf: folder.appendingPathComponent("sorted.csv"), encoding: .utf8)])
         #expect(again.status == 0 && again.stderr.isEmpty)
         let (top, _) = try await run(["sort", "books.csv", "--by", "-price:num", "--top", "2", "--max-memory", "64k"])
-        #expect(top.stdout == "title,author,status,price,published\nÉmile,Jean-Jacques Rousseau,todo,\"$1,234.56\",1762-05-01\nDune,Frank Herbert,reading,$12.50,1965-08-01\n")
+        #expect(
+            top.stdout
+                == "title,author,status,price,published\nÉmile,Jean-Jacques Rousseau,todo,\"$1,234.56\",1762-05-01\nDune,Frank Herbert,reading,$12.50,1965-08-01\n"
+        )
         let (unique, _) = try await run(["sort", "books.csv", "--by", "author", "--unique"])
-        #expect(unique.stdout.split(separator: "\n").count == 7)   // header + 6 authors (Anonymous twice)
+        #expect(unique.stdout.split(separator: "\n").count == 7) // header + 6 authors (Anonymous twice)
     }
 }

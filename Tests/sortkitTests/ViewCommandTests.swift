@@ -11,19 +11,22 @@ struct ViewCommandTests {
 
     @Test("A sorted, searched page with ▲/▼, priorities and the footer")
     func page() async throws {
-        let result = try await run(["view", "books.csv", "--by", "status:enum=todo|reading|done", "--by", "-price:num",
-                              "--search", "o", "--page", "2", "--page-size", "2", "--max-width", "12"])
+        let result = try await run([
+            "view", "books.csv", "--by", "status:enum=todo|reading|done", "--by", "-price:num",
+            "--search", "o", "--page", "2", "--page-size", "2", "--max-width", "12",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            ┌──────────────┬──────────────┬───────────┬───────────┬─────────────┐
-            │ title        │ author       │ status ▲1 │ price ▼2  │ published   │
-            ├──────────────┼──────────────┼───────────┼───────────┼─────────────┤
-            │ Volume 2     │ Anonymous    │ todo      │ $3        │             │
-            │ The Left Ha… │ Ursula K. L… │ done      │ $9.99     │ 1969-03-01  │
-            └──────────────┴──────────────┴───────────┴───────────┴─────────────┘
-            rows 3–4 of 6 (7)
+        #expect(
+            result.stdout == """
+                ┌──────────────┬──────────────┬───────────┬───────────┬─────────────┐
+                │ title        │ author       │ status ▲1 │ price ▼2  │ published   │
+                ├──────────────┼──────────────┼───────────┼───────────┼─────────────┤
+                │ Volume 2     │ Anonymous    │ todo      │ $3        │             │
+                │ The Left Ha… │ Ursula K. L… │ done      │ $9.99     │ 1969-03-01  │
+                └──────────────┴──────────────┴───────────┴───────────┴─────────────┘
+                rows 3–4 of 6 (7)
 
-            """)
+                """)
     }
 
     @Test("Errors: unknown column, bad strategy, missing file — one line on stderr, exit 2")

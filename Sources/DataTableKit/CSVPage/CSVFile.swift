@@ -24,8 +24,9 @@ struct _CSVFile: Sendable {
     private var longSpans: [Int: [Int: _CSVRecordScanner.Span]] = [:]
 
     init(_ bytes: [UInt8], delimiter: UInt8, hasHeader: Bool) throws {
-        precondition(delimiter < 0x80 && delimiter != 0x22 && delimiter != 0x0A && delimiter != 0x0D,
-                     "CSV delimiter must be an ASCII character other than a quote or a line break")
+        precondition(
+            delimiter < 0x80 && delimiter != 0x22 && delimiter != 0x0A && delimiter != 0x0D,
+            "CSV delimiter must be an ASCII character other than a quote or a line break")
         self.bytes = bytes
         var scanner = _CSVRecordScanner(delimiter: delimiter, wanted: nil)
         var position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
@@ -74,8 +75,9 @@ struct _CSVFile: Sendable {
             DispatchQueue.concurrentPerform(iterations: slices.count - 1) { slice in
                 var scanner = start, position = slices[slice]
                 let bytes = UnsafeBufferPointer(rebasing: buffer.value[..<slices[slice + 1]])
-                var part = Part(inference: Array(repeating: _TypeInference(), count: width),
-                                keys: Array(repeating: [], count: keyColumns.count), long: Array(repeating: [:], count: keyColumns.count))
+                var part = Part(
+                    inference: Array(repeating: _TypeInference(), count: width),
+                    keys: Array(repeating: [], count: keyColumns.count), long: Array(repeating: [:], count: keyColumns.count))
                 let expected = (slices[slice + 1] - position) / 48 + 16
                 part.starts.reserveCapacity(expected)
                 for key in keyColumns.indices { part.keys[key].reserveCapacity(expected) }
@@ -207,9 +209,10 @@ struct _CSVFile: Sendable {
     /// Slice bounds: the first record's position, one record start per further core, the end.
     private func _slices(_ bytes: UnsafeBufferPointer<UInt8>) -> [Int] {
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, (bytes.count - first) / (1 << 20)))
-        return [first] + (1..<slices).map {
-            _CSVRecordScanner.recordStart(near: first + (bytes.count - first) * $0 / slices, from: first, in: bytes)
-        } + [bytes.count]
+        return [first]
+            + (1..<slices).map {
+                _CSVRecordScanner.recordStart(near: first + (bytes.count - first) * $0 / slices, from: first, in: bytes)
+            } + [bytes.count]
     }
 
     /// The first problem in the records, found on one core so that its line is right.
@@ -285,12 +288,14 @@ private func _appendFoldedValueText(_ cell: UnsafeBufferPointer<UInt8>, type: Co
         if _NumberShape(cell) == .digits, cell.count == 1 || cell[0] != 0x30 { return }
     case .float:
         if _NumberShape(cell) == .decimal, let point = cell.firstIndex(of: 0x2E), cell[cell.count - 1] != 0x30,
-            cell[0] != 0x30 || (point == 1 && cell[2] != 0x30) {
+            cell[0] != 0x30 || (point == 1 && cell[2] != 0x30)
+        {
             return
         }
     case .date:
         if cell.count == 10, cell[4] == 0x2D, cell[7] == 0x2D, cell[0] != 0x30, cell[0] != 0x31 || cell[1] >= 0x36,
-            _NumberShape(UnsafeBufferPointer(rebasing: cell[0..<4])) == .digits {
+            _NumberShape(UnsafeBufferPointer(rebasing: cell[0..<4])) == .digits
+        {
             // The table's value text is the ISO date-time: the date itself, then midnight UTC.
             SearchQuery._appendFolded(cell, to: &folded)
             folded.append(contentsOf: Array("t00:00:00z".utf8))

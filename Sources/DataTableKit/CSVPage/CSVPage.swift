@@ -55,8 +55,9 @@ public struct CSVPage: Sendable {
         widths: ColumnWidthOptions = ColumnWidthOptions(), delimiter: UInt8 = UInt8(ascii: ","), hasHeader: Bool = true
     ) throws {
         guard let bytes = _readWholeFile(atPath: url.path) else { throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
-        try self.init(csv: bytes, sort: sort, search: search, page: page, pageSize: pageSize,
-                      widths: widths, delimiter: delimiter, hasHeader: hasHeader)
+        try self.init(
+            csv: bytes, sort: sort, search: search, page: page, pageSize: pageSize,
+            widths: widths, delimiter: delimiter, hasHeader: hasHeader)
     }
 
     /// Reads a page of CSV text (UTF-8); the same as ``init(contentsOf:sort:search:page:pageSize:widths:delimiter:hasHeader:)``.
@@ -97,9 +98,10 @@ public struct CSVPage: Sendable {
             for key in sortState.keys {
                 let column = file.columns.firstIndex(of: key.column)!
                 let read = key.interpretation == .inferred && key.enumOrder == nil ? types[column] : .string
-                sortKeys += key.sortKeys(readingText: { (place: Int) in
-                    reader.keyText(column, record: records?[place] ?? place)
-                }, columnType: read)
+                sortKeys += key.sortKeys(
+                    readingText: { (place: Int) in
+                        reader.keyText(column, record: records?[place] ?? place)
+                    }, columnType: read)
             }
             order = (0..<filteredCount).indices(ofRanks: pageRanks, sortedBy: sortKeys)
         }
@@ -108,8 +110,11 @@ public struct CSVPage: Sendable {
 
         // Widths: the sampled rows evenly spaced among the matches in data order, as the table samples.
         let sampleSize = widths.strategy.sampleSize
-        let sampled = sampleSize == 0 ? [] : file.fields(
-            ofRecords: ColumnWidthStrategy.samplePlaces(count: records?.count ?? file.count, size: sampleSize).map(record))
+        let sampled =
+            sampleSize == 0
+            ? []
+            : file.fields(
+                ofRecords: ColumnWidthStrategy.samplePlaces(count: records?.count ?? file.count, size: sampleSize).map(record))
         let shown = records?.count ?? file.count
         widthStats = file.columns.indices.map { column in
             var stats = matched.widths.isEmpty ? _WidthStats() : matched.widths[column]
@@ -177,16 +182,17 @@ package func _readToEnd(_ descriptor: Int32) -> [UInt8]? {
         bytes.reserveCapacity(start + block)
         var failed = false
         var ended = false
-        bytes.append(contentsOf: [UInt8](unsafeUninitializedCapacity: block) { buffer, count in
-            while true {
-                let read = Foundation.read(descriptor, buffer.baseAddress!, buffer.count)
-                if read < 0, errno == EINTR { continue }
-                failed = read < 0
-                ended = read == 0
-                count = max(0, read)
-                return
-            }
-        })
+        bytes.append(
+            contentsOf: [UInt8](unsafeUninitializedCapacity: block) { buffer, count in
+                while true {
+                    let read = Foundation.read(descriptor, buffer.baseAddress!, buffer.count)
+                    if read < 0, errno == EINTR { continue }
+                    failed = read < 0
+                    ended = read == 0
+                    count = max(0, read)
+                    return
+                }
+            })
         if failed { return nil }
         if ended { return bytes }
         block = min(block * 2, 64 << 20)

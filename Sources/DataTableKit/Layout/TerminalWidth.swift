@@ -24,11 +24,13 @@ public enum TerminalWidth {
         guard let first = scalars.next() else { return 0 }
         let properties = first.properties
         if properties.generalCategory == .nonspacingMark || properties.generalCategory == .enclosingMark
-            || properties.generalCategory == .format || first.value == 0x200B {
+            || properties.generalCategory == .format || first.value == 0x200B
+        {
             return 0
         }
         if properties.isEmojiPresentation || character.unicodeScalars.contains(where: { $0.value == 0xFE0F })
-            || (first.properties.isEmoji && character.unicodeScalars.count > 1) {
+            || (first.properties.isEmoji && character.unicodeScalars.count > 1)
+        {
             return 2
         }
         return isWide(first.value) ? 2 : 1
@@ -51,7 +53,7 @@ public enum TerminalWidth {
         for scalar in text.unicodeScalars {
             defer { previous = scalar }
             switch scalar.value {
-            case 0x0A where previous == "\r": continue  // CRLF: one space, already written for the CR
+            case 0x0A where previous == "\r": continue // CRLF: one space, already written for the CR
             case 0x0A, 0x0D, 0x0B, 0x0C, 0x09, 0x85, 0x2028, 0x2029: result.append(" ")
             case 0x00..<0x20: result.append(Unicode.Scalar(0x2400 + scalar.value)!)
             case 0x7F: result.append("\u{2421}")
@@ -74,8 +76,8 @@ public enum TerminalWidth {
     static func isWide(_ value: UInt32) -> Bool {
         switch value {
         case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
-             0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
-             0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD:
+            0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
+            0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x2FFFD, 0x30000...0x3FFFD:
             return true
         default:
             return false

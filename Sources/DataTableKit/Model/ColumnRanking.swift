@@ -105,7 +105,7 @@ struct _Ranking<Row> {
                 keyChanged = true
                 break
             }
-            if !keyChanged { return false }  // no row's key changed: the order, ties and ranks stand
+            if !keyChanged { return false } // no row's key changed: the order, ties and ranks stand
         }
         var covered = [Bool](repeating: false, count: newRows.count)
         var keptOrder: [Int] = []

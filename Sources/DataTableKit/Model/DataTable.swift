@@ -119,9 +119,11 @@ public struct DataTable<Row: Identifiable> {
         self.readsRowsOnOtherThreads = readsRowsOnOtherThreads
         self.rows = rows
         self.columns = columns
-        self.sortState = HeaderSortState(SortSpec(defaultSort.keys.filter { key in
-            columns.contains { $0.header == key.column && $0.sortKey != nil }
-        }), cycles: Dictionary(columns.compactMap { column in column.sortCycle.map { (column.header, $0) } }, uniquingKeysWith: { first, _ in first }))
+        self.sortState = HeaderSortState(
+            SortSpec(
+                defaultSort.keys.filter { key in
+                    columns.contains { $0.header == key.column && $0.sortKey != nil }
+                }), cycles: Dictionary(columns.compactMap { column in column.sortCycle.map { (column.header, $0) } }, uniquingKeysWith: { first, _ in first }))
         self.pageSize = max(1, pageSize)
         reindex()
         refresh()
@@ -210,9 +212,11 @@ public struct DataTable<Row: Identifiable> {
     /// Sets the sort directly (header names; unknown or non-sortable columns are dropped; keys
     /// past ``maxSortKeys`` too).
     public mutating func setSort(_ spec: SortSpec) {
-        sortState = HeaderSortState(SortSpec(spec.keys.filter { key in
-            columns.indices.contains { columns[$0].header == key.column && isSortable($0) }
-        }), allowsUnsorted: sortState.allowsUnsorted, cycles: sortState.cycles, maxKeys: sortState.maxKeys)
+        sortState = HeaderSortState(
+            SortSpec(
+                spec.keys.filter { key in
+                    columns.indices.contains { columns[$0].header == key.column && isSortable($0) }
+                }), allowsUnsorted: sortState.allowsUnsorted, cycles: sortState.cycles, maxKeys: sortState.maxKeys)
         pageIndex = 0
         sortedAll = nil
         refresh()
@@ -310,9 +314,11 @@ public struct DataTable<Row: Identifiable> {
     /// large table where few rows changed costs little more than a pass over it.
     @discardableResult
     public mutating func setData(_ newRows: [Row]) -> DataTableDiff<Row.ID> {
-        _replaceRows(newRows, inPlace: nil, same: _equality(Row.self) ?? { [columns] old, new in
-            columns.allSatisfy { $0.display(old) == $0.display(new) }
-        })
+        _replaceRows(
+            newRows, inPlace: nil,
+            same: _equality(Row.self) ?? { [columns] old, new in
+                columns.allSatisfy { $0.display(old) == $0.display(new) }
+            })
     }
 
     /// The work of `setData`. `inPlace`, when the caller already knows that the new rows have
@@ -338,7 +344,7 @@ public struct DataTable<Row: Identifiable> {
         }
         var changed = [Bool](repeating: false, count: oldRows.count)
         var changedNew = [Bool](repeating: false, count: newRows.count)
-        var kept = [Int](repeating: -1, count: newRows.count)  // old position of an unchanged row
+        var kept = [Int](repeating: -1, count: newRows.count) // old position of an unchanged row
         for (p, q) in newPosition.enumerated() where q >= 0 {
             if inPlace.map({ !$0[p] }) ?? same(oldRows[p], newRows[q]) {
                 kept[q] = p
@@ -350,8 +356,9 @@ public struct DataTable<Row: Identifiable> {
         rows = newRows
         // The kept sort orders are updated in the background while the changed rows are
         // folded here.
-        let rankingUpdate = startFollowingChange(from: oldRows, newPosition: newPosition, changed: changed, identity: identity,
-                                                 inBackground: readsRowsOnOtherThreads && newRows.count >= backgroundUpdateThreshold)
+        let rankingUpdate = startFollowingChange(
+            from: oldRows, newPosition: newPosition, changed: changed, identity: identity,
+            inBackground: readsRowsOnOtherThreads && newRows.count >= backgroundUpdateThreshold)
         // Unchanged rows keep their folded search text; in place when no row moved.
         if identity {
             for q in newRows.indices where kept[q] < 0 { index(newRows[q], at: q) }
@@ -374,9 +381,10 @@ public struct DataTable<Row: Identifiable> {
         } else {
             setPage(pageIndex)
         }
-        var diff = DataTableDiff(oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: newPosition,
-                                 newCount: newRows.count, changed: { changedNew[$0] },
-                                 oldID: { oldRows[$0].id }, newID: { newRows[$0].id })
+        var diff = DataTableDiff(
+            oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: newPosition,
+            newCount: newRows.count, changed: { changedNew[$0] },
+            oldID: { oldRows[$0].id }, newID: { newRows[$0].id })
         diff.deselected = _dropVanishedFromSelection()
         return diff
     }
@@ -403,13 +411,16 @@ public struct DataTable<Row: Identifiable> {
         var changed = [Bool](repeating: false, count: rows.count)
         changed[position] = true
         let identity = Array(rows.indices)
-        finishFollowingChange(startFollowingChange(from: oldRows, newPosition: identity, changed: changed, identity: true,
-                                                   inBackground: false), identity: true)
+        finishFollowingChange(
+            startFollowingChange(
+                from: oldRows, newPosition: identity, changed: changed, identity: true,
+                inBackground: false), identity: true)
         if editPolicy == .immediate { refresh() }
         let rows = rows
-        return DataTableDiff(oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: identity,
-                             newCount: rows.count, changed: { $0 == position },
-                             oldID: { oldRows[$0].id }, newID: { rows[$0].id })
+        return DataTableDiff(
+            oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: identity,
+            newCount: rows.count, changed: { $0 == position },
+            oldID: { oldRows[$0].id }, newID: { rows[$0].id })
     }
 
     /// The row `edit` would store, and its position; throws what `edit` throws. Changes nothing.
@@ -430,8 +441,9 @@ public struct DataTable<Row: Identifiable> {
     private func startFollowingChange(
         from oldRows: [Row], newPosition: [Int], changed: [Bool], identity: Bool, inBackground: Bool
     ) -> _RankingUpdate<Row> {
-        _RankingUpdate(rankings, old: oldRows, new: rows, newPosition: newPosition, changed: changed, identity: identity,
-                       inBackground: inBackground)
+        _RankingUpdate(
+            rankings, old: oldRows, new: rows, newPosition: newPosition, changed: changed, identity: identity,
+            inBackground: inBackground)
     }
 
     /// Keeps the updated rankings, and drops the sort of all rows unless every row kept its

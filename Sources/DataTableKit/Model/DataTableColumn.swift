@@ -92,8 +92,9 @@ public struct DataTableColumn<Row> {
         _ header: String, sortedBy keyPath: any KeyPath<Row, Value> & Sendable,
         collation: Collation = .default, nulls: NullPlacement = .last, display: @escaping (Row) -> String
     ) {
-        self.init(header, display: display, value: { $0[keyPath: keyPath].sortValue },
-                  sortKey: SortKey(keyPath, collation: collation, nulls: nulls), isNumeric: Self.isNumber(Value.self))
+        self.init(
+            header, display: display, value: { $0[keyPath: keyPath].sortValue },
+            sortKey: SortKey(keyPath, collation: collation, nulls: nulls), isNumeric: Self.isNumber(Value.self))
     }
 
     /// Sorts by a computed value, shows `display`.
@@ -101,8 +102,9 @@ public struct DataTableColumn<Row> {
         _ header: String, sortedBy extract: @escaping @Sendable (Row) -> Value,
         collation: Collation = .default, nulls: NullPlacement = .last, display: @escaping (Row) -> String
     ) {
-        self.init(header, display: display, value: { extract($0).sortValue },
-                  sortKey: SortKey(collation: collation, nulls: nulls, by: extract), isNumeric: Self.isNumber(Value.self))
+        self.init(
+            header, display: display, value: { extract($0).sortValue },
+            sortKey: SortKey(collation: collation, nulls: nulls, by: extract), isNumeric: Self.isNumber(Value.self))
     }
 
     /// Sorts with a comparator (full control), shows `display`.
@@ -117,8 +119,9 @@ public struct DataTableColumn<Row> {
     public init<Value: CaseIterable & Equatable & SendableMetatype>(
         _ header: String, declaredOrderOf keyPath: any KeyPath<Row, Value> & Sendable, display: @escaping (Value) -> String
     ) where Value.AllCases: Sendable {
-        self.init(header, display: { display($0[keyPath: keyPath]) }, value: { .string(display($0[keyPath: keyPath])) },
-                  sortKey: SortKey(declaredOrderOf: keyPath))
+        self.init(
+            header, display: { display($0[keyPath: keyPath]) }, value: { .string(display($0[keyPath: keyPath])) },
+            sortKey: SortKey(declaredOrderOf: keyPath))
     }
 
     /// This column, editable through `keyPath`: text is parsed by `parse`, which returns `nil`
@@ -182,7 +185,6 @@ public struct DataTableError: Error, Hashable, CustomStringConvertible {
         DataTableError(description: "no column '\(column)'")
     }
 }
-
 
 /// Where a cell's content sits.
 public enum CellAlignment: String, Sendable, CaseIterable {

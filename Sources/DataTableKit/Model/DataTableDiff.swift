@@ -26,9 +26,10 @@ public struct DataTableDiff<ID: Hashable>: CustomStringConvertible {
         // The ids' positions are the lists' indices: the position diff below does the work.
         var newIndex: [ID: Int] = [:]
         for (index, id) in new.enumerated() { newIndex[id] = index }
-        self.init(oldDisplayed: Array(old.indices), newDisplayed: Array(new.indices),
-                  newPosition: old.map { newIndex[$0] ?? -1 }, newCount: new.count,
-                  changed: { _ in false }, oldID: { old[$0] }, newID: { new[$0] })
+        self.init(
+            oldDisplayed: Array(old.indices), newDisplayed: Array(new.indices),
+            newPosition: old.map { newIndex[$0] ?? -1 }, newCount: new.count,
+            changed: { _ in false }, oldID: { old[$0] }, newID: { new[$0] })
         let kept = Set(old).intersection(new)
         self.updated = updated.filter { kept.contains($0) }
     }
@@ -64,7 +65,7 @@ public struct DataTableDiff<ID: Hashable>: CustomStringConvertible {
 
     /// Offsets of one longest strictly increasing subsequence (patience sorting, O(n log n)).
     static func longestIncreasing(_ values: [Int]) -> Set<Int> {
-        var tails: [Int] = []          // offsets of the smallest tail of each length
+        var tails: [Int] = [] // offsets of the smallest tail of each length
         var previous = Array(repeating: -1, count: values.count)
         for (offset, value) in values.enumerated() {
             var low = 0, high = tails.count

@@ -104,8 +104,10 @@ public struct LazyDataTable<Source: DataTableSource>: Sendable {
     private var cache: [(index: Int, rows: [Source.Row])] = []
 
     /// A table; nothing is read until ``load()``.
-    public init(source: Source, headers: [String], defaultSort: SortSpec = SortSpec(), pageSize: Int = 50, cachedPages: Int = 4,
-                cycles: [String: SortCycle] = [:], maxSortKeys: Int? = nil) {
+    public init(
+        source: Source, headers: [String], defaultSort: SortSpec = SortSpec(), pageSize: Int = 50, cachedPages: Int = 4,
+        cycles: [String: SortCycle] = [:], maxSortKeys: Int? = nil
+    ) {
         self.source = source
         self.headers = headers
         self.sortState = HeaderSortState(defaultSort, cycles: cycles, maxKeys: maxSortKeys)

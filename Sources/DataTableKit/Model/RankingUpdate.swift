@@ -62,7 +62,9 @@ final class _RankingUpdate<Row>: @unchecked Sendable {
     /// The updated rankings and the ids of those that changed, once every update is done.
     func wait() -> (rankings: [String: _Ranking<Row>], updated: Set<String>) {
         group.wait()
-        return (Dictionary(uniqueKeysWithValues: entries.map { ($0.id, $0.ranking) }),
-                Set(entries.filter(\.updated).map(\.id)))
+        return (
+            Dictionary(uniqueKeysWithValues: entries.map { ($0.id, $0.ranking) }),
+            Set(entries.filter(\.updated).map(\.id))
+        )
     }
 }

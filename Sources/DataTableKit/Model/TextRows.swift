@@ -39,8 +39,9 @@ extension DataTable where Row == TextRow {
             }
             return column
         }
-        self.init(rows: csv.rows.enumerated().map { TextRow(id: $0.offset + 1, cells: $0.element) },
-                  columns: columns, defaultSort: defaultSort, pageSize: pageSize)
+        self.init(
+            rows: csv.rows.enumerated().map { TextRow(id: $0.offset + 1, cells: $0.element) },
+            columns: columns, defaultSort: defaultSort, pageSize: pageSize)
     }
 
     /// A table of sort values with headers.
@@ -52,8 +53,9 @@ extension DataTable where Row == TextRow {
                 sortKey: SortKey(by: { (row: TextRow) in values[row.id - 1][index] }),
                 isNumeric: values.first.map { $0[index].isNumber } ?? false)
         }
-        self.init(rows: texts.enumerated().map { TextRow(id: $0.offset + 1, cells: $0.element) },
-                  columns: columns, defaultSort: defaultSort, pageSize: pageSize)
+        self.init(
+            rows: texts.enumerated().map { TextRow(id: $0.offset + 1, cells: $0.element) },
+            columns: columns, defaultSort: defaultSort, pageSize: pageSize)
     }
 }
 

@@ -56,10 +56,12 @@ public struct HTMLTableRenderer: Sendable {
         let dir = direction == .rightToLeft ? " dir=\"rtl\"" : ""
         let edge = direction == .rightToLeft ? "right" : "left"
         // Sorted columns by priority (1 is the primary key).
-        let sortedPriority: [Int: Int] = highlightSortedColumns
-            ? Dictionary(uniqueKeysWithValues: table.columns.indices.compactMap { column in
-                table.sortState.priority(of: table.columns[column].header).map { (column, $0) }
-            })
+        let sortedPriority: [Int: Int] =
+            highlightSortedColumns
+            ? Dictionary(
+                uniqueKeysWithValues: table.columns.indices.compactMap { column in
+                    table.sortState.priority(of: table.columns[column].header).map { (column, $0) }
+                })
             : [:]
         func style(_ column: Int, header: Bool) -> String {
             var parts: [String] = []
@@ -79,12 +81,13 @@ public struct HTMLTableRenderer: Sendable {
         var html = "<table class=\"\(tableClasses)\"\(grid)\(dir)>\n<thead><tr>"
         for (column, definition) in table.columns.enumerated() {
             let indicator = table.sortIndicator(for: column)
-            let aria = switch indicator {
-            case .ascending: " aria-sort=\"ascending\""
-            case .descending: " aria-sort=\"descending\""
-            case .none: " aria-sort=\"none\""
-            case .hidden: ""
-            }
+            let aria =
+                switch indicator {
+                case .ascending: " aria-sort=\"ascending\""
+                case .descending: " aria-sort=\"descending\""
+                case .none: " aria-sort=\"none\""
+                case .hidden: ""
+                }
             let headerClasses = classes(column).filter { $0 != "num" }
             let attributes = aria + (headerClasses.isEmpty ? "" : " class=\"\(headerClasses.joined(separator: " "))\"") + style(column, header: true)
             let header = Self.escape(definition.header)
@@ -102,7 +105,8 @@ public struct HTMLTableRenderer: Sendable {
             let selected = table.isSelected(row.id)
             var rowClasses = stripes ? [index % 2 == 0 ? "odd" : "even"] : []
             if selectable && selected { rowClasses.append("selected") }
-            html += "<tr" + (selectable ? " aria-selected=\"\(selected)\"" : "")
+            html +=
+                "<tr" + (selectable ? " aria-selected=\"\(selected)\"" : "")
                 + (rowClasses.isEmpty ? "" : " class=\"\(rowClasses.joined(separator: " "))\"") + ">"
             for (column, definition) in table.columns.enumerated() {
                 let cellClasses = classes(column)

@@ -90,10 +90,12 @@ public struct TextTableRenderer: Sendable {
         }
         // With a selection mode, a gutter marks selected rows with ✓.
         var output = [line("┌", "┬", "┐")]
-        output.append("│" + shown.map { column in
-            let header = TerminalWidth.printable(table.headers[column]) + table.marks[column]
-            return " " + pad(TerminalWidth.truncate(header, to: widths[column]), widths[column], table.alignments[column]) + " "
-        }.joined(separator: "│") + "│")
+        output.append(
+            "│"
+                + shown.map { column in
+                    let header = TerminalWidth.printable(table.headers[column]) + table.marks[column]
+                    return " " + pad(TerminalWidth.truncate(header, to: widths[column]), widths[column], table.alignments[column]) + " "
+                }.joined(separator: "│") + "│")
         output.append(line("├", "┼", "┤"))
         for (rowIndex, row) in table.rows.enumerated() {
             let mark = table.selected?[rowIndex] == true ? "✓ " : "  "
@@ -103,10 +105,12 @@ public struct TextTableRenderer: Sendable {
                 return wrap ? TerminalWidth.wrap(text, to: widths[column]) : [TerminalWidth.truncate(text, to: widths[column])]
             }
             for lineIndex in 0..<(cells.map(\.count).max() ?? 1) {
-                output.append((gutter ? mark : "") + "│" + zip(shown, cells).map { column, lines in
-                    let text = lineIndex < lines.count ? lines[lineIndex] : ""
-                    return " " + pad(text, widths[column], table.alignments[column]) + " "
-                }.joined(separator: "│") + "│")
+                output.append(
+                    (gutter ? mark : "") + "│"
+                        + zip(shown, cells).map { column, lines in
+                            let text = lineIndex < lines.count ? lines[lineIndex] : ""
+                            return " " + pad(text, widths[column], table.alignments[column]) + " "
+                        }.joined(separator: "│") + "│")
             }
         }
         output.append(line("└", "┴", "┘"))
@@ -165,13 +169,15 @@ private struct _TextTableContent {
     init<Row>(_ table: DataTable<Row>, widths: [Int]) {
         headers = table.columns.map(\.header)
         marks = table.columns.indices.map { column in
-            let direction: SortDirection? = switch table.sortIndicator(for: column) {
-            case .ascending: .ascending
-            case .descending: .descending
-            default: nil
-            }
-            return Self.mark(direction, priority: table.sortState.priority(of: table.columns[column].header),
-                      keys: table.sortState.keys.count)
+            let direction: SortDirection? =
+                switch table.sortIndicator(for: column) {
+                case .ascending: .ascending
+                case .descending: .descending
+                default: nil
+                }
+            return Self.mark(
+                direction, priority: table.sortState.priority(of: table.columns[column].header),
+                keys: table.sortState.keys.count)
         }
         alignments = table.columns.map(\.effectiveAlignment)
         self.widths = Self.fitting(widths, headers: headers, marks: marks)

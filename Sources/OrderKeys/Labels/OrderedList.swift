@@ -69,7 +69,6 @@ public struct OrderedList<ID: Hashable> {
         return result
     }
 
-
     /// The ids right before and right after `id` in the order (`nil` at the ends), or `nil` if
     /// the list doesn't hold `id`.
     ///

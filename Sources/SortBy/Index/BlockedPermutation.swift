@@ -48,7 +48,8 @@ struct _BlockedPermutation {
     /// one block, no row compared.
     @inlinable func place(of id: UInt32) -> (block: Int, index: Int)? {
         guard Int(id) < blockOf.count, let block = blockNumbers.firstIndex(of: blockOf[Int(id)]),
-              let index = blocks[block].firstIndex(of: id) else { return nil }
+            let index = blocks[block].firstIndex(of: id)
+        else { return nil }
         return (block, index)
     }
 

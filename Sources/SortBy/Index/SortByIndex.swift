@@ -219,9 +219,11 @@ public struct SortByIndex<Row> {
         for id in rows.indices where live[id] && query.matches(folded: searchText[id]) {
             scored.append((RelevanceScore.score(query, folded: searchText[id]), id))
         }
-        let top = scored.min(count: Swift.max(offset, 0) + Swift.max(limit, 0), sortedBy: [
-            SortKey(.descending) { $0.score }, SortKey { $0.id },
-        ])
+        let top = scored.min(
+            count: Swift.max(offset, 0) + Swift.max(limit, 0),
+            sortedBy: [
+                SortKey(.descending) { $0.score }, SortKey { $0.id },
+            ])
         return top.dropFirst(Swift.max(offset, 0)).map(\.id)
     }
 
@@ -278,12 +280,13 @@ extension SortByIndex {
     ) throws {
         var presets = also
         for (name, spec) in specs {
-            presets[name] = .keys(try spec.keys.flatMap { key -> [SortKey<Row>] in
-                guard let value = columns[key.column] else {
-                    throw SortSpecError.unknownColumn(key.column, known: columns.keys.sorted())
-                }
-                return key.sortKeys(reading: value)
-            })
+            presets[name] = .keys(
+                try spec.keys.flatMap { key -> [SortKey<Row>] in
+                    guard let value = columns[key.column] else {
+                        throw SortSpecError.unknownColumn(key.column, known: columns.keys.sorted())
+                    }
+                    return key.sortKeys(reading: value)
+                })
         }
         self.init(presets: presets, rows: initial, searchable: searchable)
     }

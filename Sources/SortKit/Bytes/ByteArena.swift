@@ -82,18 +82,20 @@ package func _concatenated<Element: FixedWidthInteger>(_ arrays: [[Element]], ad
     return [Element](unsafeUninitializedCapacity: total) { buffer, initialized in
         let target = buffer.baseAddress!
         // Each iteration writes only its own array's place.
-        _concurrentPerform(iterations: arrays.count, _UncheckedBox { index in
-            arrays[index].withUnsafeBufferPointer { source in
-                guard let from = source.baseAddress else { return }
-                let to = target + bases[index]
-                let offset = Element(offsets?[index] ?? 0)
-                if offset == 0 {
-                    to.initialize(from: from, count: source.count)
-                } else {
-                    for i in 0..<source.count { (to + i).initialize(to: source[i] + offset) }
+        _concurrentPerform(
+            iterations: arrays.count,
+            _UncheckedBox { index in
+                arrays[index].withUnsafeBufferPointer { source in
+                    guard let from = source.baseAddress else { return }
+                    let to = target + bases[index]
+                    let offset = Element(offsets?[index] ?? 0)
+                    if offset == 0 {
+                        to.initialize(from: from, count: source.count)
+                    } else {
+                        for i in 0..<source.count { (to + i).initialize(to: source[i] + offset) }
+                    }
                 }
-            }
-        })
+            })
         initialized = total
     }
 }

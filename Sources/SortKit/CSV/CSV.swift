@@ -30,8 +30,9 @@ public enum CSV {
     ///   a different number of fields than the first.
     /// - Complexity: O(*n*) in the size of the input.
     public static func parse(_ bytes: [UInt8], delimiter: UInt8 = UInt8(ascii: ",")) throws -> [[String]] {
-        precondition(delimiter < 0x80 && delimiter != 0x22 && delimiter != 0x0A && delimiter != 0x0D,
-                     "CSV delimiter must be an ASCII character other than a quote or a line break")
+        precondition(
+            delimiter < 0x80 && delimiter != 0x22 && delimiter != 0x0A && delimiter != 0x0D,
+            "CSV delimiter must be an ASCII character other than a quote or a line break")
         var scanner = _CSVRecordScanner(delimiter: delimiter, wanted: nil)
         var records: [[String]] = []
         try bytes.withUnsafeBufferPointer { buffer in
@@ -77,7 +78,8 @@ public enum CSV {
     public static func quoted(_ field: String, delimiter: Character = ",") -> String {
         // Most fields are printable ASCII without the delimiter or a quote: no scalar walk.
         if let byte = delimiter.asciiValue,
-           field.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != byte && $0 != UInt8(ascii: "\"") }) {
+            field.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != byte && $0 != UInt8(ascii: "\"") })
+        {
             return field
         }
         let delimiters = delimiter.unicodeScalars
@@ -96,4 +98,3 @@ public enum CSV {
     /// The scalars `Character.isNewline` names: LF, VT, FF, CR, NEL, LS, PS.
     private static let _newlines: Set<UInt32> = [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029]
 }
-

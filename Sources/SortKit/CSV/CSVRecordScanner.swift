@@ -136,7 +136,9 @@ package struct _CSVRecordScanner {
         let start = position
         let recordLine = line
         let all = wanted == nil
-        if all { spans.removeAll(keepingCapacity: true) } else if spans.count != wanted!.count {
+        if all {
+            spans.removeAll(keepingCapacity: true)
+        } else if spans.count != wanted!.count {
             spans = Array(repeating: Span(range: 0..<0, escaped: false), count: wanted!.count)
         }
         var column = 0
@@ -237,7 +239,8 @@ package struct _CSVRecordScanner {
         }
         if let fieldCount, column != fieldCount {
             if start == end {
-                throw CSVError(line: recordLine, "blank line; expected \(fieldCount) fields (as in the first line) — a blank line is a record with one empty field")
+                throw CSVError(
+                    line: recordLine, "blank line; expected \(fieldCount) fields (as in the first line) — a blank line is a record with one empty field")
             }
             throw CSVError(line: recordLine, "expected \(fieldCount) fields (as in the first line), found \(column)")
         }

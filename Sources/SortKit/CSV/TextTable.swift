@@ -119,12 +119,13 @@ extension SortSpec.Key {
     ///         .sortValue(of: "-3", columnType: .integer)          // .integer(3)
     public func sortValue(of text: String, columnType: ColumnType) -> SortValue {
         if transform == .length { return _isBlank(text) ? .null : .integer(_characterCount(text)) }
-        let value: SortValue = switch enumOrder == nil ? interpretation : .text {
-        case .inferred: columnType.sortValue(text)
-        case .number: _isBlank(text) ? .null : LenientNumber.parse(text) ?? .string(text)
-        case .date: ColumnType.date.sortValue(text)
-        case .text: _isBlank(text) ? .null : .string(text)
-        }
+        let value: SortValue =
+            switch enumOrder == nil ? interpretation : .text {
+            case .inferred: columnType.sortValue(text)
+            case .number: _isBlank(text) ? .null : LenientNumber.parse(text) ?? .string(text)
+            case .date: ColumnType.date.sortValue(text)
+            case .text: _isBlank(text) ? .null : .string(text)
+            }
         return transform == nil ? value : transformed(value)
     }
 

@@ -36,7 +36,10 @@ extension Collation {
         // that drop diacritics, so does NFC text with marks nothing precomposes ("Sm\u{30A}land").
         // Text that normalization left as it was and that keeps its marks can't: not tried again.
         if self == .folded || self == .natural || nfc.utf8.count != string.utf8.count,
-           _appendGeneratedSortKey(for: nfc, to: &key, isNFC: true) { return }
+            _appendGeneratedSortKey(for: nfc, to: &key, isNFC: true)
+        {
+            return
+        }
         switch self {
         case .binary:
             key.append(contentsOf: nfc.utf8)
@@ -175,9 +178,9 @@ extension Collation {
                 i += 1
                 continue
             }
-            let length = lead < 0xE0 ? 2 : 3  // _allNFCAlone admits no 4-byte scalar
+            let length = lead < 0xE0 ? 2 : 3 // _allNFCAlone admits no 4-byte scalar
             let value = _decodeUTF8Scalar(bytes, at: i, length: length)
-            if (0x300...0x36F).contains(value) {  // a mark the caller allowed: diacritic folding drops it
+            if (0x300...0x36F).contains(value) { // a mark the caller allowed: diacritic folding drops it
                 i += length
                 continue
             }
@@ -209,7 +212,7 @@ extension Collation {
         if sink.take(0x31) { return true }
         if end - significant < 246 {
             if sink.take(UInt8(end - significant + 1)) { return true }
-        } else {  // a long length's bytes (rare): built
+        } else { // a long length's bytes (rare): built
             var length: [UInt8] = []
             _appendLength(end - significant, to: &length)
             for byte in length {

@@ -1,6 +1,7 @@
 import Foundation
+
 #if !canImport(Darwin)
-@_spi(_Unicode) import Swift  // String._nfd: see _nfdScalars
+    @_spi(_Unicode) import Swift // String._nfd: see _nfdScalars
 #endif
 
 // Folding written by hand: Foundation's case- and diacritic-insensitive comparators crash on
@@ -68,18 +69,18 @@ internal func _isIdeographOrHangul(_ value: UInt32) -> Bool {
 /// `string` in NFC.
 internal func _normalizedNFC(_ string: String) -> String {
     #if canImport(Darwin)
-    return string.precomposedStringWithCanonicalMapping
+        return string.precomposedStringWithCanonicalMapping
     #else
-    return String(decoding: string._nfcCodeUnits, as: UTF8.self)
+        return String(decoding: string._nfcCodeUnits, as: UTF8.self)
     #endif
 }
 
 /// `string`'s canonical decomposition (NFD), scalar by scalar.
 internal func _nfdScalars(_ string: String) -> [Unicode.Scalar] {
     #if canImport(Darwin)
-    return Array(string.decomposedStringWithCanonicalMapping.unicodeScalars)
+        return Array(string.decomposedStringWithCanonicalMapping.unicodeScalars)
     #else
-    return Array(string._nfd)
+        return Array(string._nfd)
     #endif
 }
 
@@ -275,7 +276,7 @@ private func _tableFold(_ string: String, _ table: KeyPath<_TableFolds, [[UInt8]
         } else if let slot = _TableFolds.slot(value) {
             result += folds[slot]
         } else {
-            result += String(scalar).utf8  // an ideograph or a Hangul syllable: its own fold
+            result += String(scalar).utf8 // an ideograph or a Hangul syllable: its own fold
         }
     }
     return String(decoding: result, as: UTF8.self)
@@ -291,7 +292,7 @@ internal func _asciiLowercased(_ string: String) -> String {
 internal func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, allowingMarks: Bool = false) -> Bool {
     var i = 0
     var afterStarter = false
-    var afterDigit = false  // a mark between digits would join two runs once dropped: not here
+    var afterDigit = false // a mark between digits would join two runs once dropped: not here
     while i < bytes.count {
         let lead = bytes[i]
         if lead < 0x80 {

@@ -91,8 +91,10 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// BCP 47 `co` values and CLDR's names for them.
-    private static let coAliases = ["phonebk": "phonebook", "trad": "traditional", "dict": "dictionary",
-                                    "gb2312": "gb2312han"]
+    private static let coAliases = [
+        "phonebk": "phonebook", "trad": "traditional", "dict": "dictionary",
+        "gb2312": "gb2312han",
+    ]
 
     private static let compiledByLowercase: [String: String] = {
         Dictionary(_UCATable.compiledTags.map { ($0.lowercased(), $0) }, uniquingKeysWith: { a, _ in a })
@@ -101,7 +103,9 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
     private static func resolve(_ tag: String) throws -> (identifier: String, table: String) {
         let trimmed = tag.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "_", with: "-")
         guard !trimmed.isEmpty else { throw LocaleCollationError(tag: tag, reason: "the tag is empty") }
-        guard trimmed.utf8.count <= 64, trimmed.utf8.allSatisfy({ $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+        guard trimmed.utf8.count <= 64,
+            trimmed.utf8.allSatisfy({ $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else {
             throw LocaleCollationError(tag: tag, reason: "a tag is letters, digits and '-' (BCP 47, such as sv or de-u-co-phonebk)")
         }
         var subtags = trimmed.lowercased().split(separator: "-", omittingEmptySubsequences: false).map(String.init)
@@ -111,7 +115,8 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
             let keywords = Array(subtags[(u + 1)...])
             subtags.removeSubrange(u...)
             guard keywords.count == 2, keywords[0] == "co" else {
-                throw LocaleCollationError(tag: tag, reason: "only the -u-co-TYPE keyword is supported (strength and numeric ordering are the nocase, fold and natural modifiers)")
+                throw LocaleCollationError(
+                    tag: tag, reason: "only the -u-co-TYPE keyword is supported (strength and numeric ordering are the nocase, fold and natural modifiers)")
             }
             type = keywords[1]
         }
@@ -139,7 +144,11 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
                 return (identifier, compiled)
             }
             if cldrType != nil, compiledByLowercase[base] != nil {
-                throw LocaleCollationError(tag: tag, reason: "'\(language)' has no '\(type!)' collation; \(availableIdentifiers.filter { $0.hasPrefix(base + "-u-co-") }.joined(separator: ", ").nonEmpty ?? "it has only its standard order")")
+                throw LocaleCollationError(
+                    tag: tag,
+                    reason:
+                        "'\(language)' has no '\(type!)' collation; \(availableIdentifiers.filter { $0.hasPrefix(base + "-u-co-") }.joined(separator: ", ").nonEmpty ?? "it has only its standard order")"
+                )
             }
         }
         if let type, type != "standard" {

@@ -54,10 +54,12 @@ final class _UCATable: Sendable {
 
     static let caseLowerOffset: UInt16 = 10_000
 
-    private init(pages: [Int32], slots: [UInt32], pool: [Element], contractions: [[UInt32]: Range<Int>?],
-                 contexts: [UInt32: [(prefix: [UInt32], text: [UInt32], range: Range<Int>)]], longestContraction: Int,
-                 caseFirstUpper: Bool, backwardsSecondary: Bool, numberPrimary: UInt32, implicitLeads: [UInt32],
-                 implicitLevels: (UInt16, UInt16), wideSecondaries: Bool, wideTertiaries: Bool, shiftedBelow: UInt32) {
+    private init(
+        pages: [Int32], slots: [UInt32], pool: [Element], contractions: [[UInt32]: Range<Int>?],
+        contexts: [UInt32: [(prefix: [UInt32], text: [UInt32], range: Range<Int>)]], longestContraction: Int,
+        caseFirstUpper: Bool, backwardsSecondary: Bool, numberPrimary: UInt32, implicitLeads: [UInt32],
+        implicitLevels: (UInt16, UInt16), wideSecondaries: Bool, wideTertiaries: Bool, shiftedBelow: UInt32
+    ) {
         self.pages = pages
         self.slots = slots
         self.pool = pool
@@ -295,12 +297,13 @@ final class _UCATable: Sendable {
             let codedP = p == 0 || p & trailFlag != 0 ? p : primaryCode[p]!
             return UInt64(codedP) << 32 | UInt64(s == 0 ? 0 : secondaryCode[s]!) << 16 | UInt64(t == 0 ? 0 : tertiaryCode[t]!)
         }
-        return _UCATable(pages: pages, slots: slots, pool: pool.map(coded), contractions: contractions, contexts: contexts, longestContraction: longest,
-                         caseFirstUpper: caseFirstUpper, backwardsSecondary: (tailoring?.flags ?? 0) & 2 != 0,
-                         numberPrimary: primaryCode[numberPrimary]!, implicitLeads: leads.map { primaryCode[$0]! },
-                         implicitLevels: (UInt16(secondaryCode[0x20 * 128 + 64]!), UInt16(tertiaryCode[commonTertiary]!)),
-                         wideSecondaries: secondaries.count > 253, wideTertiaries: tertiaries.count > 253,
-                         shiftedBelow: (tailoring?.flags ?? 0) & 4 != 0 ? lastVariable + 1 : 0)
+        return _UCATable(
+            pages: pages, slots: slots, pool: pool.map(coded), contractions: contractions, contexts: contexts, longestContraction: longest,
+            caseFirstUpper: caseFirstUpper, backwardsSecondary: (tailoring?.flags ?? 0) & 2 != 0,
+            numberPrimary: primaryCode[numberPrimary]!, implicitLeads: leads.map { primaryCode[$0]! },
+            implicitLevels: (UInt16(secondaryCode[0x20 * 128 + 64]!), UInt16(tertiaryCode[commonTertiary]!)),
+            wideSecondaries: secondaries.count > 253, wideTertiaries: tertiaries.count > 253,
+            shiftedBelow: (tailoring?.flags ?? 0) & 4 != 0 ? lastVariable + 1 : 0)
     }
 
     /// UCA's uppercase tertiary weights (before scaling): under `[caseFirst upper]` they sort first.
@@ -329,11 +332,12 @@ final class _UCATable: Sendable {
             }
             let scalar = scalars[i]
             if !contexts.isEmpty, let candidates = contexts[scalar],
-               let match = candidates.first(where: { candidate in
-                   i >= candidate.prefix.count && i + candidate.text.count <= n
-                       && scalars[(i - candidate.prefix.count)..<i].elementsEqual(candidate.prefix)
-                       && scalars[i..<(i + candidate.text.count)].elementsEqual(candidate.text)
-               }) {
+                let match = candidates.first(where: { candidate in
+                    i >= candidate.prefix.count && i + candidate.text.count <= n
+                        && scalars[(i - candidate.prefix.count)..<i].elementsEqual(candidate.prefix)
+                        && scalars[i..<(i + candidate.text.count)].elementsEqual(candidate.text)
+                })
+            {
                 out.append(contentsOf: pool[match.range])
                 i += match.text.count
                 continue
@@ -365,7 +369,8 @@ final class _UCATable: Sendable {
         // Followed by a starter no contraction continues with: only the scalar itself.
         if i + 1 >= scalars.count { return nil }
         if !pairs.contains(UInt64(scalars[i]) << 32 | UInt64(scalars[i + 1])) && _UCATable.combiningClass(scalars[i + 1]) == 0
-            && (skipped.isEmpty || !skipped[i + 1]) {
+            && (skipped.isEmpty || !skipped[i + 1])
+        {
             return nil
         }
         var key = [scalars[i]]
@@ -429,7 +434,7 @@ final class _UCATable: Sendable {
     /// so does one followed by a starter that continues a contraction (Kannada U+0CCA U+0CD5
     /// is the contraction U+0CC6 U+0CC2 U+0CD5 once decomposed).
     func appendStarters(of string: String, to scalars: inout [UInt32]) -> Bool {
-        var guarded = -1  // the last position a contraction begun earlier may reach
+        var guarded = -1 // the last position a contraction begun earlier may reach
         var afterPrecomposable = false
         for scalar in string.unicodeScalars {
             let value = scalar.value
@@ -494,14 +499,13 @@ final class _UCATable: Sendable {
         out.append(UInt64(_UCATable.trailFlag | trail) << 32)
     }
 
-
     /// Unified_Ideograph in Unicode 14, the UCA version of CLDR 41 (Swift's property is newer:
     /// it calls U+2B81E an ideograph, which UCA 14 weighs as unassigned).
     private static func isUnifiedIdeograph14(_ scalar: UInt32) -> Bool {
         switch scalar {
         case 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xFA0E...0xFA0F, 0xFA11, 0xFA13...0xFA14, 0xFA1F, 0xFA21,
-             0xFA23...0xFA24, 0xFA27...0xFA29, 0x20000...0x2A6DF, 0x2A700...0x2B738, 0x2B740...0x2B81D,
-             0x2B820...0x2CEA1, 0x2CEB0...0x2EBE0, 0x30000...0x3134A:
+            0xFA23...0xFA24, 0xFA27...0xFA29, 0x20000...0x2A6DF, 0x2A700...0x2B738, 0x2B740...0x2B81D,
+            0x2B820...0x2CEA1, 0x2CEB0...0x2EBE0, 0x30000...0x3134A:
             true
         default:
             false
@@ -513,7 +517,8 @@ final class _UCATable: Sendable {
     static func digitValue(_ value: UInt32) -> UInt8? {
         if value < 0x80 { return value >= 0x30 && value <= 0x39 ? UInt8(value - 0x30) : nil }
         guard let scalar = Unicode.Scalar(value), scalar.properties.numericType == .decimal,
-              let number = scalar.properties.numericValue else { return nil }
+            let number = scalar.properties.numericValue
+        else { return nil }
         return UInt8(number)
     }
 

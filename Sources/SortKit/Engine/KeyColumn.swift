@@ -77,8 +77,9 @@ internal struct _KeyColumn {
             return .orderedSame
         case .bytes:
             let bytes = UnsafeBufferPointer(arena)
-            return direction._apply(_compareBytes(
-                UnsafeBufferPointer(rebasing: bytes[starts[i]..<starts[i + 1]]), UnsafeBufferPointer(rebasing: bytes[starts[j]..<starts[j + 1]])))
+            return direction._apply(
+                _compareBytes(
+                    UnsafeBufferPointer(rebasing: bytes[starts[i]..<starts[i + 1]]), UnsafeBufferPointer(rebasing: bytes[starts[j]..<starts[j + 1]])))
         case .values:
             let (x, y) = (values[i], values[j])
             if x.isNull || y.isNull { return nulls._compareNulls(x.isNull, y.isNull, direction) }
@@ -226,7 +227,7 @@ private enum _RawEncoding {
             }
         }
         switch (ints || doubles, dates, bools, strings) {
-        case (false, false, false, false): return .bools  // all null
+        case (false, false, false, false): return .bools // all null
         case (true, false, false, false): return doubles || large ? .numbers(exact: !ints) : .integers
         case (false, true, false, false): return .dates
         case (false, false, true, false): return .bools

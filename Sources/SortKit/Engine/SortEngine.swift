@@ -56,7 +56,8 @@ internal struct _SortEngine {
         // its first word (8 bytes) when packed whole and exact, 8 more when its next word is.
         var depth: Int? = nil
         if unresolved < columns.count, case .bytes = columns[unresolved].tie, columns[unresolved].wordsAreExact,
-           plan.contains(where: { $0.column == unresolved && !$0.next && $0.take == columns[unresolved].bits }) {
+            plan.contains(where: { $0.column == unresolved && !$0.next && $0.take == columns[unresolved].bits })
+        {
             depth = plan.contains { $0.column == unresolved && $0.next && $0.take == 64 } ? 16 : 8
         }
         self.windowDepth = depth
@@ -79,7 +80,8 @@ internal struct _SortEngine {
             var hi: UInt64 = 0
             var lo: UInt64 = 0
             for (k, take, next) in plan {
-                let word = next
+                let word =
+                    next
                     ? columns[k].nextWords[i] >> UInt64(64 - take)
                     : columns[k].words[i] >> UInt64(columns[k].bits - take)
                 _shiftLeft(&hi, &lo, by: take)
@@ -103,9 +105,11 @@ internal struct _SortEngine {
         }
         let results = _ResultSlots<_KeyColumn>(count: keys.count)
         let inputs = _UncheckedBox(keys)
-        _concurrentPerform(iterations: keys.count, _UncheckedBox { k in
-            results.set(k, _KeyColumn(inputs.value[k], count: count, allocations: allocations))
-        })
+        _concurrentPerform(
+            iterations: keys.count,
+            _UncheckedBox { k in
+                results.set(k, _KeyColumn(inputs.value[k], count: count, allocations: allocations))
+            })
         return results.values
     }
 
@@ -171,7 +175,8 @@ internal struct _SortEngine {
     var memoryFootprint: Int {
         var bytes = records.count * MemoryLayout<_KeyRecord>.stride + compact.count * 8
         for column in columns {
-            bytes += (column.words.count + column.nextWords.count) * 8 + column.arena.count + column.starts.count * 8
+            bytes +=
+                (column.words.count + column.nextWords.count) * 8 + column.arena.count + column.starts.count * 8
                 + column.values.count * MemoryLayout<SortValue>.stride
         }
         return bytes

@@ -20,9 +20,11 @@ internal struct _TopK {
         @usableFromInline let strings: (base: UnsafeRawPointer, stride: Int)?
 
         @inlinable
-        init(direction: SortDirection, collation: Collation, nulls: NullPlacement,
-             value: ((Int) -> SortValue)?, comparator: ((Int, Int) -> ComparisonResult)?,
-             strings: (base: UnsafeRawPointer, stride: Int)? = nil) {
+        init(
+            direction: SortDirection, collation: Collation, nulls: NullPlacement,
+            value: ((Int) -> SortValue)?, comparator: ((Int, Int) -> ComparisonResult)?,
+            strings: (base: UnsafeRawPointer, stride: Int)? = nil
+        ) {
             self.direction = direction
             self.collation = collation
             self.nulls = nulls
@@ -58,9 +60,11 @@ internal struct _TopK {
         let slots = _ResultSlots<[Int]>(count: parts)
         let selection = _UncheckedBox(self)
         // Each slice only reads the rows, which are Sendable; the keys' closures are @Sendable.
-        _concurrentPerform(iterations: parts, _UncheckedBox { part in
-            slots.set(part, selection.value.smallest(count, in: rowCount * part / parts..<rowCount * (part + 1) / parts))
-        })
+        _concurrentPerform(
+            iterations: parts,
+            _UncheckedBox { part in
+                slots.set(part, selection.value.smallest(count, in: rowCount * part / parts..<rowCount * (part + 1) / parts))
+            })
         let winners = slots.values.joined().map(decorated)
         return winners.sorted { less($0, $1) }.prefix(count).map(\.position)
     }
@@ -100,9 +104,11 @@ internal struct _TopK {
         let parts = parallel ? Swift.max(1, Swift.min(ProcessInfo.processInfo.activeProcessorCount, rowCount / _topKSliceMinimum, 8)) : 1
         let slots = _ResultSlots<(below: Int, kept: [Int])>(count: parts)
         let selection = _UncheckedBox(self)
-        _concurrentPerform(iterations: parts, _UncheckedBox { part in
-            slots.set(part, selection.value.between(low, high, in: rowCount * part / parts..<rowCount * (part + 1) / parts))
-        })
+        _concurrentPerform(
+            iterations: parts,
+            _UncheckedBox { part in
+                slots.set(part, selection.value.between(low, high, in: rowCount * part / parts..<rowCount * (part + 1) / parts))
+            })
         let below = slots.values.reduce(0) { $0 + $1.below }
         let kept = slots.values.flatMap(\.kept)
         guard below <= ranks.lowerBound, below + kept.count >= ranks.upperBound else {
@@ -241,7 +247,7 @@ internal struct _TopK {
             } else {
                 let x = candidate?.values[k] ?? key.value!(position)
                 if let left = candidate?.stringKeys[k], let right = b.stringKeys[k] {
-                    result = key.direction._apply(_compareBytes(left, right))  // both decorated strings
+                    result = key.direction._apply(_compareBytes(left, right)) // both decorated strings
                 } else {
                     result = Self.compare(x, b.values[k]!, b.stringKeys[k], key, &scratch)
                 }

@@ -63,20 +63,22 @@ public struct SortFields<Row>: Sendable {
     ///
     ///     SortFields<Book>().field("title", \.title)
     public func field(_ name: String, _ keyPath: any KeyPath<Row, String> & Sendable) -> SortFields {
-        adding(Field(
-            name: name, isOptional: false, isText: true, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
-            value: { .string($0[keyPath: keyPath]) }, text: { $0[keyPath: keyPath] },
-            comparator: { KeyPathComparator(keyPath, comparator: $1, order: $0) },
-            descriptor: { SortDescriptor(keyPath, comparator: $1, order: $0) }))
+        adding(
+            Field(
+                name: name, isOptional: false, isText: true, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
+                value: { .string($0[keyPath: keyPath]) }, text: { $0[keyPath: keyPath] },
+                comparator: { KeyPathComparator(keyPath, comparator: $1, order: $0) },
+                descriptor: { SortDescriptor(keyPath, comparator: $1, order: $0) }))
     }
 
     /// Adds an optional text property; `nil` is null.
     public func field(_ name: String, _ keyPath: any KeyPath<Row, String?> & Sendable) -> SortFields {
-        adding(Field(
-            name: name, isOptional: true, isText: true, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
-            value: { $0[keyPath: keyPath].map(SortValue.string) ?? .null }, text: { $0[keyPath: keyPath] },
-            comparator: { KeyPathComparator(keyPath, comparator: $1, order: $0) },
-            descriptor: { SortDescriptor(keyPath, comparator: $1, order: $0) }))
+        adding(
+            Field(
+                name: name, isOptional: true, isText: true, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
+                value: { $0[keyPath: keyPath].map(SortValue.string) ?? .null }, text: { $0[keyPath: keyPath] },
+                comparator: { KeyPathComparator(keyPath, comparator: $1, order: $0) },
+                descriptor: { SortDescriptor(keyPath, comparator: $1, order: $0) }))
     }
 
     /// Adds a comparable property that has a sort value: a number, a date, your own
@@ -86,22 +88,24 @@ public struct SortFields<Row>: Sendable {
     public func field<Value: SortValueConvertible & Comparable & SendableMetatype>(
         _ name: String, _ keyPath: any KeyPath<Row, Value> & Sendable
     ) -> SortFields {
-        adding(Field(
-            name: name, isOptional: false, isText: false, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
-            value: { $0[keyPath: keyPath].sortValue }, text: { String(describing: $0[keyPath: keyPath]) },
-            comparator: { order, _ in KeyPathComparator(keyPath, order: order) },
-            descriptor: { order, _ in SortDescriptor(keyPath, order: order) }))
+        adding(
+            Field(
+                name: name, isOptional: false, isText: false, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
+                value: { $0[keyPath: keyPath].sortValue }, text: { String(describing: $0[keyPath: keyPath]) },
+                comparator: { order, _ in KeyPathComparator(keyPath, order: order) },
+                descriptor: { order, _ in SortDescriptor(keyPath, order: order) }))
     }
 
     /// Adds an optional comparable property; `nil` is null.
     public func field<Value: SortValueConvertible & Comparable & SendableMetatype>(
         _ name: String, _ keyPath: any KeyPath<Row, Value?> & Sendable
     ) -> SortFields {
-        adding(Field(
-            name: name, isOptional: true, isText: false, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
-            value: { $0[keyPath: keyPath]?.sortValue ?? .null }, text: { $0[keyPath: keyPath].map { String(describing: $0) } },
-            comparator: { order, _ in KeyPathComparator(keyPath, order: order) },
-            descriptor: { order, _ in SortDescriptor(keyPath, order: order) }))
+        adding(
+            Field(
+                name: name, isOptional: true, isText: false, isDeclaredOrder: false, keyPaths: [_KeyPathBox(keyPath)],
+                value: { $0[keyPath: keyPath]?.sortValue ?? .null }, text: { $0[keyPath: keyPath].map { String(describing: $0) } },
+                comparator: { order, _ in KeyPathComparator(keyPath, order: order) },
+                descriptor: { order, _ in SortDescriptor(keyPath, order: order) }))
     }
 
     /// Adds an enum sorted in the order its cases are declared. A database sorts an enum by
@@ -117,12 +121,13 @@ public struct SortFields<Row>: Sendable {
     ) -> SortFields where Value.AllCases: Sendable {
         let order = Array(Value.allCases)
         let ranks = _Ranks(order)
-        return adding(Field(
-            name: name, isOptional: false, isText: false, isDeclaredOrder: true,
-            keyPaths: [_KeyPathBox(keyPath), _KeyPathBox(storedRank)],
-            value: { ranks.rank(of: $0[keyPath: keyPath]) }, text: { String(describing: $0[keyPath: keyPath]) },
-            comparator: { order, _ in KeyPathComparator(storedRank, order: order) },
-            descriptor: { order, _ in SortDescriptor(storedRank, order: order) }))
+        return adding(
+            Field(
+                name: name, isOptional: false, isText: false, isDeclaredOrder: true,
+                keyPaths: [_KeyPathBox(keyPath), _KeyPathBox(storedRank)],
+                value: { ranks.rank(of: $0[keyPath: keyPath]) }, text: { String(describing: $0[keyPath: keyPath]) },
+                comparator: { order, _ in KeyPathComparator(storedRank, order: order) },
+                descriptor: { order, _ in SortDescriptor(storedRank, order: order) }))
     }
 
     /// The field named `name`: an exact match, else the only match ignoring case.
@@ -201,7 +206,7 @@ extension SortFields {
             switch key._identity {
             case .name(let name):
                 guard let parsed = try? SortSpec(parsing: name), parsed.keys.count == 1,
-                      let named = try? self.field(named: parsed.keys[0].column)
+                    let named = try? self.field(named: parsed.keys[0].column)
                 else { throw SortSpecError.unknownColumn(name, known: fields.map(\.name)) }
                 field = named
                 specKey = parsed.keys[0]
@@ -303,13 +308,19 @@ extension SortFields {
     ///
     /// - Throws: ``SortSpecError`` for a key path that is none of the fields'.
     public func spec(from comparators: [KeyPathComparator<Row>]) throws -> SortConversion<SortSpec> {
-        try spec(reading: comparators.map { comparator in
-            (comparator.keyPath, comparator.order, { field -> String.StandardComparator? in
-                if comparator == field.comparator(comparator.order, String.StandardComparator.lexical) { return String.StandardComparator.lexical }
-                if let standard = String.StandardComparator._localizedStandard, comparator == field.comparator(comparator.order, standard) { return standard }
-                return nil
+        try spec(
+            reading: comparators.map { comparator in
+                (
+                    comparator.keyPath, comparator.order,
+                    { field -> String.StandardComparator? in
+                        if comparator == field.comparator(comparator.order, String.StandardComparator.lexical) { return String.StandardComparator.lexical }
+                        if let standard = String.StandardComparator._localizedStandard, comparator == field.comparator(comparator.order, standard) {
+                            return standard
+                        }
+                        return nil
+                    }
+                )
             })
-        })
     }
 
     /// The spec that Foundation sort descriptors sort by: as `spec(from:)` for comparators,
@@ -318,17 +329,20 @@ extension SortFields {
     /// - Throws: ``SortSpecError`` for a descriptor without a key path or whose key path is
     ///   none of the fields'.
     public func spec(from descriptors: [SortDescriptor<Row>]) throws -> SortConversion<SortSpec> {
-        try spec(reading: descriptors.map { descriptor in
-            guard let keyPath = descriptor.keyPath else {
-                throw SortSpecError.unknownColumn("(a sort descriptor without a key path)", known: fields.map(\.name))
-            }
-            return (keyPath, descriptor.order, { _ in descriptor.stringComparator })
-        })
+        try spec(
+            reading: descriptors.map { descriptor in
+                guard let keyPath = descriptor.keyPath else {
+                    throw SortSpecError.unknownColumn("(a sort descriptor without a key path)", known: fields.map(\.name))
+                }
+                return (keyPath, descriptor.order, { _ in descriptor.stringComparator })
+            })
     }
 
     /// The spec that Foundation's (key path, order, whether text compares lexically) list
     /// sorts by; text compared otherwise reads as `natural` and is reported.
-    private func spec(reading items: [(keyPath: AnyKeyPath, order: SortOrder, string: (Field) -> String.StandardComparator?)]) throws -> SortConversion<SortSpec> {
+    private func spec(reading items: [(keyPath: AnyKeyPath, order: SortOrder, string: (Field) -> String.StandardComparator?)]) throws -> SortConversion<
+        SortSpec
+    > {
         var losses: [SortConversionLoss] = []
         let keys = try items.map { item in
             let field = try field(for: item.keyPath)
@@ -403,18 +417,18 @@ extension String.StandardComparator {
     /// `locale=LANG:natural` in the current language maps to, exactly, and back.
     static var _localizedStandard: String.StandardComparator? {
         #if canImport(Darwin)
-        return .localizedStandard
+            return .localizedStandard
         #else
-        return nil
+            return nil
         #endif
     }
 
     /// Foundation's `localized` (Apple platforms): `locale=LANG` in the current language.
     static var _localized: String.StandardComparator? {
         #if canImport(Darwin)
-        return .localized
+            return .localized
         #else
-        return nil
+            return nil
         #endif
     }
 }

@@ -108,9 +108,10 @@ extension RandomAccessCollection where Index == Int {
         precondition(ranks.lowerBound >= 0, "ranks start at 0")
         let ranks = ranks.clamped(to: 0..<count)
         guard !keys.isEmpty else { return _offsetting(Array(ranks)) }
-        let selected = withContiguousStorageIfAvailable { buffer in
-            _TopK(keys: keys.map { $0._topKKey(for: buffer) }).window(ranks, of: buffer.count, parallel: parallel)
-        } ?? _TopK(keys: keys.map { $0._topKKey(for: self) }).window(ranks, of: self.count, parallel: parallel)
+        let selected =
+            withContiguousStorageIfAvailable { buffer in
+                _TopK(keys: keys.map { $0._topKKey(for: buffer) }).window(ranks, of: buffer.count, parallel: parallel)
+            } ?? _TopK(keys: keys.map { $0._topKKey(for: self) }).window(ranks, of: self.count, parallel: parallel)
         return _offsetting(selected)
     }
 
@@ -132,9 +133,10 @@ extension RandomAccessCollection where Index == Int {
         precondition(count >= 0, "cannot take a negative number of elements")
         guard count < self.count else { return _sortedIndices(by: keys, parallel: parallel) }
         guard !keys.isEmpty else { return Array(indices.prefix(count)) }
-        let selected = withContiguousStorageIfAvailable { buffer in
-            _TopK(keys: keys.map { $0._topKKey(for: buffer) }).smallest(count, of: buffer.count, parallel: parallel)
-        } ?? _TopK(keys: keys.map { $0._topKKey(for: self) }).smallest(count, of: self.count, parallel: parallel)
+        let selected =
+            withContiguousStorageIfAvailable { buffer in
+                _TopK(keys: keys.map { $0._topKKey(for: buffer) }).smallest(count, of: buffer.count, parallel: parallel)
+            } ?? _TopK(keys: keys.map { $0._topKKey(for: self) }).smallest(count, of: self.count, parallel: parallel)
         return _offsetting(selected)
     }
 

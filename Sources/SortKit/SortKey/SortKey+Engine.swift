@@ -10,14 +10,15 @@ extension SortKey {
     func _input<Rows: RandomAccessCollection>(for rows: Rows) -> _KeyInput where Rows.Element == Row, Rows.Index == Int {
         switch _source {
         case .value(let extract):
-            let values = _load.flatMap { load in
-                rows.withContiguousStorageIfAvailable { buffer -> [SortValue] in
-                    guard let base = buffer.baseAddress else { return [] }
-                    let raw = UnsafeRawPointer(base)
-                    let stride = MemoryLayout<Row>.stride
-                    return (0..<buffer.count).map { load(raw + $0 * stride) }
-                }
-            } ?? rows.map(extract)
+            let values =
+                _load.flatMap { load in
+                    rows.withContiguousStorageIfAvailable { buffer -> [SortValue] in
+                        guard let base = buffer.baseAddress else { return [] }
+                        let raw = UnsafeRawPointer(base)
+                        let stride = MemoryLayout<Row>.stride
+                        return (0..<buffer.count).map { load(raw + $0 * stride) }
+                    }
+                } ?? rows.map(extract)
             return _KeyInput(source: .values(values), direction: direction, collation: collation, nulls: nulls)
         case .comparator:
             let start = rows.startIndex
@@ -40,12 +41,14 @@ extension SortKey {
             if let load = _load, let base = rows.withContiguousStorageIfAvailable({ $0.baseAddress }) ?? nil {
                 let raw = UnsafeRawPointer(base)
                 let stride = MemoryLayout<Row>.stride
-                return _TopK.Key(direction: direction, collation: collation, nulls: nulls,
-                                 value: { load(raw + $0 * stride) }, comparator: nil,
-                                 strings: _stringOffset.map { (raw + $0, stride) })
+                return _TopK.Key(
+                    direction: direction, collation: collation, nulls: nulls,
+                    value: { load(raw + $0 * stride) }, comparator: nil,
+                    strings: _stringOffset.map { (raw + $0, stride) })
             }
-            return _TopK.Key(direction: direction, collation: collation, nulls: nulls,
-                             value: { extract(rows[start + $0]) }, comparator: nil)
+            return _TopK.Key(
+                direction: direction, collation: collation, nulls: nulls,
+                value: { extract(rows[start + $0]) }, comparator: nil)
         case .comparator(let isNull, let compare):
             // The null test and the comparison, direction not applied: `_TopK` applies it.
             let nulls = self.nulls

@@ -124,8 +124,9 @@ public struct SortExplainer: Sendable {
                 ranks = .init(first: Int(a), second: Int(b))
             }
             let hex = { (value: SortValue) in value.sortKey(collation: key.collation).map(_hex) }
-            steps.append(SortExplanation.Step(
-                key: key, first: values.0, second: values.1, ranks: ranks, firstKey: hex(values.0), secondKey: hex(values.1), order: order))
+            steps.append(
+                SortExplanation.Step(
+                    key: key, first: values.0, second: values.1, ranks: ranks, firstKey: hex(values.0), secondKey: hex(values.1), order: order))
             if order != .orderedSame { return SortExplanation(steps: steps, decidingKey: index) }
         }
         return SortExplanation(steps: steps, decidingKey: nil)

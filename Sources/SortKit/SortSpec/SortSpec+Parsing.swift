@@ -236,8 +236,11 @@ private struct _SpecParser {
             let key = try parseKey(rawKey)
             // A column may be read several ways (`name:len,name`); the same reading twice is an error.
             if let earlier = keys.firstIndex(where: { $0.reading == key.reading }) {
-                throw error("column '\(key.column)' named twice", at: trimmed(rawKey).startIndex,
-                            hint: "key \(keys.count + 1) reads it as key \(earlier + 1) does, so it could never decide; a column may be read several ways, as in name:len,name")
+                throw error(
+                    "column '\(key.column)' named twice", at: trimmed(rawKey).startIndex,
+                    hint:
+                        "key \(keys.count + 1) reads it as key \(earlier + 1) does, so it could never decide; a column may be read several ways, as in name:len,name"
+                )
             }
             keys.append(key)
         }
@@ -260,11 +263,14 @@ private struct _SpecParser {
             var modifier = try parseModifier(part)
             // `locale=TAG` and `nocase`/`fold`/`natural` make one collation: the locale at a strength.
             if case .collation(let collation) = modifier,
-               let index = modifiers.firstIndex(where: { if case .collation = $0 { true } else { false } }),
-               case .collation(let earlier) = modifiers[index] {
+                let index = modifiers.firstIndex(where: { if case .collation = $0 { true } else { false } }),
+                case .collation(let earlier) = modifiers[index]
+            {
                 guard let merged = earlier.combined(with: collation) else {
-                    throw error("modifier '\(modifier)' conflicts with '\(modifiers[index])'", at: part.startIndex,
-                                hint: earlier.isLocale || collation.isLocale ? "locale=TAG combines with nocase, fold or natural, not with binary or another locale" : nil)
+                    throw error(
+                        "modifier '\(modifier)' conflicts with '\(modifiers[index])'", at: part.startIndex,
+                        hint: earlier.isLocale || collation.isLocale
+                            ? "locale=TAG combines with nocase, fold or natural, not with binary or another locale" : nil)
                 }
                 modifiers.remove(at: index)
                 modifier = .collation(merged)
@@ -312,7 +318,9 @@ private struct _SpecParser {
         guard let modifier = SortSpec.Modifier.named(word) else {
             throw error(
                 word.isEmpty ? "empty modifier" : "unknown modifier '\(word)'", at: part.startIndex,
-                hint: "expected num, text, date, auto, binary, nocase, fold, natural, nulls-first, nulls-last, nulls-natural, locale=TAG, enum=a|b|c, abs, len, empty=null or random=SEED")
+                hint:
+                    "expected num, text, date, auto, binary, nocase, fold, natural, nulls-first, nulls-last, nulls-natural, locale=TAG, enum=a|b|c, abs, len, empty=null or random=SEED"
+            )
         }
         return modifier
     }

@@ -86,8 +86,9 @@ extension SortSpec.Key {
     }
 
     var reading: Reading {
-        Reading(column: column, interpretation: interpretation, collation: collation, enumOrder: enumOrder, transform: transform,
-                emptyIsNull: emptyIsNull)
+        Reading(
+            column: column, interpretation: interpretation, collation: collation, enumOrder: enumOrder, transform: transform,
+            emptyIsNull: emptyIsNull)
     }
 }
 
@@ -229,18 +230,20 @@ extension SortSpec {
     ///     // "title:locale=sv,-price:num:locale=sv"
     public func withDefaultCollation(_ collation: Collation) -> SortSpec {
         guard collation != .default else { return self }
-        return SortSpec(keys.map { key in
-            var key = key
-            if key.modifiers.contains(where: { if case .transform = $0 { true } else { false } }) { return key }
-            if let index = key.modifiers.firstIndex(where: { if case .collation = $0 { true } else { false } }) {
-                if case .collation(let own) = key.modifiers[index], !own.isLocale, own != .binary,
-                   let merged = collation.combined(with: own) {
-                    key.modifiers[index] = .collation(merged)
+        return SortSpec(
+            keys.map { key in
+                var key = key
+                if key.modifiers.contains(where: { if case .transform = $0 { true } else { false } }) { return key }
+                if let index = key.modifiers.firstIndex(where: { if case .collation = $0 { true } else { false } }) {
+                    if case .collation(let own) = key.modifiers[index], !own.isLocale, own != .binary,
+                        let merged = collation.combined(with: own)
+                    {
+                        key.modifiers[index] = .collation(merged)
+                    }
+                    return key
                 }
+                key.modifiers.append(.collation(collation))
                 return key
-            }
-            key.modifiers.append(.collation(collation))
-            return key
-        })
+            })
     }
 }

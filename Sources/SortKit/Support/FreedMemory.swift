@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Gives memory the process has freed back to the system. Work done on several threads
@@ -9,14 +9,14 @@ import Glibc
 /// there is nothing to trim (Darwin returns freed pages itself).
 package func _returnFreedMemoryToSystem() {
     #if canImport(Glibc)
-    _ = _mallocTrim?(0)
+        _ = _mallocTrim?(0)
     #endif
 }
 
 #if canImport(Glibc)
-/// glibc's `malloc_trim`, which Swift's Glibc module doesn't export (looked up once).
-private let _mallocTrim: (@convention(c) (Int) -> Int32)? = {
-    guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-}()
+    /// glibc's `malloc_trim`, which Swift's Glibc module doesn't export (looked up once).
+    private let _mallocTrim: (@convention(c) (Int) -> Int32)? = {
+        guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+    }()
 #endif

@@ -110,9 +110,9 @@ package final class _JobThreads: @unchecked Sendable {
 /// lines; `/proc/thread-self/comm` is the calling thread's name, whatever Foundation knows.
 package func _nameCurrentThread(_ name: String) {
     #if os(Linux)
-    try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+        try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
     #else
-    Thread.current.name = name
+        Thread.current.name = name
     #endif
 }
 

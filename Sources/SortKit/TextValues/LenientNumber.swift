@@ -129,7 +129,6 @@ private func _trim(_ scalars: inout ArraySlice<Unicode.Scalar>) {
     while let last = scalars.last, _isWhitespace(last) { scalars = scalars.dropLast() }
 }
 
-
 private func _isSign(_ scalar: Unicode.Scalar) -> Bool { scalar == "-" || scalar == "+" || scalar == "\u{2212}" }
 
 private func _isNumberStart(_ scalar: Unicode.Scalar) -> Bool { _isDigit(scalar) || scalar == "." }

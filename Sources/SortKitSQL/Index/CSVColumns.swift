@@ -44,19 +44,23 @@ package struct _CSVColumns: Sendable {
             guard width <= TableSchema.maxColumns else { throw TableStoreError.tooManyColumns(width) }
             let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, (bytes.count - position) / max(1, minimumSlice)))
             let first = position
-            let bounds = [first] + (1..<slices).map {
-                _CSVRecordScanner.recordStart(near: first + (bytes.count - first) * $0 / slices, from: first, in: bytes)
-            } + [bytes.count]
+            let bounds =
+                [first]
+                + (1..<slices).map {
+                    _CSVRecordScanner.recordStart(near: first + (bytes.count - first) * $0 / slices, from: first, in: bytes)
+                } + [bytes.count]
             let results = _ResultSlots<[_ByteArena]?>(count: slices)
             let start = scanner
             let buffer = _UncheckedBox(bytes)
             // Each slice reads its own range of the (immutable) input.
-            _concurrentPerform(iterations: slices, _UncheckedBox { slice in
-                var scanner = start
-                var position = bounds[slice]
-                let part = UnsafeBufferPointer(rebasing: buffer.value[..<bounds[slice + 1]])
-                results.set(slice, try? Self.scan(part, from: &position, scanner: &scanner, width: width))
-            })
+            _concurrentPerform(
+                iterations: slices,
+                _UncheckedBox { slice in
+                    var scanner = start
+                    var position = bounds[slice]
+                    let part = UnsafeBufferPointer(rebasing: buffer.value[..<bounds[slice + 1]])
+                    results.set(slice, try? Self.scan(part, from: &position, scanner: &scanner, width: width))
+                })
             var parts: [[_ByteArena]] = []
             for part in results.values {
                 guard let part else {
@@ -127,21 +131,24 @@ package struct _CSVColumns: Sendable {
     func inferredTypes() -> [ColumnType] {
         let results = _ResultSlots<ColumnType>(count: columns.count)
         let columns = self.columns
-        _concurrentPerform(iterations: columns.count, _UncheckedBox { index in
-            let column = columns[index]
-            var inference = _TypeInference()
-            // A column of many distinct values (titles) is typed by its first values (one that
-            // settles it as text stops the scan) rather than numbered first.
-            let records = (Self.repeats(column) ? _numberDistinct(column, limit: max(16, min(column.count / 2, 65_536)))?.firsts : nil)
-                ?? Array(0..<column.count)
-            column.bytes.withUnsafeBufferPointer { bytes in
-                for record in records {
-                    inference.add(utf8: UnsafeBufferPointer(rebasing: bytes[column.range(record)]))
-                    if inference.isSettled { break }
+        _concurrentPerform(
+            iterations: columns.count,
+            _UncheckedBox { index in
+                let column = columns[index]
+                var inference = _TypeInference()
+                // A column of many distinct values (titles) is typed by its first values (one that
+                // settles it as text stops the scan) rather than numbered first.
+                let records =
+                    (Self.repeats(column) ? _numberDistinct(column, limit: max(16, min(column.count / 2, 65_536)))?.firsts : nil)
+                    ?? Array(0..<column.count)
+                column.bytes.withUnsafeBufferPointer { bytes in
+                    for record in records {
+                        inference.add(utf8: UnsafeBufferPointer(rebasing: bytes[column.range(record)]))
+                        if inference.isSettled { break }
+                    }
                 }
-            }
-            results.set(index, inference.type)
-        })
+                results.set(index, inference.type)
+            })
         return results.values
     }
 }
@@ -155,27 +162,29 @@ extension _CSVColumns {
         let folded = _ResultSlots<_ByteArena>(count: 1)
         let columns = self.columns, count = self.count
         // The folded text on one side (itself split per core), the typed columns on the other.
-        _concurrentPerform(iterations: typedColumns.count + 1, _UncheckedBox { task in
-            guard task < typedColumns.count else {
-                folded.set(0, _TableIndex.foldAll(columns, count: count))
-                return
-            }
-            let column = typedColumns[task], type = schema.columns[column].type, arena = columns[column]
-            func value(_ record: Int) -> SortValue {
-                arena.bytes.withUnsafeBufferPointer { bytes in
-                    let cell = UnsafeBufferPointer(rebasing: bytes[arena.range(record)])
-                    if type == .integer, let integer = _plainInteger(cell) { return .integer(integer) }
-                    return type.sortValue(String(decoding: cell, as: UTF8.self))
+        _concurrentPerform(
+            iterations: typedColumns.count + 1,
+            _UncheckedBox { task in
+                guard task < typedColumns.count else {
+                    folded.set(0, _TableIndex.foldAll(columns, count: count))
+                    return
                 }
-            }
-            // Prices, dates and counts repeat: each distinct value is parsed once.
-            if Self.repeats(arena), let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4)) {
-                let distinct = firsts.map(value)
-                results.set(task, ids.map { distinct[Int($0)] })
-            } else {
-                results.set(task, (0..<arena.count).map(value))
-            }
-        })
+                let column = typedColumns[task], type = schema.columns[column].type, arena = columns[column]
+                func value(_ record: Int) -> SortValue {
+                    arena.bytes.withUnsafeBufferPointer { bytes in
+                        let cell = UnsafeBufferPointer(rebasing: bytes[arena.range(record)])
+                        if type == .integer, let integer = _plainInteger(cell) { return .integer(integer) }
+                        return type.sortValue(String(decoding: cell, as: UTF8.self))
+                    }
+                }
+                // Prices, dates and counts repeat: each distinct value is parsed once.
+                if Self.repeats(arena), let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4)) {
+                    let distinct = firsts.map(value)
+                    results.set(task, ids.map { distinct[Int($0)] })
+                } else {
+                    results.set(task, (0..<arena.count).map(value))
+                }
+            })
         return (folded.values[0], Dictionary(uniqueKeysWithValues: zip(typedColumns, results.values)))
     }
 }

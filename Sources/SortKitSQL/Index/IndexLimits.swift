@@ -26,8 +26,10 @@ public struct IndexLimits: Sendable, Hashable {
 
     /// Limits; the defaults keep 256 MB of rankings per table (32 orders of a 1M-row table)
     /// and 1 GB in all.
-    public init(rankingBytesPerTable: Int = 256 << 20, rankingBytes: Int = 1 << 30, newVariantsPerRequest: Int = 4,
-                waitingSearchesPerTable: Int = 16) {
+    public init(
+        rankingBytesPerTable: Int = 256 << 20, rankingBytes: Int = 1 << 30, newVariantsPerRequest: Int = 4,
+        waitingSearchesPerTable: Int = 16
+    ) {
         self.rankingBytesPerTable = max(0, rankingBytesPerTable)
         self.rankingBytes = max(0, rankingBytes)
         self.newVariantsPerRequest = max(1, newVariantsPerRequest)

@@ -38,10 +38,13 @@ struct _Ranking: Sendable {
     /// Ranks the live slots of a table by `variant`, with SortKit's engine.
     init(_ variant: KeyVariant, cells: _Cells, live: [Bool], schema: TableSchema) {
         let type = schema.columns[variant.column].type
-        let key = variant.key   // built once, not per cell
-        if let ranking = Self.byDistinctValues(variant.column, of: cells, live: live, collation: variant.collation, { first in
-            key.sortValue(of: cells.text(first, variant.column), columnType: type)
-        }) {
+        let key = variant.key // built once, not per cell
+        if let ranking = Self.byDistinctValues(
+            variant.column, of: cells, live: live, collation: variant.collation,
+            { first in
+                key.sortValue(of: cells.text(first, variant.column), columnType: type)
+            })
+        {
             self = ranking
             return
         }
@@ -49,10 +52,12 @@ struct _Ranking: Sendable {
         // The values (a parse, a length, a hash per cell) on every core.
         let parts = max(1, min(_scanCores, slots.count / 65_536))
         let results = _ResultSlots<[SortValue]>(count: parts)
-        _concurrentPerform(iterations: parts, _UncheckedBox { part in
-            let range = (slots.count * part / parts)..<(slots.count * (part + 1) / parts)
-            results.set(part, slots[range].map { key.sortValue(of: cells.text($0, variant.column), columnType: type) })
-        })
+        _concurrentPerform(
+            iterations: parts,
+            _UncheckedBox { part in
+                let range = (slots.count * part / parts)..<(slots.count * (part + 1) / parts)
+                results.set(part, slots[range].map { key.sortValue(of: cells.text($0, variant.column), columnType: type) })
+            })
         let values = parts == 1 ? results.values[0] : Array(results.values.joined())
         self.init(values: values, slots: slots, slotCount: live.count, collation: variant.collation)
     }
@@ -95,8 +100,8 @@ struct _Ranking: Sendable {
     ) -> _Ranking? {
         let base = cells.base[column]
         guard cells.written.isEmpty, cells.baseCount == live.count, !live.contains(false),
-              base.count >= 1_024, _CSVColumns.repeats(base),
-              let (ids, firsts) = _numberDistinct(base, limit: base.count * 3 / 4)
+            base.count >= 1_024, _CSVColumns.repeats(base),
+            let (ids, firsts) = _numberDistinct(base, limit: base.count * 3 / 4)
         else { return nil }
         return _Ranking(distinct: _Ranking(values: firsts.map(value), collation: collation), ids: ids)
     }
@@ -220,7 +225,7 @@ struct _Ranking: Sendable {
         }
         joining.sort { a, b in
             if a.group != b.group { return a.group < b.group }
-            if a.exact != b.exact { return !a.exact }   // before the group, then in it
+            if a.exact != b.exact { return !a.exact } // before the group, then in it
             let order = SortValue.compare(a.value, b.value, collation: collation)
             return order == .orderedSame ? a.slot < b.slot : order == .orderedAscending
         }

@@ -1,7 +1,8 @@
 import Foundation
 import SortKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Threads that run search scans below the priority of everything else in the process, so a
@@ -83,20 +84,20 @@ final class _ScanThreads: @unchecked Sendable {
     /// Lowers the calling thread's scheduling priority (on Linux the nice value is per thread).
     private static func lowerPriority() {
         #if os(Linux)
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceValue)
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceValue)
         #elseif canImport(Darwin)
-        _ = pthread_set_qos_class_self_np(QOS_CLASS_UTILITY, 0)
+            _ = pthread_set_qos_class_self_np(QOS_CLASS_UTILITY, 0)
         #endif
     }
 
     /// The calling thread's nice value (Linux), for tests.
     static func currentNiceValue() -> Int32? {
         #if os(Linux)
-        errno = 0
-        let value = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
-        return errno == 0 ? value : nil
+            errno = 0
+            let value = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+            return errno == 0 ? value : nil
         #else
-        return nil
+            return nil
         #endif
     }
 }

@@ -50,13 +50,17 @@ extension _TableIndex {
         let results = _ResultSlots<_Ranking>(count: rankings.count)
         let (cells, slotCount, schema) = (index.cells, index.slotCount, schema)
         let addedSlots = added
-        _concurrentPerform(iterations: rankings.count, _UncheckedBox({ item in
-            let (variant, ranking) = rankings[item]
-            let type = schema.columns[variant.column].type
-            results.set(item, ranking.updated(
-                removing: removed, adding: addedSlots, slotCount: slotCount,
-                { variant.value(of: cells.text(Int($0), variant.column), type: type) }, collation: variant.collation))
-        }))
+        _concurrentPerform(
+            iterations: rankings.count,
+            _UncheckedBox({ item in
+                let (variant, ranking) = rankings[item]
+                let type = schema.columns[variant.column].type
+                results.set(
+                    item,
+                    ranking.updated(
+                        removing: removed, adding: addedSlots, slotCount: slotCount,
+                        { variant.value(of: cells.text(Int($0), variant.column), type: type) }, collation: variant.collation))
+            }))
         for (item, ranking) in results.values.enumerated() { index.rankings[rankings[item].key] = ranking }
         if index.cells.written.count * 4 > max(index.cells.baseCount, 64) { return index.compacted() }
         return index

@@ -59,11 +59,13 @@ extension _TableIndex {
             let variant = try Self.variant(key, schema: schema)
             // Each ranking built is a sort of the table: the budget is checked between them.
             if rankings[variant] == nil, built[variant] == nil { try deadline?.check() }
-            let ranking = rankings[variant] ?? built[variant] ?? {
-                let ranking = self.ranking(variant)
-                built[variant] = ranking
-                return ranking
-            }()
+            let ranking =
+                rankings[variant] ?? built[variant]
+                ?? {
+                    let ranking = self.ranking(variant)
+                    built[variant] = ranking
+                    return ranking
+                }()
             let nullsFirst = key.nulls.nullsFirst(key.direction)
             let descending = key.direction == .descending
             if let order = key.enumOrder {
@@ -74,11 +76,13 @@ extension _TableIndex {
                     if case .integer(let place)? = key.enumRank(of: value) { return UInt32(place) }
                     return UInt32(order.count)
                 }
-                components.append(_Component(
-                    ranking: ranking, enumPlaces: places, levels: UInt32(order.count + 1), descending: descending, nullsFirst: nullsFirst))
+                components.append(
+                    _Component(
+                        ranking: ranking, enumPlaces: places, levels: UInt32(order.count + 1), descending: descending, nullsFirst: nullsFirst))
             }
-            components.append(_Component(
-                ranking: ranking, enumPlaces: nil, levels: UInt32(ranking.distinct), descending: descending, nullsFirst: nullsFirst))
+            components.append(
+                _Component(
+                    ranking: ranking, enumPlaces: nil, levels: UInt32(ranking.distinct), descending: descending, nullsFirst: nullsFirst))
         }
         return components
     }
@@ -107,8 +111,9 @@ extension _TableIndex {
                     continue
                 }
                 let ranking = component.ranking
-                let point = ranking.insertionPoint(of: value, { variant.value(of: cells.text(Int($0), variant.column), type: type) },
-                                                   collation: variant.collation)
+                let point = ranking.insertionPoint(
+                    of: value, { variant.value(of: cells.text(Int($0), variant.column), type: type) },
+                    collation: variant.collation)
                 let levels = UInt64(component.levels), group = UInt64(point.group)
                 if point.exact {
                     ordinals.append(component.descending ? 2 * (levels - group) + 1 : 2 * (group + 1) + 1)
@@ -259,27 +264,29 @@ extension _TableIndex {
             _withBuffers(tables) { tables in
                 keep.withUnsafeBufferPointer { keep in
                     let pointers = _UncheckedBox((ranks, tables, keep))
-                    _concurrentPerform(iterations: slices, _UncheckedBox { slice in
-                        let (ranks, tables, keep) = pointers.value
-                        var kept: [_KeyRecord] = []
-                        kept.reserveCapacity(small ? need : count / slices + 1)
-                        for slot in (count * slice / slices)..<(count * (slice + 1) / slices) where keep[slot] {
-                            var hi: UInt64 = 0, lo: UInt64 = 0
-                            for k in 0..<tables.count {
-                                let group = ranks[k][slot]
-                                _pack(&hi, &lo, tables[k][group == _Ranking.null ? nullIndex[k] : Int(group)], shift: shifts[k])
+                    _concurrentPerform(
+                        iterations: slices,
+                        _UncheckedBox { slice in
+                            let (ranks, tables, keep) = pointers.value
+                            var kept: [_KeyRecord] = []
+                            kept.reserveCapacity(small ? need : count / slices + 1)
+                            for slot in (count * slice / slices)..<(count * (slice + 1) / slices) where keep[slot] {
+                                var hi: UInt64 = 0, lo: UInt64 = 0
+                                for k in 0..<tables.count {
+                                    let group = ranks[k][slot]
+                                    _pack(&hi, &lo, tables[k][group == _Ranking.null ? nullIndex[k] : Int(group)], shift: shifts[k])
+                                }
+                                if let cursor, (hi, lo, ids[slot]) <= (cursor.hi, cursor.lo, cursor.id) { continue }
+                                let record = _KeyRecord(hi: hi, lo: lo, index: UInt32(slot))
+                                guard small else {
+                                    kept.append(record)
+                                    continue
+                                }
+                                // A bounded max-heap of the best `need` so far.
+                                _MaxHeap.keep(record, in: &kept, limit: need, by: less)
                             }
-                            if let cursor, (hi, lo, ids[slot]) <= (cursor.hi, cursor.lo, cursor.id) { continue }
-                            let record = _KeyRecord(hi: hi, lo: lo, index: UInt32(slot))
-                            guard small else {
-                                kept.append(record)
-                                continue
-                            }
-                            // A bounded max-heap of the best `need` so far.
-                            _MaxHeap.keep(record, in: &kept, limit: need, by: less)
-                        }
-                        results.set(slice, kept)
-                    })
+                            results.set(slice, kept)
+                        })
                 }
             }
         }

@@ -44,9 +44,10 @@ extension _TableIndex {
                     }
                     let match = folded.withBytes(slot) { text in
                         scannedSinceCheck += text.count
-                        return search.matches(foldedBytes: text) && columnSearch.allSatisfy { column, query in
-                            query.matches(foldedBytes: Self.field(column, of: text))
-                        }
+                        return search.matches(foldedBytes: text)
+                            && columnSearch.allSatisfy { column, query in
+                                query.matches(foldedBytes: Self.field(column, of: text))
+                            }
                     }
                     if match {
                         output.value[slot] = true
@@ -122,13 +123,14 @@ extension _TableIndex {
                                 while ends[row] <= candidate { row += 1 }
                                 let rowStart = row == 0 ? 0 : ends[row - 1]
                                 guard candidate + term.count <= ends[row],
-                                      memcmp(start + candidate, term.baseAddress!, term.count) == 0
+                                    memcmp(start + candidate, term.baseAddress!, term.count) == 0
                                 else {
                                     begin = candidate + 1
                                     continue
                                 }
                                 if live[row], written.isEmpty || written[row] == nil,
-                                   search.matches(foldedBytes: UnsafeBufferPointer(start: start + rowStart, count: ends[row] - rowStart)) {
+                                    search.matches(foldedBytes: UnsafeBufferPointer(start: start + rowStart, count: ends[row] - rowStart))
+                                {
                                     output[row] = true
                                     found += 1
                                 }
@@ -196,7 +198,8 @@ struct _CandidateFinder {
         // Whole vectors while both loads stay inside the buffer.
         let vectorEnd = min(last + 1, bytes.count - 16 - max(first, second) + 1)
         while position < vectorEnd {
-            let mask = (raw.loadUnaligned(fromByteOffset: position + first, as: SIMD16<UInt8>.self) .== firstVector)
+            let mask =
+                (raw.loadUnaligned(fromByteOffset: position + first, as: SIMD16<UInt8>.self) .== firstVector)
                 .& (raw.loadUnaligned(fromByteOffset: position + second, as: SIMD16<UInt8>.self) .== secondVector)
             if any(mask) {
                 for lane in 0..<16 where mask[lane] {

@@ -128,19 +128,21 @@ extension _TableIndex {
         _ByteArena.withViews(columns) { views in
             // The arenas are only read here.
             let shared = _UncheckedBox(views)
-            _concurrentPerform(iterations: slices, _UncheckedBox { slice in
-                let views = shared.value
-                var part = _ByteArena()
-                part.ends.reserveCapacity(count / slices + 1)
-                part.bytes.reserveCapacity((views.reduce(0) { $0 + $1.bytes.count } + count) / slices + 16)
-                var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: views.count)
-                for slot in (count * slice / slices)..<(count * (slice + 1) / slices) {
-                    for column in views.indices { cells[column] = views[column][slot] }
-                    _FoldedText.append(cells, to: &part.bytes)
-                    part.close()
-                }
-                results.set(slice, part)
-            })
+            _concurrentPerform(
+                iterations: slices,
+                _UncheckedBox { slice in
+                    let views = shared.value
+                    var part = _ByteArena()
+                    part.ends.reserveCapacity(count / slices + 1)
+                    part.bytes.reserveCapacity((views.reduce(0) { $0 + $1.bytes.count } + count) / slices + 16)
+                    var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: views.count)
+                    for slot in (count * slice / slices)..<(count * (slice + 1) / slices) {
+                        for column in views.indices { cells[column] = views[column][slot] }
+                        _FoldedText.append(cells, to: &part.bytes)
+                        part.close()
+                    }
+                    results.set(slice, part)
+                })
         }
         return _ByteArena.joined(results.values)
     }
@@ -160,9 +162,10 @@ extension _TableIndex {
     /// The variants a table is served with from the start: each column read by its type, and
     /// those its presets read.
     static func defaultVariants(_ schema: TableSchema) throws -> Set<KeyVariant> {
-        var variants = Set(schema.columns.indices.map {
-            KeyVariant(column: $0, interpretation: schema.columns[$0].type == .string ? .text : .inferred, collation: .natural)
-        })
+        var variants = Set(
+            schema.columns.indices.map {
+                KeyVariant(column: $0, interpretation: schema.columns[$0].type == .string ? .text : .inferred, collation: .natural)
+            })
         for spec in schema.presets.values {
             for key in spec.keys { variants.insert(try variant(key, schema: schema)) }
         }
@@ -182,15 +185,17 @@ extension _TableIndex {
     ) -> [_Ranking] {
         guard !variants.isEmpty else { return [] }
         let results = _ResultSlots<_Ranking>(count: variants.count)
-        _concurrentPerform(iterations: variants.count, _UncheckedBox { index in
-            let variant = variants[index]
-            if variant.interpretation == .inferred, variant.transform == nil, let values = typedValues[variant.column], live.allSatisfy({ $0 }) {
-                let distinct = _Ranking.byDistinctValues(variant.column, of: cells, live: live, collation: variant.collation) { values[$0] }
-                results.set(index, distinct ?? _Ranking(values: values, collation: variant.collation))
-            } else {
-                results.set(index, _Ranking(variant, cells: cells, live: live, schema: schema))
-            }
-        })
+        _concurrentPerform(
+            iterations: variants.count,
+            _UncheckedBox { index in
+                let variant = variants[index]
+                if variant.interpretation == .inferred, variant.transform == nil, let values = typedValues[variant.column], live.allSatisfy({ $0 }) {
+                    let distinct = _Ranking.byDistinctValues(variant.column, of: cells, live: live, collation: variant.collation) { values[$0] }
+                    results.set(index, distinct ?? _Ranking(values: values, collation: variant.collation))
+                } else {
+                    results.set(index, _Ranking(variant, cells: cells, live: live, schema: schema))
+                }
+            })
         return results.values
     }
 }

@@ -142,8 +142,9 @@ final class _TableIndexCache: Sendable {
     func usage(table: Int64) -> IndexUsage? {
         state.withLock { state in
             state.indexes[table].map { index in
-                IndexUsage(rows: index.liveCount, rankings: index.rankings.count,
-                           rankingBytes: index.rankings.values.reduce(0) { $0 + $1.byteCount }, rankingBudget: limits.rankingBytesPerTable)
+                IndexUsage(
+                    rows: index.liveCount, rankings: index.rankings.count,
+                    rankingBytes: index.rankings.values.reduce(0) { $0 + $1.byteCount }, rankingBudget: limits.rankingBytesPerTable)
             }
         }
     }
@@ -301,8 +302,9 @@ extension _TableIndex {
                 let index = self
                 Task.detached(priority: .utility) {
                     let built = Self.buildRankings(toBuild, cells: index.cells, live: index.live, schema: index.schema)
-                    cache.remember(Dictionary(uniqueKeysWithValues: zip(toBuild, built)), table: table,
-                                   schemaVersion: index.schemaVersion, dataVersion: index.dataVersion)
+                    cache.remember(
+                        Dictionary(uniqueKeysWithValues: zip(toBuild, built)), table: table,
+                        schemaVersion: index.schemaVersion, dataVersion: index.dataVersion)
                     cache.finishedBuilding(key)
                 }
             }

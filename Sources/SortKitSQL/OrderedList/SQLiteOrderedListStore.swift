@@ -48,14 +48,15 @@ public final class SQLiteOrderedListStore: Sendable {
     /// The list table's migrations, shared with stores that keep lists in the same file.
     static func registerMigrations(in migrator: inout DatabaseMigrator) {
         migrator.registerMigration("v1: ordered_item") { db in
-            try db.execute(sql: """
-                CREATE TABLE ordered_item (
-                  list TEXT NOT NULL,
-                  id INTEGER NOT NULL,
-                  pos INTEGER NOT NULL,
-                  PRIMARY KEY (list, id),
-                  UNIQUE (list, pos))
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE ordered_item (
+                      list TEXT NOT NULL,
+                      id INTEGER NOT NULL,
+                      pos INTEGER NOT NULL,
+                      PRIMARY KEY (list, id),
+                      UNIQUE (list, pos))
+                    """)
         }
     }
 
@@ -198,9 +199,10 @@ public final class SQLiteOrderedListStore: Sendable {
     /// Uniqueness is enforced by the table's constraint. Empty when the list is valid.
     public func verify(_ list: String) throws -> [String] {
         try database.read { db in
-            let outside = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM ordered_item WHERE list = ? AND (pos < 0 OR pos >= ?)",
-                arguments: [list, Int64(OrderLabels.limit)]) ?? 0
+            let outside =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM ordered_item WHERE list = ? AND (pos < 0 OR pos >= ?)",
+                    arguments: [list, Int64(OrderLabels.limit)]) ?? 0
             return outside == 0 ? [] : ["\(outside) labels outside [0, 2^62) in list '\(list)'"]
         }
     }

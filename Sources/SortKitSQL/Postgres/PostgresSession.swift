@@ -134,23 +134,25 @@ enum _CopyText {
             info.withImportRows(columns, folded: folded, typed: typed) { rows in
                 // The arenas are only read here.
                 let shared = _UncheckedBox(rows)
-                _concurrentPerform(iterations: chunks.count, _UncheckedBox { index in
-                    let rows = shared.value
-                    var buffer = ByteBuffer()
-                    buffer.reserveCapacity(rowsPerChunk * 160)
-                    for record in chunks[index]..<min(chunks[index] + rowsPerChunk, count) {
-                        buffer.writeString(String(record + 1))
-                        rows.forEachValue(of: record) { value in
-                            buffer.writeInteger(UInt8(ascii: "\t"))
-                            switch value {
-                            case .cell(let text), .folded(let text): escape(text, to: &buffer)
-                            case .value(let value): append(value, to: &buffer)
+                _concurrentPerform(
+                    iterations: chunks.count,
+                    _UncheckedBox { index in
+                        let rows = shared.value
+                        var buffer = ByteBuffer()
+                        buffer.reserveCapacity(rowsPerChunk * 160)
+                        for record in chunks[index]..<min(chunks[index] + rowsPerChunk, count) {
+                            buffer.writeString(String(record + 1))
+                            rows.forEachValue(of: record) { value in
+                                buffer.writeInteger(UInt8(ascii: "\t"))
+                                switch value {
+                                case .cell(let text), .folded(let text): escape(text, to: &buffer)
+                                case .value(let value): append(value, to: &buffer)
+                                }
                             }
+                            buffer.writeInteger(UInt8(ascii: "\n"))
                         }
-                        buffer.writeInteger(UInt8(ascii: "\n"))
-                    }
-                    results.set(index, buffer)
-                })
+                        results.set(index, buffer)
+                    })
             }
             return results.values
         }

@@ -9,35 +9,42 @@ extension PostgresTableStore {
     /// The store's own tables, as a versioned list: a database at version `n` gets the
     /// migrations after `n`, each recorded in `sortkit_schema_version`, in one transaction.
     static let migrations: [(version: Int, name: String, statements: [String])] = [
-        (1, "ordered lists and the table catalog", [
-            "CREATE TABLE ordered_list (list text PRIMARY KEY, moves bigint NOT NULL DEFAULT 0)",
-            """
-            CREATE TABLE ordered_item (
-              list text NOT NULL, id bigint NOT NULL, pos bigint NOT NULL,
-              PRIMARY KEY (list, id), UNIQUE (list, pos))
-            """,
-            """
-            CREATE TABLE sortkit_table (
-              id bigserial PRIMARY KEY, name text NOT NULL UNIQUE, schema text NOT NULL,
-              variants text NOT NULL DEFAULT '[]', version integer NOT NULL DEFAULT 0,
-              row_count bigint NOT NULL DEFAULT 0)
-            """,
-            "CREATE TABLE sortkit_meta (key text PRIMARY KEY, value bytea NOT NULL)",
-        ]),
+        (
+            1, "ordered lists and the table catalog",
+            [
+                "CREATE TABLE ordered_list (list text PRIMARY KEY, moves bigint NOT NULL DEFAULT 0)",
+                """
+                CREATE TABLE ordered_item (
+                  list text NOT NULL, id bigint NOT NULL, pos bigint NOT NULL,
+                  PRIMARY KEY (list, id), UNIQUE (list, pos))
+                """,
+                """
+                CREATE TABLE sortkit_table (
+                  id bigserial PRIMARY KEY, name text NOT NULL UNIQUE, schema text NOT NULL,
+                  variants text NOT NULL DEFAULT '[]', version integer NOT NULL DEFAULT 0,
+                  row_count bigint NOT NULL DEFAULT 0)
+                """,
+                "CREATE TABLE sortkit_meta (key text PRIMARY KEY, value bytea NOT NULL)",
+            ]
+        ),
         // Data versions and a change log keep every server's in-memory indexes current; a manual
         // order is written out at its first move (until then it is id order).
-        (2, "data versions, change log, lazy manual order", [
-            "ALTER TABLE sortkit_table ADD COLUMN data_version bigint NOT NULL DEFAULT 0, ADD COLUMN manual_ready boolean NOT NULL DEFAULT true",
-            "CREATE TABLE sortkit_change (table_id bigint NOT NULL, version bigint NOT NULL, row_id bigint NOT NULL)",
-            "CREATE INDEX sortkit_change_version ON sortkit_change (table_id, version)",
-        ]),
+        (
+            2, "data versions, change log, lazy manual order",
+            [
+                "ALTER TABLE sortkit_table ADD COLUMN data_version bigint NOT NULL DEFAULT 0, ADD COLUMN manual_ready boolean NOT NULL DEFAULT true",
+                "CREATE TABLE sortkit_change (table_id bigint NOT NULL, version bigint NOT NULL, row_id bigint NOT NULL)",
+                "CREATE INDEX sortkit_change_version ON sortkit_change (table_id, version)",
+            ]
+        ),
     ]
 
     /// Applies the migrations the database lacks. Two servers starting at once serialize on
     /// the version table's lock.
     static func migrate(_ client: PostgresClient, _ logger: Logger) async throws {
         try await transaction(client, logger) { session in
-            try await session.execute("""
+            try await session.execute(
+                """
                 CREATE TABLE IF NOT EXISTS sortkit_schema_version (
                   version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
                 """)
@@ -108,8 +115,10 @@ extension PostgresTableStore {
             return error
         }
         guard let state = error.serverInfo?[.sqlState] else {
-            let connection: [PSQLError.Code] = [.clientClosedConnection, .serverClosedConnection, .connectionError, .uncleanShutdown,
-                                                .poolClosed, .sslUnsupported, .failedToAddSSLHandler, .queryCancelled]
+            let connection: [PSQLError.Code] = [
+                .clientClosedConnection, .serverClosedConnection, .connectionError, .uncleanShutdown,
+                .poolClosed, .sslUnsupported, .failedToAddSSLHandler, .queryCancelled,
+            ]
             if connection.contains(error.code) {
                 return TableStoreError(.unavailable, "the PostgreSQL server can't be reached (\(error.code.description)); try again")
             }
@@ -173,9 +182,10 @@ extension PostgresTableStore {
     /// statements (a bulk delete of thousands of rows).
     static func logChanges(_ ids: [Int64], _ info: _TableInfo, _ session: _PostgresSession) async throws {
         guard !ids.isEmpty else { return }
-        let last = try await session.integer(
-            "UPDATE sortkit_table SET data_version = data_version + $1 WHERE id = $2 RETURNING data_version",
-            [.integer(Int64(ids.count)), .integer(info.id)]) ?? 0
+        let last =
+            try await session.integer(
+                "UPDATE sortkit_table SET data_version = data_version + $1 WHERE id = $2 RETURNING data_version",
+                [.integer(Int64(ids.count)), .integer(info.id)]) ?? 0
         let first = last - Int64(ids.count) + 1
         try await session.execute(
             "INSERT INTO sortkit_change (table_id, version, row_id) SELECT $1, $2 + n - 1, row_id FROM unnest($3::bigint[]) WITH ORDINALITY AS u(row_id, n)",
@@ -211,9 +221,10 @@ extension PostgresTableStore {
         _ schema: TableSchema, _ session: _PostgresSession, manualReady: Bool = true, indexesLater: Bool = false
     ) async throws -> _TableInfo {
         try schema.validateDefinition()
-        guard try await session.integer(
-            "INSERT INTO sortkit_table (name, schema, manual_ready) VALUES ($1, $2, $3 <> 0) ON CONFLICT (name) DO NOTHING RETURNING id",
-            [.text(schema.name), .text(schema.json), .integer(manualReady ? 1 : 0)]) != nil
+        guard
+            try await session.integer(
+                "INSERT INTO sortkit_table (name, schema, manual_ready) VALUES ($1, $2, $3 <> 0) ON CONFLICT (name) DO NOTHING RETURNING id",
+                [.text(schema.name), .text(schema.json), .integer(manualReady ? 1 : 0)]) != nil
         else { throw TableStoreError.tableExists(schema.name) }
         let id = try await session.integer("SELECT id FROM sortkit_table WHERE name = $1", [.text(schema.name)]) ?? 0
         var info = _TableInfo(id: id, schema: schema, variants: try schema.requiredVariants(.postgresql))
@@ -258,11 +269,14 @@ extension PostgresTableStore {
             try await session.execute("ALTER TABLE \(info.physical) ADD COLUMN \(variant.columnName) bytea")
         }
         let rows = try await allCells(info, session)
-        try await rewrite(info.physical, columns: missing.map(\.columnName), rows: rows.lazy.map { row in
-            [.integer(row.id)] + missing.map { variant in
-                variant.key(of: row.cells[variant.column], type: info.schema.columns[variant.column].type).map { .blob($0) } ?? .null
-            }
-        }, session)
+        try await rewrite(
+            info.physical, columns: missing.map(\.columnName),
+            rows: rows.lazy.map { row in
+                [.integer(row.id)]
+                    + missing.map { variant in
+                        variant.key(of: row.cells[variant.column], type: info.schema.columns[variant.column].type).map { .blob($0) } ?? .null
+                    }
+            }, session)
         var new = info
         new.variants.formUnion(missing)
         try await saveCatalog(new, session)
@@ -324,11 +338,14 @@ extension PostgresTableStore {
     /// The table's catalog entry, with its list's row locked for the rest of the transaction
     /// and its move count incremented — in one round trip.
     static func infoLockingList(_ table: String, _ session: _PostgresSession) async throws -> (_TableInfo, Int64) {
-        guard let row = try await session.rows("""
-            WITH t AS (SELECT \(catalogColumns) FROM sortkit_table WHERE name = $1 FOR SHARE),
-                 l AS (UPDATE ordered_list SET moves = moves + 1 WHERE list = (SELECT 'sortkit:st_' || id FROM t) RETURNING moves)
-            SELECT t.id, t.schema, t.variants, t.row_count, t.version, t.data_version, t.manual_ready, (SELECT moves FROM l) FROM t
-            """, [.text(table)]).first
+        guard
+            let row = try await session.rows(
+                """
+                WITH t AS (SELECT \(catalogColumns) FROM sortkit_table WHERE name = $1 FOR SHARE),
+                     l AS (UPDATE ordered_list SET moves = moves + 1 WHERE list = (SELECT 'sortkit:st_' || id FROM t) RETURNING moves)
+                SELECT t.id, t.schema, t.variants, t.row_count, t.version, t.data_version, t.manual_ready, (SELECT moves FROM l) FROM t
+                """, [.text(table)]
+            ).first
         else { throw TableStoreError.unknownTable(table) }
         let info = try decodeInfo(row)
         guard let moves = try row[7].decode(Int64?.self) else { throw TableStoreError.invalid("the manual order of '\(table)' is missing") }
@@ -352,7 +369,8 @@ extension PostgresTableStore {
             else { throw OrderKeyError.unknownID(id) }
             return nil
         }
-        let row = try await session.rows("""
+        let row = try await session.rows(
+            """
             WITH d AS (DELETE FROM ordered_item WHERE list = $1 AND id = $2 RETURNING pos)
             SELECT (SELECT pos FROM d), (SELECT pos FROM ordered_item WHERE list = $1 AND id = $3)
             """, values + [.integer(anchor)])[0]
@@ -366,13 +384,15 @@ extension PostgresTableStore {
         _ id: Int64, _ placement: _Placement, list: String, known: [_LabelReplay.Query: _LabelReplay.Answer] = [:],
         _ session: _PostgresSession
     ) async throws -> [LabelWrite<Int64>] {
-        try await _LabelReplay.run(known: known, { reader in
-            var random = SystemRandomNumberGenerator()
-            switch placement {
-            case .after(let predecessor): return try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
-            case .before(let successor): return try LabelPlanner.insert(id, before: successor, in: reader, using: &random)
-            }
-        }, fetch: { try await answer($0, list: list, session) })
+        try await _LabelReplay.run(
+            known: known,
+            { reader in
+                var random = SystemRandomNumberGenerator()
+                switch placement {
+                case .after(let predecessor): return try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
+                case .before(let successor): return try LabelPlanner.insert(id, before: successor, in: reader, using: &random)
+                }
+            }, fetch: { try await answer($0, list: list, session) })
     }
 
     /// One planner read, answered from `ordered_item`.
@@ -380,27 +400,36 @@ extension PostgresTableStore {
         let list = SQLValue.text(list)
         switch query {
         case .label(let id):
-            return .label(try await session.integer(
-                "SELECT pos FROM ordered_item WHERE list = $1 AND id = $2", [list, .integer(id)]).map(UInt64.init))
+            return .label(
+                try await session.integer(
+                    "SELECT pos FROM ordered_item WHERE list = $1 AND id = $2", [list, .integer(id)]
+                ).map(UInt64.init))
         case .after(let value):
-            return .label(try await session.integer(
-                "SELECT min(pos) FROM ordered_item WHERE list = $1 AND pos > $2", [list, .integer(Int64(value))]).map(UInt64.init))
+            return .label(
+                try await session.integer(
+                    "SELECT min(pos) FROM ordered_item WHERE list = $1 AND pos > $2", [list, .integer(Int64(value))]
+                ).map(UInt64.init))
         case .before(let value):
-            return .label(try await session.integer(
-                "SELECT max(pos) FROM ordered_item WHERE list = $1 AND pos < $2", [list, .integer(Int64(value))]).map(UInt64.init))
+            return .label(
+                try await session.integer(
+                    "SELECT max(pos) FROM ordered_item WHERE list = $1 AND pos < $2", [list, .integer(Int64(value))]
+                ).map(UInt64.init))
         case .first:
             return .label(try await session.integer("SELECT min(pos) FROM ordered_item WHERE list = $1", [list]).map(UInt64.init))
         case .last:
             return .label(try await session.integer("SELECT max(pos) FROM ordered_item WHERE list = $1", [list]).map(UInt64.init))
         case .count(let range):
-            return .count(Int(try await session.integer(
-                "SELECT count(*) FROM ordered_item WHERE list = $1 AND pos BETWEEN $2 AND $3",
-                [list, .integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))]) ?? 0))
+            return .count(
+                Int(
+                    try await session.integer(
+                        "SELECT count(*) FROM ordered_item WHERE list = $1 AND pos BETWEEN $2 AND $3",
+                        [list, .integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))]) ?? 0))
         case .items(let range):
-            return .items(try await session.rows(
-                "SELECT id, pos FROM ordered_item WHERE list = $1 AND pos BETWEEN $2 AND $3 ORDER BY pos",
-                [list, .integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))]
-            ).map { (try $0[0].decode(Int64.self), UInt64(try $0[1].decode(Int64.self))) })
+            return .items(
+                try await session.rows(
+                    "SELECT id, pos FROM ordered_item WHERE list = $1 AND pos BETWEEN $2 AND $3 ORDER BY pos",
+                    [list, .integer(Int64(range.lowerBound)), .integer(Int64(range.upperBound))]
+                ).map { (try $0[0].decode(Int64.self), UInt64(try $0[1].decode(Int64.self))) })
         }
     }
 
@@ -420,10 +449,12 @@ extension PostgresTableStore {
         bindings.append(list)
         bindings.append(writes.map(\.id))
         bindings.append(writes.map { -Int64($0.label) - 1 })
-        try await session.connection.query(PostgresQuery(unsafeSQL: """
-            INSERT INTO ordered_item (list, id, pos) SELECT $1, unnest($2::bigint[]), unnest($3::bigint[])
-            ON CONFLICT (list, id) DO UPDATE SET pos = excluded.pos
-            """, binds: bindings), logger: session.logger)
+        try await session.connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO ordered_item (list, id, pos) SELECT $1, unnest($2::bigint[]), unnest($3::bigint[])
+                    ON CONFLICT (list, id) DO UPDATE SET pos = excluded.pos
+                    """, binds: bindings), logger: session.logger)
         try await session.execute("UPDATE ordered_item SET pos = -pos - 1 WHERE list = $1 AND pos < 0", [.text(list)])
     }
 }
@@ -440,7 +471,7 @@ extension PostgresTableStore {
     static func changes(since version: Int64, _ info: _TableInfo, _ session: _PostgresSession) async throws -> [_RowChange]? {
         guard info.dataVersion > version else { return [] }
         guard let oldest = try await session.integer("SELECT MIN(version) FROM sortkit_change WHERE table_id = $1", [.integer(info.id)]),
-              oldest <= version + 1
+            oldest <= version + 1
         else { return nil }
         let ids = try await session.rows(
             "SELECT DISTINCT row_id FROM sortkit_change WHERE table_id = $1 AND version > $2 ORDER BY row_id",

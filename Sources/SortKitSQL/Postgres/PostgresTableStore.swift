@@ -152,9 +152,11 @@ public final class PostgresTableStore: TableStore {
         let (folded, typed) = columns.derived(schema)
         // A child task: when the transaction below fails, leaving this scope waits for the build,
         // so the memory it holds is freed before the import's error returns.
-        async let building = inMemoryIndex ? _TableIndex(
-            schema: schema, schemaVersion: 0, dataVersion: 0, ids: (0..<count).map { Int64($0 + 1) }, columns: columns.columns,
-            variants: variants, folded: folded, typedValues: typed) : nil
+        async let building =
+            inMemoryIndex
+            ? _TableIndex(
+                schema: schema, schemaVersion: 0, dataVersion: 0, ids: (0..<count).map { Int64($0 + 1) }, columns: columns.columns,
+                variants: variants, folded: folded, typedValues: typed) : nil
         let info = try await transaction { session in
             let info = try await Self.create(schema, session, manualReady: false, indexesLater: true)
             try await session.copy(
@@ -177,9 +179,11 @@ public final class PostgresTableStore: TableStore {
             } catch {
                 // Nothing waits for it, so the log is where a failure shows; autovacuum gathers
                 // the statistics later anyway.
-                logger.warning("ANALYZE after an import failed; autovacuum will gather the statistics", metadata: [
-                    "table": "\(name)", "error": "\(String(reflecting: error))",
-                ])
+                logger.warning(
+                    "ANALYZE after an import failed; autovacuum will gather the statistics",
+                    metadata: [
+                        "table": "\(name)", "error": "\(String(reflecting: error))",
+                    ])
             }
         }
         if var index = await building {
@@ -205,8 +209,9 @@ public final class PostgresTableStore: TableStore {
             let cells = try info.merging(values, into: Array(repeating: "", count: info.schema.columns.count))
             let columns = info.physicalColumns
             let marks = columns.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
-            guard let id = try await session.integer(
-                "INSERT INTO \(info.physical) (\(columns.joined(separator: ", "))) VALUES (\(marks)) RETURNING id", info.rowValues(cells))
+            guard
+                let id = try await session.integer(
+                    "INSERT INTO \(info.physical) (\(columns.joined(separator: ", "))) VALUES (\(marks)) RETURNING id", info.rowValues(cells))
             else { throw TableStoreError.invalid("the database returned no id") }
             try await Self.count(1, info, session)
             try await Self.logChange(id, info, session)
@@ -309,9 +314,12 @@ public final class PostgresTableStore: TableStore {
                 if case .after = destination { placement = .after(anchor) } else { placement = .before(anchor) }
             case .toIndex(let index):
                 guard index >= 0 else { throw TableStoreError.invalid("toIndex must be 0 or more, got \(index)") }
-                let predecessor = index == 0 ? nil : try await session.integer(
-                    "SELECT id FROM ordered_item WHERE list = $1 AND id != $2 ORDER BY pos, id LIMIT 1 OFFSET $3",
-                    [.text(list), .integer(id), .integer(Int64(index - 1))])
+                let predecessor =
+                    index == 0
+                    ? nil
+                    : try await session.integer(
+                        "SELECT id FROM ordered_item WHERE list = $1 AND id != $2 ORDER BY pos, id LIMIT 1 OFFSET $3",
+                        [.text(list), .integer(id), .integer(Int64(index - 1))])
                 _ = try await Self.detach(id, anchor: nil, list: list, session)
                 placement = index > 0 && predecessor == nil ? .before(nil) : .after(predecessor)
             }
@@ -324,8 +332,9 @@ public final class PostgresTableStore: TableStore {
 
     /// Throws ``TableStoreError/unknownRow(_:table:)`` for the first of `ids` the table lacks.
     static func checkRowsExist(_ ids: [Int64], _ info: _TableInfo, _ session: _PostgresSession) async throws {
-        let found = Set(try await session.rows("SELECT id FROM \(info.physical) WHERE id = ANY($1::bigint[])", [Self.idArray(ids)])
-            .map { try $0[0].decode(Int64.self) })
+        let found = Set(
+            try await session.rows("SELECT id FROM \(info.physical) WHERE id = ANY($1::bigint[])", [Self.idArray(ids)])
+                .map { try $0[0].decode(Int64.self) })
         if let missing = ids.first(where: { !found.contains($0) }) { throw TableStoreError.unknownRow(missing, table: info.schema.name) }
     }
 
@@ -376,7 +385,7 @@ public final class PostgresTableStore: TableStore {
             try await Self.transaction(client, logger) { session in
                 let info = try await Self.info(name, session)
                 if let old, let changes = try await Self.changes(since: old.dataVersion, info, session),
-                   let updated = old.applying(changes, dataVersion: info.dataVersion)
+                    let updated = old.applying(changes, dataVersion: info.dataVersion)
                 {
                     return updated
                 }

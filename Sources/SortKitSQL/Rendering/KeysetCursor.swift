@@ -46,15 +46,16 @@ package struct KeysetCursor: Codable, Hashable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(order, forKey: .order)
         try container.encode(search, forKey: .search)
-        try container.encode(values.map { value -> String in
-            switch value {
-            case .null: "n"
-            case .integer(let integer): "i\(integer)"
-            case .double(let double): "d" + String(double.bitPattern, radix: 16)
-            case .text(let text): "t" + text
-            case .blob(let bytes): "b" + Data(bytes).base64EncodedString()
-            }
-        }, forKey: .values)
+        try container.encode(
+            values.map { value -> String in
+                switch value {
+                case .null: "n"
+                case .integer(let integer): "i\(integer)"
+                case .double(let double): "d" + String(double.bitPattern, radix: 16)
+                case .text(let text): "t" + text
+                case .blob(let bytes): "b" + Data(bytes).base64EncodedString()
+                }
+            }, forKey: .values)
     }
 
     package func encoded(secret: Data) throws -> String {
@@ -72,8 +73,8 @@ package struct KeysetCursor: Codable, Hashable {
         let invalid = TableStoreError.invalid("invalid cursor: pass the 'next' value of a previous page unchanged")
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, let payload = data(base64URL: parts[0]), let tag = data(base64URL: parts[1]),
-              HMAC<SHA256>.isValidAuthenticationCode(tag, authenticating: payload, using: secret),
-              let cursor = try? JSONDecoder().decode(KeysetCursor.self, from: payload)
+            HMAC<SHA256>.isValidAuthenticationCode(tag, authenticating: payload, using: secret),
+            let cursor = try? JSONDecoder().decode(KeysetCursor.self, from: payload)
         else { throw invalid }
         guard cursor.order == order, cursor.search == search else {
             throw TableStoreError.invalid("the cursor belongs to another sort or search; start from the first page")

@@ -43,7 +43,8 @@ struct PageQuery {
         _ rows: [TableRow], _ request: PageRequest, total: Int, filtered: Int, secret: Data, terms: (Int) throws -> [SQLValue]
     ) throws -> TablePage {
         let kept = Array(rows.prefix(request.limit))
-        let next = try rows.count > request.limit && !kept.isEmpty
+        let next =
+            try rows.count > request.limit && !kept.isEmpty
             ? KeysetCursor(order: request.order.description, search: request.cursorScope, values: terms(kept.count - 1)).encoded(secret: secret)
             : nil
         return TablePage(rows: kept, total: total, filtered: filtered, next: next)

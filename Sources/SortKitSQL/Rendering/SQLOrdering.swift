@@ -52,8 +52,8 @@ public struct KeyVariant: Sendable, Hashable, Codable, Comparable {
     /// text read as ``computedExpression(type:)`` names; `nil` for null or unknown names.
     static func computedKey(_ arguments: [String?]) -> [UInt8]? {
         guard arguments.count == 4 || arguments.count == 5,
-              let interpretation = arguments[1].flatMap(SortSpec.Interpretation.init(rawValue:)),
-              let collation = arguments[2].flatMap(Collation.init(rawValue:)), let type = arguments[3].flatMap(ColumnType.init(rawValue:))
+            let interpretation = arguments[1].flatMap(SortSpec.Interpretation.init(rawValue:)),
+            let collation = arguments[2].flatMap(Collation.init(rawValue:)), let type = arguments[3].flatMap(ColumnType.init(rawValue:))
         else { return nil }
         var transform: SortSpec.Transform?
         if arguments.count == 5 {
@@ -196,13 +196,15 @@ public struct SQLOrdering: Sendable {
                 var interpretation = key.interpretation
                 if interpretation == .inferred || (interpretation == .text && type == .string)
                     || (interpretation == .number && (type == .integer || type == .float))
-                    || (interpretation == .date && type == .date) {
+                    || (interpretation == .date && type == .date)
+                {
                     interpretation = .inferred
                 }
                 if dialect == .postgresql {
                     // Every PostgreSQL term is a key column with nulls coalesced to an end
                     // sentinel: never NULL, so a keyset seek is an index range (see `term`).
-                    let variant = interpretation == .inferred && type != .string
+                    let variant =
+                        interpretation == .inferred && type != .string
                         ? KeyVariant(column: column, interpretation: .inferred, collation: .natural)
                         : KeyVariant(
                             column: column, interpretation: interpretation == .inferred ? .text : interpretation,
@@ -283,11 +285,12 @@ public struct SQLOrdering: Sendable {
 
     /// The `ORDER BY` list (without the keywords).
     public var orderBy: SQLFragment {
-        SQLFragment.joined(terms.map { term in
-            var fragment = term.expression
-            fragment.append(term.descending ? " DESC" : " ASC")
-            return fragment
-        }, separator: ", ")
+        SQLFragment.joined(
+            terms.map { term in
+                var fragment = term.expression
+                fragment.append(term.descending ? " DESC" : " ASC")
+                return fragment
+            }, separator: ", ")
     }
 
     /// The `ORDER BY` list as an index's columns: the same expressions and directions, the

@@ -46,11 +46,12 @@ extension TableSchema {
                 }
                 schema.columns[index].name = new
                 for (preset, spec) in schema.presets {
-                    schema.presets[preset] = SortSpec(spec.keys.map { key in
-                        var key = key
-                        if (try? before.columnIndex(key.column)) == index { key.column = new }
-                        return key
-                    })
+                    schema.presets[preset] = SortSpec(
+                        spec.keys.map { key in
+                            var key = key
+                            if (try? before.columnIndex(key.column)) == index { key.column = new }
+                            return key
+                        })
                 }
             case .changeType(let name, let type):
                 schema.columns[try schema.columnIndex(name)].type = type

@@ -13,7 +13,7 @@ extension SQLiteTableStore {
                 // Versions, changes and rows read in one transaction: one consistent state.
                 let info = try Self.info(name, db)
                 if let old, let changes = try Self.changes(since: old.dataVersion, info, db),
-                   let updated = old.applying(changes, dataVersion: info.dataVersion)
+                    let updated = old.applying(changes, dataVersion: info.dataVersion)
                 {
                     return updated
                 }
@@ -27,7 +27,7 @@ extension SQLiteTableStore {
     static func changes(since version: Int64, _ info: _TableInfo, _ db: Database) throws -> [_RowChange]? {
         guard info.dataVersion > version else { return [] }
         guard let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(version) FROM sortkit_change WHERE table_id = ?", arguments: [info.id]),
-              oldest <= version + 1
+            oldest <= version + 1
         else { return nil }
         let ids = try Int64.fetchAll(
             db, sql: "SELECT DISTINCT row_id FROM sortkit_change WHERE table_id = ? AND version > ? ORDER BY row_id",

@@ -5,9 +5,10 @@ import SortKit
 
 extension SQLiteTableStore {
     static func info(_ table: String, _ db: Database) throws -> _TableInfo {
-        guard let row = try Row.fetchOne(
-            db, sql: "SELECT id, schema, variants, row_count, version, data_version, manual_ready FROM sortkit_table WHERE name = ?",
-            arguments: [table])
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT id, schema, variants, row_count, version, data_version, manual_ready FROM sortkit_table WHERE name = ?",
+                arguments: [table])
         else { throw TableStoreError.unknownTable(table) }
         let variants = try JSONDecoder().decode([KeyVariant].self, from: Data((row["variants"] as String).utf8))
         return _TableInfo(
@@ -32,9 +33,10 @@ extension SQLiteTableStore {
     /// statements (a bulk delete of thousands of rows).
     static func logChanges(_ ids: [Int64], _ info: _TableInfo, _ db: Database) throws {
         guard !ids.isEmpty else { return }
-        let last = try Int64.fetchOne(
-            db, sql: "UPDATE sortkit_table SET data_version = data_version + ? WHERE id = ? RETURNING data_version",
-            arguments: [ids.count, info.id]) ?? 0
+        let last =
+            try Int64.fetchOne(
+                db, sql: "UPDATE sortkit_table SET data_version = data_version + ? WHERE id = ? RETURNING data_version",
+                arguments: [ids.count, info.id]) ?? 0
         let first = last - Int64(ids.count) + 1
         // json_each's key is the array index: the versions follow the ids' order.
         try db.execute(
@@ -94,9 +96,10 @@ extension SQLiteTableStore {
     /// clients' ids and cursors never point at another row. (`AUTOINCREMENT` would do it too,
     /// at the cost of a write per inserted row, which halves a bulk import's speed.)
     static func nextID(_ info: _TableInfo, _ db: Database) throws -> Int64 {
-        let id = try Int64.fetchOne(
-            db, sql: "SELECT max(next_id, (SELECT coalesce(max(id), 0) + 1 FROM \(info.physical))) FROM sortkit_table WHERE id = ?",
-            arguments: [info.id]) ?? 1
+        let id =
+            try Int64.fetchOne(
+                db, sql: "SELECT max(next_id, (SELECT coalesce(max(id), 0) + 1 FROM \(info.physical))) FROM sortkit_table WHERE id = ?",
+                arguments: [info.id]) ?? 1
         try db.execute(sql: "UPDATE sortkit_table SET next_id = ? WHERE id = ?", arguments: [id + 1, info.id])
         return id
     }

@@ -59,14 +59,16 @@ public final class SQLiteTableStore: TableStore {
             // sorts spill to disk far less.
             try db.execute(sql: "PRAGMA cache_size = -65536")
             // Per-column search folds a cell at query time, with memory's folding.
-            db.add(function: DatabaseFunction("sortkit_fold", argumentCount: 1, pure: true) { values in
-                String.fromDatabaseValue(values[0]).map(SearchQuery.fold)
-            })
+            db.add(
+                function: DatabaseFunction("sortkit_fold", argumentCount: 1, pure: true) { values in
+                    String.fromDatabaseValue(values[0]).map(SearchQuery.fold)
+                })
             // A key column that isn't stored, computed in a query (never in an index or a
             // stored column: other readers of the file don't have the function).
-            db.add(function: DatabaseFunction("sortkit_key", argumentCount: nil, pure: true) { values in
-                KeyVariant.computedKey(values.map { String.fromDatabaseValue($0) }).map { Data($0) }
-            })
+            db.add(
+                function: DatabaseFunction("sortkit_key", argumentCount: nil, pure: true) { values in
+                    KeyVariant.computedKey(values.map { String.fromDatabaseValue($0) }).map { Data($0) }
+                })
         }
         database = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(database)
@@ -79,14 +81,15 @@ public final class SQLiteTableStore: TableStore {
         var migrator = DatabaseMigrator()
         SQLiteOrderedListStore.registerMigrations(in: &migrator)
         migrator.registerMigration("v1: sortkit tables") { db in
-            try db.execute(sql: """
-                CREATE TABLE sortkit_table (
-                  id INTEGER PRIMARY KEY,
-                  name TEXT NOT NULL UNIQUE,
-                  schema TEXT NOT NULL,
-                  variants TEXT NOT NULL DEFAULT '[]');
-                CREATE TABLE sortkit_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE sortkit_table (
+                      id INTEGER PRIMARY KEY,
+                      name TEXT NOT NULL UNIQUE,
+                      schema TEXT NOT NULL,
+                      variants TEXT NOT NULL DEFAULT '[]');
+                    CREATE TABLE sortkit_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+                    """)
             let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
             try db.execute(sql: "INSERT INTO sortkit_meta (key, value) VALUES ('cursor-secret', ?)", arguments: [secret])
         }
@@ -106,13 +109,14 @@ public final class SQLiteTableStore: TableStore {
         // Data versions and a change log keep in-memory indexes current across processes; a
         // manual order is written out at its first move (until then it is id order).
         migrator.registerMigration("v4: data versions") { db in
-            try db.execute(sql: """
-                ALTER TABLE sortkit_table ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE sortkit_table ADD COLUMN manual_ready INTEGER NOT NULL DEFAULT 1;
-                ALTER TABLE sortkit_table ADD COLUMN next_id INTEGER NOT NULL DEFAULT 0;
-                CREATE TABLE sortkit_change (table_id INTEGER NOT NULL, version INTEGER NOT NULL, row_id INTEGER NOT NULL);
-                CREATE INDEX sortkit_change_version ON sortkit_change (table_id, version);
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE sortkit_table ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE sortkit_table ADD COLUMN manual_ready INTEGER NOT NULL DEFAULT 1;
+                    ALTER TABLE sortkit_table ADD COLUMN next_id INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE sortkit_change (table_id INTEGER NOT NULL, version INTEGER NOT NULL, row_id INTEGER NOT NULL);
+                    CREATE INDEX sortkit_change_version ON sortkit_change (table_id, version);
+                    """)
         }
         return migrator
     }
@@ -152,7 +156,8 @@ public final class SQLiteTableStore: TableStore {
             // Table ids are never given again (an index another process keeps for this id
             // must not pass for a new table's): the highest one ever given is kept.
             try db.execute(
-                sql: "INSERT INTO sortkit_meta (key, value) VALUES ('last-table-id', ?) ON CONFLICT (key) DO UPDATE SET value = max(CAST(value AS INTEGER), excluded.value)",
+                sql:
+                    "INSERT INTO sortkit_meta (key, value) VALUES ('last-table-id', ?) ON CONFLICT (key) DO UPDATE SET value = max(CAST(value AS INTEGER), excluded.value)",
                 arguments: [info.id])
             return info.id
         }
@@ -181,9 +186,11 @@ public final class SQLiteTableStore: TableStore {
         let (folded, typed) = columns.derived(schema)
         // A child task: when the transaction below fails, leaving this scope waits for the build,
         // so the memory it holds is freed before the import's error returns.
-        async let building = inMemoryIndex ? _TableIndex(
-            schema: schema, schemaVersion: 0, dataVersion: 0, ids: ids, columns: columns.columns, variants: variants,
-            folded: folded, typedValues: typed) : nil
+        async let building =
+            inMemoryIndex
+            ? _TableIndex(
+                schema: schema, schemaVersion: 0, dataVersion: 0, ids: ids, columns: columns.columns, variants: variants,
+                folded: folded, typedValues: typed) : nil
         let large = columns.count >= 100_000
         let info = try await database.writeWithoutTransaction { db in
             // A large import commits without waiting for the disk and leaves the WAL's
@@ -323,9 +330,12 @@ public final class SQLiteTableStore: TableStore {
                 writes = try LabelPlanner.insert(id, before: anchor, in: reader, using: &random)
             case .toIndex(let index):
                 guard index >= 0 else { throw TableStoreError.invalid("toIndex must be 0 or more, got \(index)") }
-                let predecessor = index == 0 ? nil : try Int64.fetchOne(
-                    db, sql: "SELECT id FROM ordered_item WHERE list = ? AND id != ? ORDER BY pos, id LIMIT 1 OFFSET ?",
-                    arguments: [info.list, id, index - 1])
+                let predecessor =
+                    index == 0
+                    ? nil
+                    : try Int64.fetchOne(
+                        db, sql: "SELECT id FROM ordered_item WHERE list = ? AND id != ? ORDER BY pos, id LIMIT 1 OFFSET ?",
+                        arguments: [info.list, id, index - 1])
                 _ = try reader.detach(id, anchor: nil)
                 if index > 0 && predecessor == nil {
                     writes = try LabelPlanner.insert(id, before: nil, in: reader, using: &random)
@@ -341,8 +351,9 @@ public final class SQLiteTableStore: TableStore {
 
     /// Throws ``TableStoreError/unknownRow(_:table:)`` for the first of `ids` the table lacks.
     static func checkRowsExist(_ ids: [Int64], _ info: _TableInfo, _ db: Database) throws {
-        let found = Set(try Int64.fetchAll(
-            db, sql: "SELECT id FROM \(info.physical) WHERE id IN (SELECT value FROM json_each(?))", arguments: [Self.idList(ids)]))
+        let found = Set(
+            try Int64.fetchAll(
+                db, sql: "SELECT id FROM \(info.physical) WHERE id IN (SELECT value FROM json_each(?))", arguments: [Self.idList(ids)]))
         if let missing = ids.first(where: { !found.contains($0) }) { throw TableStoreError.unknownRow(missing, table: info.schema.name) }
     }
 
@@ -378,7 +389,9 @@ public final class SQLiteTableStore: TableStore {
             let columns = info.schema.columns.count
             let total = try Self.info(table, db).rowCount
             let count = query.count()
-            let filtered = query.isUnfiltered ? total
+            let filtered =
+                query.isUnfiltered
+                ? total
                 : try Int.fetchOne(db, sql: count.sql, arguments: StatementArguments(count.arguments.map(\.databaseValue))) ?? 0
             return try query.page(
                 rows.map { row in TableRow(id: row[0], cells: (0..<columns).map { row[1 + $0] ?? "" }) }, request,

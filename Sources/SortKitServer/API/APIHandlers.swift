@@ -24,29 +24,42 @@ struct APIHandlers: Sendable {
             let schema = entry.schema
             let settings = server.settings(for: schema.name)
             let usage = try await store.indexUsage(of: schema.name)
-            tables.append(.object([
-                ("name", .string(schema.name)),
-                ("rows", .integer(Int64(entry.rowCount))),
-                ("columns", .array(schema.columns.map { column in
-                    var fields: [(String, JSON)] = [("name", .string(column.name)), ("type", .string(column.type.rawValue)), ("sortable", .bool(true))]
-                    if let cycle = settings.cycles[column.name] { fields.append(("cycle", .string(cycle.description))) }
-                    if let keys = settings.rules.sortsBy[column.name] { fields.append(("sortsBy", .string(keys.description))) }
-                    return .object(fields)
-                })),
-                ("fixed", .object([("before", .string(settings.rules.before.description)), ("after", .string(settings.rules.after.description))])),
-                ("pinned", .array(settings.pinned.ids.map(JSON.integer))),
-                ("maxSortKeys", settings.maxKeys.map { .integer(Int64($0)) } ?? .null),
-                ("index", usage.map { usage in
-                    .object([
-                        ("rows", .integer(Int64(usage.rows))), ("rankings", .integer(Int64(usage.rankings))),
-                        ("rankingBytes", .integer(Int64(usage.rankingBytes))), ("rankingBudget", .integer(Int64(usage.rankingBudget))),
-                    ])
-                } ?? .null),
-                ("presets", .array(
-                    schema.presets.keys.sorted().map { name in
-                        .object([("name", .string(name)), ("sort", .string(schema.presets[name]!.description))])
-                    } + [.object([("name", .string(TableOrder.manualPresetName)), ("sort", .string("manual"))])])),
-            ]))
+            tables.append(
+                .object([
+                    ("name", .string(schema.name)),
+                    ("rows", .integer(Int64(entry.rowCount))),
+                    (
+                        "columns",
+                        .array(
+                            schema.columns.map { column in
+                                var fields: [(String, JSON)] = [
+                                    ("name", .string(column.name)), ("type", .string(column.type.rawValue)), ("sortable", .bool(true)),
+                                ]
+                                if let cycle = settings.cycles[column.name] { fields.append(("cycle", .string(cycle.description))) }
+                                if let keys = settings.rules.sortsBy[column.name] { fields.append(("sortsBy", .string(keys.description))) }
+                                return .object(fields)
+                            })
+                    ),
+                    ("fixed", .object([("before", .string(settings.rules.before.description)), ("after", .string(settings.rules.after.description))])),
+                    ("pinned", .array(settings.pinned.ids.map(JSON.integer))),
+                    ("maxSortKeys", settings.maxKeys.map { .integer(Int64($0)) } ?? .null),
+                    (
+                        "index",
+                        usage.map { usage in
+                            .object([
+                                ("rows", .integer(Int64(usage.rows))), ("rankings", .integer(Int64(usage.rankings))),
+                                ("rankingBytes", .integer(Int64(usage.rankingBytes))), ("rankingBudget", .integer(Int64(usage.rankingBudget))),
+                            ])
+                        } ?? .null
+                    ),
+                    (
+                        "presets",
+                        .array(
+                            schema.presets.keys.sorted().map { name in
+                                .object([("name", .string(name)), ("sort", .string(schema.presets[name]!.description))])
+                            } + [.object([("name", .string(TableOrder.manualPresetName)), ("sort", .string("manual"))])])
+                    ),
+                ]))
         }
         return .json(.object([("tables", .array(tables))]))
     }
@@ -87,8 +100,10 @@ struct APIHandlers: Sendable {
         let handlers = self
         let body = ResponseBody { [firstRequest] writer in
             var request = firstRequest
-            try await writer.write(ByteBuffer(string: CSVDownload.format([header], types: types.map { $0.map { _ in .string } })
-                                                + CSVDownload.format(first.rows.map(\.cells), types: types)))
+            try await writer.write(
+                ByteBuffer(
+                    string: CSVDownload.format([header], types: types.map { $0.map { _ in .string } })
+                        + CSVDownload.format(first.rows.map(\.cells), types: types)))
             var next = first.next
             while let cursor = next {
                 request.after = cursor
@@ -98,10 +113,12 @@ struct APIHandlers: Sendable {
             }
             try await writer.finish(nil)
         }
-        return Response(status: .ok, headers: [
-            .contentType: "text/csv; charset=utf-8",
-            .contentDisposition: Self.attachment(table + ".csv"),
-        ], body: body)
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "text/csv; charset=utf-8",
+                .contentDisposition: Self.attachment(table + ".csv"),
+            ], body: body)
     }
 
     /// `POST /api/tables?name=NAME[&delimiter=C]` with a `text/csv` body: a new table, types
@@ -136,20 +153,22 @@ struct APIHandlers: Sendable {
         // The body is read only once the name and delimiter are good, and a slot is free.
         let limit = max(1, server.limits.maxConcurrentImports)
         guard server.imports.take(limit: limit) else {
-            throw APIError(status: .serviceUnavailable,
-                           message: "\(limit == 1 ? "an import is" : "\(limit) imports are") running; send this one again when one has finished")
+            throw APIError(
+                status: .serviceUnavailable,
+                message: "\(limit == 1 ? "an import is" : "\(limit) imports are") running; send this one again when one has finished")
         }
         defer { server.imports.give() }
         let body = try await readBody()
         guard !body.isEmpty else { throw APIError.badRequest("the CSV is empty: send a header row and the rows") }
         let schema = try await store.importCSV(body, as: name, delimiter: delimiter, presets: [:])
         let count = try await store.catalog().first { $0.schema.name == name }?.rowCount ?? 0
-        return .json(.object([
-            ("name", .string(schema.name)),
-            ("columns", .array(schema.columns.map { .object([("name", .string($0.name)), ("type", .string($0.type.rawValue))]) })),
-            ("rows", .integer(Int64(count))),
-            ("url", .string(URLText.tablePage(schema.name))),
-        ]), status: .created)
+        return .json(
+            .object([
+                ("name", .string(schema.name)),
+                ("columns", .array(schema.columns.map { .object([("name", .string($0.name)), ("type", .string($0.type.rawValue))]) })),
+                ("rows", .integer(Int64(count))),
+                ("url", .string(URLText.tablePage(schema.name))),
+            ]), status: .created)
     }
 
     /// `DELETE /api/tables/{table}`: the table, its rows, presets, manual order and index, in
@@ -198,27 +217,33 @@ struct APIHandlers: Sendable {
         // A key reads by the column's type only where it reads by type (`sortValue(of:columnType:)`).
         let types = columns.map { schema.columns[$0].type }
         let pinned = Set(server.settings(for: schema.name).pinned.ids)
-        return .array(zip(rows, rows.dropFirst()).map { first, second in
-            var fields: [(String, JSON)] = [("ids", .array([.integer(first.id), .integer(second.id)]))]
-            if pinned.contains(first.id) || pinned.contains(second.id) {
-                let id = pinned.contains(first.id) ? first.id : second.id
-                fields.append(("pinned", .integer(id)))
-                fields.append(("text", .string("row \(id) is pinned to the top")))
+        return .array(
+            zip(rows, rows.dropFirst()).map { first, second in
+                var fields: [(String, JSON)] = [("ids", .array([.integer(first.id), .integer(second.id)]))]
+                if pinned.contains(first.id) || pinned.contains(second.id) {
+                    let id = pinned.contains(first.id) ? first.id : second.id
+                    fields.append(("pinned", .integer(id)))
+                    fields.append(("text", .string("row \(id) is pinned to the top")))
+                    return .object(fields)
+                }
+                let why = spec.explain(columns.map { first.cells[$0] }, columns.map { second.cells[$0] }, columnTypes: types)
+                fields.append(("decidingKey", why.decidingKey.map { .integer(Int64($0)) } ?? .null))
+                fields.append(
+                    (
+                        "keys",
+                        .array(
+                            why.steps.map { step in
+                                .object([
+                                    ("key", .string(step.key.description)),
+                                    ("values", .array([step.first, step.second].map { $0.isNull ? .null : .string($0.description) })),
+                                    ("sortKeys", .array([step.firstKey, step.secondKey].map { $0.map(JSON.string) ?? .null })),
+                                    ("order", .string(step.order == .orderedAscending ? "before" : step.order == .orderedDescending ? "after" : "ties")),
+                                ])
+                            })
+                    ))
+                fields.append(("text", .string(why.description)))
                 return .object(fields)
-            }
-            let why = spec.explain(columns.map { first.cells[$0] }, columns.map { second.cells[$0] }, columnTypes: types)
-            fields.append(("decidingKey", why.decidingKey.map { .integer(Int64($0)) } ?? .null))
-            fields.append(("keys", .array(why.steps.map { step in
-                .object([
-                    ("key", .string(step.key.description)),
-                    ("values", .array([step.first, step.second].map { $0.isNull ? .null : .string($0.description) })),
-                    ("sortKeys", .array([step.firstKey, step.secondKey].map { $0.map(JSON.string) ?? .null })),
-                    ("order", .string(step.order == .orderedAscending ? "before" : step.order == .orderedDescending ? "after" : "ties")),
-                ])
-            })))
-            fields.append(("text", .string(why.description)))
-            return .object(fields)
-        })
+            })
     }
 
     func insert(_ table: String, body: [UInt8]) async throws -> Reply {

@@ -17,10 +17,11 @@ enum CSVDownload {
     static func format(_ rows: [[String]], types: [ColumnType]?) -> String {
         // Most cells start with a letter or digit: a row is copied only when a cell may need a `'`.
         guard let types, rows.contains(where: { $0.contains(where: mayDefuse) }) else { return CSV.format(rows) }
-        return CSV.format(rows.map { cells in
-            guard cells.contains(where: mayDefuse) else { return cells }
-            return cells.indices.map { index in defused(cells[index], type: index < types.count ? types[index] : .string) }
-        })
+        return CSV.format(
+            rows.map { cells in
+                guard cells.contains(where: mayDefuse) else { return cells }
+                return cells.indices.map { index in defused(cells[index], type: index < types.count ? types[index] : .string) }
+            })
     }
 
     /// Whether `cell` starts with a byte that may make it a formula.

@@ -63,11 +63,14 @@ extension APIHandlers {
                     throw APIError.badRequest("the request has more than \(limits.maxDataTablesColumns) columns[] entries")
                 }
                 let name = form["columns[\(index)][name]"].flatMap { $0.isEmpty ? nil : $0 } ?? data
-                let column = schema.columns.contains { $0.name == name } ? name
+                let column =
+                    schema.columns.contains { $0.name == name }
+                    ? name
                     : Int(data).flatMap { schema.columns.indices.contains($0) ? schema.columns[$0].name : nil }
                 columns.append(column)
                 if let column, let text = form["columns[\(index)][search][value]"], !text.isEmpty,
-                   form["columns[\(index)][searchable]"] != "false" {
+                    form["columns[\(index)][searchable]"] != "false"
+                {
                     terms += try ViewQuery.checkSearch(text, name: "columns[\(index)][search][value]", limits: limits)
                     columnSearch[column] = text
                     guard terms <= limits.maxSearchTerms else {
@@ -107,18 +110,25 @@ extension APIHandlers {
             guard let length = Int(lengthText), length >= -1 else {
                 throw APIError.badRequest("length must be -1 (all) or a whole number, got '\(lengthText)'")
             }
-            let page = try await self.page(table, PageRequest(
-                order: .spec(SortSpec(keys)), search: search, columnSearch: columnSearch,
-                offset: start, limit: length == -1 ? server.maxPageSize : min(length, server.maxPageSize)))
-            return .json(.object([
-                ("draw", .integer(draw)),
-                ("recordsTotal", .integer(Int64(page.total))),
-                ("recordsFiltered", .integer(Int64(page.filtered))),
-                ("data", .array(page.rows.map { row in
-                    guard case .object(let pairs) = Self.json(row, schema) else { return .null }
-                    return .object([("DT_RowId", .string("row_\(row.id)"))] + (server.dataTablesEscapesHTML ? pairs.map(Self.escaped) : pairs))
-                })),
-            ]))
+            let page = try await self.page(
+                table,
+                PageRequest(
+                    order: .spec(SortSpec(keys)), search: search, columnSearch: columnSearch,
+                    offset: start, limit: length == -1 ? server.maxPageSize : min(length, server.maxPageSize)))
+            return .json(
+                .object([
+                    ("draw", .integer(draw)),
+                    ("recordsTotal", .integer(Int64(page.total))),
+                    ("recordsFiltered", .integer(Int64(page.filtered))),
+                    (
+                        "data",
+                        .array(
+                            page.rows.map { row in
+                                guard case .object(let pairs) = Self.json(row, schema) else { return .null }
+                                return .object([("DT_RowId", .string("row_\(row.id)"))] + (server.dataTablesEscapesHTML ? pairs.map(Self.escaped) : pairs))
+                            })
+                    ),
+                ]))
         } catch {
             let error = APIError(error)
             guard error.status == .badRequest || error.status == .notFound else { throw error }

@@ -49,9 +49,10 @@ struct Pages {
         let path = URLText.tablePage(name)
 
         let headers = schema.columns.map { column -> TableModel.Header in
-            let modifiers = server.headerModifiers[name]?[column.name].flatMap {
-                try? SortSpec(parsing: "x:" + $0).keys.first?.modifiers
-            } ?? []
+            let modifiers =
+                server.headerModifiers[name]?[column.name].flatMap {
+                    try? SortSpec(parsing: "x:" + $0).keys.first?.modifiers
+                } ?? []
             var plain = headerState, additive = headerState
             plain.tap(column.name, modifiers: modifiers)
             additive.tap(column.name, additive: true, modifiers: modifiers)
@@ -81,12 +82,15 @@ struct Pages {
             (column.type.isNumeric ? " num" : "") + (headerState.priority(of: column.name).map { " sorted sorted-\($0)" } ?? "")
         }
         let rows = page.rows.map { row in
-            TableModel.Row(id: row.id, pinned: pinned.contains(row.id), cells: zip(schema.columns.indices, row.cells).map { index, text in
-                TableModel.Cell(column: schema.columns[index].name, classes: cellClasses[index], text: text)
-            })
+            TableModel.Row(
+                id: row.id, pinned: pinned.contains(row.id),
+                cells: zip(schema.columns.indices, row.cells).map { index, text in
+                    TableModel.Cell(column: schema.columns[index].name, classes: cellClasses[index], text: text)
+                })
         }
         let customLabel = spec.isEmpty ? "File order" : "Custom: " + spec.description
-        let presets = [TableModel.Option(label: customLabel, value: "", selected: state.preset.isEmpty && !spec.isEmpty)]
+        let presets =
+            [TableModel.Option(label: customLabel, value: "", selected: state.preset.isEmpty && !spec.isEmpty)]
             + (schema.presets.keys.sorted() + [TableOrder.manualPresetName]).map { preset in
                 TableModel.Option(label: preset, value: nil, selected: preset == state.preset || (preset == TableOrder.manualPresetName && isManual))
             }

@@ -27,11 +27,17 @@ enum JSON: Sendable, Hashable, Decodable {
             return
         }
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-        else if let value = try? container.decode(Int64.self) { self = .integer(value) }
-        else if let value = try? container.decode(Double.self) { self = .number(value) }
-        else { self = .string(try container.decode(String.self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .integer(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
     }
 
     private struct _Key: CodingKey {
@@ -61,7 +67,7 @@ enum JSON: Sendable, Hashable, Decodable {
     /// (canonically equivalent keys are one key, as they are to JSONDecoder).
     static func repeatedKey(in bytes: [UInt8]) -> String? {
         var objects: [(keys: Set<String>, expectsKey: Bool)] = []
-        var containers: [Bool] = []   // true for an object
+        var containers: [Bool] = [] // true for an object
         var index = 0
         while index < bytes.count {
             switch bytes[index] {
@@ -87,7 +93,8 @@ enum JSON: Sendable, Hashable, Decodable {
                     let literal = Array(bytes[start...min(index, bytes.count - 1)])
                     // Only a key with escapes needs decoding (a decoder per key would make a
                     // body of many small objects costly).
-                    let key = literal.contains(UInt8(ascii: "\\"))
+                    let key =
+                        literal.contains(UInt8(ascii: "\\"))
                         ? (try? JSONDecoder().decode(String.self, from: Data(literal))) ?? String(decoding: literal, as: UTF8.self)
                         : String(decoding: literal.dropFirst().dropLast(), as: UTF8.self)
                     if !objects[objects.count - 1].keys.insert(key).inserted { return key }

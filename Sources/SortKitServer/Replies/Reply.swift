@@ -75,14 +75,15 @@ enum Reply {
     var response: Response {
         switch self {
         case .json(let json, let status):
-            Response(status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(string: json.text)))
+            Response(
+                status: status, headers: [.contentType: "application/json; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: json.text)))
         case .html(let html, let status):
-            Response(status: status, headers: [.contentType: "text/html; charset=utf-8"],
-                     body: .init(byteBuffer: ByteBuffer(string: html)))
+            Response(
+                status: status, headers: [.contentType: "text/html; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: html)))
         case .empty:
             Response(status: .noContent)
         }
     }
 }
-

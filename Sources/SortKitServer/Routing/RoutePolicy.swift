@@ -45,20 +45,23 @@ struct RoutePolicyMiddleware<Context: RequestContext>: RouterMiddleware {
             return tokenRefusal(headers, reading: true, needed: access.protectReads)
         case .read:
             if !SiteMiddleware<Context>.isSameOrigin(headers, authority: SiteMiddleware<Context>.authority(request)),
-               !(request.method == .get && SiteMiddleware<Context>.isTopLevelNavigation(headers)) {
+                !(request.method == .get && SiteMiddleware<Context>.isTopLevelNavigation(headers))
+            {
                 return Reply.error(.forbidden, "another site may link to this server's pages, but not read its data")
             }
             return tokenRefusal(headers, reading: true, needed: access.protectReads)
         case .write:
             if request.method != .delete, Self.mediaType(headers) != "application/json" {
-                return Reply.error(.unsupportedMediaType,
-                                   "the body must be JSON sent with Content-Type: application/json, got '\(Self.mediaType(headers)?.prefix(80) ?? "none")'")
+                return Reply.error(
+                    .unsupportedMediaType,
+                    "the body must be JSON sent with Content-Type: application/json, got '\(Self.mediaType(headers)?.prefix(80) ?? "none")'")
             }
             return tokenRefusal(headers, reading: false, needed: true)
         case .importing:
             if Self.mediaType(headers) != "text/csv" {
-                return Reply.error(.unsupportedMediaType,
-                                   "a table is imported from CSV sent with Content-Type: text/csv, got '\(Self.mediaType(headers)?.prefix(80) ?? "none")'")
+                return Reply.error(
+                    .unsupportedMediaType,
+                    "a table is imported from CSV sent with Content-Type: text/csv, got '\(Self.mediaType(headers)?.prefix(80) ?? "none")'")
             }
             return tokenRefusal(headers, reading: false, needed: true)
         }

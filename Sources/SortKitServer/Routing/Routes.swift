@@ -43,7 +43,8 @@ extension SortKitServer {
             }
             .post("/datatables/:table") { request, context in
                 let body = try await request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)
-                let form = try RoutePolicyMiddleware<BasicRequestContext>.mediaType(request.headers)?.contains("json") == true
+                let form =
+                    try RoutePolicyMiddleware<BasicRequestContext>.mediaType(request.headers)?.contains("json") == true
                     ? DataTablesRequest.flatten(json: body, limit: limits.maxParameters)
                     : FormParameters(String(decoding: body, as: UTF8.self), limit: limits.maxParameters)
                 return try await api.dataTables(context.table(), form: form).response
@@ -54,8 +55,10 @@ extension SortKitServer {
                 try await api.insert(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
             }
             .patch("/api/tables/:table/rows/:id") { request, context in
-                try await api.update(context.table(), id: context.parameters.require("id"),
-                                     body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
+                try await api.update(
+                    context.table(), id: context.parameters.require("id"),
+                    body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)
+                ).response
             }
             .delete("/api/tables/:table/rows/:id") { _, context in
                 try await api.delete(context.table(), id: context.parameters.require("id")).response
@@ -67,8 +70,10 @@ extension SortKitServer {
                 try await api.moveRows(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
             }
             .post("/api/tables/:table/rows/:id/move") { request, context in
-                try await api.move(context.table(), id: context.parameters.require("id"),
-                                   body: request.body.bytes(upTo: 1 << 16, timeout: limits.bodyTimeout)).response
+                try await api.move(
+                    context.table(), id: context.parameters.require("id"),
+                    body: request.body.bytes(upTo: 1 << 16, timeout: limits.bodyTimeout)
+                ).response
             }
             .delete("/api/tables/:table") { _, context in
                 try await api.dropTable(context.table()).response
@@ -134,9 +139,10 @@ enum Assets {
     static func response(_ file: String) throws -> Response {
         let types = ["app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"]
         guard let type = types[file], let url = Bundle.module.url(forResource: file, withExtension: nil, subdirectory: "Assets"),
-              let data = try? Data(contentsOf: url)
+            let data = try? Data(contentsOf: url)
         else { return Reply.error(.notFound, "no asset '\(file.prefix(80))'") }
-        return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        return Response(
+            status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

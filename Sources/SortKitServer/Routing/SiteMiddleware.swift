@@ -47,8 +47,11 @@ struct SiteMiddleware<Context: RequestContext>: RouterMiddleware {
                 response = try await next(request, context)
             } catch let error as any HTTPResponseError {
                 // Hummingbird's own errors (an unknown route, a bad request line) in our shape.
-                response = Reply.error(error.status, error.status == .notFound ? "no such route: \(request.method) \(request.uri.path.prefix(200))"
-                                                                                : "\(error.status.code) \(error.status.reasonPhrase)")
+                response = Reply.error(
+                    error.status,
+                    error.status == .notFound
+                        ? "no such route: \(request.method) \(request.uri.path.prefix(200))"
+                        : "\(error.status.code) \(error.status.reasonPhrase)")
             } catch {
                 // Everything a handler throws: a client's mistake named, a bug behind a request id.
                 response = APIError(error).response(logger: context.logger)
@@ -71,8 +74,9 @@ struct SiteMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let allowed = access.allowedHosts else { return nil }
         let authority = Self.authority(request)
         guard let authority, allowed.contains(AccessPolicy.hostName(of: authority)) else {
-            return Reply.error(.misdirectedRequest,
-                               "this server answers to \(allowed.sorted().joined(separator: ", ")), not Host '\(authority?.prefix(100) ?? "")'")
+            return Reply.error(
+                .misdirectedRequest,
+                "this server answers to \(allowed.sorted().joined(separator: ", ")), not Host '\(authority?.prefix(100) ?? "")'")
         }
         return nil
     }
@@ -91,10 +95,12 @@ struct SiteMiddleware<Context: RequestContext>: RouterMiddleware {
         // Strict: the cookie is never sent on a request another site starts, links included;
         // a link from elsewhere opens a page without it (reads that need the token then ask
         // for it), and writes are refused cross-site anyway.
-        return Response(status: .seeOther, headers: [
-            .location: location,
-            .setCookie: "\(tokenCookie)=\(URLText.query(token)); Path=/; HttpOnly; SameSite=Strict",
-        ])
+        return Response(
+            status: .seeOther,
+            headers: [
+                .location: location,
+                .setCookie: "\(tokenCookie)=\(URLText.query(token)); Path=/; HttpOnly; SameSite=Strict",
+            ])
     }
 
     static func presentedToken(_ headers: HTTPFields) -> String? {

@@ -137,7 +137,8 @@ struct ViewQuery: Sendable {
         var columnSearch: [String: String] = [:]
         for (column, text) in filters {
             guard schema.columns.contains(where: { $0.name == column }) else {
-                throw APIError.badRequest("filter[\(column.prefix(40))]: table '\(schema.name)' has no such column (columns: \(schema.columns.map(\.name).joined(separator: ", ")))")
+                throw APIError.badRequest(
+                    "filter[\(column.prefix(40))]: table '\(schema.name)' has no such column (columns: \(schema.columns.map(\.name).joined(separator: ", ")))")
             }
             columnSearch[column] = text
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 /// The byte helpers every part of SortKit shares, each against a plain oracle.
@@ -123,11 +124,15 @@ struct ByteHelpersTests {
         #expect(_concatenated([[Int32]]()) == [])
     }
 
-    @Test("UTF-8 validation agrees with the standard library's on every byte sequence: boundaries of each lead byte, truncations, surrogates, overlongs, ASCII runs around them (seeded)")
+    @Test(
+        "UTF-8 validation agrees with the standard library's on every byte sequence: boundaries of each lead byte, truncations, surrogates, overlongs, ASCII runs around them (seeded)"
+    )
     func validUTF8() {
         var random = SeededRandom.fromEnvironment(default: 0xB17E_0008)
         // Bytes around every boundary of table 3-7, and whole valid sequences to mix in.
-        let edges: [UInt8] = [0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xFF]
+        let edges: [UInt8] = [
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xFF,
+        ]
         let sequences: [[UInt8]] = ["é", "ж", "中", "😀", "\u{10FFFF}", "\u{D7FF}", "\u{E000}", "abcdefgh"].map { Array($0.utf8) }
         for _ in 0..<100_000 {
             var bytes: [UInt8] = []

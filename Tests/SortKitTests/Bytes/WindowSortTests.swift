@@ -1,6 +1,7 @@
 import Foundation
 import OrderKeys
 import Testing
+
 @testable import SortKit
 
 @Suite("Window sort of byte keys")
@@ -8,7 +9,9 @@ struct WindowSortTests {
     /// Random keys with long shared prefixes, zero bytes, keys that are prefixes of others and
     /// many duplicates, so every path runs: one window, deeper windows, small and large groups.
     static func keys(count: Int, using random: inout SplitMix64) -> [[UInt8]] {
-        let stems: [[UInt8]] = (0..<6).map { stem in (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8(stem % 3 == 0 ? 0 : Int.random(in: 0...2, using: &random)) } }
+        let stems: [[UInt8]] = (0..<6).map { stem in
+            (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8(stem % 3 == 0 ? 0 : Int.random(in: 0...2, using: &random)) }
+        }
         return (0..<count).map { _ in
             var key = stems.randomElement(using: &random)!
             for _ in 0..<Int.random(in: 0...3, using: &random) { key.append(UInt8.random(in: 0...3, using: &random)) }
@@ -33,8 +36,10 @@ struct WindowSortTests {
             }
             let actual = _sortByteKeys(arena)
             let first = actual.indices.first { $0 < expected.count && actual[$0] != expected[$0] }
-            #expect(actual.count == expected.count && first == nil,
-                    "\(count) keys, seed \(seed): first difference at \(first ?? -1): \(first.map { "\(keys[actual[$0]]) (\(actual[$0])) where \(keys[expected[$0]]) (\(expected[$0])) belongs" } ?? "")")
+            #expect(
+                actual.count == expected.count && first == nil,
+                "\(count) keys, seed \(seed): first difference at \(first ?? -1): \(first.map { "\(keys[actual[$0]]) (\(actual[$0])) where \(keys[expected[$0]]) (\(expected[$0])) belongs" } ?? "")"
+            )
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 @Suite("CSV")
@@ -55,13 +56,15 @@ struct CSVTests {
         }
     }
 
-    @Test("Errors name the line", arguments: [
-        ("a,b\n1,2\n3\n", 3, "expected 2 fields"),
-        ("a,b\n1,\"2\n\n", 2, "quoted field never closed"),
-        ("a,b\n1,x\"y\n", 2, "a quote inside an unquoted field"),
-        ("a,b\n\"1\"x,2\n", 2, "unexpected text after a closing quote"),
-        ("a,b\n\"multi\nline\",2\n3,4,5\n", 4, "expected 2 fields"),
-    ])
+    @Test(
+        "Errors name the line",
+        arguments: [
+            ("a,b\n1,2\n3\n", 3, "expected 2 fields"),
+            ("a,b\n1,\"2\n\n", 2, "quoted field never closed"),
+            ("a,b\n1,x\"y\n", 2, "a quote inside an unquoted field"),
+            ("a,b\n\"1\"x,2\n", 2, "unexpected text after a closing quote"),
+            ("a,b\n\"multi\nline\",2\n3,4,5\n", 4, "expected 2 fields"),
+        ])
     func errors(text: String, line: Int, problem: String) {
         #expect {
             try CSV.parse(Array(text.utf8))

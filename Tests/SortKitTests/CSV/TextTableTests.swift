@@ -1,18 +1,21 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 @Suite("Text tables sorted by a spec")
 struct TextTableTests {
-    let books = try! TextTable(csv: Array("""
-        title,author,status,price,due,size
-        emma,Jane Austen,todo,"$1,234.56",2024-05-01,10
-        Dune,Frank Herbert,done,$9.99,,2
-        Anna Karenina,Leo Tolstoy,reading,$12,2024-01-15,9
-        Zorba,Nikos Kazantzakis,abandoned,,2024-03-01,
-        Persuasion,Jane Austen,done,$75,,100
+    let books = try! TextTable(
+        csv: Array(
+            """
+            title,author,status,price,due,size
+            emma,Jane Austen,todo,"$1,234.56",2024-05-01,10
+            Dune,Frank Herbert,done,$9.99,,2
+            Anna Karenina,Leo Tolstoy,reading,$12,2024-01-15,9
+            Zorba,Nikos Kazantzakis,abandoned,,2024-03-01,
+            Persuasion,Jane Austen,done,$75,,100
 
-        """.utf8))
+            """.utf8))
 
     func titles(_ spec: String) throws -> [String] {
         try books.sorted(by: SortSpec(parsing: spec)).rows.map { $0[0] }

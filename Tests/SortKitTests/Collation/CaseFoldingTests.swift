@@ -1,6 +1,7 @@
 import Foundation
 import SortKitTestSupport
 import Testing
+
 @testable import SortKit
 
 /// Unicode's own data files (see `DataFiles`).
@@ -13,7 +14,9 @@ enum UnicodeDataFiles {
     static func caseFolding() -> [(source: Unicode.Scalar, target: String)]? {
         text("CaseFolding.txt").map { text in
             text.split(separator: "\n").compactMap { line in
-                let fields = line.split(separator: "#", omittingEmptySubsequences: false)[0].split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                let fields = line.split(separator: "#", omittingEmptySubsequences: false)[0].split(separator: ";").map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
                 guard fields.count >= 3, fields[1] == "C" || fields[1] == "F" else { return nil }
                 let target = String(String.UnicodeScalarView(fields[2].split(separator: " ").map { Unicode.Scalar(UInt32($0, radix: 16)!)! }))
                 return (Unicode.Scalar(UInt32(fields[0], radix: 16)!)!, target)
@@ -78,8 +81,9 @@ struct CaseFoldingTests {
             if sources.contains(value) {
                 // Changes_When_Casefolded is defined on the canonical decomposition: a full
                 // folding ("ǰ" → "j" + caron) that only decomposes changes nothing.
-                #expect(changes || _caseFold(String(scalar)) == String(scalar),
-                        "U+\(String(value, radix: 16)) is in the table but doesn't change when case folded")
+                #expect(
+                    changes || _caseFold(String(scalar)) == String(scalar),
+                    "U+\(String(value, radix: 16)) is in the table but doesn't change when case folded")
             } else if changes {
                 // Changes_When_Casefolded is defined on the canonical decomposition: a scalar not in
                 // the table must decompose to one that is.
@@ -94,9 +98,11 @@ struct CaseFoldingTests {
         guard let pairs = UnicodeDataFiles.caseFolding() else { return }
         #expect(pairs.count > 1_400)
         for (source, target) in pairs {
-            #expect(Collation.caseInsensitive.areEquivalent(String(source), target),
-                    "U+\(String(source.value, radix: 16)) and its folding \(target.debugDescription)")
-            #expect(Collation.caseInsensitive.sortKey(for: String(source)).prefix(while: { $0 != 0 })
+            #expect(
+                Collation.caseInsensitive.areEquivalent(String(source), target),
+                "U+\(String(source.value, radix: 16)) and its folding \(target.debugDescription)")
+            #expect(
+                Collation.caseInsensitive.sortKey(for: String(source)).prefix(while: { $0 != 0 })
                     == Collation.caseInsensitive.sortKey(for: target).prefix(while: { $0 != 0 }))
         }
     }
@@ -127,23 +133,31 @@ struct CaseFoldingTests {
         #expect(!Collation.folded.areEquivalent("Þór", "tor"))
     }
 
-    @Test("Greek, Cyrillic, Vietnamese, kana, CJK ideographs and Hangul fold scalar by scalar exactly as the general path does; the NFC shortcut agrees with the normalizer")
+    @Test(
+        "Greek, Cyrillic, Vietnamese, kana, CJK ideographs and Hangul fold scalar by scalar exactly as the general path does; the NFC shortcut agrees with the normalizer"
+    )
     func tableFold() {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_0071)
-        let ideographsAndHangul = [0x3400, 0x4DBF, 0x4E00, 0x5B57, 0x9FFF, 0xAC00, 0xAC01, 0xD7A3].map { Unicode.Scalar($0)! }
+        let ideographsAndHangul =
+            [0x3400, 0x4DBF, 0x4E00, 0x5B57, 0x9FFF, 0xAC00, 0xAC01, 0xD7A3].map { Unicode.Scalar($0)! }
             + (0..<200).map { _ in Unicode.Scalar(UInt32.random(in: 0x4E00...0x9FFF, using: &random))! }
             + (0..<200).map { _ in Unicode.Scalar(UInt32.random(in: 0xAC00...0xD7A3, using: &random))! }
-        let scalars = (0x20..<0x7F).map { Unicode.Scalar($0)! } + (0x80..<0x530).compactMap { value -> Unicode.Scalar? in
-            (0x300...0x36F).contains(value) || (0x483...0x489).contains(value) ? nil : Unicode.Scalar(value)
-        } + (0x1E00..<0x1F00).map { Unicode.Scalar($0)! } + (0x3000..<0x3100).compactMap { value -> Unicode.Scalar? in
-            (0x302A...0x302F).contains(value) || value == 0x3099 || value == 0x309A ? nil : Unicode.Scalar(value)
-        } + ideographsAndHangul
+        let scalars =
+            (0x20..<0x7F).map { Unicode.Scalar($0)! }
+            + (0x80..<0x530).compactMap { value -> Unicode.Scalar? in
+                (0x300...0x36F).contains(value) || (0x483...0x489).contains(value) ? nil : Unicode.Scalar(value)
+            } + (0x1E00..<0x1F00).map { Unicode.Scalar($0)! }
+            + (0x3000..<0x3100).compactMap { value -> Unicode.Scalar? in
+                (0x302A...0x302F).contains(value) || value == 0x3099 || value == 0x309A ? nil : Unicode.Scalar(value)
+            } + ideographsAndHangul
         // Every scalar the NFC shortcut passes is its own NFC, alone and after any other.
         for value in UInt32(0)..<0xD7A4 where _isNFCAlone(value) {
             guard let scalar = Unicode.Scalar(value) else { continue }
             for before in ["", "a", "\u{1100}", "\u{AC00}", "e\u{301}"] {
                 let text = before + String(scalar)
-                #expect(Array(_normalizedNFC(text).utf8) == Array(_normalizedNFC(before).utf8) + Array(String(scalar).utf8), "U+\(String(value, radix: 16)) after \(before.debugDescription)")
+                #expect(
+                    Array(_normalizedNFC(text).utf8) == Array(_normalizedNFC(before).utf8) + Array(String(scalar).utf8),
+                    "U+\(String(value, radix: 16)) after \(before.debugDescription)")
             }
         }
         var texts = scalars.map { String($0) }

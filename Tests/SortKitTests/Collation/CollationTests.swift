@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 @Suite("Collations")
@@ -8,11 +9,16 @@ struct CollationTests {
         strings.sorted { collation.compare($0, $1) == .orderedAscending }
     }
 
-    @Test("One-pass keys equal the general path: natural against its token encoding, the others against normalize-then-fold, on random text of many scripts and digit kinds (seeded)")
+    @Test(
+        "One-pass keys equal the general path: natural against its token encoding, the others against normalize-then-fold, on random text of many scripts and digit kinds (seeded)"
+    )
     func naturalKeyOracle() {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_00A1)
-        let pieces = ["a", "Z", "é", "ß", "Σ", "ж", "字", "한", "が", "0", "7", "00", "Ễ", "ẞ", "İ", "ΐ", "Ǆ", "\u{387}", "\u{1F71}", "e\u{301}", "m\u{30A}", "\u{30A}", "1\u{301}", "\u{323}\u{302}", "ß\u{301}", "の", "、", "\u{663}", "\u{966}", "\u{FF11}", "\u{1D7D8}",
-                      " ", "-", "\u{301}", "²", "\u{3007}", "\u{A620}", "\u{10FFFD}"]
+        let pieces = [
+            "a", "Z", "é", "ß", "Σ", "ж", "字", "한", "が", "0", "7", "00", "Ễ", "ẞ", "İ", "ΐ", "Ǆ", "\u{387}", "\u{1F71}", "e\u{301}", "m\u{30A}", "\u{30A}",
+            "1\u{301}", "\u{323}\u{302}", "ß\u{301}", "の", "、", "\u{663}", "\u{966}", "\u{FF11}", "\u{1D7D8}",
+            " ", "-", "\u{301}", "²", "\u{3007}", "\u{A620}", "\u{10FFFD}",
+        ]
         for _ in 0..<3_000 {
             let text = (0..<Int.random(in: 0...10, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
             // The oracle: the tokens, encoded one by one.

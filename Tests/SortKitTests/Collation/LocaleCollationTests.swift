@@ -2,6 +2,7 @@ import Foundation
 import OrderKeys
 import SortKitTestSupport
 import Testing
+
 @testable import SortKit
 
 @Suite("Locale collations (UCA + CLDR)")
@@ -147,7 +148,8 @@ struct LocaleCollationClosureTests {
     func closure() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 36
         var random = SplitMix64(seed: seed)
-        let pieces = Array("aåäáàâãæeéèêëiíïoóöøőuúüűyýcčćĉhĥdďđnňñlľłrřsšśzžžtťgğkAÅÄÁÆÉÖØÜČŠŽĎĐŇŁабвгґдеєёжзиіїйклмнопрстуфхцчшщьюяЁЇЙαάβγδεέηήιίϊΐοόυύϋΰωώΆΈΉΊΌΎΏ1 -")
+        let pieces =
+            Array("aåäáàâãæeéèêëiíïoóöøőuúüűyýcčćĉhĥdďđnňñlľłrřsšśzžžtťgğkAÅÄÁÆÉÖØÜČŠŽĎĐŇŁабвгґдеєёжзиіїйклмнопрстуфхцчшщьюяЁЇЙαάβγδεέηήιίϊΐοόυύϋΰωώΆΈΉΊΌΎΏ1 -")
             .map(String.init) + ["ch", "dzs", "aa", "ll", "cs", "gy", "ij", "ĳ", "ǻ", "ǟ", "ṩ", "ễ"]
         for identifier in LocaleCollation.availableIdentifiers {
             let collation = Collation.locale(try LocaleCollation(identifier))
@@ -169,7 +171,7 @@ struct LocaleCollationEngineTests {
     @Test("SortKey with a locale collation sorts as the comparison does, in every direction, also for top-k")
     func engine() throws {
         var random = SplitMix64(seed: UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 36)
-        let letters = Array("aåäözZÅÖ ch1029-ґєїяĳßẞéE\u{301}") .map(String.init)
+        let letters = Array("aåäözZÅÖ ch1029-ґєїяĳßẞéE\u{301}").map(String.init)
         let books = (0..<20_000).map { id in
             Book(title: (0..<Int.random(in: 0...6, using: &random)).map { _ in letters.randomElement(using: &random)! }.joined(), id: id)
         }

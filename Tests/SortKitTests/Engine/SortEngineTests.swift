@@ -1,14 +1,15 @@
 import Foundation
 import SortKitTestSupport
 import Testing
+
 @testable import SortKit
 
 /// A row with one column per encoding path of the engine.
 struct EngineRow: Sendable {
     var id: Int
-    var lowCardinality: String?   // dictionary-encoded strings
-    var highCardinality: String?  // prefix-encoded strings, long shared prefixes
-    var fullRange: Int64?         // 64-bit range with nulls: the word loses a bit
+    var lowCardinality: String? // dictionary-encoded strings
+    var highCardinality: String? // prefix-encoded strings, long shared prefixes
+    var fullRange: Int64? // 64-bit range with nulls: the word loses a bit
     var smallInt: Int
     var double: Double?
     var mixed: SortValue
@@ -27,10 +28,12 @@ struct SortEngineTests {
                 id: id,
                 lowCardinality: Int.random(in: 0..<8, using: &random) == 0 ? nil : authors.randomElement(using: &random)!,
                 highCardinality: Int.random(in: 0..<8, using: &random) == 0 ? nil : prefix + random.unicodeString(maxLength: 6),
-                fullRange: Int.random(in: 0..<6, using: &random) == 0 ? nil
+                fullRange: Int.random(in: 0..<6, using: &random) == 0
+                    ? nil
                     : [Int64.min, .max, 0, -1, Int64.random(in: .min ... .max, using: &random)].randomElement(using: &random)!,
                 smallInt: Int.random(in: -3...3, using: &random),
-                double: Int.random(in: 0..<6, using: &random) == 0 ? nil
+                double: Int.random(in: 0..<6, using: &random) == 0
+                    ? nil
                     : [.nan, -0.0, 0.0, 1.5, -2.25, .infinity, -.infinity, Double(Int.random(in: -5...5, using: &random))].randomElement(using: &random)!,
                 mixed: random.sortValue().value,
                 date: Bool.random(using: &random) ? nil : Date(timeIntervalSince1970: Double(Int.random(in: -3...3, using: &random))),
@@ -118,7 +121,9 @@ struct SortEngineTests {
                 let rows = makeRows(Int.random(in: 100...1_500, using: &random), &random).map { row in
                     var row = row
                     // Mostly distinct (so keys are prefix-encoded), some equal (so there are ties).
-                    let suffix = Int.random(in: 0..<20, using: &random) == 0 ? "="
+                    let suffix =
+                        Int.random(in: 0..<20, using: &random) == 0
+                        ? "="
                         : random.unicodeString(maxLength: 3) + String(Int.random(in: 0..<100_000, using: &random))
                     row.highCardinality = Int.random(in: 0..<10, using: &random) == 0 ? nil : prefixes.randomElement(using: &random)! + suffix
                     return row
@@ -265,9 +270,12 @@ struct SortEngineTests {
             // ASCII, so keys are built in one pass; the window sort meets 1 MB of equal bytes.
             let prefix = String(repeating: "Chapter 10 of the title ", count: 44_000)
             let tails = ["", "a", "B", "2", "10", "\u{0}", "~", "a2", "a10"]
-            let rows = (0..<200).map { _ in prefix + (0..<Int.random(in: 0...2, using: &random)).map { _ in tails.randomElement(using: &random)! }.joined() }
+            let rows =
+                (0..<200).map { _ in prefix + (0..<Int.random(in: 0...2, using: &random)).map { _ in tails.randomElement(using: &random)! }.joined() }
                 + [String(prefix.prefix(500_000)), "", "zz"]
-            for (collation, direction) in [(Collation.binary, SortDirection.ascending), (.natural, .descending), (.caseInsensitive, .ascending), (.folded, .descending)] {
+            for (collation, direction) in [
+                (Collation.binary, SortDirection.ascending), (.natural, .descending), (.caseInsensitive, .ascending), (.folded, .descending),
+            ] {
                 let keys = [SortKey<String>(\.self, direction, collation: collation)]
                 #expect(rows.sortedIndices(by: keys) == rows._referenceSortedIndices(by: keys), "\(collation), \(direction), \(random.replay)")
             }
@@ -300,7 +308,9 @@ struct SortEngineTests {
         #expect(pairs.indices(ofMin: 1, sortedBy: keys) == [1])
         var random = SeededRandom.fromEnvironment(default: 0x5EED_0049)
         for round in 0..<200 {
-            let rows = (0..<Int.random(in: 2...400, using: &random)).map { _ in Pair(a: random.unicodeString(maxLength: 2), b: random.unicodeString(maxLength: 3)) }
+            let rows = (0..<Int.random(in: 2...400, using: &random)).map { _ in
+                Pair(a: random.unicodeString(maxLength: 2), b: random.unicodeString(maxLength: 3))
+            }
             let keys = [
                 SortKey<Pair>(\.a, .allCases.randomElement(using: &random)!, collation: .allCases.randomElement(using: &random)!),
                 SortKey<Pair>(\.b, .allCases.randomElement(using: &random)!, collation: .allCases.randomElement(using: &random)!),

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 /// A row with every kind of field Foundation interop deals with.
@@ -26,7 +27,8 @@ struct ShelfItem: Sendable, Equatable {
 
     static func random(id: Int, _ random: inout SeededRandom, ascii: Bool = false) -> ShelfItem {
         func text(_ random: inout SeededRandom) -> String {
-            ascii ? String((0..<Int.random(in: 0...3, using: &random)).map { _ in "aAbB1 z".randomElement(using: &random)! })
+            ascii
+                ? String((0..<Int.random(in: 0...3, using: &random)).map { _ in "aAbB1 z".randomElement(using: &random)! })
                 : random.unicodeString(maxLength: 3)
         }
         return ShelfItem(
@@ -59,7 +61,9 @@ struct SortComparatorTests {
         let pool: [SortKey<ShelfItem>] = [
             SortKey(\.title), SortKey(\.note), SortKey(\.price), SortKey(\.count),
             SortKey(declaredOrderOf: \.status), SortKey(comparable: \.price), SortKey(comparable: \.count),
-            SortKey<ShelfItem>(comparing: { a, b in (a.title.count == b.title.count) ? .orderedSame : (a.title.count < b.title.count ? .orderedAscending : .orderedDescending) }),
+            SortKey<ShelfItem>(comparing: { a, b in
+                (a.title.count == b.title.count) ? .orderedSame : (a.title.count < b.title.count ? .orderedAscending : .orderedDescending)
+            }),
         ]
         return (0..<Int.random(in: 1...3, using: &random)).map { _ in
             var key = pool.randomElement(using: &random)!
@@ -104,11 +108,17 @@ struct SortComparatorTests {
             let lock = NSLock()
             var count = 0
             func read() { lock.withLock { count += 1 } }
-            func take() -> Int { lock.withLock { defer { count = 0 }; return count } }
+            func take() -> Int {
+                lock.withLock {
+                    defer { count = 0 }; return count
+                }
+            }
         }
         let reads = Reads()
         let rows = (0..<1_000).map { ShelfItem(id: $0, title: "t\($0 % 37)", note: nil, price: Double($0 % 11), count: $0 % 7, status: .todo) }
-        let key = SortKey<ShelfItem>(.descending) { row -> Int in reads.read(); return row.count }.named("count")
+        let key = SortKey<ShelfItem>(.descending) { row -> Int in
+            reads.read(); return row.count
+        }.named("count")
         let list = SortKeys([key, SortKey(\.title)])
         let expected = insertionSorted(rows) { list.compare($0, $1) }.map(\.id)
         _ = reads.take()
@@ -119,8 +129,18 @@ struct SortComparatorTests {
             ("lazy map", { rows.sorted(using: [0, 1].lazy.map { $0 == 0 ? key : SortKey(\.title) }) }),
             ("SortKeys", { rows.sorted(using: list) }),
             ("[SortKeys]", { rows.sorted(using: [list]) }),
-            ("sort(using: [SortKey])", { var copy = rows; copy.sort(using: [key, SortKey(\.title)]); return copy }),
-            ("sort(using: SortKeys)", { var copy = rows; copy.sort(using: list); return copy }),
+            (
+                "sort(using: [SortKey])",
+                {
+                    var copy = rows; copy.sort(using: [key, SortKey(\.title)]); return copy
+                }
+            ),
+            (
+                "sort(using: SortKeys)",
+                {
+                    var copy = rows; copy.sort(using: list); return copy
+                }
+            ),
             ("ArraySlice rows", { Array(rows[...].sorted(using: [key, SortKey(\.title)])) }),
         ]
         for (name, sort) in spellings {

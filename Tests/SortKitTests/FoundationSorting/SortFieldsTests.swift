@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 @Suite("SortFields: specs to SortKit keys and Foundation comparators, and back")
@@ -62,36 +63,38 @@ struct SortFieldsTests {
     /// A random spec over the fields; `exact` keeps to what Foundation can express.
     func randomSpec(_ random: inout SeededRandom, exact: Bool) -> SortSpec {
         let columns = ["title", "note", "price", "count", "status"].shuffled(using: &random)
-        return SortSpec(columns.prefix(Int.random(in: 1...3, using: &random)).map { column in
-            let direction = SortDirection.allCases.randomElement(using: &random)!
-            var modifiers: [SortSpec.Modifier] = []
-            if exact {
-                if column == "title" || column == "note" { modifiers.append(.collation(.binary)) }
-                if column == "note" || column == "price" { modifiers.append(.nulls(.natural)) }
-            } else {
-                if Bool.random(using: &random) { modifiers.append(.collation(Collation.allCases.randomElement(using: &random)!)) }
-                if Bool.random(using: &random) { modifiers.append(.nulls(NullPlacement.allCases.randomElement(using: &random)!)) }
-                if (column == "title" || column == "note") && Int.random(in: 0..<4, using: &random) == 0 {
-                    modifiers.append(.interpretation(.number))
+        return SortSpec(
+            columns.prefix(Int.random(in: 1...3, using: &random)).map { column in
+                let direction = SortDirection.allCases.randomElement(using: &random)!
+                var modifiers: [SortSpec.Modifier] = []
+                if exact {
+                    if column == "title" || column == "note" { modifiers.append(.collation(.binary)) }
+                    if column == "note" || column == "price" { modifiers.append(.nulls(.natural)) }
+                } else {
+                    if Bool.random(using: &random) { modifiers.append(.collation(Collation.allCases.randomElement(using: &random)!)) }
+                    if Bool.random(using: &random) { modifiers.append(.nulls(NullPlacement.allCases.randomElement(using: &random)!)) }
+                    if (column == "title" || column == "note") && Int.random(in: 0..<4, using: &random) == 0 {
+                        modifiers.append(.interpretation(.number))
+                    }
+                    // (`enum=` reads text, so the parser refuses it beside `num`.)
+                    if !modifiers.contains(.interpretation(.number)) && Int.random(in: 0..<4, using: &random) == 0 {
+                        let pool = column == "status" ? ["done", "todo", "Reading"] : ["b", "A", "1", "2.0", "é", "z"]
+                        modifiers.append(.enumOrder(Array(pool.shuffled(using: &random).prefix(Int.random(in: 1...3, using: &random)))))
+                    }
                 }
-                // (`enum=` reads text, so the parser refuses it beside `num`.)
-                if !modifiers.contains(.interpretation(.number)) && Int.random(in: 0..<4, using: &random) == 0 {
-                    let pool = column == "status" ? ["done", "todo", "Reading"] : ["b", "A", "1", "2.0", "é", "z"]
-                    modifiers.append(.enumOrder(Array(pool.shuffled(using: &random).prefix(Int.random(in: 1...3, using: &random)))))
-                }
-            }
-            return SortSpec.Key(column, direction, modifiers)
-        })
+                return SortSpec.Key(column, direction, modifiers)
+            })
     }
 
     /// Whether two specs mean the same order (modifiers compared by meaning, not spelling; a
     /// collation only matters on text).
     func same(_ a: SortSpec, _ b: SortSpec) -> Bool {
-        a.keys.count == b.keys.count && zip(a.keys, b.keys).allSatisfy { x, y in
-            let text = x.column == "title" || x.column == "note" || x.enumOrder != nil
-            return x.column == y.column && x.direction == y.direction && (!text || x.collation == y.collation) && x.nulls == y.nulls
-                && x.enumOrder == y.enumOrder && x.interpretation == y.interpretation
-        }
+        a.keys.count == b.keys.count
+            && zip(a.keys, b.keys).allSatisfy { x, y in
+                let text = x.column == "title" || x.column == "note" || x.enumOrder != nil
+                return x.column == y.column && x.direction == y.direction && (!text || x.collation == y.collation) && x.nulls == y.nulls
+                    && x.enumOrder == y.enumOrder && x.interpretation == y.interpretation
+            }
     }
 
     @Test("sortKeys(for:) sorts as the spec's keys built by hand, and comes back as the spec after order flips")
@@ -143,13 +146,14 @@ struct SortFieldsTests {
     func lossesReported() throws {
         let spec = try SortSpec(parsing: "status:enum=done|todo,title,note:num:binary:nulls-last,-price:nulls-first,count:nulls-first")
         let converted = try fields.sortDescriptors(for: spec)
-        #expect(converted.losses == [
-            SortConversionLoss(column: "status", kind: .enumOrder(["done", "todo"])),
-            SortConversionLoss(column: "title", kind: .collation(.natural)),
-            SortConversionLoss(column: "note", kind: .interpretation(.number)),
-            SortConversionLoss(column: "note", kind: .nulls(.last)),
-            SortConversionLoss(column: "price", kind: .nulls(.first)),
-        ])
+        #expect(
+            converted.losses == [
+                SortConversionLoss(column: "status", kind: .enumOrder(["done", "todo"])),
+                SortConversionLoss(column: "title", kind: .collation(.natural)),
+                SortConversionLoss(column: "note", kind: .interpretation(.number)),
+                SortConversionLoss(column: "note", kind: .nulls(.last)),
+                SortConversionLoss(column: "price", kind: .nulls(.first)),
+            ])
         #expect(converted.value.count == 5)
         #expect(try fields.keyPathComparators(for: spec).losses == converted.losses)
         #expect(converted.losses[0].description == "status: enum=done|todo — Foundation sorts by the value, not an explicit order")

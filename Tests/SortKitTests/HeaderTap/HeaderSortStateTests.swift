@@ -1,4 +1,5 @@
 import Testing
+
 @testable import SortKit
 
 @Suite("Header tap cycle")
@@ -64,9 +65,11 @@ struct HeaderSortStateTests {
         #expect(state == before)
     }
 
-    @Test("Sortability priority: user override, then column definition, then sortable", arguments: [
-        (nil as Bool?, nil as Bool?, true), (nil, false, false), (true, false, true), (false, true, false), (false, nil, false),
-    ])
+    @Test(
+        "Sortability priority: user override, then column definition, then sortable",
+        arguments: [
+            (nil as Bool?, nil as Bool?, true), (nil, false, false), (true, false, true), (false, true, false), (false, nil, false),
+        ])
     func sortability(override: Bool?, definition: Bool?, expected: Bool) {
         #expect(HeaderSortState.isSortable(userOverride: override, columnDefinition: definition) == expected)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 @Suite("Sort cycles, caps and removal")
@@ -52,7 +53,10 @@ struct SortCycleTests {
 
     @Test("Cycles round-trip through text and Codable; bad text is refused")
     func text() throws {
-        for cycle in [SortCycle.ascendingFirst, .descendingFirst, .ascendingOnly, .descendingOnly, SortCycle.descendingFirst.withUnsorted(), SortCycle.ascendingOnly.withUnsorted()] {
+        for cycle in [
+            SortCycle.ascendingFirst, .descendingFirst, .ascendingOnly, .descendingOnly, SortCycle.descendingFirst.withUnsorted(),
+            SortCycle.ascendingOnly.withUnsorted(),
+        ] {
             #expect(SortCycle(cycle.description) == cycle)
         }
         for bad in ["", "none", "asc,asc", "up", "asc,none,desc", "asc,desc,asc"] { #expect(SortCycle(bad) == nil, "\(bad)") }
@@ -65,7 +69,7 @@ struct SortCycleTests {
     /// The tap rules restated from DESIGN.md, as the oracle.
     struct Model {
         var keys: [(column: String, direction: SortDirection)] = []
-        let cycles: [String: [SortDirection?]]   // the steps; a trailing nil is "unsorted"
+        let cycles: [String: [SortDirection?]] // the steps; a trailing nil is "unsorted"
         let cap: Int?
 
         func steps(_ column: String) -> [SortDirection?] { cycles[column] ?? [.ascending, .descending] }

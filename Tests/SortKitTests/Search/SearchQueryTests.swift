@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 @Suite("Search queries")
@@ -10,8 +11,9 @@ struct SearchQueryTests {
         let folded = fields.map { Array(SearchQuery.fold($0).utf8) }
         return terms.allSatisfy { term in
             folded.contains { field in
-                term.isEmpty || field.count >= term.count
-                    && (0...(field.count - term.count)).contains { Array(field[$0..<$0 + term.count]) == term }
+                term.isEmpty
+                    || field.count >= term.count
+                        && (0...(field.count - term.count)).contains { Array(field[$0..<$0 + term.count]) == term }
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 enum Status: CaseIterable, Sendable { case todo, reading, done }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 /// A row for randomized sorts: a mixed-type column, an optional string, an optional enum.
@@ -62,9 +63,13 @@ struct SortPropertyTests {
                 case 0: keys.append((SortKey(\.mixed, direction, collation: collation, nulls: nulls), \.mixed))
                 case 1: keys.append((SortKey(\.text, direction, collation: collation, nulls: nulls), { $0.text.sortValue }))
                 case 2:
-                    keys.append((SortKey(declaredOrderOf: \.status, direction, nulls: nulls), {
-                        $0.status.map { .integer(Int64(Status.allCases.firstIndex(of: $0)!)) } ?? .null
-                    }))
+                    keys.append(
+                        (
+                            SortKey(declaredOrderOf: \.status, direction, nulls: nulls),
+                            {
+                                $0.status.map { .integer(Int64(Status.allCases.firstIndex(of: $0)!)) } ?? .null
+                            }
+                        ))
                 default: keys.append((SortKey(\.group, direction), { .integer(Int64($0.group)) }))
                 }
             }

@@ -1,6 +1,7 @@
 import Foundation
 import SortKitTestSupport
 import Testing
+
 @testable import SortKit
 
 /// Rows that must not be read from other threads: a class with state, not `Sendable`.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 /// `abs`, `len`, `empty=null` and `random=SEED` against oracles written from their definitions.

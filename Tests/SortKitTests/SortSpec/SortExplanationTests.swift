@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 @Suite("Explaining an order")
@@ -29,7 +30,10 @@ struct SortExplanationTests {
         let specs = ["a", "-b:num", "c:enum=x|y,-a:len", "b:abs:nulls-first,a:fold", "c:random=3,b"]
         for round in 0..<100 {
             let rows = (0..<Int(random.next() % 25)).map { _ in
-                [["É", "e", "Emma", "", "émile", "zz"][Int(random.next() % 6)], ["-3", "2", "", "$5", "-2"][Int(random.next() % 5)], ["x", "y", "z", ""][Int(random.next() % 4)]]
+                [
+                    ["É", "e", "Emma", "", "émile", "zz"][Int(random.next() % 6)], ["-3", "2", "", "$5", "-2"][Int(random.next() % 5)],
+                    ["x", "y", "z", ""][Int(random.next() % 4)],
+                ]
             }
             let table = TextTable(columns: ["a", "b", "c"], rows: rows)
             let spec = try SortSpec(parsing: specs[round % specs.count])

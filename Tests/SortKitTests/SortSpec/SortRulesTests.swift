@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 @Suite("Sort rules: fixed keys and columns that sort by others")
@@ -23,7 +24,10 @@ struct SortRulesTests {
         let statuses = ["todo", "doing", "done"]
         for round in 0..<100 {
             let rows = (0..<Int(random.next() % 30)).map { _ in
-                [statuses[Int(random.next() % 3)], ["Ann", "Bo", "Cy", ""][Int(random.next() % 4)], ["Lee", "Ng", "Zed"][Int(random.next() % 3)], String(random.next() % 5)]
+                [
+                    statuses[Int(random.next() % 3)], ["Ann", "Bo", "Cy", ""][Int(random.next() % 4)], ["Lee", "Ng", "Zed"][Int(random.next() % 3)],
+                    String(random.next() % 5),
+                ]
             }
             let table = TextTable(columns: ["status", "first", "last", "n"], rows: rows)
             let rules = SortRules(before: try SortSpec(parsing: "status:enum=todo|doing|done"), sortsBy: ["first": try SortSpec(parsing: "last,first")])

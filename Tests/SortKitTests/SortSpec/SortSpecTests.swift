@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 @Suite("Sort spec text form")
@@ -16,23 +17,25 @@ struct SortSpecTests {
         #expect(spec.description == "status:enum=todo|reading|done,-price:num,title")
     }
 
-    @Test("Modifiers map to their meanings", arguments: [
-        ("a:binary", SortSpec.Key("a", .ascending, [.collation(.binary)])),
-        ("a:nocase", SortSpec.Key("a", .ascending, [.collation(.caseInsensitive)])),
-        ("-a:fold:nulls-first", SortSpec.Key("a", .descending, [.collation(.folded), .nulls(.first)])),
-        ("+a:date:nulls-last", SortSpec.Key("a", .ascending, [.interpretation(.date), .nulls(.last)])),
-        ("a:text:natural", SortSpec.Key("a", .ascending, [.interpretation(.text), .collation(.natural)])),
-        ("a:nulls-natural", SortSpec.Key("a", .ascending, [.nulls(.natural)])),
-        (" a ", SortSpec.Key("a")),
-        ("a\\ ", SortSpec.Key("a ")),
-        ("-delta:abs", SortSpec.Key("delta", .descending, [.transform(.absolute)])),
-        ("price:num:abs", SortSpec.Key("price", .ascending, [.interpretation(.number), .transform(.absolute)])),
-        ("name:len:nulls-first", SortSpec.Key("name", .ascending, [.transform(.length), .nulls(.first)])),
-        ("note:empty=null", SortSpec.Key("note", .ascending, [.emptyIsNull])),
-        ("id:random=42", SortSpec.Key("id", .ascending, [.transform(.random(seed: 42))])),
-        ("id:random=18446744073709551615", SortSpec.Key("id", .ascending, [.transform(.random(seed: .max))])),
-        ("id:random=007", SortSpec.Key("id", .ascending, [.transform(.random(seed: 7))])),
-    ])
+    @Test(
+        "Modifiers map to their meanings",
+        arguments: [
+            ("a:binary", SortSpec.Key("a", .ascending, [.collation(.binary)])),
+            ("a:nocase", SortSpec.Key("a", .ascending, [.collation(.caseInsensitive)])),
+            ("-a:fold:nulls-first", SortSpec.Key("a", .descending, [.collation(.folded), .nulls(.first)])),
+            ("+a:date:nulls-last", SortSpec.Key("a", .ascending, [.interpretation(.date), .nulls(.last)])),
+            ("a:text:natural", SortSpec.Key("a", .ascending, [.interpretation(.text), .collation(.natural)])),
+            ("a:nulls-natural", SortSpec.Key("a", .ascending, [.nulls(.natural)])),
+            (" a ", SortSpec.Key("a")),
+            ("a\\ ", SortSpec.Key("a ")),
+            ("-delta:abs", SortSpec.Key("delta", .descending, [.transform(.absolute)])),
+            ("price:num:abs", SortSpec.Key("price", .ascending, [.interpretation(.number), .transform(.absolute)])),
+            ("name:len:nulls-first", SortSpec.Key("name", .ascending, [.transform(.length), .nulls(.first)])),
+            ("note:empty=null", SortSpec.Key("note", .ascending, [.emptyIsNull])),
+            ("id:random=42", SortSpec.Key("id", .ascending, [.transform(.random(seed: 42))])),
+            ("id:random=18446744073709551615", SortSpec.Key("id", .ascending, [.transform(.random(seed: .max))])),
+            ("id:random=007", SortSpec.Key("id", .ascending, [.transform(.random(seed: 7))])),
+        ])
     func modifiers(text: String, key: SortSpec.Key) throws {
         #expect(try SortSpec(parsing: text).keys.first == key)
     }
@@ -46,32 +49,34 @@ struct SortSpecTests {
         #expect(try SortSpec(parsing: "") == SortSpec())
     }
 
-    @Test("Errors name the token and its position", arguments: [
-        ("title:upper", "unknown modifier 'upper' at position 7"),
-        ("a,,b", "empty key at position 3"),
-        ("-", "missing column name at position 2"),
-        ("a:num:text", "modifier 'text' conflicts with 'num' at position 7"),
-        ("a:nocase:fold", "modifier 'fold' conflicts with 'nocase' at position 10"),
-        ("a,b,a", "column 'a' named twice at position 5"),
-        ("a:enum=x||y", "empty value in 'enum=' list at position 10"),
-        ("a:enum=x|x", "value 'x' listed twice in 'enum=' at position 10"),
-        ("a\\", "dangling escape '\\' at position 2"),
-        ("a:", "empty modifier at position 3"),
-        (" a , ", "empty key at position 5"),
-        ("a:num:enum=x", "'enum=' orders text values and can't follow 'num' or 'date' at position 7"),
-        ("a:abs:len", "modifier 'len' conflicts with 'abs' at position 7"),
-        ("a:random=1:random=2", "modifier 'random=2' conflicts with 'random=1' at position 12"),
-        ("a:enum=x:abs", "'abs' conflicts with 'enum=x': an 'enum=' key orders by its list at position 10"),
-        ("a:len:num", "'len' counts the text's characters and can't be used with 'num' at position 7"),
-        ("a:text:abs", "'abs' orders numbers and can't be used with 'text' at position 8"),
-        ("a:empty=null:empty=null", "modifier 'empty=null' conflicts with 'empty=null' at position 14"),
-        ("a:random=", "'random=' needs a seed, a whole number from 0 to 18446744073709551615, not '' at position 10"),
-        ("a:random=-1", "'random=' needs a seed"),
-        ("a:random=18446744073709551616", "'random=' needs a seed"),
-        ("a:random=１２", "'random=' needs a seed"),
-        ("a:random", "unknown modifier 'random'"),
-        ("a:empty=blank", "unknown modifier 'empty=blank'"),
-    ])
+    @Test(
+        "Errors name the token and its position",
+        arguments: [
+            ("title:upper", "unknown modifier 'upper' at position 7"),
+            ("a,,b", "empty key at position 3"),
+            ("-", "missing column name at position 2"),
+            ("a:num:text", "modifier 'text' conflicts with 'num' at position 7"),
+            ("a:nocase:fold", "modifier 'fold' conflicts with 'nocase' at position 10"),
+            ("a,b,a", "column 'a' named twice at position 5"),
+            ("a:enum=x||y", "empty value in 'enum=' list at position 10"),
+            ("a:enum=x|x", "value 'x' listed twice in 'enum=' at position 10"),
+            ("a\\", "dangling escape '\\' at position 2"),
+            ("a:", "empty modifier at position 3"),
+            (" a , ", "empty key at position 5"),
+            ("a:num:enum=x", "'enum=' orders text values and can't follow 'num' or 'date' at position 7"),
+            ("a:abs:len", "modifier 'len' conflicts with 'abs' at position 7"),
+            ("a:random=1:random=2", "modifier 'random=2' conflicts with 'random=1' at position 12"),
+            ("a:enum=x:abs", "'abs' conflicts with 'enum=x': an 'enum=' key orders by its list at position 10"),
+            ("a:len:num", "'len' counts the text's characters and can't be used with 'num' at position 7"),
+            ("a:text:abs", "'abs' orders numbers and can't be used with 'text' at position 8"),
+            ("a:empty=null:empty=null", "modifier 'empty=null' conflicts with 'empty=null' at position 14"),
+            ("a:random=", "'random=' needs a seed, a whole number from 0 to 18446744073709551615, not '' at position 10"),
+            ("a:random=-1", "'random=' needs a seed"),
+            ("a:random=18446744073709551616", "'random=' needs a seed"),
+            ("a:random=１２", "'random=' needs a seed"),
+            ("a:random", "unknown modifier 'random'"),
+            ("a:empty=blank", "unknown modifier 'empty=blank'"),
+        ])
     func errors(text: String, message: String) {
         #expect {
             try SortSpec(parsing: text)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 extension SortValueSample {
@@ -23,19 +24,21 @@ struct SortValueTests {
         #expect(values.sorted() == [nil, 9.5, 10, .double(.nan), .date(.distantPast), "a", "b", false, true])
     }
 
-    @Test("Integers and doubles compare by value", arguments: [
-        (SortValue.integer(9), SortValue.double(9.5), ComparisonResult.orderedAscending),
-        (.double(9.5), .integer(10), .orderedAscending),
-        (.integer(9), .double(9), .orderedSame),
-        (.integer(9_007_199_254_740_993), .double(9_007_199_254_740_992), .orderedDescending),
-        (.integer(.max), .double(9.223372036854776e18), .orderedAscending),
-        (.integer(.min), .double(-9.223372036854776e18), .orderedSame),
-        (.integer(-1), .double(-0.5), .orderedAscending),
-        (.integer(0), .double(-0.0), .orderedSame),
-        (.integer(.max), .double(.nan), .orderedAscending),
-        (.double(.infinity), .double(.nan), .orderedAscending),
-        (.double(.nan), .double(.nan), .orderedSame),
-    ])
+    @Test(
+        "Integers and doubles compare by value",
+        arguments: [
+            (SortValue.integer(9), SortValue.double(9.5), ComparisonResult.orderedAscending),
+            (.double(9.5), .integer(10), .orderedAscending),
+            (.integer(9), .double(9), .orderedSame),
+            (.integer(9_007_199_254_740_993), .double(9_007_199_254_740_992), .orderedDescending),
+            (.integer(.max), .double(9.223372036854776e18), .orderedAscending),
+            (.integer(.min), .double(-9.223372036854776e18), .orderedSame),
+            (.integer(-1), .double(-0.5), .orderedAscending),
+            (.integer(0), .double(-0.0), .orderedSame),
+            (.integer(.max), .double(.nan), .orderedAscending),
+            (.double(.infinity), .double(.nan), .orderedAscending),
+            (.double(.nan), .double(.nan), .orderedSame),
+        ])
     func numbers(lhs: SortValue, rhs: SortValue, expected: ComparisonResult) {
         #expect(SortValue.compare(lhs, rhs) == expected)
         #expect(SortValue.compare(rhs, lhs) == expected.reversed)
@@ -139,7 +142,9 @@ struct SortValueKeyTests {
                     #expect(a.isNull || b.isNull)
                     continue
                 }
-                let byKey: ComparisonResult = keyA == keyB ? .orderedSame
+                let byKey: ComparisonResult =
+                    keyA == keyB
+                    ? .orderedSame
                     : keyA.lexicographicallyPrecedes(keyB) ? .orderedAscending : .orderedDescending
                 let byValue = SortValue.compare(a, b, collation: collation)
                 #expect(byKey == byValue, "\(a) vs \(b) under \(collation), \(random.replay)")

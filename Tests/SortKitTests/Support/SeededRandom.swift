@@ -43,7 +43,9 @@ struct SeededRandom: RandomNumberGenerator {
         case 1: return .bool(Bool.random(using: &self))
         case 2, 3: return .integer(Int64.random(in: -20...20, using: &self))
         case 4: return .integer([Int64.min, Int64.max, 9_007_199_254_740_993, -9_007_199_254_740_993].randomElement(using: &self)!)
-        case 5: return .double([Double.nan, -0.0, 0.0, 9.5, -1.25, 1e300, -.infinity, .infinity, 9_007_199_254_740_992, 9.223372036854776e18].randomElement(using: &self)!)
+        case 5:
+            return .double(
+                [Double.nan, -0.0, 0.0, 9.5, -1.25, 1e300, -.infinity, .infinity, 9_007_199_254_740_992, 9.223372036854776e18].randomElement(using: &self)!)
         case 6: return .double(Double(Int.random(in: -40...40, using: &self)) / 2)
         case 7: return .date(Date(timeIntervalSince1970: Double(Int.random(in: -5...5, using: &self)) * 86_400))
         default: return .string(unicodeString(maxLength: 4))

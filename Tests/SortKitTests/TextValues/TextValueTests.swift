@@ -1,20 +1,23 @@
 import Foundation
 import Testing
+
 @testable import SortKit
 
 @Suite("Type inference and text parsing")
 struct TextTests {
-    @Test("Column types", arguments: [
-        (["10", "2", "", "9"], ColumnType.integer),
-        (["1.5", "2", " "], .float),
-        (["2024-01-02", "2023-12-31T10:00:00Z"], .date),
-        (["true", "FALSE"], .bool),
-        (["10", "n/a"], .string),
-        (["", " "], .string),
-        (["0x10"], .string),
-        (["nan", "1"], .string),
-        (["-3", "+4"], .integer),
-    ])
+    @Test(
+        "Column types",
+        arguments: [
+            (["10", "2", "", "9"], ColumnType.integer),
+            (["1.5", "2", " "], .float),
+            (["2024-01-02", "2023-12-31T10:00:00Z"], .date),
+            (["true", "FALSE"], .bool),
+            (["10", "n/a"], .string),
+            (["", " "], .string),
+            (["0x10"], .string),
+            (["nan", "1"], .string),
+            (["-3", "+4"], .integer),
+        ])
     func inference(values: [String], expected: ColumnType) {
         #expect(ColumnType.infer(values) == expected)
     }
