@@ -3,7 +3,7 @@ import Foundation
 import SortKit
 import SortKitSQL
 
-/// A SQL table as a ``DataTableSource``: a ``LazyDataTable`` over it reads each page from the
+/// A SQL table as a `DataTableSource`: a `LazyDataTable` over it reads each page from the
 /// store (sorted, searched and filtered there), so the table in memory is a few pages however
 /// big the SQL table is. With a store's in-memory index (the default) pages come from the
 /// index; open the store with `inMemoryIndex: false` to keep the process small, every page
@@ -35,7 +35,7 @@ public struct TableStoreSource: DataTableSource {
 
     /// A lazy table over `table` with its columns as headers, its first page read.
     ///
-    /// - Throws: ``TableStoreError`` for an unknown table.
+    /// - Throws: `TableStoreError` for an unknown table.
     public static func table(
         store: any TableStore, table: String, defaultSort: SortSpec = SortSpec(), pageSize: Int = 50
     ) async throws -> LazyDataTable<TableStoreSource> {

@@ -1,8 +1,8 @@
 import Foundation
 import SortKit
 
-/// Sorts a CSV file by a ``SortSpec`` with bounded memory: the order of
-/// ``TextTable/sortedRowIndices(by:)`` (typed columns, collations, nulls, stable), with every
+/// Sorts a CSV file by a `SortSpec` with bounded memory: the order of
+/// `TextTable.sortedRowIndices(by:)` (typed columns, collations, nulls, stable), with every
 /// record written back byte for byte. A file larger than `maxMemory` is sorted in runs that
 /// fit, spilled to temporary files and merged; the runs' folder is removed afterwards, also on
 /// failure.
@@ -85,7 +85,7 @@ public struct CSVFileSorter: Sendable {
     /// its target is replaced and the link stays; an output that isn't a regular file
     /// (`/dev/null`, a FIFO) is written directly.
     ///
-    /// - Throws: ``CSVError`` for malformed CSV (naming its line), ``SortSpecError`` for a
+    /// - Throws: `CSVError` for malformed CSV (naming its line), `SortSpecError` for a
     ///   spec naming an unknown column, or a file error naming the file.
     @discardableResult
     public func sort(_ input: URL, to output: URL) throws -> Summary {

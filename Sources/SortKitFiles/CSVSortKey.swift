@@ -5,7 +5,7 @@ import SortKit
 /// become one memcmp-ordered byte key, so that comparing two records is one `memcmp` and a
 /// spilled run stores its keys next to its records.
 ///
-/// The key is the same order as ``TextTable/sortedRowIndices(by:)`` gives (the stable sort
+/// The key is the same order as `TextTable.sortedRowIndices(by:)` gives (the stable sort
 /// then ties on input order): per spec key, an `enum=` rank and then the value, each encoded
 /// as a null marker (below or above every value, per the null policy), or `0x01` followed by
 /// ``SortValue/sortKey(collation:)`` with `0x00` escaped as `00 FF` and ended by `00 00` —
@@ -34,7 +34,7 @@ struct _CSVSortKey: Sendable {
 
     /// Compiles `spec` for a file with `header`; types are filled in by ``withTypes(_:)``.
     ///
-    /// - Throws: ``SortSpecError`` for a column the file doesn't have.
+    /// - Throws: `SortSpecError` for a column the file doesn't have.
     init(_ spec: SortSpec, header: [String]) throws {
         let table = TextTable(columns: header, rows: [])
         var columns: [Int] = []

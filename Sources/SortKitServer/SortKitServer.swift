@@ -7,14 +7,15 @@ import SortKit
 import SortKitSQL
 import Synchronization
 
-/// The web app, JSON API and DataTables endpoint over a ``TableStore``.
+/// The web app, JSON API and DataTables endpoint over a `TableStore`.
 ///
 ///     let store = try SQLiteTableStore(path: "sortkit.sqlite")
 ///     try await DemoLibrary.install(in: store)
 ///     let server = SortKitServer(store: store)
 ///     try await server.application(host: "127.0.0.1", port: 8080).runService()
 ///
-/// Routes (fixed in DESIGN.md): `GET /`, `GET /tables/{table}`, `GET /api/tables`,
+/// Routes (a fixed contract: each route's policy is tabled in `Routes.swift`, a request's path is
+/// in docs/ARCHITECTURE.md): `GET /`, `GET /tables/{table}`, `GET /api/tables`,
 /// `GET /api/tables/{table}/rows`, `POST /api/tables/{table}/rows`,
 /// `PATCH|DELETE /api/tables/{table}/rows/{id}`, `POST /api/tables/{table}/rows/{id}/move`,
 /// `POST /api/tables/{table}/rows/move` and `…/rows/delete` (blocks of rows, all or none),

@@ -3,7 +3,7 @@ import SortKit
 import SortKitSQL
 
 /// How one table's sort behaves on the server, beyond the spec people pick: fixed keys and
-/// columns that sort by others (``SortRules``), rows pinned to the top (``PinnedRows``), the
+/// columns that sort by others (`SortRules`), rows pinned to the top (`PinnedRows`), the
 /// directions each header cycles through and a cap on the number of keys.
 ///
 ///     let settings = TableSortSettings(
@@ -24,7 +24,7 @@ public struct TableSortSettings: Sendable, Hashable {
     /// The most keys a shift-click sort keeps; `nil` for the server's limit only.
     public var maxKeys: Int?
     /// The collation of keys that name none (`sortkit serve --locale sv`); `nil` for
-    /// ``Collation/natural``. A key's own modifier wins: `title:binary` stays binary, and
+    /// `Collation.natural`. A key's own modifier wins: `title:binary` stays binary, and
     /// `title:nocase` becomes the locale at secondary strength.
     ///
     ///     TableSortSettings(collation: .locale(try LocaleCollation("sv")))

@@ -50,7 +50,7 @@ struct SortCommandTests {
         #expect(refused.status != 0 && refused.stderr.contains("--debug explains a sorted output"))
     }
 
-    @Test("The DESIGN.md example spec: enum order, lenient numbers descending, natural titles")
+    @Test("The design's example spec (README, docs/SortSpecs.md): enum order, lenient numbers descending, natural titles")
     func designExample() async throws {
         let (result, _) = try await run(["sort", "books.csv", "--by", "status:enum=todo|reading|done,-price:num,title"])
         #expect(result.status == 0, "\(result.stderr)")

@@ -43,7 +43,7 @@ struct _CSVFile: Sendable {
         first = position
     }
 
-    /// The position of the column named `name`, as ``TextTable/columnIndex(_:)`` finds it.
+    /// The position of the column named `name`, as `TextTable.columnIndex(_:)` finds it.
     func columnIndex(_ name: String) throws -> Int {
         if let index = columns.firstIndex(of: name) { return index }
         let matches = columns.indices.filter { Collation.caseInsensitive.areEquivalent(columns[$0], name) }
@@ -57,7 +57,7 @@ struct _CSVFile: Sendable {
     /// Scans every record: where it starts, each column's type from all its values, and the
     /// spans of the `keyColumns` values.
     ///
-    /// - Throws: ``CSVError`` naming the line of malformed CSV.
+    /// - Throws: `CSVError` naming the line of malformed CSV.
     mutating func scan(keyColumns: [Int]) throws -> [ColumnType] {
         struct Part {
             var starts: [Int] = []

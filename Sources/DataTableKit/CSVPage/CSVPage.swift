@@ -22,7 +22,7 @@ import SortKit
 public struct CSVPage: Sendable {
     /// The column names.
     public let columns: [String]
-    /// Each column's type, inferred from all its values (``ColumnType/infer(_:)``).
+    /// Each column's type, inferred from all its values (`ColumnType.infer(_:)`).
     public let columnTypes: [ColumnType]
     /// The sort, as the table's header state (keys name columns as the header does).
     public let sortState: HeaderSortState
@@ -43,12 +43,17 @@ public struct CSVPage: Sendable {
     /// Reads a page of the CSV file at `url`.
     ///
     /// - Parameters:
-    ///   - sort: The sort; columns are matched as ``TextTable/columnIndex(_:)`` does (exactly,
+    ///   - url: The CSV file (UTF-8), read whole on every core.
+    ///   - sort: The sort; columns are matched as `TextTable.columnIndex(_:)` does (exactly,
     ///     else the only case-insensitive match).
-    ///   - search: Global search text (``SearchQuery``), on each cell's text and typed value.
+    ///   - search: Global search text (`SearchQuery`), on each cell's text and typed value.
     ///   - page: The page, from 0.
+    ///   - pageSize: Rows per page (at least 1).
     ///   - widths: How column widths are measured (``TextTableRenderer/widths``).
-    /// - Throws: ``CSVError`` for malformed CSV (with its line), ``SortSpecError`` for an
+    ///   - delimiter: The field delimiter: an ASCII byte other than a quote or a line end (a
+    ///     comma by default; a tab for TSV).
+    ///   - hasHeader: Whether the first record names the columns (else they are numbered).
+    /// - Throws: `CSVError` for malformed CSV (with its line), `SortSpecError` for an
     ///   unknown sort column, `CocoaError` when the file can't be read.
     public init(
         contentsOf url: URL, sort: SortSpec = SortSpec(), search: String = "", page: Int = 0, pageSize: Int = 50,

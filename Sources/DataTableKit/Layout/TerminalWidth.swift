@@ -41,7 +41,7 @@ public enum TerminalWidth {
     /// controls their Control Pictures (ESC → ␛), DEL ␡, C1 controls (an 8-bit CSI among them)
     /// U+FFFD; bidi embeddings, overrides and isolates, which could move the table's frame,
     /// are dropped. Works on scalars: a control that a mark joins into a grapheme cluster is
-    /// replaced too. ``of(_:)`` of the result equals ``of(_:)`` of `text`.
+    /// replaced too. ``of(_:)-(String)`` of the result equals ``of(_:)-(String)`` of `text`.
     ///
     ///     TerminalWidth.printable("\u{1B}]0;pwned\u{07}")   // "␛]0;pwned␇"
     ///     TerminalWidth.printable("line 1\r\nline 2")      // "line 1 line 2"

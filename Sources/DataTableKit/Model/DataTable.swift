@@ -48,7 +48,7 @@ public struct DataTable<Row: Identifiable> {
     public private(set) var rows: [Row]
     /// The columns.
     public let columns: [DataTableColumn<Row>]
-    /// The sort: header names with directions (a tap cycle per ``HeaderSortState``).
+    /// The sort: header names with directions (a tap cycle per `HeaderSortState`).
     public private(set) var sortState: HeaderSortState
     /// The user's sortability override per column, asked at each tap (state may change
     /// between taps); `nil` defers to the column definition.
@@ -187,7 +187,7 @@ public struct DataTable<Row: Identifiable> {
     }
 
     /// Keys the table sorts by around the picked ones, and columns that sort by others (see
-    /// ``SortRules``): the header indicators show what was picked, the rows follow the rules.
+    /// `SortRules`): the header indicators show what was picked, the rows follow the rules.
     ///
     ///     table.sortRules = SortRules(before: try SortSpec(parsing: "Level"))   // grouped by level first
     public var sortRules = SortRules() {
@@ -222,7 +222,7 @@ public struct DataTable<Row: Identifiable> {
         refresh()
     }
 
-    /// The most keys a multi-column sort keeps (``HeaderSortState/maxKeys``); `nil` for no
+    /// The most keys a multi-column sort keeps (`HeaderSortState.maxKeys`); `nil` for no
     /// cap. Lowering it drops the least significant keys now.
     ///
     ///     table.maxSortKeys = 2      // a third shift-click drops the oldest added key
@@ -546,7 +546,7 @@ public struct DataTable<Row: Identifiable> {
 }
 
 extension DataTable where Row: Equatable {
-    /// Replaces the data; see ``setData(_:)``. Rows are compared with `==` to find updates.
+    /// Replaces the data; see `setData(_:)`. Rows are compared with `==` to find updates.
     ///
     ///     let diff = table.setData(reloaded)   // diff.updated: rows whose value changed
     ///

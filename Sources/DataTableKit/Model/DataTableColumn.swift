@@ -12,7 +12,7 @@ import SortKit
 ///     DataTableColumn("Total", sortedBy: { $0.price * Double($0.quantity) }) { String($0.price * Double($0.quantity)) }
 ///     DataTableColumn("Due", sortedByComparator: { $0.due.compare($1.due) }) { $0.due.description }
 ///
-/// `collation`, `nulls` and enum orders come from SortKit's ``SortKey`` options.
+/// `collation`, `nulls` and enum orders come from SortKit's `SortKey` options.
 public struct DataTableColumn<Row> {
     /// The header text; also the column's name in sort specs.
     public var header: String
@@ -31,7 +31,7 @@ public struct DataTableColumn<Row> {
     public var isNumeric: Bool
     /// A fixed width in terminal cells for this column, overriding the table's strategy.
     public var width: Int?
-    /// The directions a tap on this header cycles through (``SortCycle/descendingFirst`` for
+    /// The directions a tap on this header cycles through (`SortCycle.descendingFirst` for
     /// prices and dates, say); `nil` for the table's default, ascending first.
     ///
     ///     var price = DataTableColumn<Book>("Price", \.price)

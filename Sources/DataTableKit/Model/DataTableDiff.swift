@@ -15,7 +15,7 @@ public struct DataTableDiff<ID: Hashable>: CustomStringConvertible {
     public var moved: [(id: ID, from: Int, to: Int)] = []
     /// Kept rows whose content changed.
     public var updated: [ID] = []
-    /// Selected rows that left the data, and with it the selection (``DataTable/setData(_:)``).
+    /// Selected rows that left the data, and with it the selection (`DataTable.setData(_:)`).
     public var deselected: [ID] = []
 
     /// Whether nothing changed.

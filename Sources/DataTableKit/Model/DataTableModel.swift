@@ -62,7 +62,7 @@ public final class DataTableModel<Row: Identifiable> {
         table.setPageSize(size)
     }
 
-    /// Replaces the data (see ``DataTable/setData(_:)``); returns the diff to animate.
+    /// Replaces the data (see `DataTable.setData(_:)`); returns the diff to animate.
     @discardableResult
     public func setData(_ rows: [Row]) -> DataTableDiff<Row.ID> {
         table.setData(rows)

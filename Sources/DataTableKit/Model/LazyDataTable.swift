@@ -72,7 +72,7 @@ public struct DataTablePage<Row: Sendable>: Sendable {
 ///     try await table.goToPage(3)
 ///     table.pageRows                             // 25 rows at most
 ///
-/// Header taps follow ``HeaderSortState`` (per-column ``SortCycle``s, a key cap); a change of
+/// Header taps follow `HeaderSortState` (per-column `SortCycle`s, a key cap); a change of
 /// sort, search or filter goes back to the first page.
 public struct LazyDataTable<Source: DataTableSource>: Sendable {
     /// The source.
@@ -133,7 +133,7 @@ public struct LazyDataTable<Source: DataTableSource>: Sendable {
         try await show(page: pageIndex)
     }
 
-    /// A header tap (see ``HeaderSortState/tap(_:additive:isSortable:modifiers:)``); reads the
+    /// A header tap (see `HeaderSortState.tap(_:additive:isSortable:modifiers:)`); reads the
     /// first page when the sort changed. Returns whether it did.
     @discardableResult
     public mutating func tapHeader(_ column: Int, additive: Bool = false) async throws -> Bool {

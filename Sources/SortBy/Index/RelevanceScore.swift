@@ -8,7 +8,7 @@ import SortKit
 ///     RelevanceScore.score(SearchQuery("dune"), folded: SearchQuery.foldedFields(["Dune", "Frank Herbert"]))
 ///     // 2 fields: weight 2 for the title × 4 for a whole word = 8
 public enum RelevanceScore {
-    /// The score of a row's folded fields (``SearchQuery/foldedFields(_:)``); 0 if a term is
+    /// The score of a row's folded fields (`SearchQuery.foldedFields(_:)`); 0 if a term is
     /// missing.
     public static func score(_ query: SearchQuery, folded: String) -> Int {
         let fields = folded.split(separator: "\u{1F}", omittingEmptySubsequences: false)

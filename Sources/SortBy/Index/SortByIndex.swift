@@ -273,7 +273,7 @@ extension SortByIndex {
     ///                                       columns: ["price": { .double($0.price) }, "title": { .string($0.title) }],
     ///                                       rows: books)
     ///
-    /// - Throws: ``SortSpecError`` for a spec naming a column that `columns` doesn't have.
+    /// - Throws: `SortSpecError` for a spec naming a column that `columns` doesn't have.
     public init(
         specs: [String: SortSpec], columns: [String: @Sendable (Row) -> SortValue], also: [String: Preset] = [:],
         rows initial: [Row] = [], searchable: ((Row) -> [String])? = nil

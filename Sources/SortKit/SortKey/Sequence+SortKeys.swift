@@ -86,7 +86,7 @@ extension RandomAccessCollection where Index == Int {
 
     /// The positions of the elements at sorted ranks `ranks`, in sorted order — a page of a
     /// sort at any depth — holding keys for about the page only. Stable: ties in position
-    /// order, exactly as ``sortedIndices(by:)`` orders them.
+    /// order, exactly as `sortedIndices(by:)` orders them.
     ///
     ///     // Page 20,000 of 50 rows by title, without a sorted copy of a million keys:
     ///     let page = books.indices(ofRanks: 999_950..<1_000_000, sortedBy: [SortKey(\.title)])
@@ -97,7 +97,7 @@ extension RandomAccessCollection where Index == Int {
     ///
     /// - Complexity: O(*n*) comparisons with the pivots, plus sorting the elements kept: the
     ///   page and a margin of about *n*/64 on each side. Pages near the start and comparator
-    ///   keys take the ``indices(ofMin:sortedBy:)`` path.
+    ///   keys take the `indices(ofMin:sortedBy:)` path.
     @inlinable
     public func indices(ofRanks ranks: Range<Int>, sortedBy keys: [SortKey<Element>]) -> [Int] {
         _indices(ofRanks: ranks, sortedBy: keys, parallel: false)
@@ -115,7 +115,7 @@ extension RandomAccessCollection where Index == Int {
         return _offsetting(selected)
     }
 
-    /// The sort of ``sortedIndices(by:)``; `parallel` reads several keys on several cores.
+    /// The sort of `sortedIndices(by:)`; `parallel` reads several keys on several cores.
     /// Inputs above `engineLimit` rows (2^32 − 1: positions the engine packs in 32 bits) are
     /// sorted by the reference path.
     @inlinable
@@ -126,7 +126,7 @@ extension RandomAccessCollection where Index == Int {
         return _offsetting(engine.sortedIndices())
     }
 
-    /// The selection of ``indices(ofMin:sortedBy:)``; `parallel` reads slices of the rows on
+    /// The selection of `indices(ofMin:sortedBy:)`; `parallel` reads slices of the rows on
     /// several cores.
     @inlinable
     internal func _indices(ofMin count: Int, sortedBy keys: [SortKey<Element>], parallel: Bool) -> [Int] {
@@ -140,7 +140,7 @@ extension RandomAccessCollection where Index == Int {
         return _offsetting(selected)
     }
 
-    /// ``sortedIndices(by:)`` plus, per sorted position, whether that element ties with the one
+    /// `sortedIndices(by:)` plus, per sorted position, whether that element ties with the one
     /// before it on every key: what a data table keeps to re-rank a column without comparing
     /// neighbours again. Tie marks come from the engine's composites where they decide. Key
     /// closures run on the calling thread.
@@ -179,14 +179,14 @@ extension RandomAccessCollection where Index == Int {
 }
 
 extension RandomAccessCollection where Index == Int, Element: Sendable {
-    /// ``sortedIndices(by:)`` for `Sendable` rows: the keys of a large input are read on
+    /// `sortedIndices(by:)` for `Sendable` rows: the keys of a large input are read on
     /// several cores.
     @inlinable
     public func sortedIndices(by keys: [SortKey<Element>]) -> [Int] {
         _sortedIndices(by: keys, parallel: true)
     }
 
-    /// ``indices(ofMin:sortedBy:)`` for `Sendable` rows: slices of a large input are read on
+    /// `indices(ofMin:sortedBy:)` for `Sendable` rows: slices of a large input are read on
     /// several cores.
     @inlinable
     public func indices(ofMin count: Int, sortedBy keys: [SortKey<Element>]) -> [Int] {

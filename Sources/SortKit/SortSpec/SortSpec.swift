@@ -27,8 +27,8 @@ import Foundation
 /// | `empty=null` | blank or whitespace-only text is null |
 /// | `random=SEED` | a seeded shuffle: the same order for the same seed everywhere |
 ///
-/// `nulls-natural` extends the grammar in DESIGN.md so that every null placement has a text
-/// form. ``description`` prints the canonical form, which parses back to an equal spec; a spec
+/// `nulls-natural` extends the spec grammar (<doc:SortSpecFormat>) so that every null placement
+/// has a text form. ``description`` prints the canonical form, which parses back to an equal spec; a spec
 /// in canonical form prints back to the same text. `SortSpec` is `Codable` as that string.
 public struct SortSpec: Sendable, Hashable {
     /// The keys, most significant first.

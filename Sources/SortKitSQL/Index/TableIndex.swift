@@ -28,7 +28,7 @@ struct _TableIndex: Sendable {
     /// The rows' cells: a base arena per column for the slots it was built with, and the
     /// cells of rows written since.
     var cells: _Cells
-    /// Per slot, the folded search text (``SearchQuery/foldedFields(_:)``).
+    /// Per slot, the folded search text (`SearchQuery.foldedFields(_:)`).
     var folded: _FoldedText
     /// Rankings built so far, by variant.
     var rankings: [KeyVariant: _Ranking]
@@ -80,7 +80,7 @@ struct _FoldedText: Sendable {
         return base.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[base.range(slot)])) }
     }
 
-    /// The folded fields of a row, as ``SearchQuery/foldedFields(_:)`` joins them, appended to
+    /// The folded fields of a row, as `SearchQuery.foldedFields(_:)` joins them, appended to
     /// `bytes`: ASCII cells lowercased byte by byte, others folded as text.
     static func append(_ cells: [UnsafeBufferPointer<UInt8>], to bytes: inout [UInt8]) {
         for (index, cell) in cells.enumerated() {

@@ -1,6 +1,6 @@
 import OrderKeys
 
-/// Runs OrderKeys' synchronous ``LabelPlanner`` against a database that can only be read
+/// Runs OrderKeys' synchronous `LabelPlanner` against a database that can only be read
 /// asynchronously (PostgreSQL through PostgresNIO).
 ///
 /// The planner reads through a ``LabelReader`` backed by answers fetched so far; a read with

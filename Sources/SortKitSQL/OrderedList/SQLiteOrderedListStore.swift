@@ -18,7 +18,7 @@ import OrderKeys
 ///     try store.move(2, before: 1, in: "reading")   // one row written
 ///     try store.ids(in: "reading")                  // [2, 1]
 ///
-/// Every operation is one `BEGIN IMMEDIATE` transaction: the planner (``LabelPlanner``) reads
+/// Every operation is one `BEGIN IMMEDIATE` transaction: the planner (`LabelPlanner`) reads
 /// labels inside it, and the writes it returns are applied in two phases — temporary negative
 /// labels, then one flip — so the unique constraint never fails midway. Clients name neighbours
 /// by id ("move 7 after 3"), never by stale positions; an unknown id throws and changes nothing.
@@ -96,7 +96,7 @@ public final class SQLiteOrderedListStore: Sendable {
 
     /// Inserts `id` right after `predecessor` (at the front if `nil`).
     ///
-    /// - Throws: ``OrderKeyError`` for an id already in the list or an unknown predecessor.
+    /// - Throws: `OrderKeyError` for an id already in the list or an unknown predecessor.
     @discardableResult
     public func insert(_ id: Int64, after predecessor: Int64?, in list: String) throws -> [LabelWrite<Int64>] {
         try transaction(list) { reader in

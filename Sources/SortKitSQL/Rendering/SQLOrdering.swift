@@ -1,7 +1,7 @@
 import Foundation
 import SortKit
 
-/// A stored sort-key column: the ``SortValue/sortKey(collation:)`` bytes of a column's values
+/// A stored sort-key column: the `SortValue.sortKey(collation:)` bytes of a column's values
 /// read one way (`num`, `date`, `text` or by type) under one collation. Stores keep one per
 /// key form a query or preset needs, on every insert and update, so the database orders
 /// exactly as memory does.
@@ -153,9 +153,13 @@ public struct SQLOrdering: Sendable {
 
     /// Renders `order` for a table with `schema`.
     ///
-    /// - Parameter stored: The key columns the table stores; on SQLite a key it doesn't store
-    ///   is computed in the query (`sortkit_key(…)`, registered by ``SQLiteTableStore``) rather
-    ///   than read, so a read never adds a column. `nil`: every key is a column (index DDL).
+    /// - Parameters:
+    ///   - order: The order to render: a sort spec or the manual order.
+    ///   - schema: The table's columns (their types choose each key's expression).
+    ///   - dialect: SQLite or PostgreSQL.
+    ///   - stored: The key columns the table stores; on SQLite a key it doesn't store
+    ///     is computed in the query (`sortkit_key(…)`, registered by ``SQLiteTableStore``) rather
+    ///     than read, so a read never adds a column. `nil`: every key is a column (index DDL).
     /// - Throws: ``TableStoreError`` for a column the schema doesn't have.
     public init(_ order: TableOrder, schema: TableSchema, dialect: SQLDialect, stored: Set<KeyVariant>? = nil) throws {
         /// The expression of a key: its column, or on SQLite the computed key when it isn't stored.

@@ -39,7 +39,7 @@ public struct TableSchema: Sendable, Hashable, Codable {
     }
 
     /// The position of the column named `name`: an exact match, else the only match ignoring
-    /// case (as ``TextTable/columnIndex(_:)`` does).
+    /// case (as `TextTable.columnIndex(_:)` does).
     ///
     /// - Throws: ``TableStoreError/unknownColumn(_:table:known:)``.
     public func columnIndex(_ name: String) throws -> Int {

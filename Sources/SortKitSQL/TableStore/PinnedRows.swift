@@ -10,7 +10,7 @@ import SortKit
 ///     // rows 42 and 7 first if they match "dune"; `filtered` counts them once
 ///
 /// The pinned rows are read by id and matched against the search as memory does
-/// (``SearchQuery/matches(_:)``); the rest is the store's page with them left out
+/// (`SearchQuery.matches(_:)`); the rest is the store's page with them left out
 /// (``PageRequest/excluding``). A cursor inside the pinned rows is `pin:N` (an offset into
 /// them); after them, the store's own signed cursor.
 public struct PinnedRows: Sendable, Hashable {

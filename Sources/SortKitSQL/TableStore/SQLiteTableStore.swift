@@ -32,6 +32,7 @@ public final class SQLiteTableStore: TableStore {
     /// Opens (creating if needed) the store at `path`.
     ///
     /// - Parameters:
+    ///   - path: The SQLite database file (created with its folder's permissions if missing).
     ///   - busyTimeout: How long a write waits for another process's write.
     ///   - inMemoryIndex: Whether pages sorted by a spec are answered from an in-memory index of
     ///     each table (the default: every order, offset and search at interactive speed on

@@ -2,7 +2,7 @@ import Foundation
 import SortKit
 
 /// A store of tables that sorts, searches and pages in the database, in exactly the order
-/// memory gives for the same ``SortSpec`` (see ``SQLOrdering``).
+/// memory gives for the same `SortSpec` (see ``SQLOrdering``).
 ///
 ///     let store = try SQLiteTableStore(path: "library.sqlite")   // or PostgresTableStore(url:)
 ///     let schema = try await store.importCSV(Array(csv.utf8), as: "books")
@@ -92,7 +92,7 @@ public struct TableRow: Sendable, Hashable {
 public struct PageRequest: Sendable, Hashable {
     /// The order.
     public var order: TableOrder
-    /// A multi-term search (``SearchQuery``); blank for none.
+    /// A multi-term search (`SearchQuery`); blank for none.
     public var search: String
     /// Per-column searches (column name → multi-term text), each matched against that
     /// column's folded text only; blank values are ignored.

@@ -3,7 +3,7 @@ import HTTPTypes
 import Hummingbird
 
 /// What a group of routes allows, checked before its handlers run (after the checks every
-/// request passes, ``SiteMiddleware``). Each route is declared in the group of its policy
+/// request passes, `SiteMiddleware`). Each route is declared in the group of its policy
 /// (``SortKitServer/router()``), so a route's rules are read where it is declared, never
 /// worked out again from its path.
 ///
@@ -27,7 +27,7 @@ enum RoutePolicy: Sendable {
     case importing
 }
 
-/// The middleware that enforces a group's ``RoutePolicy``.
+/// The middleware that enforces a group's `RoutePolicy`.
 struct RoutePolicyMiddleware<Context: RequestContext>: RouterMiddleware {
     let policy: RoutePolicy
     let access: AccessPolicy

@@ -6,8 +6,8 @@ import SortKit
 import SortKitSQL
 
 extension SortKitServer {
-    /// The router: every route in the group of its ``RoutePolicy``, behind the checks every
-    /// request passes (``SiteMiddleware``) and a log line per request.
+    /// The router: every route in the group of its `RoutePolicy`, behind the checks every
+    /// request passes (`SiteMiddleware`) and a log line per request.
     ///
     /// | policy | routes |
     /// |---|---|

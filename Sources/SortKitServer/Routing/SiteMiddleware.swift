@@ -29,7 +29,7 @@ let tokenCookie = "sortkit-token"
 ///    need the token.
 ///
 /// What each route allows beyond that — the token, content types, cross-site reads — is its
-/// group's ``RoutePolicy``, declared where the routes are (``SortKitServer/router()``).
+/// group's `RoutePolicy`, declared where the routes are (``SortKitServer/router()``).
 struct SiteMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: AccessPolicy
 

@@ -66,7 +66,7 @@ struct SortCycleTests {
         #expect(String(decoding: json, as: UTF8.self).contains(#""desc,asc,none""#))
     }
 
-    /// The tap rules restated from DESIGN.md, as the oracle.
+    /// The tap rules (``HeaderSortState``; docs/SortSpecs.md) restated as the oracle.
     struct Model {
         var keys: [(column: String, direction: SortDirection)] = []
         let cycles: [String: [SortDirection?]] // the steps; a trailing nil is "unsorted"

@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Sort spec text form")
 struct SortSpecTests {
-    @Test("The DESIGN.md example")
+    @Test("The sort-spec format's example (docs/SortSpecs.md)")
     func designExample() throws {
         let spec = try SortSpec(parsing: "status:enum=todo|reading|done,-price:num,title")
         #expect(spec.keys.count == 3)
