@@ -6,13 +6,14 @@ import SortKit
 struct EngineBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "engine",
-        abstract: "Sort 100k and 1M books: SortKit vs a hand-written closure vs Foundation's KeyPathComparator.")
+        abstract: "Sort 100k and 1M books: SortKit vs a hand-written closure vs Foundation's KeyPathComparator (5 runs).")
 
-    @Option(help: "Row counts, comma-separated.")
+    @Option(help: "Row counts, comma-separated (--rows N runs N only).")
     var sizes: String = "100000,1000000"
 
-    @Option(help: "Runs per case for SortKit and the closure (min and median are reported).")
-    var runs: Int = 5
+    @OptionGroup var data: DataSetOptions
+    @OptionGroup var timing: RunOptions
+    var runs: Int { timing.runs(default: 5) }
 
     @Option(help: "Runs per case for the slow Foundation anchors (0 skips them).")
     var foundationRuns: Int = 1
@@ -42,8 +43,8 @@ struct EngineBench: ParsableCommand {
         var report = Report()
         print("SortKit engine benchmark — \(ProcessInfo.processInfo.activeProcessorCount) cores, \(Date().formatted(.iso8601))")
         print(report.rows[0].joined(separator: " | "))
-        for size in sizes.split(separator: ",").compactMap({ Int($0) }) {
-            let books = BenchData.books(count: size)
+        for size in data.rows.map({ [$0] }) ?? sizes.split(separator: ",").compactMap({ Int($0) }) {
+            let books = BenchData.books(count: size, text: data.text)
             let folder = csv ?? (duckdb == nil ? nil : NSTemporaryDirectory() + "sortkit-bench-\(getpid())")
             var file: URL?
             if let folder {

@@ -8,13 +8,13 @@ import SortKit
 struct PresetBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "presets",
-        abstract: "Switch presets and pages on an index with replicas; update rows; report memory per preset.")
+        abstract: "Switch presets and pages on an index with replicas; update rows; report memory per preset (1,000,000 rows).")
 
-    @Option(help: "Rows in the index.")
-    var rows: Int = 1_000_000
+    @OptionGroup var data: DataSetOptions
+    var rows: Int { data.rows(default: 1_000_000) }
 
     func run() throws {
-        let books = BenchData.books(count: rows)
+        let books = data.books(default: 1_000_000)
         let presets: [String: [SortKey<BenchBook>]] = [
             "title": [SortKey(\.title)],
             "author": [SortKey(\.author), SortKey(\.title)],

@@ -8,13 +8,12 @@ import SortKitSQL
 struct SQLBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sql",
-        abstract: "Table stores: CSV import, first pages by preset and by a column without an index, search, deep pages.")
+        abstract: "Table stores: CSV import, first pages by preset and by a column without an index, search, deep pages (1,000,000 rows, 7 runs).")
 
-    @Option(help: "Rows in the table.")
-    var rows: Int = 1_000_000
-
-    @Option(help: "Runs per case (the median is reported).")
-    var runs: Int = 7
+    @OptionGroup var data: DataSetOptions
+    @OptionGroup var timing: RunOptions
+    var rows: Int { data.rows(default: 1_000_000) }
+    var runs: Int { timing.runs(default: 7) }
 
     @Option(help: ArgumentHelp("PostgreSQL URL (default: $DATABASE_URL); without one only SQLite runs.", valueName: "URL"))
     var postgres: String?
@@ -22,7 +21,7 @@ struct SQLBench: AsyncParsableCommand {
     static let presets = ["Cheapest": "price,title", "Status": "status:enum=todo|reading|done|abandoned,author,-price"]
 
     func run() async throws {
-        let books = BenchData.books(count: rows)
+        let books = data.books(default: 1_000_000)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-bench-sql-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -104,21 +103,14 @@ struct SQLBench: AsyncParsableCommand {
 /// `sortkit-bench data`: writes the benchmark data set as CSV (for the load script and for
 /// external tools).
 struct DataCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "data", abstract: "Write the benchmark data set as CSV.")
+    static let configuration = CommandConfiguration(commandName: "data", abstract: "Write the benchmark data set as CSV (1,000,000 rows).")
 
-    @Option(help: "Rows to write.")
-    var rows: Int = 1_000_000
+    @OptionGroup var data: DataSetOptions
 
     @Option(help: ArgumentHelp("The CSV file to write.", valueName: "FILE"))
     var out: String
 
-    @Option(
-        help:
-            "ascii: the English titles and authors (~5% non-ASCII authors); multilingual: about 65% of titles and authors in accented Latin, Cyrillic, Greek, CJK and decomposed (combining-mark) text."
-    )
-    var text: BenchData.TextKind = .ascii
-
     func run() throws {
-        try BenchData.writeCSV(BenchData.books(count: rows, text: text), to: URL(fileURLWithPath: out))
+        try BenchData.writeCSV(data.books(default: 1_000_000), to: URL(fileURLWithPath: out))
     }
 }

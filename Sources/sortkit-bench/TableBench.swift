@@ -9,16 +9,15 @@ extension BenchBook: Identifiable {}
 struct TableBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "table",
-        abstract: "Tap to sort, search keystrokes, setData diffs and column widths on a headless data table.")
+        abstract: "Tap to sort, search keystrokes, setData diffs and column widths on a headless data table (100,000 rows, 5 runs).")
 
-    @Option(help: "Rows in the table.")
-    var rows: Int = 100_000
-
-    @Option(help: "Runs per case (the median is reported).")
-    var runs: Int = 5
+    @OptionGroup var data: DataSetOptions
+    @OptionGroup var timing: RunOptions
+    var rows: Int { data.rows(default: 100_000) }
+    var runs: Int { timing.runs(default: 5) }
 
     func run() throws {
-        let books = BenchData.books(count: rows)
+        let books = data.books(default: 100_000)
         let columns: [DataTableColumn<BenchBook>] = [
             DataTableColumn("title", \.title),
             DataTableColumn("author", \.author),
