@@ -3,9 +3,11 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 import SortKit
 import SortKitSQL
 import Synchronization
+import UnixSignals
 
 /// The web app, JSON API and DataTables endpoint over a `TableStore`.
 ///
@@ -80,10 +82,25 @@ public struct SortKitServer: Sendable {
         self.dataTablesEscapesHTML = dataTablesEscapesHTML
     }
 
-    /// Serves on `host:port` until SIGINT or SIGTERM, then finishes in-flight requests and
-    /// returns. Throws ``ServerSetupError`` for a policy that can't be served on `host`.
-    public func run(host: String = "127.0.0.1", port: Int = 8080, logger: Logger? = nil) async throws {
-        try await application(host: host, port: port, logger: logger).runService()
+    /// Serves on `host:port` until SIGTERM or SIGINT, then stops gracefully and returns: it
+    /// accepts no new connection, lets the requests in flight finish for up to `gracePeriod`, and
+    /// then cancels what is left — a write or an import that hadn't committed rolls back, so a
+    /// table is whole or absent. Throws ``ServerSetupError`` for a policy that can't be served
+    /// on `host`.
+    ///
+    ///     try await server.run(port: 8080, gracePeriod: .seconds(10))   // returns after SIGTERM
+    public func run(host: String = "127.0.0.1", port: Int = 8080, logger: Logger? = nil, gracePeriod: Duration = .seconds(10)) async throws {
+        let logger = logger ?? Logger(label: "sortkit")
+        var configuration = ServiceGroupConfiguration(
+            services: [.init(service: try application(host: host, port: port, logger: logger))],
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = gracePeriod
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch is CancellationError {
+            // The grace period ran out and the requests still running were cancelled.
+            logger.notice("stopped: requests still running after the \(gracePeriod) grace period were cancelled")
+        }
     }
 
     /// The application on `host:port`, with graceful shutdown on SIGINT and SIGTERM when run

@@ -93,6 +93,23 @@ struct ServeCommand: AsyncParsableCommand {
     var port: Int = 8080
 
     @Option(
+        help: ArgumentHelp(
+            "After SIGTERM or SIGINT, how long requests in flight may run before they are cancelled (an unfinished import or write rolls back); then the server exits 0.",
+            valueName: "SECONDS"))
+    var gracePeriod: Double = 10
+
+    /// How log lines are written to standard error.
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
+    @Option(
+        help: ArgumentHelp(
+            "Log lines on standard error: text, or json (one object per line: time, level, message, request_id, method, route, status, duration_ms, table).",
+            valueName: "FORMAT"))
+    var logFormat: LogFormat = .text
+
+    @Option(
         name: .customLong("allow-host"),
         help: ArgumentHelp(
             "A Host name clients reach the server by (repeatable); other Hosts get 421. Needed beyond 127.0.0.1 (the bound address counts when it is a specific one); on 127.0.0.1 it adds to the loopback names.",
@@ -255,6 +272,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be between 1 and 65535, got \(port)") }
         _ = try indexLimits
         _ = try defaultCollation
+        guard gracePeriod >= 0, gracePeriod <= 3_600 else {
+            throw ValidationError("--grace-period must be between 0 and 3600 seconds, got \(gracePeriod)")
+        }
         guard queryTimeout > 0, queryTimeout <= 86_400 else {
             throw ValidationError("--query-timeout must be between 0 and 86400 seconds, got \(queryTimeout)")
         }
@@ -302,7 +322,20 @@ struct ServeCommand: AsyncParsableCommand {
         return "\(rows.formatted()) rows in \(String(format: "%.2f", seconds)) s: \(rate.formatted()) rows/s"
     }
 
+    /// A line about the server's progress on standard error: plain text, or a JSON log line
+    /// (level info) under `--log-format json`, so every line of a JSON log parses.
+    func say(_ message: String) {
+        switch logFormat {
+        case .text: printToStandardError(message)
+        case .json: Logger(label: "sortkit").info("\(message.hasPrefix("sortkit: ") ? String(message.dropFirst(9)) : message)")
+        }
+    }
+
     func run() async throws {
+        switch logFormat {
+        case .text: LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        case .json: LoggingSystem.bootstrap { JSONLogHandler.standardError(label: $0) }
+        }
         let store: any TableStore
         let place: String
         let budget = Duration.milliseconds(Int64(queryTimeout * 1_000))
@@ -318,7 +351,7 @@ struct ServeCommand: AsyncParsableCommand {
         for file in files {
             let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
             if existing.contains(name) {
-                printToStandardError("sortkit: table '\(name)' is already in \(place); serving the stored copy")
+                say("sortkit: table '\(name)' is already in \(place); serving the stored copy")
                 // Presets named now that the stored table lacks (or has with another spec) are
                 // added to it: one schema change, whole or not at all.
                 let schema = try await store.schema(of: name)
@@ -328,13 +361,13 @@ struct ServeCommand: AsyncParsableCommand {
                     changes.append(.addPreset(preset, spec))
                 }
                 if !changes.isEmpty {
-                    printToStandardError("sortkit: updating the presets of table '\(name)'…")
+                    say("sortkit: updating the presets of table '\(name)'…")
                     do {
                         try await store.alter(name, changes)
                     } catch {
                         throw ValidationError("\(file): \(error)")
                     }
-                    printToStandardError("sortkit: updated the presets of table '\(name)'")
+                    say("sortkit: updated the presets of table '\(name)'")
                 }
                 continue
             }
@@ -342,26 +375,25 @@ struct ServeCommand: AsyncParsableCommand {
             guard let data = _readWholeFile(atPath: file) else {
                 throw ValidationError("cannot read '\(file)'")
             }
-            printToStandardError("sortkit: importing \(file) as table '\(name)' (\(data.count) bytes)…")
+            say("sortkit: importing \(file) as table '\(name)' (\(data.count) bytes)…")
             do {
                 let schema = try await store.importCSV(data, as: name, delimiter: UInt8(ascii: ","), presets: presets)
                 let elapsed = ContinuousClock.now - start
                 let rows = try await store.page(of: name, PageRequest(limit: 0)).total
-                printToStandardError(
+                say(
                     "sortkit: imported \(file) as table '\(name)' (\(schema.columns.count) columns, \(Self.importRate(rows: rows, in: elapsed)))")
             } catch {
                 throw ValidationError("\(file): \(error)")
             }
         }
-        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        printToStandardError("sortkit: serving http://\(host):\(port)/ from \(place)")
+        say("sortkit: serving http://\(host):\(port)/ from \(place)")
         let access = access
         if access.token != nil {
-            printToStandardError(
+            say(
                 "sortkit: \(access.protectReads ? "reads and writes" : "writes") need the token: send "
                     + "'Authorization: Bearer TOKEN', or open http://\(host):\(port)/?token=TOKEN once in a browser")
         } else {
-            printToStandardError("sortkit: serving only Host \((access.allowedHosts ?? []).sorted().joined(separator: ", ")); no token is set")
+            say("sortkit: serving only Host \((access.allowedHosts ?? []).sorted().joined(separator: ", ")); no token is set")
         }
         let settings = try sortSettings
         for (table, setting) in settings.sorted(by: { $0.key < $1.key }) {
@@ -375,6 +407,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await SortKitServer(
             store: store, access: access, sortSettings: settings,
             defaultSortSettings: TableSortSettings(maxKeys: maxSortKeys, collation: try defaultCollation)
-        ).run(host: host, port: port)
+        ).run(host: host, port: port, gracePeriod: .milliseconds(Int64(gracePeriod * 1_000)))
+        say("sortkit: stopped")
     }
 }

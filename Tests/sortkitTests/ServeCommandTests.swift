@@ -1,4 +1,5 @@
 import Foundation
+import SortKitSQL
 import SortKitTestSupport
 import Testing
 
@@ -45,11 +46,19 @@ struct ServeCommandTests {
             try await send(URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!))
         }
 
+        func send(_ method: String, _ path: String, csv: String) async throws -> (String, Int) {
+            try await send(method, path, body: csv, type: "text/csv")
+        }
+
         func send(_ method: String, _ path: String, json: String) async throws -> (String, Int) {
+            try await send(method, path, body: json, type: "application/json")
+        }
+
+        private func send(_ method: String, _ path: String, body: String, type: String) async throws -> (String, Int) {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
             request.httpMethod = method
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = Data(json.utf8)
+            request.setValue(type, forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(body.utf8)
             return try await send(request)
         }
 
@@ -117,6 +126,80 @@ struct ServeCommandTests {
         for (file, message) in cases {
             let result = try await CommandRunner.run(["serve", file, "--db", "other.sqlite", "--port", "1"], in: folder)
             #expect(result.status != 0 && result.stderr.contains(message), "\(file): \(result.stderr)")
+        }
+    }
+
+    @Test("--log-format json: every line the process writes is one JSON object, startup and import lines included; a request's line names its route and table")
+    func jsonLogs() async throws {
+        let folder = CommandRunner.processFolder.appendingPathComponent("jsonlog-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("name,n\n\"a \"\"quoted\"\"\nname\",2\n".utf8).write(to: folder.appendingPathComponent("people.csv"))
+        let server = try Server(["people.csv", "--db", "people.sqlite", "--log-format", "json"], in: folder)
+        try await server.waitUntilServing("/api/tables/people/rows?sort=n")
+        _ = try await server.get("/api/tables/people/rows?sort=-n")
+        server.stop()
+        let lines = try String(contentsOf: server.log, encoding: .utf8).split(separator: "\n")
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(!lines.isEmpty && objects.count == lines.count, "lines that aren't JSON: \(lines.filter { !$0.hasPrefix("{") })")
+        #expect(objects.contains { ($0["message"] as? String)?.hasPrefix("imported people.csv") == true }, "\(lines)")
+        let request = objects.first { $0["route"] as? String == "/api/tables/{table}/rows" }
+        #expect(request?["table"] as? String == "people" && request?["status"] as? Int == 200 && request?["request_id"] is String, "\(lines)")
+        let bad = try await CommandRunner.run(["serve", "--log-format", "xml", "--port", "1"], in: folder)
+        #expect(bad.status != 0 && bad.stderr.contains("log-format"), "\(bad.stderr)")
+    }
+
+    @Test(
+        "SIGTERM stops gracefully: no new connections, a request in flight finishes within the grace period, an upload still running after it is cut and leaves no table, exit 0"
+    )
+    func gracefulStop() async throws {
+        let folder = CommandRunner.processFolder.appendingPathComponent("graceful-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // 40,000 rows (about 1.2 MB) sent at 100 KB/s: 12 s, far beyond the 1 s grace period.
+        var csv = "k,title\n"
+        for k in 0..<40_000 { csv += "\(k),Title number \(k * 7_919 % 100_003)\n" }
+        try Data(csv.utf8).write(to: folder.appendingPathComponent("slow.csv"))
+        let server = try Server(["--db", "graceful.sqlite", "--grace-period", "1"], in: folder)
+        try await server.waitUntilServing("/api/tables")
+        let upload = Process()
+        upload.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        upload.arguments = [
+            "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--limit-rate", "100K", "-H", "Content-Type: text/csv",
+            "--data-binary", "@slow.csv", "http://127.0.0.1:\(server.port)/api/tables?name=cut",
+        ]
+        upload.currentDirectoryURL = folder
+        upload.standardOutput = FileHandle.nullDevice
+        upload.standardError = FileHandle.nullDevice
+        try upload.run()
+        try await Task.sleep(for: .milliseconds(1_500))
+        let signalled = ContinuousClock.now
+        kill(server.process.processIdentifier, SIGTERM)
+        try await Task.sleep(for: .milliseconds(200))
+        // Stopped accepting: a new request is refused while the upload is still in flight.
+        let refused = await (try? server.get("/api/tables")) == nil
+        let status = await exitStatus(of: server.process)
+        let stoppedAfter = ContinuousClock.now - signalled
+        _ = await exitStatus(of: upload)
+        let log = try String(contentsOf: server.log, encoding: .utf8)
+        #expect(refused, "a connection made after SIGTERM was served: \(log)")
+        #expect(status == 0, "exit status \(status): \(log)")
+        #expect(stoppedAfter < .seconds(20), "stopped \(stoppedAfter) after SIGTERM")
+        #expect(log.contains("sortkit: stopped"), "\(log)")
+        // Whole or absent: the cut upload left no table, and the database opens clean.
+        let store = try SQLiteTableStore(path: folder.appendingPathComponent("graceful.sqlite").path)
+        #expect(try await !store.tables().map(\.name).contains("cut"))
+
+        // A request that finishes within the grace period is served to its end.
+        let again = try Server(["--db", "graceful.sqlite", "--grace-period", "30"], in: folder)
+        try await again.waitUntilServing("/api/tables")
+        let small = Task { try await again.send("POST", "/api/tables?name=small", csv: "k,title\n1,a\n2,b\n") }
+        try await Task.sleep(for: .milliseconds(50))
+        kill(again.process.processIdentifier, SIGTERM)
+        let reply = try? await small.value
+        #expect(await exitStatus(of: again.process) == 0)
+        if let reply {
+            #expect(reply.1 == 201, "\(reply)")
+            let after = try SQLiteTableStore(path: folder.appendingPathComponent("graceful.sqlite").path)
+            #expect(try await after.page(of: "small", PageRequest(limit: 10)).total == 2)
         }
     }
 

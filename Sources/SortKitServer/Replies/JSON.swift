@@ -148,7 +148,7 @@ enum JSON: Sendable, Hashable, Decodable {
 
     /// A JSON string literal; `<`, `>` and `&` escaped too, so JSON embedded in a page can't
     /// close a `<script>`.
-    private static func writeString(_ value: String, to output: inout String) {
+    static func writeString(_ value: String, to output: inout String) {
         output += "\""
         for scalar in value.unicodeScalars {
             switch scalar {

@@ -114,14 +114,25 @@ extension RequestBody {
     }
 }
 
-/// Logs one line per request: method, path, status and milliseconds.
+/// Logs one line per request: method, path, status and milliseconds as the message, and as
+/// metadata the fields a JSON log line carries (``JSONLogHandler``): `method`, `route` (the
+/// matched pattern), `status`, `duration_ms` and `table`.
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         func log(_ status: HTTPResponse.Status) {
             let elapsed = ContinuousClock.now - start
             let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1_000
-            context.logger.info("\(request.method) \(request.uri.path) \(status.code) \(String(format: "%.1f", ms))ms")
+            let route = Self.route(context.endpointPath)
+            var metadata: Logger.Metadata = [
+                "method": .string(request.method.rawValue), "status": .stringConvertible(Int(status.code)),
+                "duration_ms": .stringConvertible((ms * 10).rounded() / 10),
+            ]
+            if let route {
+                metadata["route"] = .string(route)
+                if let table = Self.parameter("table", of: route, in: request.uri.path) { metadata["table"] = .string(table) }
+            }
+            context.logger.info("\(request.method) \(request.uri.path) \(status.code) \(String(format: "%.1f", ms))ms", metadata: metadata)
         }
         do {
             let response = try await next(request, context)
@@ -131,6 +142,26 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
             log(error.status)
             throw error
         }
+    }
+
+    /// The matched route as `/api/tables/{table}/rows` (Hummingbird writes parameters as
+    /// `:table` or `{table}`); `nil` when no route matched (Hummingbird's endpoint is then a
+    /// name such as `NotFound`, not a path).
+    static func route(_ endpoint: String?) -> String? {
+        guard let endpoint, endpoint.hasPrefix("/") else { return nil }
+        return
+            "/"
+            + endpoint.split(separator: "/").map { part in
+                part.hasPrefix(":") ? "{\(part.dropFirst())}" : String(part)
+            }.joined(separator: "/")
+    }
+
+    /// The path segment that `route`'s `{name}` matched, percent-decoded.
+    static func parameter(_ name: String, of route: String, in path: String) -> String? {
+        let pattern = route.split(separator: "/"), parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        guard let index = pattern.firstIndex(of: Substring("{\(name)}")), index < parts.count else { return nil }
+        let segment = parts[parts.startIndex + index]
+        return String(segment).removingPercentEncoding ?? String(segment)
     }
 }
 
