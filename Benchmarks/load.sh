@@ -1,6 +1,8 @@
 #!/bin/bash
 # Benchmarks/load.sh - HTTP load on `sortkit serve` over a 1M-row SQLite table (not part of the tests).
 #   usage: Benchmarks/load.sh [ROWS] [SECONDS]     (needs wrk: apt-get install wrk)
+#   SORTKIT_TEXT=multilingual serves the multilingual data set; SORTKIT_SERVE_FLAGS adds flags
+#   to `sortkit serve` (e.g. --log-format json, to measure what JSON logs cost per request).
 # Builds the release binaries, writes the benchmark data set as CSV, imports it once, then runs
 # wrk (2 threads, 16 connections, bounded in time) against a sorted page, searched pages (one
 # repeated term, answered from the server's cache after the first; then a new term for every
@@ -22,7 +24,8 @@ trap cleanup EXIT
 "$bin/sortkit-bench" data --rows "$rows" --text "${SORTKIT_TEXT:-ascii}" --out "$work/big.csv"
 port=$(shuf -i 20000-32767 -n 1)
 start=$(date +%s.%N)
-"$bin/sortkit" serve "$work/big.csv" --preset "Cheapest=price,title" --db "$work/load.sqlite" --port "$port" 2>"$work/server.log" &
+# shellcheck disable=SC2086
+"$bin/sortkit" serve "$work/big.csv" --preset "Cheapest=price,title" --db "$work/load.sqlite" --port "$port" ${SORTKIT_SERVE_FLAGS:-} 2>"$work/server.log" &
 server=$!
 until curl -sf "http://127.0.0.1:$port/api/tables" >/dev/null; do
   kill -0 "$server" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }

@@ -44,6 +44,8 @@ public struct SortKitServer: Sendable {
     /// The settings of tables ``sortSettings`` doesn't name (a key cap for every table, say) —
     /// tables stored earlier or imported later included.
     public let defaultSortSettings: TableSortSettings
+    /// What `GET /metrics` reports (requests, latency, imports, query-budget refusals).
+    public let metrics: ServerMetrics
     /// The imports running now (at most ``RequestLimits/maxConcurrentImports``).
     let imports = _Slots()
 
@@ -70,8 +72,10 @@ public struct SortKitServer: Sendable {
         headerModifiers: [String: [String: String]] = [
             DemoLibrary.tableName: ["status": "enum=" + DemoLibrary.statuses.joined(separator: "|")]
         ], access: AccessPolicy = .loopback, limits: RequestLimits = RequestLimits(), dataTablesEscapesHTML: Bool = true,
-        sortSettings: [String: TableSortSettings] = [:], defaultSortSettings: TableSortSettings = TableSortSettings()
+        sortSettings: [String: TableSortSettings] = [:], defaultSortSettings: TableSortSettings = TableSortSettings(),
+        metrics: ServerMetrics = ServerMetrics()
     ) {
+        self.metrics = metrics
         self.sortSettings = sortSettings
         self.defaultSortSettings = defaultSortSettings
         self.store = store

@@ -2,7 +2,9 @@ import ArgumentParser
 import DataTableKit
 import Foundation
 import Logging
+import Metrics
 import PostgresNIO
+import Prometheus
 import SortKit
 import SortKitSQL
 import SortKitServer
@@ -322,6 +324,12 @@ struct ServeCommand: AsyncParsableCommand {
         return "\(rows.formatted()) rows in \(String(format: "%.2f", seconds)) s: \(rate.formatted()) rows/s"
     }
 
+    /// `name` as a Prometheus metric or label name: characters other than letters, digits and
+    /// `_` become `_` (swift-metrics labels such as `http.route` have dots).
+    static func prometheusName(_ name: String) -> String {
+        String(String.UnicodeScalarView(name.unicodeScalars.map { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0)) ? $0 : "_" }))
+    }
+
     /// A line about the server's progress on standard error: plain text, or a JSON log line
     /// (level info) under `--log-format json`, so every line of a JSON log parses.
     func say(_ message: String) {
@@ -336,6 +344,14 @@ struct ServeCommand: AsyncParsableCommand {
         case .text: LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         case .json: LoggingSystem.bootstrap { JSONLogHandler.standardError(label: $0) }
         }
+        // GET /metrics: the server's own metrics, and whatever the libraries it uses report
+        // through swift-metrics, in one Prometheus registry.
+        let metrics = ServerMetrics()
+        var factory = PrometheusMetricsFactory(registry: metrics.registry)
+        factory.nameAndLabelSanitizer = { name, labels in
+            (Self.prometheusName(name), labels.map { (Self.prometheusName($0.0), $0.1) })
+        }
+        MetricsSystem.bootstrap(factory)
         let store: any TableStore
         let place: String
         let budget = Duration.milliseconds(Int64(queryTimeout * 1_000))
@@ -380,6 +396,7 @@ struct ServeCommand: AsyncParsableCommand {
                 let schema = try await store.importCSV(data, as: name, delimiter: UInt8(ascii: ","), presets: presets)
                 let elapsed = ContinuousClock.now - start
                 let rows = try await store.page(of: name, PageRequest(limit: 0)).total
+                metrics.imported(table: name, rows: rows, duration: elapsed)
                 say(
                     "sortkit: imported \(file) as table '\(name)' (\(schema.columns.count) columns, \(Self.importRate(rows: rows, in: elapsed)))")
             } catch {
@@ -406,7 +423,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         try await SortKitServer(
             store: store, access: access, sortSettings: settings,
-            defaultSortSettings: TableSortSettings(maxKeys: maxSortKeys, collation: try defaultCollation)
+            defaultSortSettings: TableSortSettings(maxKeys: maxSortKeys, collation: try defaultCollation), metrics: metrics
         ).run(host: host, port: port, gracePeriod: .milliseconds(Int64(gracePeriod * 1_000)))
         say("sortkit: stopped")
     }

@@ -22,6 +22,9 @@ public enum Service: String, Sendable, CaseIterable {
     case browser
     /// GNU time at `/usr/bin/time`, to measure a child's peak memory.
     case gnuTime
+    /// The Prometheus project's own text-format parser (PyPI `prometheus_client`), in the e2e
+    /// Python.
+    case prometheusParser
 
     /// The repository's root folder.
     public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -32,7 +35,7 @@ public enum Service: String, Sendable, CaseIterable {
     public var requirement: String {
         switch self {
         case .postgres, .postgresICU: "SORTKIT_REQUIRE_POSTGRES"
-        case .browser: "SORTKIT_REQUIRE_E2E"
+        case .browser, .prometheusParser: "SORTKIT_REQUIRE_E2E"
         case .gnuTime: "SORTKIT_REQUIRE_TIME"
         }
     }
@@ -59,6 +62,12 @@ public enum Service: String, Sendable, CaseIterable {
             return absent.isEmpty ? nil : "not installed here: \(absent.joined(separator: ", ")); .ci/run installs them"
         case .gnuTime:
             return FileManager.default.isExecutableFile(atPath: "/usr/bin/time") ? nil : "/usr/bin/time is missing (apt-get install time; .ci/run installs it)"
+        case .prometheusParser:
+            let python = URL(fileURLWithPath: Self.e2ePython)
+            let lib = python.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
+            let versions = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
+            let found = versions.contains { FileManager.default.fileExists(atPath: lib.appendingPathComponent("\($0)/site-packages/prometheus_client").path) }
+            return found ? nil : "prometheus_client is not installed in \(Self.e2ePython) (pip install prometheus_client; .ci/run installs it)"
         }
     }
 
@@ -84,7 +93,7 @@ public enum Service: String, Sendable, CaseIterable {
         return switch self {
         case .postgres: Self.environment["DATABASE_URL"]!
         case .postgresICU: Self.environment["DATABASE_URL_ICU"]!
-        case .browser: Self.e2ePython
+        case .browser, .prometheusParser: Self.e2ePython
         case .gnuTime: "/usr/bin/time"
         }
     }

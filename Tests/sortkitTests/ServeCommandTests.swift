@@ -137,6 +137,9 @@ struct ServeCommandTests {
         let server = try Server(["people.csv", "--db", "people.sqlite", "--log-format", "json"], in: folder)
         try await server.waitUntilServing("/api/tables/people/rows?sort=n")
         _ = try await server.get("/api/tables/people/rows?sort=-n")
+        // The startup import is counted in /metrics too.
+        let (metrics, metricsStatus) = try await server.get("/metrics")
+        #expect(metricsStatus == 200 && metrics.contains("sortkit_import_rows_total{table=\"people\"} 1"), "\(metrics)")
         server.stop()
         let lines = try String(contentsOf: server.log, encoding: .utf8).split(separator: "\n")
         let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

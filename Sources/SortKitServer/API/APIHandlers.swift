@@ -160,8 +160,10 @@ struct APIHandlers: Sendable {
         defer { server.imports.give() }
         let body = try await readBody()
         guard !body.isEmpty else { throw APIError.badRequest("the CSV is empty: send a header row and the rows") }
+        let started = ContinuousClock.now
         let schema = try await store.importCSV(body, as: name, delimiter: delimiter, presets: [:])
         let count = try await store.catalog().first { $0.schema.name == name }?.rowCount ?? 0
+        server.metrics.imported(table: schema.name, rows: count, duration: ContinuousClock.now - started)
         return .json(
             .object([
                 ("name", .string(schema.name)),
@@ -169,6 +171,16 @@ struct APIHandlers: Sendable {
                 ("rows", .integer(Int64(count))),
                 ("url", .string(URLText.tablePage(schema.name))),
             ]), status: .created)
+    }
+
+    /// Each served table's in-memory index use, for `GET /metrics` (tables without an index
+    /// loaded are left out).
+    func indexUsage() async throws -> [String: IndexUsage] {
+        var usage: [String: IndexUsage] = [:]
+        for entry in try await store.catalog() {
+            usage[entry.schema.name] = try await store.indexUsage(of: entry.schema.name)
+        }
+        return usage
     }
 
     /// `DELETE /api/tables/{table}`: the table, its rows, presets, manual order and index, in

@@ -12,13 +12,13 @@ extension SortKitServer {
     /// | policy | routes |
     /// |---|---|
     /// | asset | `GET /assets/{file}` |
-    /// | read | `GET /`, `GET /tables/{table}`, `GET /api/tables`, `GET /api/tables/{table}/rows`, `GET /api/tables/{table}/rows.csv`, `GET\|POST /datatables/{table}` |
+    /// | read | `GET /`, `GET /tables/{table}`, `GET /api/tables`, `GET /metrics`, `GET /api/tables/{table}/rows`, `GET /api/tables/{table}/rows.csv`, `GET\|POST /datatables/{table}` |
     /// | write | `POST /api/tables/{table}/rows`, `PATCH\|DELETE /api/tables/{table}/rows/{id}`, `POST …/rows/{id}/move`, `POST …/rows/move`, `POST …/rows/delete`, `DELETE /api/tables/{table}` |
     /// | importing | `POST /api/tables` |
     public func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: RequestLogMiddleware())
-        router.add(middleware: SiteMiddleware(access: access))
+        router.add(middleware: RequestLogMiddleware(metrics: metrics))
+        router.add(middleware: SiteMiddleware(access: access, metrics: metrics))
         let api = APIHandlers(server: self)
         let pages = Pages(server: self)
         let limits = limits
@@ -32,6 +32,12 @@ extension SortKitServer {
                 try await pages.table(context.table(), query: api.viewQuery(request)).response
             }
             .get("/api/tables") { _, _ in try await api.tables().response }
+            .get("/metrics") { _, _ in
+                metrics.indexUsage(try await api.indexUsage())
+                return Response(
+                    status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                    body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
+            }
             .get("/api/tables/:table/rows.csv") { request, context in
                 try await api.csv(context.table(), query: api.viewQuery(request))
             }
@@ -114,16 +120,20 @@ extension RequestBody {
     }
 }
 
-/// Logs one line per request: method, path, status and milliseconds as the message, and as
+/// Logs one line per request — method, path, status and milliseconds as the message, and as
 /// metadata the fields a JSON log line carries (``JSONLogHandler``): `method`, `route` (the
-/// matched pattern), `status`, `duration_ms` and `table`.
+/// matched pattern), `status`, `duration_ms` and `table` — and counts it in ``ServerMetrics``.
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: ServerMetrics
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
+        metrics.started()
         func log(_ status: HTTPResponse.Status) {
             let elapsed = ContinuousClock.now - start
             let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1_000
             let route = Self.route(context.endpointPath)
+            metrics.finished(route: route, method: request.method.rawValue, status: Int(status.code), duration: elapsed)
             var metadata: Logger.Metadata = [
                 "method": .string(request.method.rawValue), "status": .stringConvertible(Int(status.code)),
                 "duration_ms": .stringConvertible((ms * 10).rounded() / 10),

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import SortKitSQL
 
 /// The headers every response gets, built once: a Content-Security-Policy with no inline
 /// script and `frame-ancestors 'self'`, `nosniff`, a `Referrer-Policy`, and
@@ -32,6 +33,7 @@ let tokenCookie = "sortkit-token"
 /// group's `RoutePolicy`, declared where the routes are (``SortKitServer/router()``).
 struct SiteMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: AccessPolicy
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -54,6 +56,7 @@ struct SiteMiddleware<Context: RequestContext>: RouterMiddleware {
                         : "\(error.status.code) \(error.status.reasonPhrase)")
             } catch {
                 // Everything a handler throws: a client's mistake named, a bug behind a request id.
+                if ((error as? TableStoreError) ?? TableStoreError.classifying(error))?.kind == .timedOut { metrics.refused() }
                 response = APIError(error).response(logger: context.logger)
             }
         }
