@@ -384,7 +384,9 @@ private struct _UTF8Text: Hashable {
     }
 
     static func == (lhs: _UTF8Text, rhs: _UTF8Text) -> Bool {
-        lhs.string.utf8.elementsEqual(rhs.string.utf8)
+        // memcmp of the two buffers: the UTF8View's generic elementsEqual was 4% of a
+        // multilingual `sortkit view`.
+        _withUTF8(lhs.string) { a in _withUTF8(rhs.string) { b in _equalBytes(a, b) } }
     }
 }
 

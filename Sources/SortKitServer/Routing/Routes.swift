@@ -12,7 +12,7 @@ extension SortKitServer {
     /// | policy | routes |
     /// |---|---|
     /// | asset | `GET /assets/{file}` |
-    /// | read | `GET /`, `GET /tables/{table}`, `GET /api/tables`, `GET /metrics`, `GET /api/tables/{table}/rows`, `GET /api/tables/{table}/rows.csv`, `GET\|POST /datatables/{table}` |
+    /// | read | `GET /`, `GET /tables/{table}`, `GET /api/tables`, `GET /api/openapi.json`, `GET /metrics`, `GET /api/tables/{table}/rows`, `GET /api/tables/{table}/rows.csv`, `GET\|POST /datatables/{table}` |
     /// | write | `POST /api/tables/{table}/rows`, `PATCH\|DELETE /api/tables/{table}/rows/{id}`, `POST …/rows/{id}/move`, `POST …/rows/move`, `POST …/rows/delete`, `DELETE /api/tables/{table}` |
     /// | importing | `POST /api/tables` |
     public func router() -> Router<BasicRequestContext> {
@@ -32,6 +32,7 @@ extension SortKitServer {
                 try await pages.table(context.table(), query: api.viewQuery(request)).response
             }
             .get("/api/tables") { _, _ in try await api.tables().response }
+            .get("/api/openapi.json") { _, _ in try Assets.response("openapi.json") }
             .get("/metrics") { _, _ in
                 metrics.indexUsage(try await api.indexUsage())
                 return Response(
@@ -178,7 +179,9 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
 /// The web page's script and style sheet, served from the module's resources.
 enum Assets {
     static func response(_ file: String) throws -> Response {
-        let types = ["app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8"]
+        let types = [
+            "app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8", "openapi.json": "application/json; charset=utf-8",
+        ]
         guard let type = types[file], let url = Bundle.module.url(forResource: file, withExtension: nil, subdirectory: "Assets"),
             let data = try? Data(contentsOf: url)
         else { return Reply.error(.notFound, "no asset '\(file.prefix(80))'") }

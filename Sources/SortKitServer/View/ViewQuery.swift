@@ -35,6 +35,12 @@ struct ViewQuery: Sendable {
     /// defusing the ones a spreadsheet would run as formulas.
     var keepsFormulas = false
 
+    /// The query parameters the JSON API's rows route reads (`filter` stands for `filter[COLUMN]`);
+    /// the OpenAPI document lists each (a test compares them).
+    static let apiParameters = ["sort", "preset", "q", "filter", "limit", "offset", "after", "explain"]
+    /// Those the CSV download reads.
+    static let csvParameters = ["sort", "preset", "q", "filter", "formulas"]
+
     static let defaultSize = 25
     static let pageSizes = [10, 25, 50, 100, 500]
 
