@@ -5,7 +5,7 @@ struct SortKitCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sortkit",
         abstract: "Sort tables the way people expect: typed, natural, stable.",
-        subcommands: [ServeCommand.self, SortCommand.self, ViewCommand.self]
+        subcommands: [ServeCommand.self, SortCommand.self, ViewCommand.self, BackupCommand.self]
     )
 
     /// Runs the command; every error, usage errors included, exits with status 2 as `sort` does.

@@ -225,4 +225,27 @@ struct TableStoreTests {
         #expect(seek.contains { $0.contains("SEARCH t USING INDEX st_1_preset0") }, "\(seek)")
         #expect(try await ids(store, "price,title") == [4, 3, 5, 1, 2])
     }
+
+    @Test("A backup is a consistent copy that serves the same pages, taken while another connection writes; it never overwrites a file")
+    func backup() async throws {
+        let path = try temporaryDatabase()
+        let store = try SQLiteTableStore(path: path, queryBudget: testQueryBudget)
+        try await store.importCSV(Array(booksCSV.utf8), as: "books", delimiter: UInt8(ascii: ","), presets: ["cheapest": try SortSpec(parsing: "price,title")])
+        // A writer in another connection while the backup runs: the copy holds a snapshot.
+        let writer = Task {
+            for index in 0..<20 { _ = try await store.insert(["title": "Added \(index)"], into: "books") }
+        }
+        let copy = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("copy.sqlite").path
+        try await store.backup(to: copy)
+        try await writer.value
+        let restored = try SQLiteTableStore(path: copy, queryBudget: testQueryBudget)
+        let page = try await restored.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "price,title")), limit: 100))
+        #expect(page.total >= 5 && page.total <= 25)
+        let original = try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "price,title")), limit: 100))
+        let kept = Set(page.rows.map(\.id))
+        #expect(original.rows.filter { kept.contains($0.id) }.map(\.cells) == page.rows.map(\.cells), "the copy's rows are the original's, in the same order")
+        #expect(try await restored.schema(of: "books").presets.keys.sorted() == ["cheapest"])
+        await #expect(throws: TableStoreError.self) { try await store.backup(to: copy) }
+        await #expect(throws: TableStoreError.self) { try await store.backup(to: "/nonexistent-folder/x.sqlite") }
+    }
 }

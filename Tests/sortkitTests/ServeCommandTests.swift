@@ -1,4 +1,5 @@
 import Foundation
+import SortKit
 import SortKitSQL
 import SortKitTestSupport
 import Testing
@@ -204,6 +205,25 @@ struct ServeCommandTests {
             let after = try SQLiteTableStore(path: folder.appendingPathComponent("graceful.sqlite").path)
             #expect(try await after.page(of: "small", PageRequest(limit: 10)).total == 2)
         }
+    }
+
+    @Test("sortkit backup copies the database while the server serves it; the copy serves the same table; it never overwrites and names a missing database")
+    func backupWhileServing() async throws {
+        let folder = CommandRunner.processFolder.appendingPathComponent("backup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let server = try Server(["--db", "live.sqlite"], in: folder)
+        defer { server.stop() }
+        try await server.waitUntilServing("/api/tables/books/rows?limit=1")
+        let backup = try await CommandRunner.run(["backup", "--db", "live.sqlite", "copy.sqlite"], in: folder)
+        #expect(backup.status == 0 && backup.stderr.contains("backed up live.sqlite to copy.sqlite"), "\(backup.stderr)")
+        let again = try await CommandRunner.run(["backup", "--db", "live.sqlite", "copy.sqlite"], in: folder)
+        #expect(again.status == 2 && again.stderr.contains("never overwrites"), "\(again.stderr)")
+        let missing = try await CommandRunner.run(["backup", "--db", "absent.sqlite", "other.sqlite"], in: folder)
+        #expect(missing.status == 2 && missing.stderr.contains("no database at 'absent.sqlite'"), "\(missing.stderr)")
+        let (live, _) = try await server.get("/api/tables/books/rows?sort=-price,title&limit=5")
+        let copy = try SQLiteTableStore(path: folder.appendingPathComponent("copy.sqlite").path)
+        let page = try await copy.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "-price,title")), limit: 5))
+        #expect(page.total == 3_000 && page.rows.allSatisfy { live.contains("\"id\":\($0.id),") }, "\(live.prefix(300))")
     }
 
     @Test("Beyond loopback, serve refuses to start without a token, and a short token, with messages that say what to do")

@@ -142,6 +142,28 @@ public final class SQLiteTableStore: TableStore {
         try await database.read { db in try Self.info(table, db).schema }
     }
 
+    /// Writes a consistent copy of the database to the new file `path` with SQLite's
+    /// `VACUUM INTO`: one snapshot, compacted, readable as a store of its own. Other connections
+    /// and processes go on reading and writing meanwhile (WAL mode).
+    ///
+    ///     try await store.backup(to: "backups/library-2026-11-27.sqlite")
+    ///
+    /// - Throws: ``TableStoreError`` (`invalid`) when `path` exists (it is never overwritten)
+    ///   or can't be written.
+    public func backup(to path: String) async throws {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw TableStoreError.invalid("'\(path)' exists; a backup never overwrites a file")
+        }
+        do {
+            // VACUUM can't run inside a transaction; it only reads this database.
+            try await database.writeWithoutTransaction { db in
+                try db.execute(sql: "VACUUM INTO ?", arguments: [path])
+            }
+        } catch let error as DatabaseError {
+            throw TableStoreError.invalid("can't write '\(path)': \(error.message ?? "SQLite error \(error.resultCode)")")
+        }
+    }
+
     public func indexUsage(of table: String) async throws -> IndexUsage? {
         let id = try await database.read { db in try Self.info(table, db).id }
         return indexes.usage(table: id)
