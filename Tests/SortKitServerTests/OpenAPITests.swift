@@ -128,4 +128,27 @@ struct OpenAPITests {
             }
         }
     }
+
+    @Test("A path some route answers, asked with another method, is 405 with Allow; an unknown path stays 404")
+    func wrongMethod() async throws {
+        let server = try await makeServer(books: 5)
+        try await application(server).test(.router) { client in
+            try await client.execute(uri: "/metrics", method: .init("TRACE")!) { response in
+                #expect(response.status == .methodNotAllowed && response.headers[.allow] == "GET", "\(response.text)")
+            }
+            try await client.execute(uri: "/api/tables", method: .put) { response in
+                #expect(response.status == .methodNotAllowed && response.headers[.allow] == "GET, POST")
+                #expect(response.json?["error"]?.string?.contains("use GET or POST") == true, "\(response.text)")
+            }
+            try await client.execute(uri: "/api/tables/books/rows/3", method: .get) { response in
+                #expect(response.status == .methodNotAllowed && response.headers[.allow] == "DELETE, PATCH")
+            }
+            // The router takes the literal path over the parameter one: only its methods.
+            try await client.execute(uri: "/api/tables/books/rows/delete", method: .get) { response in
+                #expect(response.status == .methodNotAllowed && response.headers[.allow] == "POST")
+            }
+            try await client.execute(uri: "/api/tables/books/rows/3/nowhere", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/api/tables//rows", method: .put) { #expect($0.status == .notFound) }
+        }
+    }
 }

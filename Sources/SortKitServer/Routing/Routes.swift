@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import SortKit
 import SortKitSQL
+import Synchronization
 
 extension SortKitServer {
     /// The router: every route in the group of its `RoutePolicy`, behind the checks every
@@ -17,8 +18,9 @@ extension SortKitServer {
     /// | importing | `POST /api/tables` |
     public func router() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
+        let methods = RouteMethods()
         router.add(middleware: RequestLogMiddleware(metrics: metrics))
-        router.add(middleware: SiteMiddleware(access: access, metrics: metrics))
+        router.add(middleware: SiteMiddleware(access: access, metrics: metrics, methods: methods))
         let api = APIHandlers(server: self)
         let pages = Pages(server: self)
         let limits = limits
@@ -92,6 +94,7 @@ extension SortKitServer {
                     try await request.body.bytes(upTo: limits.maxImportBytes, timeout: limits.bodyTimeout)
                 }.response
             }
+        methods.set(router.routes.map { ($0.method, "\($0.path)") })
         return router
     }
 }
@@ -173,6 +176,33 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         guard let index = pattern.firstIndex(of: Substring("{\(name)}")), index < parts.count else { return nil }
         let segment = parts[parts.startIndex + index]
         return String(segment).removingPercentEncoding ?? String(segment)
+    }
+}
+
+/// The methods each route path answers, to tell a wrong method (405, with `Allow`) from an
+/// unknown path (404). Filled once the router's routes are added.
+final class RouteMethods: Sendable {
+    private let routes = Mutex<[(method: HTTPRequest.Method, segments: [Substring])]>([])
+
+    func set(_ routes: [(HTTPRequest.Method, String)]) {
+        self.routes.withLock { $0 = routes.map { ($0.0, $0.1.split(separator: "/")) } }
+    }
+
+    /// The methods some route answers at `path`, sorted; empty when no route has this path.
+    func allowed(at path: String) -> [String] {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        func isParameter(_ segment: Substring) -> Bool { segment.hasPrefix(":") || segment.hasPrefix("{") }
+        let matches = routes.withLock { routes in
+            routes.filter { route in
+                route.segments.count == parts.count
+                    && zip(route.segments, parts).allSatisfy { pattern, part in isParameter(pattern) ? !part.isEmpty : pattern == part }
+            }
+        }
+        // The router takes the most specific path (`…/rows/delete` over `…/rows/{id}`): only its
+        // methods are allowed.
+        let literals = { (route: (method: HTTPRequest.Method, segments: [Substring])) in route.segments.filter { !isParameter($0) }.count }
+        let most = matches.map(literals).max()
+        return Set(matches.filter { literals($0) == most }.map(\.method.rawValue)).sorted()
     }
 }
 

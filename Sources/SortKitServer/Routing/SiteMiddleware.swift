@@ -34,6 +34,7 @@ let tokenCookie = "sortkit-token"
 struct SiteMiddleware<Context: RequestContext>: RouterMiddleware {
     let access: AccessPolicy
     let metrics: ServerMetrics
+    let methods: RouteMethods
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -47,6 +48,12 @@ struct SiteMiddleware<Context: RequestContext>: RouterMiddleware {
         } else {
             do {
                 response = try await next(request, context)
+            } catch let error as any HTTPResponseError where error.status == .notFound && !methods.allowed(at: request.uri.path).isEmpty {
+                // A path some route answers, with another method: 405 and what it allows.
+                let allowed = methods.allowed(at: request.uri.path)
+                response = Reply.error(
+                    .methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path.prefix(200)); use \(allowed.joined(separator: " or "))")
+                response.headers[.allow] = allowed.joined(separator: ", ")
             } catch let error as any HTTPResponseError {
                 // Hummingbird's own errors (an unknown route, a bad request line) in our shape.
                 response = Reply.error(
