@@ -99,6 +99,8 @@ public struct SortKitServer: Sendable {
             services: [.init(service: try application(host: host, port: port, logger: logger))],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = gracePeriod
+        // A handler that ignores cancellation can't hold the process for ever.
+        configuration.maximumCancellationDuration = .seconds(10)
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch is CancellationError {

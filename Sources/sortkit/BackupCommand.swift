@@ -10,7 +10,8 @@ struct BackupCommand: AsyncParsableCommand {
         discussion: """
             SQLite's VACUUM INTO reads one consistent snapshot (the database is in WAL mode, so a running
             server goes on reading and writing) and writes a compact copy that `sortkit serve --db COPY`
-            serves as it is. An existing OUT is never overwritten. For --postgres, use pg_dump.
+            serves as it is. The database is opened read-only; the copy gets its file permissions. An
+            existing OUT is never overwritten. For --postgres, use pg_dump.
 
             Example: sortkit backup --db sortkit.sqlite backups/sortkit-2026-11-27.sqlite
             """)
@@ -22,13 +23,11 @@ struct BackupCommand: AsyncParsableCommand {
     var out: String
 
     func run() async throws {
-        guard FileManager.default.fileExists(atPath: db) else { throw ValidationError("no database at '\(db)'") }
-        let store = try SQLiteTableStore(path: db, inMemoryIndex: false)
         let started = ContinuousClock.now
         do {
-            try await store.backup(to: out)
+            try SQLiteTableStore.backup(db, to: out)
         } catch {
-            throw ValidationError("backup of '\(db)' to '\(out)': \(error)")
+            throw ValidationError("\(error)")
         }
         let bytes = (try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0
         printToStandardError("sortkit: backed up \(db) to \(out) (\(bytes) bytes in \(started.duration(to: .now)))")

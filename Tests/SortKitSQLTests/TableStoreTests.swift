@@ -236,7 +236,7 @@ struct TableStoreTests {
             for index in 0..<20 { _ = try await store.insert(["title": "Added \(index)"], into: "books") }
         }
         let copy = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("copy.sqlite").path
-        try await store.backup(to: copy)
+        try SQLiteTableStore.backup(path, to: copy)
         try await writer.value
         let restored = try SQLiteTableStore(path: copy, queryBudget: testQueryBudget)
         let page = try await restored.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "price,title")), limit: 100))
@@ -245,7 +245,15 @@ struct TableStoreTests {
         let kept = Set(page.rows.map(\.id))
         #expect(original.rows.filter { kept.contains($0.id) }.map(\.cells) == page.rows.map(\.cells), "the copy's rows are the original's, in the same order")
         #expect(try await restored.schema(of: "books").presets.keys.sorted() == ["cheapest"])
-        await #expect(throws: TableStoreError.self) { try await store.backup(to: copy) }
-        await #expect(throws: TableStoreError.self) { try await store.backup(to: "/nonexistent-folder/x.sqlite") }
+        #expect(throws: TableStoreError.invalid("'\(copy)' exists; a backup never overwrites a file")) { try SQLiteTableStore.backup(path, to: copy) }
+        #expect(throws: TableStoreError.invalid("the folder '/nonexistent-folder' for the backup doesn't exist")) {
+            try SQLiteTableStore.backup(path, to: "/nonexistent-folder/x.sqlite")
+        }
+        // Not a SortKit database: refused, and nothing is added to it.
+        let other = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("other.sqlite").path
+        _ = FileManager.default.createFile(atPath: other, contents: nil)
+        let otherCopy = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("other-copy.sqlite").path
+        #expect(throws: TableStoreError.self) { try SQLiteTableStore.backup(other, to: otherCopy) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: other)).isEmpty && !FileManager.default.fileExists(atPath: otherCopy))
     }
 }

@@ -49,6 +49,7 @@ struct LoggingTests {
         #expect(object["message"] as? String == hostile && object["table"] as? String == hostile)
         #expect(object["status"] as? Int == 404 && object["duration_ms"] as? Double == 1.5)
         #expect(object["request_id"] as? String == "abc123" && object["hb.request.id"] == nil)
+        #expect(object["meta.message"] as? String == "a metadata key that would repeat a field")
         #expect(object["tags"] as? [String] == ["x", "y"] && (object["nested"] as? [String: String]) == ["k": "v"])
         let time = try #require(object["time"] as? String)
         #expect(try Date(time, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)).timeIntervalSinceNow.magnitude < 60)
@@ -81,5 +82,8 @@ struct LoggingTests {
         #expect(RequestLogMiddleware<BasicRequestContext>.route(nil) == nil && RequestLogMiddleware<BasicRequestContext>.route("NotFound") == nil)
         #expect(RequestLogMiddleware<BasicRequestContext>.parameter("table", of: "/datatables/{table}", in: "/datatables/caf%C3%A9") == "café")
         #expect(RequestLogMiddleware<BasicRequestContext>.parameter("table", of: "/", in: "/") == nil)
+        // A decoded line end can't forge a text log line; empty segments are dropped, as the router does.
+        #expect(RequestLogMiddleware<BasicRequestContext>.parameter("table", of: "/api/tables/{table}/rows", in: "/api/tables/x%0Afake%0D/rows") == "x?fake?")
+        #expect(RequestLogMiddleware<BasicRequestContext>.parameter("table", of: "/api/tables/{table}/rows", in: "//api/tables/books/rows") == "books")
     }
 }

@@ -92,6 +92,24 @@ struct MetricsTests {
         #expect((value("sortkit_index_ranking_bytes", ["table": "books"]) ?? 0) >= 300 * 4, "a ranking of -price")
     }
 
+    @Test("A dropped table's index series go away at the next scrape; a DataTables search over the budget counts as a refusal")
+    func droppedTables() async throws {
+        let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: .nanoseconds(1))
+        try await DemoLibrary.install(in: store, count: 50)
+        let server = SortKitServer(store: store)
+        try await application(server).test(.router) { client in
+            try await client.execute(uri: "/api/tables/books/rows?sort=-price&limit=2", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/datatables/books?draw=1&start=0&length=5&search[value]=the", method: .get) {
+                #expect($0.status == .serviceUnavailable)
+            }
+            let before = try await client.execute(uri: "/metrics", method: .get) { $0.text }
+            #expect(before.contains("sortkit_index_rows{table=\"books\"} 50") && before.contains("sortkit_query_budget_refusals_total 1"), "\(before)")
+            try await client.execute(uri: "/api/tables/books", method: .delete) { #expect($0.status == .noContent) }
+            let after = try await client.execute(uri: "/metrics", method: .get) { $0.text }
+            #expect(!after.contains("sortkit_index_rows{table=\"books\"}"), "\(after)")
+        }
+    }
+
     @Test("Two servers in one process count apart")
     func separateRegistries() async throws {
         let first = try await makeServer(books: 10), second = try await makeServer(books: 10)

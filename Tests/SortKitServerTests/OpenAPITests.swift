@@ -134,21 +134,24 @@ struct OpenAPITests {
         let server = try await makeServer(books: 5)
         try await application(server).test(.router) { client in
             try await client.execute(uri: "/metrics", method: .init("TRACE")!) { response in
-                #expect(response.status == .methodNotAllowed && response.headers[.allow] == "GET", "\(response.text)")
+                #expect(response.status == .methodNotAllowed && response.headers[.allow] == "GET, HEAD", "\(response.text)")
             }
             try await client.execute(uri: "/api/tables", method: .put) { response in
-                #expect(response.status == .methodNotAllowed && response.headers[.allow] == "GET, POST")
-                #expect(response.json?["error"]?.string?.contains("use GET or POST") == true, "\(response.text)")
+                #expect(response.status == .methodNotAllowed && response.headers[.allow] == "GET, HEAD, POST")
+                #expect(response.json?["error"]?.string?.contains("use GET or HEAD or POST") == true, "\(response.text)")
             }
             try await client.execute(uri: "/api/tables/books/rows/3", method: .get) { response in
                 #expect(response.status == .methodNotAllowed && response.headers[.allow] == "DELETE, PATCH")
             }
+            try await client.execute(uri: "//api/tables", method: .put) { #expect($0.status == .methodNotAllowed) }
             // The router takes the literal path over the parameter one: only its methods.
             try await client.execute(uri: "/api/tables/books/rows/delete", method: .get) { response in
                 #expect(response.status == .methodNotAllowed && response.headers[.allow] == "POST")
             }
             try await client.execute(uri: "/api/tables/books/rows/3/nowhere", method: .get) { #expect($0.status == .notFound) }
-            try await client.execute(uri: "/api/tables//rows", method: .put) { #expect($0.status == .notFound) }
+            // HEAD answers as GET does, without a body.
+            try await client.execute(uri: "/api/tables", method: .head) { #expect($0.status == .ok && $0.body.readableBytes == 0) }
+            try await client.execute(uri: "/nowhere/at/all", method: .put) { #expect($0.status == .notFound) }
         }
     }
 }

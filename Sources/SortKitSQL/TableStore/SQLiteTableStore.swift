@@ -142,25 +142,48 @@ public final class SQLiteTableStore: TableStore {
         try await database.read { db in try Self.info(table, db).schema }
     }
 
-    /// Writes a consistent copy of the database to the new file `path` with SQLite's
-    /// `VACUUM INTO`: one snapshot, compacted, readable as a store of its own. Other connections
-    /// and processes go on reading and writing meanwhile (WAL mode).
+    /// Writes a consistent copy of the SortKit database at `source` to the new file `path` with
+    /// SQLite's `VACUUM INTO`: one snapshot, compacted, readable as a store of its own. The
+    /// source is opened read-only (nothing migrated, nothing written), and other connections and
+    /// processes go on reading and writing it meanwhile (WAL mode). The copy gets the source's
+    /// file permissions.
     ///
-    ///     try await store.backup(to: "backups/library-2026-11-27.sqlite")
+    ///     try SQLiteTableStore.backup("sortkit.sqlite", to: "backups/sortkit-2026-11-27.sqlite")
     ///
-    /// - Throws: ``TableStoreError`` (`invalid`) when `path` exists (it is never overwritten)
-    ///   or can't be written.
-    public func backup(to path: String) async throws {
-        guard !FileManager.default.fileExists(atPath: path) else {
+    /// - Throws: ``TableStoreError`` (`invalid`) naming the problem: `path` exists (it is never
+    ///   overwritten), its folder doesn't, `source` is missing or isn't a SortKit database, or the
+    ///   copy can't be written (a partial copy is removed).
+    public static func backup(_ source: String, to path: String) throws {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: source) else { throw TableStoreError.invalid("no database at '\(source)'") }
+        guard !manager.fileExists(atPath: path) else {
             throw TableStoreError.invalid("'\(path)' exists; a backup never overwrites a file")
         }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard manager.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw TableStoreError.invalid("the folder '\(folder)' for the backup doesn't exist")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
         do {
+            let database = try DatabaseQueue(path: source, configuration: configuration)
             // VACUUM can't run inside a transaction; it only reads this database.
-            try await database.writeWithoutTransaction { db in
+            try database.inDatabase { db in
+                guard try db.tableExists("sortkit_table") else {
+                    throw TableStoreError.invalid("'\(source)' is not a SortKit database (it has no sortkit_table)")
+                }
                 try db.execute(sql: "VACUUM INTO ?", arguments: [path])
             }
         } catch let error as DatabaseError {
-            throw TableStoreError.invalid("can't write '\(path)': \(error.message ?? "SQLite error \(error.resultCode)")")
+            try? manager.removeItem(atPath: path)
+            throw TableStoreError.invalid("can't copy '\(source)' to '\(path)': \(error.message ?? "SQLite error \(error.resultCode)")")
+        } catch {
+            try? manager.removeItem(atPath: path)
+            throw error
+        }
+        if let mode = try? manager.attributesOfItem(atPath: source)[.posixPermissions] {
+            try? manager.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
         }
     }
 

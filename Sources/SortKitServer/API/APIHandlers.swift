@@ -175,10 +175,12 @@ struct APIHandlers: Sendable {
 
     /// Each served table's in-memory index use, for `GET /metrics` (tables without an index
     /// loaded are left out).
-    func indexUsage() async throws -> [String: IndexUsage] {
+    /// A table dropped meanwhile, or a store that can't answer, is left out: a scrape never fails
+    /// for it.
+    func indexUsage() async -> [String: IndexUsage] {
         var usage: [String: IndexUsage] = [:]
-        for entry in try await store.catalog() {
-            usage[entry.schema.name] = try await store.indexUsage(of: entry.schema.name)
+        for entry in (try? await store.catalog()) ?? [] {
+            usage[entry.schema.name] = try? await store.indexUsage(of: entry.schema.name)
         }
         return usage
     }

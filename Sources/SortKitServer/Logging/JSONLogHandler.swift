@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// A `LogHandler` that writes one JSON object per line — what log shippers (Vector, Fluent Bit,
 /// Loki, CloudWatch) read without a parsing rule. `sortkit serve --log-format json` uses it.
@@ -32,9 +33,13 @@ public struct JSONLogHandler: LogHandler {
     /// don't interleave).
     public static func standardError(label: String, metadataProvider: Logger.MetadataProvider? = nil) -> JSONLogHandler {
         JSONLogHandler(label: label, metadataProvider: metadataProvider) { line in
-            FileHandle.standardError.write(Data(line.utf8))
+            // One writer at a time (a line over PIPE_BUF could interleave otherwise), and a failed
+            // write (a full disk) loses the line instead of stopping the server.
+            standardErrorLock.withLock { _ in _ = try? FileHandle.standardError.write(contentsOf: Data(line.utf8)) }
         }
     }
+
+    private static let standardErrorLock = Mutex(())
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
@@ -57,9 +62,11 @@ public struct JSONLogHandler: LogHandler {
             line += ",\"error\":"
             Self.appendString(String(describing: error), to: &line)
         }
-        for key in fields.keys.sorted() where !Self.reserved.contains(key) {
+        for key in fields.keys.sorted() {
+            // A metadata key named like a field of every line is written as `meta.KEY`.
+            let name = Self.fieldNames[key] ?? key
             line += ","
-            Self.appendString(Self.fieldNames[key] ?? key, to: &line)
+            Self.appendString(Self.reserved.contains(name) ? "meta." + name : name, to: &line)
             line += ":"
             Self.append(fields[key]!, to: &line)
         }
@@ -68,7 +75,7 @@ public struct JSONLogHandler: LogHandler {
     }
 
     private static let time = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-    /// The fields every line has; metadata of the same name would make a repeated key.
+    /// The fields every line has; metadata of the same name is written as `meta.NAME`.
     private static let reserved: Set<String> = ["time", "level", "label", "message", "error"]
     /// Metadata keys written under another name: Hummingbird's request id.
     private static let fieldNames = ["hb.request.id": "request_id"]

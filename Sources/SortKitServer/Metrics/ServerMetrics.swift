@@ -1,6 +1,7 @@
 import Foundation
 import Prometheus
 import SortKitSQL
+import Synchronization
 
 /// What `GET /metrics` reports, in Prometheus' text exposition format: requests by route,
 /// method and status with a latency histogram, requests in flight, each table's in-memory
@@ -19,6 +20,8 @@ public final class ServerMetrics: Sendable {
     public let registry: PrometheusCollectorRegistry
     private let inFlight: Gauge
     private let refusals: Counter
+    /// The tables whose index gauges are set, to unregister those that go away.
+    private let indexedTables = Mutex<Set<String>>([])
 
     /// Latency buckets from 1 ms (a page from the in-memory index) to 10 s (an import).
     static let latencyBuckets: [Duration] = [
@@ -75,7 +78,16 @@ public final class ServerMetrics: Sendable {
 
     /// Each table's in-memory index as it stands: its rows and the bytes of its rankings (the
     /// per-column orders; the folded search text isn't counted).
+    /// Tables no longer indexed (dropped, or their index let go) lose their series.
     func indexUsage(_ usage: [String: IndexUsage]) {
+        let gone = indexedTables.withLock { tables in
+            defer { tables = Set(usage.keys) }
+            return tables.subtracting(usage.keys)
+        }
+        for table in gone {
+            registry.unregisterGauge(registry.makeGauge(descriptor: Self.indexRows, labels: [("table", table)]))
+            registry.unregisterGauge(registry.makeGauge(descriptor: Self.indexRankingBytes, labels: [("table", table)]))
+        }
         for (table, use) in usage {
             registry.makeGauge(descriptor: Self.indexRows, labels: [("table", table)]).set(to: Double(use.rows))
             registry.makeGauge(descriptor: Self.indexRankingBytes, labels: [("table", table)]).set(to: Double(use.rankingBytes))

@@ -16,6 +16,8 @@ struct APIError: Error {
     /// Whether the error is a bug or a failure the client can't act on: its details go to the
     /// log, never to the client.
     var isInternal = false
+    /// Whether the request was refused for running over the query budget (counted in /metrics).
+    var isBudgetRefusal = false
 
     /// The status and message for any error the handlers throw. Messages of store and parser
     /// errors name the client's mistake; anything else is internal (500, no details).
@@ -27,7 +29,10 @@ struct APIError: Error {
             case .notFound: self.init(status: .notFound, message: error.description)
             case .invalid: self.init(status: .badRequest, message: error.description)
             case .conflict: self.init(status: .conflict, message: error.description)
-            case .timedOut, .unavailable: self.init(status: .serviceUnavailable, message: error.description)
+            case .timedOut:
+                self.init(status: .serviceUnavailable, message: error.description)
+                isBudgetRefusal = !Task.isCancelled
+            case .unavailable: self.init(status: .serviceUnavailable, message: error.description)
             case .internal: self.init(status: .internalServerError, message: error.description, isInternal: true)
             }
         case let error as SortSpecError: self.init(status: .badRequest, message: error.description)

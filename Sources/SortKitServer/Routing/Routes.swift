@@ -17,7 +17,8 @@ extension SortKitServer {
     /// | write | `POST /api/tables/{table}/rows`, `PATCH\|DELETE /api/tables/{table}/rows/{id}`, `POST …/rows/{id}/move`, `POST …/rows/move`, `POST …/rows/delete`, `DELETE /api/tables/{table}` |
     /// | importing | `POST /api/tables` |
     public func router() -> Router<BasicRequestContext> {
-        let router = Router(context: BasicRequestContext.self)
+        // HEAD answers as GET does, without the body (AccessPolicy treats it as a read).
+        let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
         let methods = RouteMethods()
         router.add(middleware: RequestLogMiddleware(metrics: metrics))
         router.add(middleware: SiteMiddleware(access: access, metrics: metrics, methods: methods))
@@ -36,7 +37,7 @@ extension SortKitServer {
             .get("/api/tables") { _, _ in try await api.tables().response }
             .get("/api/openapi.json") { _, _ in try Assets.response("openapi.json") }
             .get("/metrics") { _, _ in
-                metrics.indexUsage(try await api.indexUsage())
+                metrics.indexUsage(await api.indexUsage())
                 return Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                     body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
@@ -171,11 +172,14 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// The path segment that `route`'s `{name}` matched, percent-decoded.
+    /// Control characters become `?`: a text log prints metadata as it is, and a decoded
+    /// `%0A` would start a forged line.
     static func parameter(_ name: String, of route: String, in path: String) -> String? {
-        let pattern = route.split(separator: "/"), parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let pattern = route.split(separator: "/"), parts = path.split(separator: "/")
         guard let index = pattern.firstIndex(of: Substring("{\(name)}")), index < parts.count else { return nil }
         let segment = parts[parts.startIndex + index]
-        return String(segment).removingPercentEncoding ?? String(segment)
+        let decoded = String(segment).removingPercentEncoding ?? String(segment)
+        return String(String.UnicodeScalarView(decoded.unicodeScalars.map { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) ? "?" : $0 }))
     }
 }
 
@@ -184,13 +188,16 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
 final class RouteMethods: Sendable {
     private let routes = Mutex<[(method: HTTPRequest.Method, segments: [Substring])]>([])
 
+    /// The routes as added; a GET route answers HEAD too (the router generates those when it
+    /// builds its responder, after this is set).
     func set(_ routes: [(HTTPRequest.Method, String)]) {
-        self.routes.withLock { $0 = routes.map { ($0.0, $0.1.split(separator: "/")) } }
+        let all = routes + routes.filter { $0.0 == .get }.map { (HTTPRequest.Method.head, $0.1) }
+        self.routes.withLock { $0 = all.map { ($0.0, $0.1.split(separator: "/")) } }
     }
 
     /// The methods some route answers at `path`, sorted; empty when no route has this path.
     func allowed(at path: String) -> [String] {
-        let parts = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
+        let parts = path.split(separator: "/")
         func isParameter(_ segment: Substring) -> Bool { segment.hasPrefix(":") || segment.hasPrefix("{") }
         let matches = routes.withLock { routes in
             routes.filter { route in

@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import SortKitSQL
 
 /// The headers every response gets, built once: a Content-Security-Policy with no inline
 /// script and `frame-ancestors 'self'`, `nosniff`, a `Referrer-Policy`, and
@@ -63,8 +62,9 @@ struct SiteMiddleware<Context: RequestContext>: RouterMiddleware {
                         : "\(error.status.code) \(error.status.reasonPhrase)")
             } catch {
                 // Everything a handler throws: a client's mistake named, a bug behind a request id.
-                if ((error as? TableStoreError) ?? TableStoreError.classifying(error))?.kind == .timedOut { metrics.refused() }
-                response = APIError(error).response(logger: context.logger)
+                let apiError = APIError(error)
+                if apiError.isBudgetRefusal { metrics.refused() }
+                response = apiError.response(logger: context.logger)
             }
         }
         for field in securityHeaders where response.headers[field.name] == nil { response.headers.append(field) }
