@@ -245,6 +245,10 @@ struct TableStoreTests {
         let kept = Set(page.rows.map(\.id))
         #expect(original.rows.filter { kept.contains($0.id) }.map(\.cells) == page.rows.map(\.cells), "the copy's rows are the original's, in the same order")
         #expect(try await restored.schema(of: "books").presets.keys.sorted() == ["cheapest"])
+        // An odd file name: a quote, a space, non-ASCII and a combining mark (the path is a bound parameter).
+        let odd = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("l'e\u{301}té copy.sqlite").path
+        try SQLiteTableStore.backup(path, to: odd)
+        #expect(try await SQLiteTableStore(path: odd, queryBudget: testQueryBudget).page(of: "books", PageRequest(limit: 0)).total >= 5)
         #expect(throws: TableStoreError.invalid("'\(copy)' exists; a backup never overwrites a file")) { try SQLiteTableStore.backup(path, to: copy) }
         #expect(throws: TableStoreError.invalid("the folder '/nonexistent-folder' for the backup doesn't exist")) {
             try SQLiteTableStore.backup(path, to: "/nonexistent-folder/x.sqlite")

@@ -150,6 +150,10 @@ struct ServeCommandTests {
         #expect(request?["table"] as? String == "people" && request?["status"] as? Int == 200 && request?["request_id"] is String, "\(lines)")
         let bad = try await CommandRunner.run(["serve", "--log-format", "xml", "--port", "1"], in: folder)
         #expect(bad.status != 0 && bad.stderr.contains("log-format"), "\(bad.stderr)")
+        for grace in ["-1", "99999", "nan", ""] {
+            let refused = try await CommandRunner.run(["serve", "--grace-period", grace, "--port", "1"], in: folder)
+            #expect(refused.status != 0 && refused.stderr.contains("grace-period"), "--grace-period '\(grace)': \(refused.stderr)")
+        }
     }
 
     @Test(

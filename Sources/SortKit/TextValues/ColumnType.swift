@@ -80,8 +80,10 @@ internal func _trimmed(_ text: String) -> String {
     return String(scalars[start..<end])
 }
 
-/// Whether `text` is empty or only whitespace, reading no further than its first other scalar.
-internal func _isBlank(_ text: String) -> Bool {
+/// Whether `text` is empty or only whitespace, reading no further than its first other scalar
+/// (by Unicode scalar: a space a combining mark joins is not blank).
+@inlinable
+package func _isBlank(_ text: String) -> Bool {
     text.unicodeScalars.allSatisfy(_isWhitespace)
 }
 

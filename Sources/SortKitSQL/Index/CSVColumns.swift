@@ -122,7 +122,7 @@ package struct _CSVColumns: Sendable {
             return
         }
         let text = String(decoding: cell, as: UTF8.self)
-        guard !text.unicodeScalars.allSatisfy(_isWhitespace) else { return }
+        guard !_isBlank(text) else { return }
         bytes.append(contentsOf: Collation.normalized(text).utf8)
     }
 

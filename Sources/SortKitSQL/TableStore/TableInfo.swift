@@ -39,7 +39,7 @@ struct _TableInfo {
         for (index, column) in schema.columns.enumerated() {
             // Blank (whitespace only) is null, as in memory.
             let text = Collation.normalized(cells[index])
-            values.append(text.unicodeScalars.allSatisfy(_isWhitespace) ? .null : .text(text))
+            values.append(_isBlank(text) ? .null : .text(text))
             if column.type != .string { values.append(SQLValue(column.type.sortValue(text))) }
         }
         for variant in variants.sorted() {

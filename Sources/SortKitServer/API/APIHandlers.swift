@@ -130,7 +130,7 @@ struct APIHandlers: Sendable {
     func importTable(query: String, contentLength: Int?, body readBody: () async throws -> [UInt8]) async throws -> Reply {
         let form = FormParameters(query, limit: server.limits.maxParameters)
         try form.checkLimit(server.limits.maxParameters)
-        guard let given = form["name"], !given.unicodeScalars.allSatisfy(_isWhitespace) else {
+        guard let given = form["name"], !_isBlank(given) else {
             throw APIError.badRequest("name the new table: POST /api/tables?name=NAME with the CSV as the body")
         }
         // Names are stored in NFC, so two spellings of one name are one table.

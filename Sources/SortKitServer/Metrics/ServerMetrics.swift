@@ -22,6 +22,15 @@ public final class ServerMetrics: Sendable {
     private let refusals: Counter
     /// The tables whose index gauges are set, to unregister those that go away.
     private let indexedTables = Mutex<Set<String>>([])
+    /// Per route, method and status, its counter and histogram: looked up once, not built from
+    /// a descriptor and labels on every request.
+    private let requestSeries = Mutex<[RequestLabels: (Counter, DurationHistogram)]>([:])
+
+    private struct RequestLabels: Hashable {
+        let route: String
+        let method: String
+        let status: Int
+    }
 
     /// Latency buckets from 1 ms (a page from the in-memory index) to 10 s (an import).
     static let latencyBuckets: [Duration] = [
@@ -62,9 +71,19 @@ public final class ServerMetrics: Sendable {
     /// `unmatched`.
     func finished(route: String?, method: String, status: Int, duration: Duration) {
         inFlight.decrement()
-        let labels = [("route", route ?? "unmatched"), ("method", method), ("status", String(status))]
-        registry.makeCounter(descriptor: Self.requests, labels: labels).increment()
-        registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: labels, buckets: Self.latencyBuckets).record(duration)
+        let key = RequestLabels(route: route ?? "unmatched", method: method, status: status)
+        let (counter, histogram) = requestSeries.withLock { series in
+            if let known = series[key] { return known }
+            let labels = [("route", key.route), ("method", method), ("status", String(status))]
+            let made = (
+                registry.makeCounter(descriptor: Self.requests, labels: labels),
+                registry.makeDurationHistogram(descriptor: Self.requestDuration, labels: labels, buckets: Self.latencyBuckets)
+            )
+            series[key] = made
+            return made
+        }
+        counter.increment()
+        histogram.record(duration)
     }
 
     /// A request refused for running over the query budget.

@@ -139,15 +139,10 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
             let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1_000
             let route = Self.route(context.endpointPath)
             metrics.finished(route: route, method: request.method.rawValue, status: Int(status.code), duration: elapsed)
-            var metadata: Logger.Metadata = [
-                "method": .string(request.method.rawValue), "status": .stringConvertible(Int(status.code)),
-                "duration_ms": .stringConvertible((ms * 10).rounded() / 10),
-            ]
-            if let route {
-                metadata["route"] = .string(route)
-                if let table = Self.parameter("table", of: route, in: request.uri.path) { metadata["table"] = .string(table) }
-            }
-            context.logger.info("\(request.method) \(request.uri.path) \(status.code) \(String(format: "%.1f", ms))ms", metadata: metadata)
+            // Message and metadata are autoclosures: built only when the line is written.
+            context.logger.info(
+                "\(request.method) \(request.uri.path) \(status.code) \(String(format: "%.1f", ms))ms",
+                metadata: Self.metadata(request, status: status, milliseconds: ms, route: route))
         }
         do {
             let response = try await next(request, context)
@@ -159,11 +154,26 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         }
     }
 
+    /// A request's log fields: method, status, duration, and the route and table when a route
+    /// matched.
+    static func metadata(_ request: Request, status: HTTPResponse.Status, milliseconds: Double, route: String?) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "method": .string(request.method.rawValue), "status": .stringConvertible(Int(status.code)),
+            "duration_ms": .stringConvertible((milliseconds * 10).rounded() / 10),
+        ]
+        if let route {
+            metadata["route"] = .string(route)
+            if let table = parameter("table", of: route, in: request.uri.path) { metadata["table"] = .string(table) }
+        }
+        return metadata
+    }
+
     /// The matched route as `/api/tables/{table}/rows` (Hummingbird writes parameters as
-    /// `:table` or `{table}`); `nil` when no route matched (Hummingbird's endpoint is then a
-    /// name such as `NotFound`, not a path).
+    /// `{table}`; a `:table` is rewritten so); `nil` when no route matched (Hummingbird's
+    /// endpoint is then a name such as `NotFound`, not a path).
     static func route(_ endpoint: String?) -> String? {
         guard let endpoint, endpoint.hasPrefix("/") else { return nil }
+        guard endpoint.contains(":") else { return endpoint }
         return
             "/"
             + endpoint.split(separator: "/").map { part in

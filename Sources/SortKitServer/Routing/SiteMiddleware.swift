@@ -47,19 +47,21 @@ struct SiteMiddleware<Context: RequestContext>: RouterMiddleware {
         } else {
             do {
                 response = try await next(request, context)
-            } catch let error as any HTTPResponseError where error.status == .notFound && !methods.allowed(at: request.uri.path).isEmpty {
-                // A path some route answers, with another method: 405 and what it allows.
-                let allowed = methods.allowed(at: request.uri.path)
-                response = Reply.error(
-                    .methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path.prefix(200)); use \(allowed.joined(separator: " or "))")
-                response.headers[.allow] = allowed.joined(separator: ", ")
             } catch let error as any HTTPResponseError {
-                // Hummingbird's own errors (an unknown route, a bad request line) in our shape.
-                response = Reply.error(
-                    error.status,
-                    error.status == .notFound
-                        ? "no such route: \(request.method) \(request.uri.path.prefix(200))"
-                        : "\(error.status.code) \(error.status.reasonPhrase)")
+                // Hummingbird's own errors (an unknown route, a bad request line) in our shape; a
+                // path some route answers with another method is 405 with what it allows.
+                let allowed = error.status == .notFound ? methods.allowed(at: request.uri.path) : []
+                if !allowed.isEmpty {
+                    response = Reply.error(
+                        .methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path.prefix(200)); use \(allowed.joined(separator: " or "))")
+                    response.headers[.allow] = allowed.joined(separator: ", ")
+                } else {
+                    response = Reply.error(
+                        error.status,
+                        error.status == .notFound
+                            ? "no such route: \(request.method) \(request.uri.path.prefix(200))"
+                            : "\(error.status.code) \(error.status.reasonPhrase)")
+                }
             } catch {
                 // Everything a handler throws: a client's mistake named, a bug behind a request id.
                 let apiError = APIError(error)
