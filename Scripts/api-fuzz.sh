@@ -7,6 +7,8 @@
 # (import → rows → add → edit → move → delete → drop).
 #   usage: Scripts/api-fuzz.sh [EXAMPLES]          (default 30 per operation)
 #   SORTKIT_BIN=path/to/sortkit (default: the debug build), SCHEMATHESIS=path (default: .venv-e2e's)
+#   SORTKIT_FUZZ_PROTECTED=1 serves with a token and --protect-reads, and schemathesis sends the
+#   token with every request: the routes behind the trust checks, fuzzed as a team's server runs.
 # Two checks are left out, each for a reason the JSON Schema can't carry:
 #   positive_data_acceptance — a schema-valid body can still be a bad CSV (a control character in
 #     a header, a ragged row) or a move whose anchor is in its own block: the server answers 400
@@ -24,16 +26,22 @@ server=""
 cleanup() { [ -z "$server" ] || kill "$server" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin" serve --db "$work/fuzz.sqlite" --port "$port" >"$work/server.log" 2>&1 &
+protect=() auth=()
+if [ -n "${SORTKIT_FUZZ_PROTECTED:-}" ]; then
+  token=$(python3 -c 'import secrets; print(secrets.token_hex(16))')
+  protect=(--protect-reads) auth=(--header "Authorization: Bearer $token")
+  export SORTKIT_TOKEN=$token
+fi
+"$bin" serve --db "$work/fuzz.sqlite" --port "$port" "${protect[@]}" >"$work/server.log" 2>&1 &
 server=$!
 for _ in $(seq 1 240); do
-  curl -sf "http://127.0.0.1:$port/api/tables" >/dev/null 2>&1 && break
+  curl -sf "${auth[@]}" "http://127.0.0.1:$port/api/tables" >/dev/null 2>&1 && break
   kill -0 "$server" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
   sleep 0.5
 done
 cd "$work"
 status=0
-"$schemathesis" run "http://127.0.0.1:$port/api/openapi.json" --url "http://127.0.0.1:$port" --checks all \
+"$schemathesis" run "http://127.0.0.1:$port/api/openapi.json" --url "http://127.0.0.1:$port" --checks all "${auth[@]}" \
   --exclude-checks positive_data_acceptance,ensure_resource_availability \
   --max-examples "$examples" --generation-deterministic --workers 1 --request-timeout 30 \
   --suppress-health-check all --no-color || status=$?

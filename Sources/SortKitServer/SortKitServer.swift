@@ -133,8 +133,8 @@ public struct SortKitServer: Sendable {
                     message: "the access policy answers only to loopback names, which nobody reaches on \(host); name the Host clients use (--allow-host NAME)")
             }
         }
-        var logger = logger ?? Logger(label: "sortkit")
-        if logger.logLevel > .info { logger.logLevel = .info }
+        // A request's line is logged at info: a logger at warning or above writes none.
+        let logger = logger ?? Logger(label: "sortkit")
         let deadline = TimeAmount.nanoseconds(limits.requestTimeout._nanoseconds)
         return Application(
             router: router(),

@@ -111,6 +111,21 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "FORMAT"))
     var logFormat: LogFormat = .text
 
+    /// The least level logged (swift-log's levels, by name).
+    enum LogLevel: String, ExpressibleByArgument, CaseIterable {
+        case trace, debug, info, notice, warning, error, critical
+        var level: Logger.Level { Logger.Level(rawValue: rawValue)! }
+    }
+
+    @Option(
+        help: ArgumentHelp(
+            "The least level logged: trace, debug, info (a line per request), notice (no request lines), warning, error or critical.",
+            valueName: "LEVEL"))
+    var logLevel: LogLevel = .info
+
+    @Flag(help: "No GET /metrics (it answers 404) and no counting of requests, imports and refusals.")
+    var noMetrics = false
+
     @Option(
         name: .customLong("allow-host"),
         help: ArgumentHelp(
@@ -335,23 +350,47 @@ struct ServeCommand: AsyncParsableCommand {
     func say(_ message: String) {
         switch logFormat {
         case .text: printToStandardError(message)
-        case .json: Logger(label: "sortkit").info("\(message.hasPrefix("sortkit: ") ? String(message.dropFirst(9)) : message)")
+        case .json: Logger(label: "sortkit").notice("\(message.hasPrefix("sortkit: ") ? String(message.dropFirst(9)) : message)")
         }
     }
 
     func run() async throws {
+        let level = logLevel.level
         switch logFormat {
-        case .text: LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-        case .json: LoggingSystem.bootstrap { JSONLogHandler.standardError(label: $0) }
+        case .text:
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        case .json:
+            LoggingSystem.bootstrap { label in
+                var handler = JSONLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
+        do {
+            try await serve()
+        } catch let error where logFormat == .json && !(error is ExitCode) && !(error is CleanExit) {
+            // Under JSON logs every line on standard error parses, the one that says why the
+            // server stopped included.
+            Logger(label: "sortkit").critical("\(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    func serve() async throws {
         // GET /metrics: the server's own metrics, and whatever the libraries it uses report
         // through swift-metrics, in one Prometheus registry.
-        let metrics = ServerMetrics()
-        var factory = PrometheusMetricsFactory(registry: metrics.registry)
-        factory.nameAndLabelSanitizer = { name, labels in
-            (Self.prometheusName(name), labels.map { (Self.prometheusName($0.0), $0.1) })
+        let metrics = ServerMetrics(enabled: !noMetrics)
+        if !noMetrics {
+            var factory = PrometheusMetricsFactory(registry: metrics.registry)
+            factory.nameAndLabelSanitizer = { name, labels in
+                (Self.prometheusName(name), labels.map { (Self.prometheusName($0.0), $0.1) })
+            }
+            MetricsSystem.bootstrap(factory)
         }
-        MetricsSystem.bootstrap(factory)
         let store: any TableStore
         let place: String
         let budget = Duration.milliseconds(Int64(queryTimeout * 1_000))
@@ -424,7 +463,7 @@ struct ServeCommand: AsyncParsableCommand {
         try await SortKitServer(
             store: store, access: access, sortSettings: settings,
             defaultSortSettings: TableSortSettings(maxKeys: maxSortKeys, collation: try defaultCollation), metrics: metrics
-        ).run(host: host, port: port, gracePeriod: .milliseconds(Int64(gracePeriod * 1_000)))
+        ).run(host: host, port: port, logger: Logger(label: "sortkit"), gracePeriod: .milliseconds(Int64(gracePeriod * 1_000)))
         say("sortkit: stopped")
     }
 }

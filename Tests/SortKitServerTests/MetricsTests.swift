@@ -92,7 +92,7 @@ struct MetricsTests {
         #expect((value("sortkit_index_ranking_bytes", ["table": "books"]) ?? 0) >= 300 * 4, "a ranking of -price")
     }
 
-    @Test("A dropped table's index series go away at the next scrape; a DataTables search over the budget counts as a refusal")
+    @Test("A dropped table's index and import series go away at the next scrape; a DataTables search over the budget counts as a refusal")
     func droppedTables() async throws {
         let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: .nanoseconds(1))
         try await DemoLibrary.install(in: store, count: 50)
@@ -102,12 +102,71 @@ struct MetricsTests {
             try await client.execute(uri: "/datatables/books?draw=1&start=0&length=5&search[value]=the", method: .get) {
                 #expect($0.status == .serviceUnavailable)
             }
+            try await client.execute(
+                uri: "/api/tables?name=gone", method: .post, headers: [.contentType: "text/csv"], body: ByteBuffer(string: "a\n1\n2\n")
+            ) { #expect($0.status == .created, "\($0.text)") }
             let before = try await client.execute(uri: "/metrics", method: .get) { $0.text }
             #expect(before.contains("sortkit_index_rows{table=\"books\"} 50") && before.contains("sortkit_query_budget_refusals_total 1"), "\(before)")
+            #expect(before.contains("sortkit_import_rows_total{table=\"gone\"} 2"), "\(before)")
             try await client.execute(uri: "/api/tables/books", method: .delete) { #expect($0.status == .noContent) }
+            try await client.execute(uri: "/api/tables/gone", method: .delete) { #expect($0.status == .noContent) }
             let after = try await client.execute(uri: "/metrics", method: .get) { $0.text }
             #expect(!after.contains("sortkit_index_rows{table=\"books\"}"), "\(after)")
+            #expect(!after.contains("table=\"gone\""), "\(after)")
         }
+    }
+
+    @Test("Metrics off: GET /metrics answers 404 and nothing is counted")
+    func disabled() async throws {
+        let store = try SQLiteTableStore(path: temporaryDatabasePath())
+        try await DemoLibrary.install(in: store, count: 20)
+        let server = SortKitServer(store: store, metrics: ServerMetrics(enabled: false))
+        try await application(server).test(.router) { client in
+            try await client.execute(uri: "/api/tables/books/rows?limit=2", method: .get) { #expect($0.status == .ok) }
+            try await client.execute(uri: "/api/tables?name=t", method: .post, headers: [.contentType: "text/csv"], body: ByteBuffer(string: "a\n1\n")) {
+                #expect($0.status == .created)
+            }
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .notFound && response.text.contains("--no-metrics"), "\(response.text)")
+            }
+        }
+        #expect(!server.metrics.exposition().contains("sortkit_http_requests_total{"), "\(server.metrics.exposition())")
+        #expect(!server.metrics.exposition().contains("sortkit_import_rows_total{"))
+    }
+
+    @Test("A streamed body is timed to its last byte; one that fails part way is counted and logged as a 500, not the 200 its headers said")
+    func streamedBodies() async throws {
+        struct Cut: Error {}
+        let metrics = ServerMetrics()
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: RequestLogMiddleware(metrics: metrics))
+        router.get("/slow") { _, _ in
+            Response(
+                status: .ok,
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "a,b\n"))
+                    try await Task.sleep(for: .milliseconds(300))
+                    try await writer.write(ByteBuffer(string: "1,2\n"))
+                    try await writer.finish(nil)
+                })
+        }
+        router.get("/cut") { _, _ in
+            Response(
+                status: .ok,
+                body: ResponseBody { writer in
+                    try await writer.write(ByteBuffer(string: "a,b\n"))
+                    throw Cut()
+                })
+        }
+        try await Application(router: router).test(.live) { client in
+            try await client.execute(uri: "/slow", method: .get) { #expect($0.status == .ok && $0.text == "a,b\n1,2\n") }
+            _ = try? await client.execute(uri: "/cut", method: .get) { $0.status }
+        }
+        let text = metrics.exposition()
+        #expect(text.contains(#"sortkit_http_requests_total{route="/cut",method="GET",status="500"} 1"#), "\(text)")
+        #expect(!text.contains(#"route="/cut",method="GET",status="200""#), "\(text)")
+        #expect(text.contains(#"sortkit_http_request_duration_seconds_bucket{route="/slow",method="GET",status="200",le="0.25"} 0"#), "\(text)")
+        #expect(text.contains(#"sortkit_http_request_duration_seconds_bucket{route="/slow",method="GET",status="200",le="0.5"} 1"#), "\(text)")
     }
 
     @Test("Two servers in one process count apart")

@@ -156,6 +156,31 @@ struct ServeCommandTests {
         }
     }
 
+    @Test("--log-level notice writes no request lines, --no-metrics answers /metrics 404; a failed start under JSON logs is a JSON line too")
+    func quietServer() async throws {
+        let folder = CommandRunner.processFolder.appendingPathComponent("quiet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("name,n\nÉmile,2\n".utf8).write(to: folder.appendingPathComponent("people.csv"))
+        let server = try Server(
+            ["people.csv", "--db", "people.sqlite", "--log-format", "json", "--log-level", "notice", "--no-metrics"], in: folder)
+        try await server.waitUntilServing("/api/tables/people/rows")
+        let (_, status) = try await server.get("/metrics")
+        #expect(status == 404)
+        server.stop()
+        let lines = try String(contentsOf: server.log, encoding: .utf8).split(separator: "\n")
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == lines.count && objects.contains { ($0["message"] as? String)?.hasPrefix("serving http://") == true }, "\(lines)")
+        #expect(!objects.contains { $0["route"] != nil }, "request lines at --log-level notice: \(lines)")
+
+        let failed = try await CommandRunner.run(["serve", "missing.csv", "--db", "other.sqlite", "--port", "1", "--log-format", "json"], in: folder)
+        let errorLines = failed.stderr.split(separator: "\n")
+        let errors = errorLines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(failed.status != 0 && !errorLines.isEmpty && errors.count == errorLines.count, "\(failed.stderr)")
+        #expect(errors.contains { $0["level"] as? String == "critical" && ($0["message"] as? String)?.contains("missing.csv") == true }, "\(failed.stderr)")
+        let level = try await CommandRunner.run(["serve", "--log-level", "loud", "--port", "1"], in: folder)
+        #expect(level.status != 0 && level.stderr.contains("log-level"), "\(level.stderr)")
+    }
+
     @Test(
         "SIGTERM stops gracefully: no new connections, a request in flight finishes within the grace period, an upload still running after it is cut and leaves no table, exit 0"
     )

@@ -189,6 +189,7 @@ struct APIHandlers: Sendable {
     /// one transaction. 204; 404 for an unknown table.
     func dropTable(_ table: String) async throws -> Reply {
         try await store.dropTable(table)
+        server.metrics.dropped(table: table)
         return .empty
     }
 

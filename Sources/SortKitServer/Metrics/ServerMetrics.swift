@@ -15,9 +15,14 @@ import Synchronization
 ///     MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: metrics.registry))
 ///     let server = SortKitServer(store: store, metrics: metrics)
 ///     metrics.exposition()   // "# TYPE sortkit_http_requests_total counter\n…"
+///
+/// `ServerMetrics(enabled: false)` counts nothing and the server answers `GET /metrics` with
+/// 404 (`sortkit serve --no-metrics`).
 public final class ServerMetrics: Sendable {
     /// The collector registry the metrics live in.
     public let registry: PrometheusCollectorRegistry
+    /// Whether requests, imports and refusals are counted and `GET /metrics` answers.
+    public let isEnabled: Bool
     private let inFlight: Gauge
     private let refusals: Counter
     /// The tables whose index gauges are set, to unregister those that go away.
@@ -57,19 +62,21 @@ public final class ServerMetrics: Sendable {
     }
     private static var importDuration: MetricNameDescriptor { descriptor("import", "duration", "seconds", "Time a CSV import took, by table.") }
 
-    /// Metrics in `registry` (a new one by default).
-    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
+    /// Metrics in `registry` (a new one by default); none at all when `enabled` is false.
+    public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), enabled: Bool = true) {
         self.registry = registry
+        self.isEnabled = enabled
         inFlight = registry.makeGauge(descriptor: Self.requestsInFlight)
         refusals = registry.makeCounter(descriptor: Self.budgetRefusals)
     }
 
     /// A request started; ``finished(route:method:status:duration:)`` ends it.
-    func started() { inFlight.increment() }
+    func started() { if isEnabled { inFlight.increment() } }
 
     /// A request ended with `status` after `duration`; `route` is the matched pattern, or
     /// `unmatched`.
     func finished(route: String?, method: String, status: Int, duration: Duration) {
+        guard isEnabled else { return }
         inFlight.decrement()
         let key = RequestLabels(route: route ?? "unmatched", method: method, status: status)
         let (counter, histogram) = requestSeries.withLock { series in
@@ -87,12 +94,22 @@ public final class ServerMetrics: Sendable {
     }
 
     /// A request refused for running over the query budget.
-    func refused() { refusals.increment() }
+    func refused() { if isEnabled { refusals.increment() } }
 
     /// A CSV import of `rows` rows into `table` that took `duration`.
     public func imported(table: String, rows: Int, duration: Duration) {
+        guard isEnabled else { return }
         registry.makeCounter(descriptor: Self.importRows, labels: [("table", table)]).increment(by: Int64(rows))
         registry.makeDurationHistogram(descriptor: Self.importDuration, labels: [("table", table)], buckets: Self.latencyBuckets).record(duration)
+    }
+
+    /// `table` was dropped: its import series go (a table imported again under the name starts
+    /// from zero, which Prometheus reads as a counter reset).
+    func dropped(table: String) {
+        guard isEnabled else { return }
+        registry.unregisterCounter(registry.makeCounter(descriptor: Self.importRows, labels: [("table", table)]))
+        registry.unregisterDurationHistogram(
+            registry.makeDurationHistogram(descriptor: Self.importDuration, labels: [("table", table)], buckets: Self.latencyBuckets))
     }
 
     /// Each table's in-memory index as it stands: its rows and the bytes of its rankings (the

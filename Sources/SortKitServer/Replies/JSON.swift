@@ -114,61 +114,102 @@ enum JSON: Sendable, Hashable, Decodable {
     }
 
     /// The JSON text.
-    var text: String {
-        var output = ""
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// The JSON text as UTF-8, as a response body sends it.
+    var bytes: [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
         write(to: &output)
         return output
     }
 
-    private func write(to output: inout String) {
+    /// Written as bytes, not by appending to a `String`: a page of rows is mostly cell text,
+    /// and appending it a Unicode scalar at a time cost more than answering the page did.
+    func write(to output: inout [UInt8]) {
         switch self {
-        case .null: output += "null"
-        case .bool(let value): output += value ? "true" : "false"
-        case .integer(let value): output += String(value)
-        case .number(let value): output += value.isFinite ? "\(value)" : "null"
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .integer(let value): output.append(contentsOf: String(value).utf8)
+        case .number(let value): output.append(contentsOf: (value.isFinite ? "\(value)" : "null").utf8)
         case .string(let value): JSON.writeString(value, to: &output)
         case .array(let items):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 item.write(to: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .object(let pairs):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (index, (key, value)) in pairs.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 JSON.writeString(key, to: &output)
-                output += ":"
+                output.append(UInt8(ascii: ":"))
                 value.write(to: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         }
     }
 
     /// A JSON string literal; `<`, `>` and `&` escaped too, so JSON embedded in a page can't
-    /// close a `<script>`.
+    /// close a `<script>`, and U+2028 and U+2029, which end a line in older JavaScript.
     static func writeString(_ value: String, to output: inout String) {
-        output += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": output += "\\\""
-            case "\\": output += "\\\\"
-            case "\n": output += "\\n"
-            case "\r": output += "\\r"
-            case "\t": output += "\\t"
-            case "<", ">", "&", "\u{2028}", "\u{2029}":
-                output += String(format: "\\u%04x", scalar.value)
-            default:
-                if scalar.value < 0x20 {
-                    output += String(format: "\\u%04x", scalar.value)
-                } else {
-                    output.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        output += "\""
+        var bytes: [UInt8] = []
+        writeString(value, to: &bytes)
+        output += String(decoding: bytes, as: UTF8.self)
     }
+
+    /// A JSON string literal as UTF-8, escaped as the `String` one is. It walks the bytes: each byte that needs
+    /// an escape is ASCII (a UTF-8 sequence's other bytes are all 0x80 or above, so a `<` that
+    /// a combining mark follows is still seen), but for U+2028 and U+2029 (E2 80 A8/A9); runs
+    /// of other bytes are copied whole.
+    static func writeString(_ value: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var value = value
+        // The ASCII bytes below 0x40 written escaped: control characters, `"`, `&`, `<`, `>`.
+        let escapedBelow40: UInt64 = 0xFFFF_FFFF | 1 << 0x22 | 1 << 0x26 | 1 << 0x3C | 1 << 0x3E
+        value.withUTF8 { bytes in
+            var run = 0, index = 0
+            let count = bytes.count
+            while index < count {
+                let byte = bytes[index]
+                guard byte < 0x40 ? (escapedBelow40 >> UInt64(byte)) & 1 != 0 : byte == 0x5C || byte == 0xE2 else {
+                    index += 1
+                    continue
+                }
+                if byte == 0xE2 {
+                    guard index + 2 < count, bytes[index + 1] == 0x80, bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9 else {
+                        index += 1
+                        continue
+                    }
+                }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index]))
+                switch byte {
+                case UInt8(ascii: "\""): output.append(contentsOf: #"\""#.utf8)
+                case UInt8(ascii: "\\"): output.append(contentsOf: #"\\"#.utf8)
+                case UInt8(ascii: "\n"): output.append(contentsOf: #"\n"#.utf8)
+                case UInt8(ascii: "\r"): output.append(contentsOf: #"\r"#.utf8)
+                case UInt8(ascii: "\t"): output.append(contentsOf: #"\t"#.utf8)
+                case 0xE2:
+                    output.append(contentsOf: (bytes[index + 2] == 0xA8 ? #"\u2028"# : #"\u2029"#).utf8)
+                    index += 2
+                default:
+                    // \u00XX: control characters, `<`, `>` and `&`.
+                    output.append(contentsOf: #"\u00"#.utf8)
+                    let digits = hexDigits
+                    output.append(digits[Int(byte >> 4)])
+                    output.append(digits[Int(byte & 0xF)])
+                }
+                index += 1
+                run = index
+            }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<count]))
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// A cell's text as a typed JSON value, read as the column sorts it
     /// (``ColumnType/sortValue(_:)``): numbers and booleans as JSON numbers and booleans, blank

@@ -82,7 +82,7 @@ enum Reply {
         case .json(let json, let status):
             Response(
                 status: status, headers: [.contentType: "application/json; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: json.text)))
+                body: .init(byteBuffer: ByteBuffer(bytes: json.bytes)))
         case .html(let html, let status):
             Response(
                 status: status, headers: [.contentType: "text/html; charset=utf-8"],

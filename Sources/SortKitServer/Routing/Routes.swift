@@ -37,6 +37,7 @@ extension SortKitServer {
             .get("/api/tables") { _, _ in try await api.tables().response }
             .get("/api/openapi.json") { _, _ in try Assets.response("openapi.json") }
             .get("/metrics") { _, _ in
+                guard metrics.isEnabled else { throw APIError(status: .notFound, message: "metrics are off (sortkit serve --no-metrics)") }
                 metrics.indexUsage(await api.indexUsage())
                 return Response(
                     status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
@@ -134,24 +135,48 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         metrics.started()
-        func log(_ status: HTTPResponse.Status) {
+        @Sendable func log(_ status: HTTPResponse.Status) {
             let elapsed = ContinuousClock.now - start
             let ms = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1_000
             let route = Self.route(context.endpointPath)
             metrics.finished(route: route, method: request.method.rawValue, status: Int(status.code), duration: elapsed)
             // Message and metadata are autoclosures: built only when the line is written.
             context.logger.info(
-                "\(request.method) \(request.uri.path) \(status.code) \(String(format: "%.1f", ms))ms",
+                "\(request.method) \(request.uri.path) \(status.code) \(Self.tenths(ms))ms",
                 metadata: Self.metadata(request, status: status, milliseconds: ms, route: route))
         }
         do {
-            let response = try await next(request, context)
-            log(response.status)
+            var response = try await next(request, context)
+            guard response.body.contentLength == nil else {
+                log(response.status)
+                return response
+            }
+            // A streamed body (a CSV download) is timed to its last byte, and one that fails
+            // part way — the headers already said 200 — is logged and counted as a 500.
+            let body = response.body, status = response.status
+            response.body = ResponseBody { writer in
+                do {
+                    try await body.write(writer)
+                    log(status)
+                } catch {
+                    context.logger.error("\(request.method) \(request.uri.path): the response stopped part way: \(error)")
+                    log(.internalServerError)
+                    throw error
+                }
+            }
             return response
         } catch let error as any HTTPResponseError {
             log(error.status)
             throw error
         }
+    }
+
+    /// `milliseconds` to one decimal, "12.3" (`String(format:)` goes through Foundation's
+    /// formatter, the costliest part of a request's line).
+    static func tenths(_ milliseconds: Double) -> String {
+        guard milliseconds.isFinite, milliseconds >= 0, milliseconds < 1e15 else { return String(milliseconds) }
+        let tenths = Int((milliseconds * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     /// A request's log fields: method, status, duration, and the route and table when a route
@@ -187,9 +212,11 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     static func parameter(_ name: String, of route: String, in path: String) -> String? {
         let pattern = route.split(separator: "/"), parts = path.split(separator: "/")
         guard let index = pattern.firstIndex(of: Substring("{\(name)}")), index < parts.count else { return nil }
-        let segment = parts[parts.startIndex + index]
-        let decoded = String(segment).removingPercentEncoding ?? String(segment)
-        return String(String.UnicodeScalarView(decoded.unicodeScalars.map { $0.value < 0x20 || (0x7F..<0xA0).contains($0.value) ? "?" : $0 }))
+        let segment = String(parts[parts.startIndex + index])
+        let decoded = segment.utf8.contains(UInt8(ascii: "%")) ? segment.removingPercentEncoding ?? segment : segment
+        func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value) }
+        guard decoded.unicodeScalars.contains(where: isControl) else { return decoded }
+        return String(String.UnicodeScalarView(decoded.unicodeScalars.map { isControl($0) ? "?" : $0 }))
     }
 }
 
