@@ -179,10 +179,10 @@ struct TrustTests {
             let page = try await client.execute(uri: "/tables/sheet", method: .get) { $0.text }
             #expect(page.contains("href=\"/api/tables/sheet/rows.csv\"") && !page.contains("formulas="))
         }
-        #expect(CSVDownload.defused("-1234.50", type: .float) == "-1234.50")
-        #expect(CSVDownload.defused("-$1,234.50", type: .float) == "'-$1,234.50", "not a number of a float column")
-        #expect(CSVDownload.defused("-1+2") == "'-1+2")
-        #expect(CSVDownload.defused("1e5") == "1e5" && CSVDownload.defused("-.5") == "-.5" && CSVDownload.defused("-") == "'-")
+        #expect(CSVExport.defused("-1234.50", type: .float) == "-1234.50")
+        #expect(CSVExport.defused("-$1,234.50", type: .float) == "'-$1,234.50", "not a number of a float column")
+        #expect(CSVExport.defused("-1+2") == "'-1+2")
+        #expect(CSVExport.defused("1e5") == "1e5" && CSVExport.defused("-.5") == "-.5" && CSVExport.defused("-") == "'-")
     }
 
     @Test("A CSV wider than the column cap is refused before it is indexed, naming the cap and the count")

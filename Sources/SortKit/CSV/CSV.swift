@@ -95,6 +95,45 @@ public enum CSV {
         return result + "\""
     }
 
+    /// ``quoted(_:delimiter:)`` on UTF-8 bytes, appended to `output`: the same decision, made
+    /// on bytes. Each scalar that forces quotes is ASCII but NEL (C2 85), LS and PS
+    /// (E2 80 A8/A9), and no other scalar's UTF-8 holds an ASCII byte, so no scalar walk is
+    /// needed. A CSV download writes every cell through it.
+    ///
+    ///     var output: [UInt8] = []
+    ///     Array("a,b".utf8).withUnsafeBufferPointer { CSV.appendQuoted($0, delimiter: UInt8(ascii: ","), to: &output) }
+    ///     // output == Array("\"a,b\"".utf8)
+    public static func appendQuoted(_ field: UnsafeBufferPointer<UInt8>, delimiter: UInt8, to output: inout [UInt8]) {
+        precondition(delimiter < 0x80, "CSV delimiter must be an ASCII character")
+        let count = field.count
+        var needsQuotes = false
+        var index = 0
+        while index < count {
+            let byte = field[index]
+            if byte == 0x22 || byte == delimiter || (0x0A...0x0D).contains(byte)
+                || (byte == 0xC2 && index + 1 < count && field[index + 1] == 0x85)
+                || (byte == 0xE2 && index + 2 < count && field[index + 1] == 0x80 && (field[index + 2] == 0xA8 || field[index + 2] == 0xA9))
+            {
+                needsQuotes = true
+                break
+            }
+            index += 1
+        }
+        guard needsQuotes else {
+            output.append(contentsOf: field)
+            return
+        }
+        output.append(0x22)
+        var run = 0
+        for (index, byte) in field.enumerated() where byte == 0x22 {
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: field[run...index]))
+            output.append(0x22)
+            run = index + 1
+        }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: field[run..<count]))
+        output.append(0x22)
+    }
+
     /// The scalars `Character.isNewline` names: LF, VT, FF, CR, NEL, LS, PS.
     private static let _newlines: Set<UInt32> = [0x0A, 0x0B, 0x0C, 0x0D, 0x85, 0x2028, 0x2029]
 }

@@ -398,7 +398,13 @@ extension _TableIndex {
     /// counts, and a cursor after the last row.
     private func page(_ slots: [Int], _ request: PageRequest, spec: SortSpec, matches: _Matches, secret: Data) throws -> TablePage {
         let kept = slots.prefix(request.limit)
-        let rows = kept.map { TableRow(id: ids[$0], cells: cells.row($0)) }
+        var rows: [TableRow] = []
+        var csv: [UInt8]? = nil
+        if let export = request.csv {
+            csv = cells.csv(kept, export)
+        } else {
+            rows = kept.map { TableRow(id: ids[$0], cells: cells.row($0)) }
+        }
         var next: String? = nil
         if slots.count > request.limit, let last = kept.last {
             let columns = try spec.keys.map { try schema.columnIndex($0.column) }
@@ -409,6 +415,6 @@ extension _TableIndex {
             next = try KeysetCursor(order: request.order.description, search: request.cursorScope, values: [.text("index")] + texts + [.integer(ids[last])])
                 .encoded(secret: secret)
         }
-        return TablePage(rows: rows, total: liveCount, filtered: matches.count, next: next)
+        return TablePage(rows: rows, csv: csv, total: liveCount, filtered: matches.count, next: next)
     }
 }

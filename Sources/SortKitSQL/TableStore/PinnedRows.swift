@@ -31,6 +31,9 @@ public struct PinnedRows: Sendable, Hashable {
     /// - Throws: what the store throws; ``TableStoreError`` for a malformed `pin:` cursor.
     public func page(of table: String, _ request: PageRequest, in store: any TableStore) async throws -> TablePage {
         guard !ids.isEmpty else { return try await store.page(of: table, request) }
+        // Pinned rows come as rows; so does the rest of their page, to be joined to them.
+        var request = request
+        request.csv = nil
         let top = try await matching(table, request, in: store)
         var rest = request
         rest.excluding = ids

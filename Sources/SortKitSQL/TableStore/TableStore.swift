@@ -106,6 +106,10 @@ public struct PageRequest: Sendable, Hashable {
     /// Rows left out of the page and of ``TablePage/filtered``: rows pinned to the top, which
     /// a caller shows apart (see ``PinnedRows``).
     public var excluding: [Int64]
+    /// Set for a download: a store that serves the page from its in-memory index writes the
+    /// rows as CSV records into ``TablePage/csv`` (and leaves ``TablePage/rows`` empty),
+    /// straight from the index's bytes; others answer with rows as always.
+    public var csv: CSVExport?
 
     /// A request; by default the first 50 rows in id order.
     public init(
@@ -145,8 +149,11 @@ extension PageRequest {
 
 /// A page of rows and the counts a pager shows.
 public struct TablePage: Sendable, Hashable {
-    /// The rows, in order.
+    /// The rows, in order (none when they are in ``csv``).
     public var rows: [TableRow]
+    /// The rows as CSV records, when the request asked for them (``PageRequest/csv``) and the
+    /// store could write them so; `nil` means they are in ``rows``.
+    public var csv: [UInt8]? = nil
     /// Rows in the table.
     public var total: Int
     /// Rows matching the search.

@@ -92,23 +92,28 @@ struct APIHandlers: Sendable {
         let schema = try await store.schema(of: table)
         var firstRequest = try query.resolved(against: schema, server: server)
         firstRequest.limit = server.limits.exportBatchRows
-        let first = try await page(table, firstRequest)
-        let header = schema.columns.map(\.name)
         // Text cells a spreadsheet would run as formulas are defused unless asked not to;
-        // numbers in number columns keep their sign.
-        let types = query.keepsFormulas ? nil : schema.columns.map(\.type)
+        // numbers in number columns keep their sign. The index writes the rows' bytes itself.
+        let export = CSVExport(defusing: query.keepsFormulas ? nil : schema.columns.map(\.type))
+        firstRequest.csv = export
+        let first = try await page(table, firstRequest)
+        var header: [UInt8] = []
+        CSVExport(defusing: export.defusing.map { $0.map { _ in .string } }).appendRecords([schema.columns.map(\.name)], to: &header)
         let handlers = self
-        let body = ResponseBody { [firstRequest] writer in
+        let body = ResponseBody { [firstRequest, header] writer in
+            func bytes(_ page: TablePage) -> [UInt8] {
+                if let csv = page.csv { return csv }
+                var output: [UInt8] = []
+                export.appendRecords(page.rows.map(\.cells), to: &output)
+                return output
+            }
             var request = firstRequest
-            try await writer.write(
-                ByteBuffer(
-                    string: CSVDownload.format([header], types: types.map { $0.map { _ in .string } })
-                        + CSVDownload.format(first.rows.map(\.cells), types: types)))
+            try await writer.write(ByteBuffer(bytes: header + bytes(first)))
             var next = first.next
             while let cursor = next {
                 request.after = cursor
                 let page = try await handlers.page(table, request)
-                try await writer.write(ByteBuffer(string: CSVDownload.format(page.rows.map(\.cells), types: types)))
+                try await writer.write(ByteBuffer(bytes: bytes(page)))
                 next = page.next
             }
             try await writer.finish(nil)
