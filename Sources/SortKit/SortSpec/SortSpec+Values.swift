@@ -1,0 +1,149 @@
+import Foundation
+
+extension SortSpec.Key {
+    /// The sort value this key reads from a cell's text, in a column of type `columnType`: by
+    /// the column's type unless a `num`, `text` or `date` modifier says otherwise; an `enum=`
+    /// key reads text. Blank text is null.
+    ///
+    ///     SortSpec.Key("price", .ascending, [.interpretation(.number)])
+    ///         .sortValue(of: "$1,234.50", columnType: .string)   // .double(1234.5)
+    ///
+    /// A transform applies to the value read: `abs` to a number, `random=` to any non-null
+    /// value; `len` counts the text as written. (`empty=null` changes nothing here: blank
+    /// text is always null.)
+    ///
+    ///     SortSpec.Key("delta", .ascending, [.transform(.absolute)])
+    ///         .sortValue(of: "-3", columnType: .integer)          // .integer(3)
+    public func sortValue(of text: String, columnType: ColumnType) -> SortValue {
+        if transform == .length { return _isBlank(text) ? .null : .integer(_characterCount(text)) }
+        let value: SortValue =
+            switch enumOrder == nil ? interpretation : .text {
+            case .inferred: columnType.sortValue(text)
+            case .number: _isBlank(text) ? .null : LenientNumber.parse(text) ?? .string(text)
+            case .date: ColumnType.date.sortValue(text)
+            case .text: _isBlank(text) ? .null : .string(text)
+            }
+        return transform == nil ? value : transformed(value)
+    }
+
+    /// The value this key compares for a row whose column holds `value`: `empty=null` (blank
+    /// or whitespace-only text becomes null), then the ``SortSpec/Transform``. Sources of typed
+    /// values (``sortKeys(reading:enumText:)``) call it; ``sortValue(of:columnType:)`` does
+    /// for text.
+    ///
+    ///     let key = try SortSpec(parsing: "note:empty=null:len").keys[0]
+    ///     key.transformed(.string("  "))      // .null
+    ///     key.transformed(.string("Émile"))   // .integer(5)
+    public func transformed(_ value: SortValue) -> SortValue {
+        var value = value
+        if emptyIsNull, case .string(let text) = value, _isBlank(text) { value = .null }
+        guard let transform, !value.isNull else { return value }
+        switch transform {
+        case .absolute:
+            switch value {
+            // |Int64.min| is 2^63, beyond 64 bits.
+            case .integer(let number): return SortValue(exactly: Swift.abs(Int128(number)))
+            case .largeInteger(let number): return SortValue(exactly: number == .min ? .max : Swift.abs(number))
+            case .double(let number): return .double(number.isNaN ? number : Swift.abs(number))
+            default: return value
+            }
+        case .length:
+            switch value {
+            case .string(let text): return .integer(_characterCount(text))
+            case .date(let date): return .integer(Int64(date.formatted(.iso8601).count))
+            case .integer(let number): return .integer(Int64(String(number).count))
+            case .largeInteger(let number): return .integer(Int64(String(number).count))
+            case .double(let number): return .integer(Int64(String(number).count))
+            case .bool(let flag): return .integer(flag ? 4 : 5)
+            case .null: return value
+            }
+        case .random(let seed):
+            return .integer(_seededHash(value.sortKey(collation: .binary) ?? [], seed: seed))
+        }
+    }
+
+    /// The sort keys this spec key gives for rows whose value in its column is `value(row)`:
+    /// an `enum=` key's rank first (then the value as the tie-break), direction, collation and
+    /// null placement applied — what a spec means for any row type. An `enum=` order lists
+    /// names: `enumText` reads the one to look up where it isn't the value itself (an enum
+    /// case's name beside its stored rank).
+    ///
+    ///     let keys: [SortKey<Book>] = try SortSpec(parsing: "status:enum=todo|done").keys[0]
+    ///         .sortKeys { .string($0.status) }
+    @inlinable
+    public func sortKeys<Row>(
+        reading value: @escaping @Sendable (Row) -> SortValue, enumText: (@Sendable (Row) -> SortValue)? = nil
+    ) -> [SortKey<Row>] {
+        guard emptyIsNull || transform != nil else { return _sortKeys(value, enumText: enumText) }
+        let key = self
+        return _sortKeys({ @Sendable row in key.transformed(value(row)) }, enumText: enumText.map { text in { @Sendable row in key.transformed(text(row)) } })
+    }
+
+    /// The sort keys this spec key gives for rows whose cell text in its column is `text(row)`
+    /// in a column of type `columnType`: values read as ``sortValue(of:columnType:)`` reads
+    /// them (transform included), then as ``sortKeys(reading:enumText:)``.
+    ///
+    ///     let keys: [SortKey<[String]>] = try SortSpec(parsing: "delta:abs").keys[0]
+    ///         .sortKeys(readingText: { $0[2] }, columnType: .integer)
+    @inlinable
+    public func sortKeys<Row>(readingText text: @escaping @Sendable (Row) -> String, columnType: ColumnType) -> [SortKey<Row>] {
+        let key = self
+        return _sortKeys({ row in key.sortValue(of: text(row), columnType: columnType) }, enumText: nil)
+    }
+
+    @inlinable
+    internal func _sortKeys<Row>(
+        _ value: @escaping @Sendable (Row) -> SortValue, enumText: (@Sendable (Row) -> SortValue)?
+    ) -> [SortKey<Row>] {
+        var keys: [SortKey<Row>] = []
+        if enumOrder != nil {
+            let key = self, text = enumText ?? value
+            keys.append(SortKey(direction, nulls: nulls) { row in key.enumRank(of: text(row)) ?? .null })
+        }
+        keys.append(SortKey(direction, collation: collation, nulls: nulls, by: value))
+        return keys
+    }
+
+    /// For an `enum=` key, the rank of `value` in the explicit order (matched under the key's
+    /// collation), the order's length for values not in it, and null for null. `nil` for other
+    /// keys.
+    public func enumRank(of value: SortValue) -> SortValue? {
+        guard let order = enumOrder else { return nil }
+        guard case .string(let text) = value else { return value.isNull ? .null : .integer(Int64(order.count)) }
+        return .integer(Int64(order.firstIndex { collation.areEquivalent($0, text) } ?? order.count))
+    }
+}
+
+/// `text.count` (grapheme clusters), without walking graphemes for ASCII text other than a
+/// CR LF pair (one character): there each byte is one character.
+@usableFromInline
+internal func _characterCount(_ text: String) -> Int64 {
+    var ascii = true
+    var previousCR = false
+    for byte in text.utf8 {
+        if byte >= 0x80 || (previousCR && byte == 0x0A) {
+            ascii = false
+            break
+        }
+        previousCR = byte == 0x0D
+    }
+    return Int64(ascii ? text.utf8.count : text.count)
+}
+
+/// A 63-bit hash of `bytes` under `seed` (FNV-1a over the bytes from a seeded start, then
+/// SplitMix64's finalizer): `random=SEED`'s order. Written here because it must be the same
+/// function on every platform and in every store; `Hasher` is seeded per process.
+@usableFromInline
+internal func _seededHash(_ bytes: [UInt8], seed: UInt64) -> Int64 {
+    var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (seed &* 0x9E37_79B9_7F4A_7C15)
+    for byte in bytes {
+        hash ^= UInt64(byte)
+        hash &*= 0x0000_0100_0000_01B3
+    }
+    hash ^= hash >> 30
+    hash &*= 0xBF58_476D_1CE4_E5B9
+    hash ^= hash >> 27
+    hash &*= 0x94D0_49BB_1331_11EB
+    hash ^= hash >> 31
+    return Int64(bitPattern: hash >> 1)
+}
