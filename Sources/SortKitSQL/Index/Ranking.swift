@@ -133,6 +133,13 @@ struct _Ranking: Sendable {
 
     /// A ranking from slots in sorted order (nulls last), whether each ties with the one before,
     /// and whether the slot at a sorted position is null.
+    /// A ranking of these arrays, as they are.
+    init(order: [UInt32], groupStarts: [UInt32], ranks: [UInt32]) {
+        self.order = order
+        self.groupStarts = groupStarts
+        self.ranks = ranks
+    }
+
     init(slotCount: Int, sorted: [UInt32], ties: [Bool], isNull: (Int) -> Bool) {
         order = sorted
         ranks = [UInt32](repeating: Self.null, count: slotCount)
@@ -170,6 +177,7 @@ struct _Ranking: Sendable {
     /// one pass over the order with a removal bitmap (no allocation per group: a title column
     /// has a group per row) and O(k log n) value comparisons for k changed rows.
     func updated(removing removed: Set<UInt32>, adding added: [UInt32], slotCount: Int, _ valueOf: (UInt32) -> SortValue, collation: Collation) -> _Ranking {
+        if added.isEmpty { return removing(removed, slotCount: slotCount) }
         var gone = [Bool](repeating: false, count: max(slotCount, ranks.count))
         for slot in removed where Int(slot) < gone.count { gone[Int(slot)] = true }
         // A kept member of a group: equal old groups are equal values, where a removed row's
@@ -300,5 +308,88 @@ struct _Ranking: Sendable {
         sorted.append(contentsOf: nullSlots)
         ties.append(contentsOf: repeatElement(true, count: nullSlots.count))
         return _Ranking(slotCount: slotCount, sorted: sorted, ties: ties, isNull: { $0 >= nonNull })
+    }
+
+    /// The ranking without the `removed` slots (a bulk delete): no value is read and nothing
+    /// sorted. Each removed slot is found in its group by binary search (a group lists its
+    /// slots in slot order; so do the nulls), the order is copied in the runs between them,
+    /// and group starts and ranks move down by what went before them — the ranks rewritten in
+    /// one pass over the slots, and only when a group was emptied.
+    private func removing(_ removed: Set<UInt32>, slotCount: Int) -> _Ranking {
+        // Where each removed slot stands in `order`, and its group (``null`` among the nulls).
+        var positions: [(position: Int, group: UInt32)] = []
+        positions.reserveCapacity(removed.count)
+        let nonNull = nonNullCount
+        for slot in removed where Int(slot) < ranks.count {
+            let group = ranks[Int(slot)]
+            let range = group == Self.null ? nonNull..<order.count : Int(groupStarts[Int(group)])..<Int(groupStarts[Int(group) + 1])
+            var low = range.lowerBound, high = range.upperBound
+            while low < high {
+                let middle = (low + high) / 2
+                if order[middle] < slot { low = middle + 1 } else { high = middle }
+            }
+            // A slot that isn't live has a null rank and isn't among the nulls: nothing to remove.
+            if low < range.upperBound, order[low] == slot { positions.append((low, group)) }
+        }
+        positions.sort { $0.position < $1.position }
+        var order: [UInt32] = []
+        order.reserveCapacity(self.order.count - positions.count)
+        self.order.withUnsafeBufferPointer { old in
+            var run = 0
+            for (position, _) in positions {
+                order.append(contentsOf: UnsafeBufferPointer(rebasing: old[run..<position]))
+                run = position + 1
+            }
+            order.append(contentsOf: UnsafeBufferPointer(rebasing: old[run...]))
+        }
+        // Group starts, each moved down by the removals before it; emptied groups drop out.
+        // Between two removals' groups the starts all move by the same count: copied in a
+        // tight loop, so a column of a million groups costs a pass of subtractions.
+        var starts: [UInt32] = []
+        starts.reserveCapacity(groupStarts.count)
+        var renumbered: [UInt32] = []
+        var emptied = false
+        var before = 0
+        var group = 0
+        groupStarts.withUnsafeBufferPointer { old in
+            while before < positions.count, positions[before].group != Self.null {
+                let touched = Int(positions[before].group)
+                // The groups up to the touched one keep their rows.
+                let shift = UInt32(before)
+                for untouched in group..<touched { starts.append(old[untouched] - shift) }
+                if emptied { for untouched in group..<touched { renumbered.append(UInt32(starts.count - touched + untouched)) } }
+                let first = before
+                while before < positions.count, positions[before].group == UInt32(touched) { before += 1 }
+                if before - first == Int(old[touched + 1] - old[touched]) {
+                    if !emptied {
+                        emptied = true
+                        renumbered = (0..<touched).map(UInt32.init)
+                        renumbered.reserveCapacity(distinct)
+                    }
+                    renumbered.append(Self.null)
+                } else {
+                    if emptied { renumbered.append(UInt32(starts.count)) }
+                    starts.append(old[touched] - UInt32(first))
+                }
+                group = touched + 1
+            }
+            let shift = UInt32(before)
+            if emptied { for untouched in group..<distinct { renumbered.append(UInt32(starts.count + untouched - group)) } }
+            for untouched in group..<distinct { starts.append(old[untouched] - shift) }
+        }
+        starts.append(UInt32(nonNull - before))
+        var ranks = self.ranks
+        if ranks.count != slotCount {
+            ranks = Array(ranks.prefix(slotCount)) + [UInt32](repeating: Self.null, count: max(0, slotCount - ranks.count))
+        }
+        if emptied {
+            ranks.withUnsafeMutableBufferPointer { ranks in
+                renumbered.withUnsafeBufferPointer { renumbered in
+                    for slot in ranks.indices where ranks[slot] != Self.null { ranks[slot] = renumbered[Int(ranks[slot])] }
+                }
+            }
+        }
+        for slot in removed where Int(slot) < ranks.count { ranks[Int(slot)] = Self.null }
+        return _Ranking(order: order, groupStarts: starts, ranks: ranks)
     }
 }
