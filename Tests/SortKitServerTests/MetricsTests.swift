@@ -165,8 +165,10 @@ struct MetricsTests {
         let text = metrics.exposition()
         #expect(text.contains(#"sortkit_http_requests_total{route="/cut",method="GET",status="500"} 1"#), "\(text)")
         #expect(!text.contains(#"route="/cut",method="GET",status="200""#), "\(text)")
+        // Timed past the 300 ms the body waits before its last bytes.
         #expect(text.contains(#"sortkit_http_request_duration_seconds_bucket{route="/slow",method="GET",status="200",le="0.25"} 0"#), "\(text)")
-        #expect(text.contains(#"sortkit_http_request_duration_seconds_bucket{route="/slow",method="GET",status="200",le="0.5"} 1"#), "\(text)")
+        // Only the lower bound: on a loaded machine the request may take longer than asked.
+        #expect(text.contains(#"sortkit_http_request_duration_seconds_count{route="/slow",method="GET",status="200"} 1"#), "\(text)")
     }
 
     @Test("Two servers in one process count apart")
