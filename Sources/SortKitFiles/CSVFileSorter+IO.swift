@@ -52,7 +52,8 @@ struct _RecordReader {
 
     /// Reads the header (or, without one, names the columns 1, 2, … from the first record).
     mutating func header(hasHeader: Bool) throws -> [String] {
-        try fill()
+        // Blocks smaller than the BOM's three bytes are read until it can be told.
+        repeat { try fill() } while buffer.count < 3 && !atEnd
         if buffer.starts(with: [0xEF, 0xBB, 0xBF]) {
             hasBOM = true
             position = 3

@@ -376,7 +376,8 @@ struct ServeCommand: AsyncParsableCommand {
             // Under JSON logs every line on standard error parses, the one that says why the
             // server stopped included.
             Logger(label: "sortkit").critical("\(error)")
-            throw ExitCode.failure
+            // The exit status ArgumentParser gives the error in text mode.
+            throw error is ValidationError ? ExitCode.validationFailure : ExitCode.failure
         }
     }
 

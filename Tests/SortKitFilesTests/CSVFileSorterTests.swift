@@ -139,6 +139,28 @@ struct CSVFileSorterTests {
         }
     }
 
+    @Test("A BOM read in blocks smaller than it (1 and 2 bytes) is still a BOM: the header names the column (fuzz-filesort's find)")
+    func bomInTinyBlocks() throws {
+        let text: [UInt8] = [0xEF, 0xBB, 0xBF] + Array("n\nk\n2\n$0".utf8)
+        let spec = try SortSpec(parsing: "n")
+        let whole = try sortFile(text, CSVFileSorter(spec: spec)).output
+        #expect(whole == [0xEF, 0xBB, 0xBF] + Array("n\n$0\n2\nk\n".utf8), "\(String(decoding: whole, as: UTF8.self).debugDescription)")
+        for size in [1, 2, 3, 4] {
+            var sorter = CSVFileSorter(spec: spec, maxMemory: 1 << 16)
+            sorter.blockSizeForTesting = size
+            #expect(try sortFile(text, sorter).output == whole, "blocks of \(size) bytes")
+        }
+        // A file of a BOM's first byte or two, or the BOM alone, read one byte at a time.
+        for bytes in [[0xEF], [0xEF, 0xBB], [0xEF, 0xBB, 0xBF]] as [[UInt8]] {
+            var sorter = CSVFileSorter(spec: try SortSpec(parsing: "1"), hasHeader: false)
+            sorter.blockSizeForTesting = 1
+            var whole = CSVFileSorter(spec: try SortSpec(parsing: "1"), hasHeader: false)
+            whole.blockSizeForTesting = nil
+            let expected = try? sortFile(bytes, whole).output
+            #expect((try? sortFile(bytes, sorter).output) == expected, "\(bytes)")
+        }
+    }
+
     @Test("A file many times the memory budget sorts in spilled runs")
     func spilledRuns() throws {
         var random = SplitMix64(seed: 4)

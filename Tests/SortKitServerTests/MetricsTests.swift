@@ -171,6 +171,22 @@ struct MetricsTests {
         #expect(text.contains(#"sortkit_http_request_duration_seconds_count{route="/slow",method="GET",status="200"} 1"#), "\(text)")
     }
 
+    @Test("A streamed body that is never written (HEAD of a CSV download) is still counted once, and leaves nothing in flight")
+    func droppedBodies() async throws {
+        let server = try await makeServer(books: 30)
+        let text = try await application(server).test(.router) { client in
+            for _ in 0..<3 {
+                try await client.execute(uri: "/api/tables/books/rows.csv?sort=title", method: .head) { #expect($0.status == .ok) }
+            }
+            try await client.execute(uri: "/api/tables/books/rows.csv?sort=title", method: .get) { #expect($0.status == .ok) }
+            return try await client.execute(uri: "/metrics", method: .get) { $0.text }
+        }
+        let csv = #"route="/api/tables/{table}/rows.csv""#
+        #expect(text.contains("sortkit_http_requests_total{\(csv),method=\"HEAD\",status=\"200\"} 3"), "\(text)")
+        #expect(text.contains("sortkit_http_requests_total{\(csv),method=\"GET\",status=\"200\"} 1"), "\(text)")
+        #expect(text.contains("sortkit_http_requests_in_flight 1"), "only the /metrics request itself: \(text)")
+    }
+
     @Test("Two servers in one process count apart")
     func separateRegistries() async throws {
         let first = try await makeServer(books: 10), second = try await makeServer(books: 10)

@@ -1,6 +1,6 @@
 import SortKit
 
-/// How a download writes rows as CSV: RFC 4180 records (``CSV/appendQuoted(_:delimiter:to:)``,
+/// How a download writes rows as CSV: RFC 4180 records (SortKit's `CSV.appendQuoted(_:delimiter:to:)`,
 /// one `\n` after each) whose text cells can't run as spreadsheet formulas.
 ///
 /// A spreadsheet that opens a CSV file runs a cell that starts with `=`, `+`, `-` or `@` as a

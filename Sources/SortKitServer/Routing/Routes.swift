@@ -152,15 +152,18 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
                 return response
             }
             // A streamed body (a CSV download) is timed to its last byte, and one that fails
-            // part way — the headers already said 200 — is logged and counted as a 500.
-            let body = response.body, status = response.status
+            // part way — the headers already said 200 — is logged and counted as a 500. A body
+            // that is never written (HEAD drops it; a client gone before the head) is logged
+            // with the response's status when it is let go: every request once, no more.
+            let body = response.body
+            let once = _LogOnce(status: response.status, log)
             response.body = ResponseBody { writer in
                 do {
                     try await body.write(writer)
-                    log(status)
+                    once.log(once.status)
                 } catch {
                     context.logger.error("\(request.method) \(request.uri.path): the response stopped part way: \(error)")
-                    log(.internalServerError)
+                    once.log(.internalServerError)
                     throw error
                 }
             }
@@ -218,6 +221,30 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         guard decoded.unicodeScalars.contains(where: isControl) else { return decoded }
         return String(String.UnicodeScalarView(decoded.unicodeScalars.map { isControl($0) ? "?" : $0 }))
     }
+}
+
+/// Logs a streamed response once: when its body is written, or else when the body is let go.
+final class _LogOnce: Sendable {
+    let status: HTTPResponse.Status
+    private let logged = Mutex(false)
+    private let write: @Sendable (HTTPResponse.Status) -> Void
+
+    init(status: HTTPResponse.Status, _ write: @escaping @Sendable (HTTPResponse.Status) -> Void) {
+        self.status = status
+        self.write = write
+    }
+
+    /// Logs the request with `status`, unless it was logged already.
+    func log(_ status: HTTPResponse.Status) {
+        let first = logged.withLock { logged in
+            let first = !logged
+            logged = true
+            return first
+        }
+        if first { write(status) }
+    }
+
+    deinit { log(status) }
 }
 
 /// The methods each route path answers, to tell a wrong method (405, with `Allow`) from an
