@@ -113,11 +113,7 @@ struct _Cells: Sendable {
                 })
         }
         let outputs = results.values
-        guard outputs.count > 1 else { return outputs[0] }
-        var output: [UInt8] = []
-        output.reserveCapacity(outputs.reduce(0) { $0 + $1.count })
-        for part in outputs { output += part }
-        return output
+        return outputs.count == 1 ? outputs[0] : _concatenated(outputs)
     }
 }
 

@@ -108,7 +108,8 @@ struct APIHandlers: Sendable {
                 return output
             }
             var request = firstRequest
-            try await writer.write(ByteBuffer(bytes: header + bytes(first)))
+            try await writer.write(ByteBuffer(bytes: header))
+            try await writer.write(ByteBuffer(bytes: bytes(first)))
             var next = first.next
             while let cursor = next {
                 request.after = cursor

@@ -2,14 +2,6 @@ import Foundation
 import Logging
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-    private let _writeToFile = Glibc.write
-#elseif canImport(Darwin)
-    import Darwin
-    private let _writeToFile = Darwin.write
-#endif
-
 /// A `LogHandler` that writes one JSON object per line — what log shippers (Vector, Fluent Bit,
 /// Loki, CloudWatch) read without a parsing rule. `sortkit serve --log-format json` uses it.
 ///
@@ -48,21 +40,7 @@ public struct JSONLogHandler: LogHandler {
         JSONLogHandler(label: label, metadataProvider: metadataProvider) { (line: [UInt8]) in
             // One writer at a time (a line over PIPE_BUF could interleave otherwise), and a failed
             // write (a full disk) loses the line instead of stopping the server.
-            standardErrorLock.withLock { _ in
-                line.withUnsafeBytes { bytes in
-                    var offset = 0
-                    while offset < bytes.count {
-                        let written = _writeToFile(2, bytes.baseAddress! + offset, bytes.count - offset)
-                        if written > 0 {
-                            offset += written
-                        } else if written < 0 && errno == EINTR {
-                            continue
-                        } else {
-                            return
-                        }
-                    }
-                }
-            }
+            standardErrorLock.withLock { _ in _ = try? FileHandle.standardError.write(contentsOf: line) }
         }
     }
 
@@ -82,20 +60,20 @@ public struct JSONLogHandler: LogHandler {
         line += #"{"time":""#.utf8
         Self.appendTime(to: &line)
         line += #"","level":"#.utf8
-        Self.appendString(event.level.rawValue, to: &line)
+        JSON.writeString(event.level.rawValue, to: &line)
         line += #","label":"#.utf8
-        Self.appendString(label, to: &line)
+        JSON.writeString(label, to: &line)
         line += #","message":"#.utf8
-        Self.appendString(event.message.description, to: &line)
+        JSON.writeString(event.message.description, to: &line)
         if let error = event.error {
             line += #","error":"#.utf8
-            Self.appendString(String(describing: error), to: &line)
+            JSON.writeString(String(describing: error), to: &line)
         }
         for key in fields.keys.sorted() {
             // A metadata key named like a field of every line is written as `meta.KEY`.
             let name = Self.fieldNames[key] ?? key
             line.append(UInt8(ascii: ","))
-            Self.appendString(Self.reserved.contains(name) ? "meta." + name : name, to: &line)
+            JSON.writeString(Self.reserved.contains(name) ? "meta." + name : name, to: &line)
             line.append(UInt8(ascii: ":"))
             Self.append(fields[key]!, to: &line)
         }
@@ -145,7 +123,7 @@ public struct JSONLogHandler: LogHandler {
     private static func append(_ value: Logger.Metadata.Value, to line: inout [UInt8]) {
         switch value {
         case .string(let text):
-            appendString(text, to: &line)
+            JSON.writeString(text, to: &line)
         case .stringConvertible(let value):
             switch value {
             case let number as Int: line += String(number).utf8
@@ -153,7 +131,7 @@ public struct JSONLogHandler: LogHandler {
             case let number as UInt: line += String(number).utf8
             case let number as Double where number.isFinite: line += String(number).utf8
             case let flag as Bool: line += (flag ? "true" : "false").utf8
-            default: appendString(value.description, to: &line)
+            default: JSON.writeString(value.description, to: &line)
             }
         case .array(let values):
             line.append(UInt8(ascii: "["))
@@ -166,17 +144,11 @@ public struct JSONLogHandler: LogHandler {
             line.append(UInt8(ascii: "{"))
             for (index, key) in values.keys.sorted().enumerated() {
                 if index > 0 { line.append(UInt8(ascii: ",")) }
-                appendString(key, to: &line)
+                JSON.writeString(key, to: &line)
                 line.append(UInt8(ascii: ":"))
                 append(values[key]!, to: &line)
             }
             line.append(UInt8(ascii: "}"))
         }
-    }
-
-    /// A JSON string literal (the API's writer: walked by Unicode scalar, quotes, backslashes
-    /// and control characters escaped), so a line is always one line of valid JSON.
-    private static func appendString(_ text: String, to line: inout [UInt8]) {
-        JSON.writeString(text, to: &line)
     }
 }

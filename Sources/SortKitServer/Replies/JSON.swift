@@ -152,15 +152,8 @@ enum JSON: Sendable, Hashable, Decodable {
         }
     }
 
-    /// A JSON string literal; `<`, `>` and `&` escaped too, so JSON embedded in a page can't
-    /// close a `<script>`, and U+2028 and U+2029, which end a line in older JavaScript.
-    static func writeString(_ value: String, to output: inout String) {
-        var bytes: [UInt8] = []
-        writeString(value, to: &bytes)
-        output += String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// A JSON string literal as UTF-8, escaped as the `String` one is. It walks the bytes: each byte that needs
+    /// A JSON string literal as UTF-8; `<`, `>` and `&` escaped too, so JSON embedded in a page
+    /// can't close a `<script>`, and U+2028 and U+2029, which end a line in older JavaScript. It walks the bytes: each byte that needs
     /// an escape is ASCII (a UTF-8 sequence's other bytes are all 0x80 or above, so a `<` that
     /// a combining mark follows is still seen), but for U+2028 and U+2029 (E2 80 A8/A9); runs
     /// of other bytes are copied whole.
