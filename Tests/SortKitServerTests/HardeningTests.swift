@@ -495,7 +495,7 @@ struct HardeningTests {
         let paths = [
             "/", "/tables/books", "/tables/nope", "/api/tables", "/api/tables/books/rows", "/api/tables/books/rows/1",
             "/api/tables/books/rows/999999", "/api/tables/books/rows/-1", "/api/tables/books/rows/abc", "/api/tables/books/rows/3/move",
-            "/datatables/books", "/datatables/nope", "/assets/app.js", "/assets/../Package.swift", "//api/tables/books/rows",
+            "/datatables/books", "/datatables/nope", "/assets/app.mjs", "/assets/../Package.swift", "//api/tables/books/rows",
             "/api/tables/%62ooks/rows", "/tables/%ZZ", "/api/tables/books/rows/1/move/extra",
         ]
         let bodies = [

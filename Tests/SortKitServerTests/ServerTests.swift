@@ -239,8 +239,29 @@ struct PageTests {
                 // The status header sorts in declared order, not alphabetically.
                 #expect(response.text.contains("?sort=" + URLText.query("status:enum=todo|reading|done|abandoned") + "\""))
             }
-            try await client.execute(uri: "/assets/app.js", method: .get) { response in
+            try await client.execute(uri: "/assets/app.mjs", method: .get) { response in
                 #expect(response.status == .ok && response.text.contains("addEventListener"))
+            }
+            // Every module the entry imports, directly or not, is served as JavaScript (a module
+            // script with another type is refused by the browser).
+            var pending = ["app.mjs"], served: Set<String> = []
+            while let module = pending.popLast() {
+                guard served.insert(module).inserted else { continue }
+                let text = try await client.execute(uri: "/assets/" + module, method: .get) { response in
+                    #expect(response.status == .ok, "\(module)")
+                    #expect(response.headers[.contentType] == "text/javascript; charset=utf-8", "\(module)")
+                    return response.text
+                }
+                let imports = try Regex(#"(?:from|import) "\./([a-z-]+\.mjs)""#)
+                pending += text.matches(of: imports).compactMap { $0.output[1].substring.map(String.init) }
+            }
+            #expect(served.count >= 8 && served.contains("selection.mjs"), "\(served.sorted())")
+            // Only plain names with a served extension: not the contract, the old script, nor
+            // anything that could reach outside the folder.
+            for name in ["CONTRACT.md", "app.js", "App.mjs", ".mjs", "app.mjs.map", "a.b.mjs", "%2e%2e%2fPackage.swift", "..%2FPackage.swift", "app%2Emjs"] {
+                try await client.execute(uri: "/assets/" + name, method: .get) { response in
+                    #expect(response.status == .notFound, "\(name)")
+                }
             }
         }
     }

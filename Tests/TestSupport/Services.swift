@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// What some tests need that a fresh machine may lack: a PostgreSQL database, a browser, GNU time.
+/// What some tests need that a fresh machine may lack: a PostgreSQL database, a browser, GNU time, Node.js.
 /// `.ci/run` installs and starts all of them and sets the `SORTKIT_REQUIRE_…` variables, so in CI a
 /// missing one fails the tests that need it. Run by hand without it, those tests are *skipped*
 /// (Swift Testing reports them as skipped, not passed) with a SKIPPED line naming what is missing.
@@ -25,6 +25,8 @@ public enum Service: String, Sendable, CaseIterable {
     /// The Prometheus project's own text-format parser (PyPI `prometheus_client`), in the e2e
     /// Python.
     case prometheusParser
+    /// Node.js (Debian's `nodejs`), whose test runner runs the page modules' unit tests.
+    case node
 
     /// The repository's root folder.
     public static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -37,6 +39,7 @@ public enum Service: String, Sendable, CaseIterable {
         case .postgres, .postgresICU: "SORTKIT_REQUIRE_POSTGRES"
         case .browser, .prometheusParser: "SORTKIT_REQUIRE_E2E"
         case .gnuTime: "SORTKIT_REQUIRE_TIME"
+        case .node: "SORTKIT_REQUIRE_NODE"
         }
     }
 
@@ -68,6 +71,9 @@ public enum Service: String, Sendable, CaseIterable {
             let versions = (try? FileManager.default.contentsOfDirectory(atPath: lib.path)) ?? []
             let found = versions.contains { FileManager.default.fileExists(atPath: lib.appendingPathComponent("\($0)/site-packages/prometheus_client").path) }
             return found ? nil : "prometheus_client is not installed in \(Self.e2ePython) (pip install prometheus_client; .ci/run installs it)"
+        case .node:
+            return FileManager.default.isExecutableFile(atPath: Self.nodePath)
+                ? nil : "\(Self.nodePath) is missing (apt-get install nodejs; .ci/run installs it)"
         }
     }
 
@@ -95,8 +101,11 @@ public enum Service: String, Sendable, CaseIterable {
         case .postgresICU: Self.environment["DATABASE_URL_ICU"]!
         case .browser, .prometheusParser: Self.e2ePython
         case .gnuTime: "/usr/bin/time"
+        case .node: Self.nodePath
         }
     }
+
+    private static var nodePath: String { environment["SORTKIT_NODE"] ?? "/usr/bin/node" }
 
     /// A required service that isn't here.
     public struct Missing: Error, CustomStringConvertible {

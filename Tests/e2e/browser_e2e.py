@@ -90,7 +90,7 @@ def main():
 
 def app(driver):
     driver.get(BASE + "/tables/books")
-    check(driver.find_element(By.CSS_SELECTOR, "html").get_attribute("class") == "js", "app.js runs")
+    check(driver.find_element(By.CSS_SELECTOR, "html").get_attribute("class") == "js", "app.mjs runs")
 
     header(driver, "title").click()
     wait_for(driver, lambda d: "sort=title" in d.current_url, "sort=title in the URL")
@@ -169,7 +169,7 @@ def phone_width(driver):
     driver.set_window_size(390, 844)
     try:
         driver.get(BASE + "/tables/books?sort=-price")
-        wait_for(driver, lambda d: d.execute_script("return document.documentElement.classList.contains('js')"), "app.js at phone width")
+        wait_for(driver, lambda d: d.execute_script("return document.documentElement.classList.contains('js')"), "app.mjs at phone width")
         width = driver.execute_script("return window.innerWidth")
         check(width <= 420, f"the window is phone-sized ({width} px wide)")
 
@@ -390,7 +390,7 @@ def selected_ids(driver):
 
 
 def stored_selection(driver):
-    return set(driver.execute_script("return JSON.parse(sessionStorage.getItem('sortkit-selection:books') || '[]')"))
+    return set(driver.execute_script("return JSON.parse(sessionStorage.getItem('sortkit.selection.books') || '[]')"))
 
 
 def row_box(driver, row_id):

@@ -5,7 +5,7 @@ import SortKitSQL
 
 /// The server-rendered pages: a view model per page, rendered by the templates in
 /// `Templates/` (``PageTemplates``), which escape every value. Every link and form works
-/// without JavaScript; `app.js` then swaps the view in place.
+/// without JavaScript; the page's modules (`Assets/app.mjs`) then swap the view in place.
 struct Pages {
     let server: SortKitServer
 

@@ -277,13 +277,19 @@ final class RouteMethods: Sendable {
     }
 }
 
-/// The web page's script and style sheet, served from the module's resources.
+/// The web page's script modules, style sheet and OpenAPI document, served from the module's
+/// resources as they are (no build step). A name is one plain segment with a known extension,
+/// so nothing outside `Assets/` and nothing but these types can be asked for.
 enum Assets {
+    static let types: [Substring: String] = [
+        "mjs": "text/javascript; charset=utf-8", "css": "text/css; charset=utf-8", "json": "application/json; charset=utf-8",
+    ]
+
     static func response(_ file: String) throws -> Response {
-        let types = [
-            "app.js": "text/javascript; charset=utf-8", "app.css": "text/css; charset=utf-8", "openapi.json": "application/json; charset=utf-8",
-        ]
-        guard let type = types[file], let url = Bundle.module.url(forResource: file, withExtension: nil, subdirectory: "Assets"),
+        let parts = file.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, let type = types[parts[1]], !parts[0].isEmpty,
+            parts[0].utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) }),
+            let url = Bundle.module.url(forResource: file, withExtension: nil, subdirectory: "Assets"),
             let data = try? Data(contentsOf: url)
         else { return Reply.error(.notFound, "no asset '\(file.prefix(80))'") }
         return Response(
