@@ -171,6 +171,50 @@ struct DataTableTests {
         #expect(table.sortSpec.description == "Name")
     }
 
+    /// A row type that isn't `Equatable`: setData compares what the columns display.
+    struct Note: Identifiable {
+        var id: Int
+        var text: String
+        var hidden: Int
+    }
+
+    @Test("setData on rows that aren't Equatable: updated means a displayed cell changed; removals and inserts in one call")
+    func setDataByDisplay() {
+        let notes = (1...6).map { Note(id: $0, text: "note \($0)", hidden: 0) }
+        var table = DataTable(rows: notes, columns: [DataTableColumn("Text", \.text)], pageSize: 10)
+        table.tapHeader(0)
+        var next = notes
+        next[1].hidden = 7 // not displayed: not an update
+        next[2].text = "a note" // displayed and sorts first
+        next.remove(at: 4)
+        next.insert(Note(id: 9, text: "note 0", hidden: 0), at: 0)
+        let diff = table.setData(next)
+        #expect(diff.updated == [3])
+        #expect(diff.removed.map(\.id) == [5] && diff.inserted.map(\.id) == [9])
+        #expect(table.displayedIDs == [3, 9, 1, 2, 4, 6])
+        #expect(table.rows.map(\.hidden) == next.map(\.hidden))
+    }
+
+    @Test("setData with repeated ids keeps every row; an id follows its first row; empty to full and back")
+    func setDataRepeatedIDs() {
+        let repeated = [
+            Person(id: 1, first: "A", last: "One", salary: 1, level: .junior, started: nil),
+            Person(id: 1, first: "B", last: "Two", salary: 2, level: .junior, started: nil),
+            Person(id: 2, first: "C", last: "Three", salary: 3, level: .junior, started: nil),
+        ]
+        var table = DataTable(rows: repeated, columns: columns())
+        table.tapHeader(1)
+        #expect(table.totalCount == 3)
+        let diff = table.setData([repeated[2], repeated[0], repeated[1], repeated[0]])
+        #expect(table.totalCount == 4 && table.displayedIDs == [1, 1, 1, 2])
+        // The second old row with id 1 follows no new row (gone); the new rows after the first 1 are new.
+        #expect(diff.removed.map(\.id) == [1] && diff.inserted.map(\.id) == [1, 1] && diff.updated.isEmpty)
+        table.setData([])
+        #expect(table.totalCount == 0 && table.displayedIDs.isEmpty)
+        table.setData(people)
+        #expect(table.totalCount == people.count && Set(table.displayedIDs) == Set(people.map(\.id)))
+    }
+
     @Test("Diffs against a brute-force oracle on random updates (seeded)")
     func diffOracle() {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 55

@@ -87,7 +87,7 @@ public struct DataTable<Row: Identifiable> {
     /// Each cell's display width in terminal cells, row-major (measured with the folding, so
     /// width strategies read numbers instead of formatting every cell again).
     private(set) var cellWidths: [UInt16] = []
-    var positionOfID: [Row.ID: Int] = [:]
+    @usableFromInline var positionOfID: [Row.ID: Int] = [:]
     /// Each position's row id: read without copying the row (generic code copies a whole row
     /// to read its `id`), for selections and display ids.
     var idAtPosition: [Row.ID] = []
@@ -312,47 +312,21 @@ public struct DataTable<Row: Identifiable> {
     /// by `==` for `Equatable` rows, else by its display text in some column. Only updated and
     /// new rows are folded for search and merged into the kept sort orders, so replacing a
     /// large table where few rows changed costs little more than a pass over it.
-    @discardableResult
+    ///
+    /// Inlined so that rows are matched in the caller's specialized code (see `_RowMatch`).
+    @inlinable @discardableResult
     public mutating func setData(_ newRows: [Row]) -> DataTableDiff<Row.ID> {
-        _replaceRows(
-            newRows, inPlace: nil,
-            same: _equality(Row.self) ?? { [columns] old, new in
-                columns.allSatisfy { $0.display(old) == $0.display(new) }
-            })
+        let columns = columns
+        let same = _equality(Row.self) ?? { old, new in columns.allSatisfy { $0.display(old) == $0.display(new) } }
+        return _replaceRows(newRows, _RowMatch(old: rows, new: newRows, positionOfID: positionOfID, same: same))
     }
 
-    /// The work of `setData`. `inPlace`, when the caller already knows that the new rows have
-    /// the old ids in the same order, says which of them changed.
+    /// The work of `setData`, once the new rows are matched to the old ones.
     @usableFromInline
-    mutating func _replaceRows(_ newRows: [Row], inPlace: [Bool]?, same: (Row, Row) -> Bool) -> DataTableDiff<Row.ID> {
-        let anchor = pagePositions.first.map { rows[$0].id }
-        let oldRows = rows, oldDisplayed = displayedPositions
-        // Where each old row went (-1: gone); a duplicate id follows only its first row.
-        var newPosition = [Int](repeating: -1, count: oldRows.count)
-        var newPositionOfID = positionOfID
-        var identity = false
-        let unique = positionOfID.count == oldRows.count
-        let sameIDs = inPlace != nil || oldRows.count == newRows.count && _sameIDs(oldRows, newRows)
-        if sameIDs {
-            for p in oldRows.indices where unique || positionOfID[oldRows[p].id] == p { newPosition[p] = p }
-            identity = unique
-        } else {
-            newPositionOfID = Dictionary(newRows.indices.map { (newRows[$0].id, $0) }, uniquingKeysWith: { first, _ in first })
-            for (p, row) in oldRows.enumerated() where unique || positionOfID[row.id] == p {
-                newPosition[p] = newPositionOfID[row.id] ?? -1
-            }
-        }
-        var changed = [Bool](repeating: false, count: oldRows.count)
-        var changedNew = [Bool](repeating: false, count: newRows.count)
-        var kept = [Int](repeating: -1, count: newRows.count) // old position of an unchanged row
-        for (p, q) in newPosition.enumerated() where q >= 0 {
-            if inPlace.map({ !$0[p] }) ?? same(oldRows[p], newRows[q]) {
-                kept[q] = p
-            } else {
-                changed[p] = true
-                changedNew[q] = true
-            }
-        }
+    mutating func _replaceRows(_ newRows: [Row], _ match: _RowMatch<Row.ID>) -> DataTableDiff<Row.ID> {
+        let anchor = pagePositions.first.map { idAtPosition[$0] }
+        let oldRows = rows, oldDisplayed = displayedPositions, oldIDs = idAtPosition
+        let (newPosition, changed, kept, identity) = (match.newPosition, match.changed, match.kept, match.identity)
         rows = newRows
         // The kept sort orders are updated in the background while the changed rows are
         // folded here.
@@ -364,16 +338,19 @@ public struct DataTable<Row: Identifiable> {
             for q in newRows.indices where kept[q] < 0 { index(newRows[q], at: q) }
         } else {
             let oldFolded = folded, oldWidths = cellWidths, width = columns.count
-            folded = [String](repeating: "", count: newRows.count)
-            cellWidths = [UInt16](repeating: 0, count: newRows.count * width)
-            for (q, p) in kept.enumerated() {
-                if p < 0 { index(newRows[q], at: q); continue }
-                folded[q] = oldFolded[p]
-                cellWidths[q * width..<(q + 1) * width] = oldWidths[p * width..<(p + 1) * width]
+            folded = kept.map { $0 < 0 ? "" : oldFolded[$0] }
+            cellWidths = [UInt16](unsafeUninitializedCapacity: newRows.count * width) { widths, count in
+                oldWidths.withUnsafeBufferPointer { old in
+                    for (q, p) in kept.enumerated() {
+                        let row = UnsafeMutableBufferPointer(rebasing: widths[q * width..<(q + 1) * width])
+                        if p < 0 { row.initialize(repeating: 0) } else { _ = row.initialize(from: old[p * width..<(p + 1) * width]) }
+                    }
+                }
+                count = newRows.count * width
             }
+            for q in kept.indices where kept[q] < 0 { index(newRows[q], at: q) }
         }
-        positionOfID = newPositionOfID
-        if !sameIDs { idAtPosition = newRows.map(\.id) }
+        if let ids = match.ids { (idAtPosition, positionOfID) = ids }
         finishFollowingChange(rankingUpdate, identity: identity)
         refresh()
         if let anchor, let position = positionOfID[anchor], let index = displayedPositions.firstIndex(of: position) {
@@ -383,8 +360,8 @@ public struct DataTable<Row: Identifiable> {
         }
         var diff = DataTableDiff(
             oldDisplayed: oldDisplayed, newDisplayed: displayedPositions, newPosition: newPosition,
-            newCount: newRows.count, changed: { changedNew[$0] },
-            oldID: { oldRows[$0].id }, newID: { newRows[$0].id })
+            newCount: newRows.count, changed: { match.changedNew[$0] },
+            oldID: { oldIDs[$0] }, newID: { [idAtPosition] in idAtPosition[$0] })
         diff.deselected = _dropVanishedFromSelection()
         return diff
     }
@@ -550,30 +527,16 @@ extension DataTable where Row: Equatable {
     ///
     ///     let diff = table.setData(reloaded)   // diff.updated: rows whose value changed
     ///
-    /// Inlined so that, for rows that keep their ids and order (a reload), the rows are compared
-    /// in the caller's specialized code: generic code copies each row to compare it.
+    /// Inlined so that rows are matched and compared in the caller's specialized code: generic
+    /// code copies each row to compare it.
     @inlinable @discardableResult
     public mutating func setData(_ newRows: [Row]) -> DataTableDiff<Row.ID> {
-        let old = rows
-        guard old.count == newRows.count, old.indices.allSatisfy({ old[$0].id == newRows[$0].id }) else {
-            return _replaceRows(newRows, inPlace: nil, same: ==)
-        }
-        return _replaceRows(newRows, inPlace: old.indices.map { old[$0] != newRows[$0] }, same: ==)
-    }
-}
-
-/// Whether both arrays hold the same ids in the same order (read in place, no row copies).
-private func _sameIDs<Row: Identifiable>(_ a: [Row], _ b: [Row]) -> Bool {
-    a.withUnsafeBufferPointer { a in
-        b.withUnsafeBufferPointer { b in
-            // `pointee` reads in place; a buffer subscript would copy each row.
-            a.indices.allSatisfy { (a.baseAddress! + $0).pointee.id == (b.baseAddress! + $0).pointee.id }
-        }
+        _replaceRows(newRows, _RowMatch(old: rows, new: newRows, positionOfID: positionOfID, same: ==))
     }
 }
 
 /// `==` for `Row` when it is `Equatable` (the check made once, not per row), else `nil`.
-private func _equality<Row>(_: Row.Type) -> ((Row, Row) -> Bool)? {
+@usableFromInline func _equality<Row>(_: Row.Type) -> ((Row, Row) -> Bool)? {
     guard let type = Row.self as? any Equatable.Type else { return nil }
     return type._equality()
 }
