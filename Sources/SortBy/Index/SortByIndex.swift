@@ -244,7 +244,17 @@ public struct SortByIndex<Row> {
     /// probe of the row (its keys read once).
     @inlinable internal mutating func place(_ id: UInt32, slot: Int) {
         var probe = _SortProbe(keys: replicaKeys[slot], row: rows[Int(id)])
-        let place = replicaList[slot].permutation.partitionPoint { other in precedes(other, id, probe: &probe) }
+        // Rows are read in place through the base pointer: an array subscript copies the row
+        // (retaining each field) per probe.
+        let place = rows.withUnsafeBufferPointer { rows in
+            replicaList[slot].permutation.partitionPoint { other in
+                switch probe.compare(at: rows.baseAddress! + Int(other)) {
+                case .orderedAscending: true
+                case .orderedDescending: false
+                case .orderedSame: other < id
+                }
+            }
+        }
         replicaList[slot].permutation.insert(id, at: place)
     }
 
@@ -252,15 +262,6 @@ public struct SortByIndex<Row> {
     @inlinable internal mutating func unplace(_ id: UInt32, slot: Int) {
         guard let place = replicaList[slot].permutation.place(of: id) else { preconditionFailure("replica out of sync") }
         replicaList[slot].permutation.remove(at: place)
-    }
-
-    /// Whether row `other` comes before the probe's row `id`: its keys, then row id.
-    @inlinable internal func precedes(_ other: UInt32, _ id: UInt32, probe: inout _SortProbe<Row>) -> Bool {
-        switch probe.compare(rows[Int(other)]) {
-        case .orderedAscending: true
-        case .orderedDescending: false
-        case .orderedSame: other < id
-        }
     }
 }
 

@@ -82,6 +82,7 @@ extension Collation {
     /// compared as it goes, so most comparisons stop after a byte or two and nothing is built;
     /// other text's keys (normalization is costly) are kept in `scratch`'s cache. Reusing
     /// `scratch` between calls, a comparison allocates nothing.
+    @usableFromInline
     func compare(_ string: String, toSortKey key: [UInt8], scratch: inout _KeyScratch) -> ComparisonResult {
         if let result = _compareGeneratedSortKey(of: string, to: key) { return result }
         let full = scratch.sortKey(for: string, collation: self)
@@ -343,6 +344,7 @@ func _asciiLower(_ byte: UInt8) -> UInt8 {
 
 /// Reusable state for comparing many strings with sort keys: a bounded cache of non-ASCII
 /// strings' keys, one per collation (a string has a different key under each).
+@usableFromInline
 struct _KeyScratch {
     static let cacheLimit = 16_384
     /// Allocated at the first non-ASCII string.

@@ -151,14 +151,16 @@ extension Array {
 /// first differing byte), instead of building both keys at every comparison.
 @usableFromInline
 package struct _SortProbe<Row> {
-    private let keys: [SortKey<Row>]
-    private let row: Row
-    private let values: [SortValue?]
+    // Inlinable, so that a caller's specialized code (SortByIndex's binary search) compares
+    // without generic metadata lookups per key.
+    @usableFromInline let keys: [SortKey<Row>]
+    @usableFromInline let row: Row
+    @usableFromInline let values: [SortValue?]
     /// The sort key of each string value (non-binary collations), else `nil`.
-    private let stringKeys: [[UInt8]?]
-    private var scratch = _KeyScratch()
+    @usableFromInline let stringKeys: [[UInt8]?]
+    @usableFromInline var scratch = _KeyScratch()
 
-    @usableFromInline
+    @inlinable
     package init(keys: [SortKey<Row>], row: Row) {
         self.keys = keys
         self.row = row
@@ -170,19 +172,32 @@ package struct _SortProbe<Row> {
     }
 
     /// How `other` compares with the probe's row: the first key that doesn't tie decides.
-    @usableFromInline
+    @inlinable
     package mutating func compare(_ other: Row) -> ComparisonResult {
+        withUnsafePointer(to: other) { compare(at: $0) }
+    }
+
+    /// How the row at `pointer` compares with the probe's row, read in place: a caller that
+    /// holds rows in an array passes `base + i`, where passing `rows[i]` copies the row (and
+    /// retains each of its fields) for this generic code.
+    @inlinable
+    package mutating func compare(at pointer: UnsafePointer<Row>) -> ComparisonResult {
+        let raw = UnsafeRawPointer(pointer)
         for index in keys.indices {
             let key = keys[index]
             let result: ComparisonResult
-            if let value = values[index], let otherValue = key.value(for: other) {
+            if let stringKey = stringKeys[index], let offset = key._stringOffset {
+                // A stored String property, compared where it is stored (no copy, no retain).
+                let text = (raw + offset).assumingMemoryBound(to: String.self)
+                result = key.direction._apply(key.collation.compare(text.pointee, toSortKey: stringKey, scratch: &scratch))
+            } else if let value = values[index], let otherValue = key._load.map({ $0(raw) }) ?? key.value(for: pointer.pointee) {
                 if let stringKey = stringKeys[index], case .string(let text) = otherValue {
                     result = key.direction._apply(key.collation.compare(text, toSortKey: stringKey, scratch: &scratch))
                 } else {
                     result = key.compareValues(otherValue, value)
                 }
             } else {
-                result = key.compare(other, row)
+                result = key.compare(pointer.pointee, row)
             }
             if result != .orderedSame { return result }
         }
