@@ -83,11 +83,16 @@ package struct _CSVRecordScanner {
     }
 
     /// A field's value as text.
+    ///
+    /// - Precondition: `span` is a field of a record ``scan(_:at:final:)`` returned from
+    ///   `bytes`: the record's UTF-8 was validated whole, and a field boundary (an ASCII
+    ///   delimiter, quote or line end) never splits a character, so the text isn't validated
+    ///   again.
     package static func text(_ span: Span, in bytes: UnsafeBufferPointer<UInt8>) -> String {
-        guard span.escaped else { return String(decoding: UnsafeBufferPointer(rebasing: bytes[span.range]), as: UTF8.self) }
+        guard span.escaped else { return _stringOfValidUTF8(UnsafeBufferPointer(rebasing: bytes[span.range])) }
         var value: [UInt8] = []
         appendValue(span, in: bytes, to: &value)
-        return String(decoding: value, as: UTF8.self)
+        return value.withUnsafeBufferPointer { _stringOfValidUTF8($0) }
     }
 
     /// Calls `body` with a field's value: its bytes in place, or, for a field with doubled

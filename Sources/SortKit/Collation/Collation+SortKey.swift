@@ -96,11 +96,23 @@ extension Collation {
         if isLocale { return nil }
         return _withUTF8(string) { bytes -> ComparisonResult? in
             let ascii = _isASCII(bytes)
-            guard ascii || _allNFCAlone(bytes) else { return nil }
-            return key.withUnsafeBufferPointer { key -> ComparisonResult in
+            let kind = ascii ? .alone : _nfcAloneKind(bytes)
+            if kind == .alone {
+                return key.withUnsafeBufferPointer { key -> ComparisonResult in
+                    var comparison = _KeyComparison(key)
+                    if ascii { _produceASCIISortKey(bytes, into: &comparison) } else { _produceTableSortKey(bytes, into: &comparison) }
+                    return comparison.result ?? .orderedSame
+                }
+            }
+            // Decomposed text (a letter, then combining marks U+0300-U+036F) under a collation
+            // that drops diacritics: the marks fold away, so the primary part is generated from
+            // these bytes as from their NFC. The tie-break is the NFC text, which these bytes are
+            // not: a comparison that gets that far (equal primaries, rare) takes the full key.
+            guard kind == .aloneWithMarks, self == .folded || self == .natural else { return nil }
+            return key.withUnsafeBufferPointer { key -> ComparisonResult? in
                 var comparison = _KeyComparison(key)
-                if ascii { _produceASCIISortKey(bytes, into: &comparison) } else { _produceTableSortKey(bytes, into: &comparison) }
-                return comparison.result ?? .orderedSame
+                _produceTableSortKey(bytes, into: &comparison, tieBreak: false)
+                return comparison.result
             }
         }
     }
@@ -160,7 +172,9 @@ extension Collation {
     /// is its own fold), digit runs as the general path writes them (none of these scripts has
     /// decimal digits but ASCII's), then the text itself, which is its NFC. The same bytes as
     /// the general path, which normalizes, folds into new strings and tokenizes.
-    private func _produceTableSortKey<Sink: _KeySink>(_ bytes: UnsafeBufferPointer<UInt8>, into sink: inout Sink) {
+    /// Without `tieBreak`, it stops after the primary part and its terminator, for text that is
+    /// not its own NFC.
+    private func _produceTableSortKey<Sink: _KeySink>(_ bytes: UnsafeBufferPointer<UInt8>, into sink: inout Sink, tieBreak: Bool = true) {
         if self == .binary {
             sink.finish(with: bytes)
             return
@@ -196,7 +210,7 @@ extension Collation {
             }
             i += length
         }
-        if sink.take(0) { return }
+        if sink.take(0) || !tieBreak { return }
         sink.finish(with: bytes)
     }
 

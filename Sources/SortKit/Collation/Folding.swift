@@ -290,10 +290,39 @@ internal func _asciiLowercased(_ string: String) -> String {
 /// Whether every scalar of well-formed UTF-8 is ``_isNFCAlone(_:)`` — or, with
 /// `allowingMarks`, a combining diacritical mark (U+0300–U+036F) after such scalars.
 internal func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, allowingMarks: Bool = false) -> Bool {
+    switch _nfcAloneKind(bytes) {
+    case .alone: true
+    case .aloneWithMarks: allowingMarks
+    case .no: false
+    }
+}
+
+/// What ``_allNFCAlone(_:allowingMarks:)`` says with and without marks, in one pass.
+internal enum _NFCAloneKind {
+    /// Every scalar is its own NFC and folds alone.
+    case alone
+    /// So, but for combining marks U+0300–U+036F after a letter (not after a digit).
+    case aloneWithMarks
+    /// Neither.
+    case no
+}
+
+internal func _nfcAloneKind(_ bytes: UnsafeBufferPointer<UInt8>) -> _NFCAloneKind {
+    var marks = false
     var i = 0
     var afterStarter = false
     var afterDigit = false // a mark between digits would join two runs once dropped: not here
     while i < bytes.count {
+        // Eight ASCII bytes at a time (multilingual titles are mostly ASCII words between
+        // their letters): each is a starter, and only the last can be a digit before a mark.
+        if i + 8 <= bytes.count, let base = bytes.baseAddress,
+            UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+        {
+            afterStarter = true
+            afterDigit = _isDigit(bytes[i + 7])
+            i += 8
+            continue
+        }
         let lead = bytes[i]
         if lead < 0x80 {
             i += 1
@@ -302,13 +331,16 @@ internal func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, allowingMarks: B
             continue
         }
         let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-        guard length < 4, i + length <= bytes.count else { return false }
+        guard length < 4, i + length <= bytes.count else { return .no }
         let value = _decodeUTF8Scalar(bytes, at: i, length: length)
         i += length
-        if allowingMarks && afterStarter && !afterDigit && (0x300...0x36F).contains(value) { continue }
-        guard _isNFCAlone(value) else { return false }
+        if afterStarter && !afterDigit && (0x300...0x36F).contains(value) {
+            marks = true
+            continue
+        }
+        guard _isNFCAlone(value) else { return .no }
         afterStarter = true
         afterDigit = false
     }
-    return true
+    return marks ? .aloneWithMarks : .alone
 }

@@ -162,6 +162,20 @@ struct ByteHelpersTests {
         }
     }
 
+    @Test("A String of validated UTF-8 made without validating again equals String(decoding:) (seeded)")
+    func stringOfValidUTF8() {
+        var random = SeededRandom.fromEnvironment(default: 0xB17E_0036)
+        let pieces = ["", "a", "é", "e\u{301}", "ж", "中", "😀", "\u{10FFFF}", "\u{FEFF}", "\0", "\r\n", "<", "\u{2028}"]
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...12, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            let bytes = Array(text.utf8)
+            let made = bytes.withUnsafeBufferPointer(_stringOfValidUTF8)
+            #expect(made == text && made.utf8.elementsEqual(bytes) && made.count == text.count, "\(text.debugDescription), \(random.replay)")
+        }
+        let megabyte = String(repeating: "ж中e\u{301}", count: 100_000)
+        #expect(Array(megabyte.utf8).withUnsafeBufferPointer(_stringOfValidUTF8) == megabyte)
+    }
+
     @Test("The White_Space shortcut agrees with the property for every scalar")
     func whitespace() {
         let disagreeing = (0...0x10FFFF as ClosedRange<UInt32>).compactMap(Unicode.Scalar.init).filter { _isWhitespace($0) != $0.properties.isWhitespace }
