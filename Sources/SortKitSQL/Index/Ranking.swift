@@ -22,8 +22,25 @@ struct _Ranking: Sendable {
 
     static let null = UInt32.max
 
+    /// Writes recorded and not applied yet: a write marks every kept ranking stale, and a
+    /// ranking is brought up to date when a request reads it (``resolved(live:slotCount:_:collation:)``),
+    /// so a bulk delete pays for the order the next page uses, not for every kept order.
+    var pending: _PendingRows? = nil
+
+    /// Slots that left (or changed) and slots that joined (or changed) since the ranking was
+    /// current. A slot changed twice is in both once: it leaves by its rank, which is the
+    /// ranking's own, and joins with the value its cells have when the ranking is resolved.
+    struct _PendingRows: Sendable {
+        var removed: Set<UInt32> = []
+        var added: Set<UInt32> = []
+        var count: Int { removed.count + added.count }
+    }
+
+    /// Whether the ranking has no pending writes.
+    var isCurrent: Bool { pending == nil }
+
     /// The bytes the ranking's arrays take.
-    var byteCount: Int { (order.count + groupStarts.count + ranks.count) * MemoryLayout<UInt32>.stride }
+    var byteCount: Int { (order.count + groupStarts.count + ranks.count) * MemoryLayout<UInt32>.stride + (pending?.count ?? 0) * 8 }
 
     /// Groups of equal non-null values.
     var distinct: Int { groupStarts.count - 1 }
@@ -170,6 +187,25 @@ struct _Ranking: Sendable {
         }
         let exact = low < distinct && SortValue.compare(valueOf(order[Int(groupStarts[low])]), value, collation: collation) == .orderedSame
         return (low, exact)
+    }
+
+    /// This ranking with a write recorded, not applied (see ``pending``).
+    func deferring(removing removed: Set<UInt32>, adding added: [UInt32]) -> _Ranking {
+        var ranking = self
+        var rows = pending ?? _PendingRows()
+        rows.removed.formUnion(removed)
+        rows.added.formUnion(added)
+        ranking.pending = rows
+        return ranking
+    }
+
+    /// This ranking with its pending writes applied, for the index whose rows are `live` now.
+    func resolved(live: [Bool], slotCount: Int, _ valueOf: (UInt32) -> SortValue, collation: Collation) -> _Ranking {
+        guard let pending else { return self }
+        var base = self
+        base.pending = nil
+        let added = pending.added.filter { Int($0) < live.count && live[Int($0)] }.sorted()
+        return base.updated(removing: pending.removed, adding: added, slotCount: slotCount, valueOf, collation: collation)
     }
 
     /// The ranking after rows changed: `removed` slots leave it, and `added` slots (live, with

@@ -44,24 +44,25 @@ extension _TableIndex {
         }
         // A slot written twice joins once, with its last cells.
         added = Array(Set(added)).sorted().filter { index.live[Int($0)] }
-        // Each kept ranking is one pass over its order (memory-bound, random access by slot):
-        // they are updated side by side on every core.
-        let rankings = Array(index.rankings)
-        let results = _ResultSlots<_Ranking>(count: rankings.count)
-        let (cells, slotCount, schema) = (index.cells, index.slotCount, schema)
-        let addedSlots = added
+        // Each kept ranking records the write and is brought up to date when a request reads
+        // it (`_TableIndex.ranking(_:)`): a bulk delete pays for the order its next page uses.
+        // One whose pending writes reach an eighth of the table is updated now, side by side
+        // on every core (one pass over its order each), so none holds a large backlog.
+        var due: [(KeyVariant, _Ranking)] = []
+        for (variant, ranking) in index.rankings {
+            let deferred = ranking.deferring(removing: removed, adding: added)
+            if (deferred.pending?.count ?? 0) * 8 > max(index.slotCount, 64) {
+                due.append((variant, deferred))
+            } else {
+                index.rankings[variant] = deferred
+            }
+        }
+        let results = _ResultSlots<_Ranking>(count: due.count)
+        let current = index
         _concurrentPerform(
-            iterations: rankings.count,
-            _UncheckedBox({ item in
-                let (variant, ranking) = rankings[item]
-                let type = schema.columns[variant.column].type
-                results.set(
-                    item,
-                    ranking.updated(
-                        removing: removed, adding: addedSlots, slotCount: slotCount,
-                        { variant.value(of: cells.text(Int($0), variant.column), type: type) }, collation: variant.collation))
-            }))
-        for (item, ranking) in results.values.enumerated() { index.rankings[rankings[item].key] = ranking }
+            iterations: due.count,
+            _UncheckedBox({ item in results.set(item, current.resolving(due[item].1, variant: due[item].0)) }))
+        for (item, ranking) in results.values.enumerated() { index.rankings[due[item].0] = ranking }
         if index.cells.written.count * 4 > max(index.cells.baseCount, 64) { return index.compacted() }
         return index
     }

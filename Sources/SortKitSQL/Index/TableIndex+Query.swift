@@ -58,9 +58,9 @@ extension _TableIndex {
         for key in spec.keys {
             let variant = try Self.variant(key, schema: schema)
             // Each ranking built is a sort of the table: the budget is checked between them.
-            if rankings[variant] == nil, built[variant] == nil { try deadline?.check() }
+            if rankings[variant]?.isCurrent != true, built[variant] == nil { try deadline?.check() }
             let ranking =
-                rankings[variant] ?? built[variant]
+                rankings[variant].flatMap { $0.isCurrent ? $0 : nil } ?? built[variant]
                 ?? {
                     let ranking = self.ranking(variant)
                     built[variant] = ranking

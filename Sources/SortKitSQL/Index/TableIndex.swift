@@ -221,10 +221,20 @@ extension _TableIndex {
         return variants
     }
 
-    /// The ranking of `variant`, built now if it wasn't (without changing the index: the
-    /// caller keeps it if the index is still current).
+    /// The ranking of `variant`, current: its pending writes applied, or built now if the
+    /// index had none (without changing the index: the caller keeps it if the index is still
+    /// current).
     func ranking(_ variant: KeyVariant) -> _Ranking {
-        rankings[variant] ?? Self.buildRankings([variant], cells: cells, live: live, schema: schema)[0]
+        if let kept = rankings[variant] { return resolving(kept, variant: variant) }
+        return Self.buildRankings([variant], cells: cells, live: live, schema: schema)[0]
+    }
+
+    /// `ranking` (of `variant`, kept by this index) with its pending writes applied.
+    func resolving(_ ranking: _Ranking, variant: KeyVariant) -> _Ranking {
+        guard !ranking.isCurrent else { return ranking }
+        let type = schema.columns[variant.column].type
+        return ranking.resolved(
+            live: live, slotCount: slotCount, { variant.value(of: cells.text(Int($0), variant.column), type: type) }, collation: variant.collation)
     }
 
     /// Rankings of several variants, side by side on the cores; a typed column read by its

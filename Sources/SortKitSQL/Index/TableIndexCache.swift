@@ -84,8 +84,11 @@ final class _TableIndexCache: Sendable {
         let dropped = state.withLock { state -> Bool in
             guard var index = state.indexes[table], index.schemaVersion == schemaVersion, index.dataVersion == dataVersion else { return false }
             var randoms = index.rankings.keys.filter(\.isRandom).count
-            for (variant, ranking) in rankings where index.rankings[variant] == nil {
-                if variant.isRandom {
+            for (variant, ranking) in rankings {
+                if let kept = index.rankings[variant] {
+                    // A kept ranking with pending writes, brought up to date by a request.
+                    guard !kept.isCurrent else { continue }
+                } else if variant.isRandom {
                     guard randoms < Self.maxRandomRankings else { continue }
                     randoms += 1
                 }
