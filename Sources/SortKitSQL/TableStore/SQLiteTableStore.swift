@@ -28,6 +28,8 @@ public final class SQLiteTableStore: TableStore {
     /// The longest a page's query may run — its SQL (interrupted), or a search's scan of the
     /// in-memory index (stopped) — before the page throws ``TableStoreError/Kind/timedOut``.
     let queryBudget: Duration
+    /// Checkpoints the write-ahead log off the writing connection (see ``_WALCheckpointer``).
+    let checkpointer: _WALCheckpointer
 
     /// Opens (creating if needed) the store at `path`.
     ///
@@ -59,6 +61,8 @@ public final class SQLiteTableStore: TableStore {
             // 64 MB of page cache per connection (SQLite's default is 2 MB): big imports and
             // sorts spill to disk far less.
             try db.execute(sql: "PRAGMA cache_size = -65536")
+            // No checkpoint inside a commit: `checkpointer` runs them on its own connection.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
             // Per-column search folds a cell at query time, with memory's folding.
             db.add(
                 function: DatabaseFunction("sortkit_fold", argumentCount: 1, pure: true) { values in
@@ -72,6 +76,7 @@ public final class SQLiteTableStore: TableStore {
                 })
         }
         database = try DatabasePool(path: path, configuration: configuration)
+        checkpointer = _WALCheckpointer(path: path)
         try Self.migrator.migrate(database)
         secret = try database.read { db in
             try Data.fetchOne(db, sql: "SELECT value FROM sortkit_meta WHERE key = 'cursor-secret'") ?? Data()
@@ -239,14 +244,12 @@ public final class SQLiteTableStore: TableStore {
                 folded: folded, typedValues: typed) : nil
         let large = columns.count >= 100_000
         let info = try await database.writeWithoutTransaction { db in
-            // A large import commits without waiting for the disk and leaves the WAL's
-            // checkpoint to after it (in the background below): the table is served sooner.
-            // The transaction is still all or nothing; a crash of the machine (not of the
-            // process) in the next moments could lose it, as an import never happened.
-            if large {
-                try db.execute(sql: "PRAGMA synchronous = OFF; PRAGMA wal_autocheckpoint = 0")
-            }
-            defer { if large { try? db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 1000") } }
+            // A large import commits without waiting for the disk; its log is checkpointed
+            // after it, in the background: the table is served sooner. The transaction is still
+            // all or nothing; a crash of the machine (not of the process) in the next moments
+            // could lose it, as an import never happened.
+            if large { try db.execute(sql: "PRAGMA synchronous = OFF") }
+            defer { if large { try? db.execute(sql: "PRAGMA synchronous = NORMAL") } }
             var info: _TableInfo?
             try db.inTransaction(.immediate) {
                 let created = try Self.create(schema, db, manualReady: false)
@@ -258,10 +261,7 @@ public final class SQLiteTableStore: TableStore {
             }
             return info!
         }
-        if large {
-            let database = database
-            Task.detached(priority: .background) { try? await database.writeWithoutTransaction { try $0.checkpoint(.passive) } }
-        }
+        checkpointer.afterWrite()
         if var index = await building {
             index.schemaVersion = info.schemaVersion
             index.dataVersion = info.dataVersion
@@ -484,7 +484,7 @@ public final class SQLiteTableStore: TableStore {
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction.
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await database.writeWithoutTransaction { db in
+        let result = try await database.writeWithoutTransaction { db in
             var result: T?
             try db.inTransaction(.immediate) {
                 result = try body(db)
@@ -492,5 +492,7 @@ public final class SQLiteTableStore: TableStore {
             }
             return result!
         }
+        checkpointer.afterWrite()
+        return result
     }
 }

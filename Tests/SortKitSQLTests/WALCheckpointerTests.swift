@@ -1,0 +1,33 @@
+import Foundation
+import GRDB
+import SortKitTestSupport
+import Testing
+
+@testable import SortKitSQL
+
+/// The write-ahead log is checkpointed off the writing connection: no commit copies it (the
+/// automatic checkpoint is off), and `_WALCheckpointer` copies it on a connection of its own.
+@Suite("WAL checkpoints")
+struct WALCheckpointerTests {
+    @Test("No commit checkpoints; the checkpointer copies the log into the database file on its own connection")
+    func checkpointsOffTheWriter() async throws {
+        let path = try temporaryDatabase()
+        let store = try SQLiteTableStore(path: path)
+        let autocheckpoint = try await store.database.read { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") }
+        #expect(autocheckpoint == 0)
+        var csv = "title,price\n"
+        for row in 0..<20_000 { csv += "Title \(row) é,\(row % 977).5\n" }
+        try await store.importCSV(Array(csv.utf8), as: "books")
+        // The import's pages are in the log (under the store's own threshold: no checkpoint).
+        func size(_ file: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int) ?? 0 }
+        let before = size(path)
+        #expect(size(path + "-wal") > before, "the import is in the log")
+        _WALCheckpointer(path: path, threshold: 0).afterWrite()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while size(path) <= before, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(size(path) > before, "the checkpoint copied the log into the database file")
+        // Writes and reads go on as before.
+        let id = try await store.insert(["title": "After", "price": "1"], into: "books")
+        #expect(try await store.row(id, in: "books").cells == ["After", "1"])
+    }
+}
