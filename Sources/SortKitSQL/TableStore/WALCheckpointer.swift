@@ -36,11 +36,13 @@ final class _WALCheckpointer: Sendable {
 
     /// Starts a checkpoint now, unless one is running.
     func checkpoint() {
-        guard state.withLock({ state in
-            if state.running { return false }
-            state.running = true
-            return true
-        }) else { return }
+        guard
+            state.withLock({ state in
+                if state.running { return false }
+                state.running = true
+                return true
+            })
+        else { return }
         Task.detached(priority: .utility) {
             defer { self.state.withLock { $0.running = false } }
             do {
