@@ -96,7 +96,28 @@ extension Collation {
         if isLocale { return nil }
         return _withUTF8(string) { bytes -> ComparisonResult? in
             let ascii = _isASCII(bytes)
-            let kind = ascii ? .alone : _nfcAloneKind(bytes)
+            let kind: _NFCAloneKind
+            if ascii {
+                kind = .alone
+            } else {
+                switch _scanNFCAlone(bytes, stoppingAfter: 8) {
+                case .whole(let whole):
+                    kind = whole
+                case .prefix(let end, let marks):
+                    // Most comparisons are decided in the first letters: compare the prefix
+                    // the scan vouched for (no terminator, no tie-break: the text goes on), and
+                    // read the rest only when the prefixes tie.
+                    if self != .binary, !marks || self == .folded || self == .natural {
+                        let decided = key.withUnsafeBufferPointer { key -> ComparisonResult? in
+                            var comparison = _KeyComparison(key)
+                            _produceTableSortKey(UnsafeBufferPointer(rebasing: bytes[..<end]), into: &comparison, tieBreak: false, terminator: false)
+                            return comparison.result
+                        }
+                        if let decided { return decided }
+                    }
+                    kind = _nfcAloneKind(bytes)
+                }
+            }
             if kind == .alone {
                 return key.withUnsafeBufferPointer { key -> ComparisonResult in
                     var comparison = _KeyComparison(key)
@@ -174,7 +195,10 @@ extension Collation {
     /// the general path, which normalizes, folds into new strings and tokenizes.
     /// Without `tieBreak`, it stops after the primary part and its terminator, for text that is
     /// not its own NFC.
-    private func _produceTableSortKey<Sink: _KeySink>(_ bytes: UnsafeBufferPointer<UInt8>, into sink: inout Sink, tieBreak: Bool = true) {
+    /// Without `terminator` it stops after the primary part of a prefix of the text.
+    private func _produceTableSortKey<Sink: _KeySink>(
+        _ bytes: UnsafeBufferPointer<UInt8>, into sink: inout Sink, tieBreak: Bool = true, terminator: Bool = true
+    ) {
         if self == .binary {
             sink.finish(with: bytes)
             return
@@ -210,7 +234,7 @@ extension Collation {
             }
             i += length
         }
-        if sink.take(0) || !tieBreak { return }
+        if !terminator || sink.take(0) || !tieBreak { return }
         sink.finish(with: bytes)
     }
 

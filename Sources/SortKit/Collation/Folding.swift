@@ -307,6 +307,50 @@ internal enum _NFCAloneKind {
     case no
 }
 
+/// How far ``_scanNFCAlone(_:stoppingAfter:)`` read.
+internal enum _NFCAloneScan {
+    /// The first `end` bytes are scalars that are their own NFC and fold alone (with combining
+    /// marks U+0300–U+036F after letters where `marks`), and the byte at `end` is an ASCII
+    /// character other than a digit: nothing after it changes how those bytes normalize, fold
+    /// or split into digit runs.
+    case prefix(end: Int, marks: Bool)
+    /// The whole text was read (it is shorter, or has no such stopping point).
+    case whole(_NFCAloneKind)
+}
+
+/// ``_nfcAloneKind(_:)`` that may stop early: at the first ASCII non-digit at or after
+/// `minimum` bytes, where a comparison of the bytes before can already be decided. A key
+/// compared while it is generated is usually decided in its first letters, so the rest of a
+/// long title isn't read.
+internal func _scanNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, stoppingAfter minimum: Int) -> _NFCAloneScan {
+    var marks = false
+    var i = 0
+    var afterStarter = false
+    var afterDigit = false
+    while i < bytes.count {
+        let lead = bytes[i]
+        if lead < 0x80 {
+            if i >= minimum && !_isDigit(lead) { return .prefix(end: i, marks: marks) }
+            i += 1
+            afterStarter = true
+            afterDigit = _isDigit(lead)
+            continue
+        }
+        let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        guard length < 4, i + length <= bytes.count else { return .whole(.no) }
+        let value = _decodeUTF8Scalar(bytes, at: i, length: length)
+        i += length
+        if afterStarter && !afterDigit && (0x300...0x36F).contains(value) {
+            marks = true
+            continue
+        }
+        guard _isNFCAlone(value) else { return .whole(.no) }
+        afterStarter = true
+        afterDigit = false
+    }
+    return .whole(marks ? .aloneWithMarks : .alone)
+}
+
 internal func _nfcAloneKind(_ bytes: UnsafeBufferPointer<UInt8>) -> _NFCAloneKind {
     var marks = false
     var i = 0
