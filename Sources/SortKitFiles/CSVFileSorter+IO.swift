@@ -37,6 +37,9 @@ struct _RecordReader {
     let parallelReadMinimum: Int64
 
     init(_ url: URL, delimiter: UInt8, blockSize: Int, whole: Bool = false, parallelReadMinimum: Int64 = 64 << 20) throws {
+        guard CSV.isValidDelimiter(delimiter) else {
+            throw CSVFileSorter.Failure("the delimiter must be an ASCII character other than a quote or a line break")
+        }
         guard let handle = FileHandle(forReadingAtPath: url.path) else {
             throw CSVFileSorter.Failure("cannot read '\(url.path)'")
         }

@@ -64,6 +64,15 @@ struct CSVFileSorterTests {
         return (Array(try Data(contentsOf: output)), summary, leftovers)
     }
 
+    @Test("A non-ASCII, quote or line-end delimiter is an error that says so, not a split character")
+    func badDelimiter() throws {
+        for delimiter: UInt8 in [0xA9, 0xC3, 0x22, 0x0A] {
+            #expect(throws: CSVFileSorter.Failure.self, "delimiter \(delimiter)") {
+                _ = try sortFile(Array("name\ncafé\n".utf8), CSVFileSorter(spec: try SortSpec(parsing: "name"), delimiter: delimiter))
+            }
+        }
+    }
+
     @Test("Random files and specs: the in-memory order, records byte for byte; spilled runs agree; no temp files left")
     func randomFiles() throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 9

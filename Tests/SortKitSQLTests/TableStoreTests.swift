@@ -28,6 +28,20 @@ struct TableStoreTests {
         try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: spec)), search: search, limit: 100)).rows.map(\.id)
     }
 
+    @Test("A delimiter that could split a character or a record is refused by name; nothing is created", arguments: Backend.available)
+    func badDelimiters(_ backend: Backend) async throws {
+        let store = try await backend.open(try backend.newLocation())
+        for delimiter: UInt8 in [0xA9, 0xC3, 0x80, 0xFF, 0x22, 0x0A, 0x0D] {
+            await #expect(throws: TableStoreError.self, "delimiter \(delimiter)") {
+                try await store.importCSV(Array("café,x\nthé,y\n".utf8), as: "d\(delimiter)", delimiter: delimiter, presets: [:])
+            }
+        }
+        #expect(try await store.tables().isEmpty)
+        // Tab and semicolon are fine.
+        try await store.importCSV(Array("a;b\n1;2\n".utf8), as: "semi", delimiter: UInt8(ascii: ";"), presets: [:])
+        #expect(try await store.schema(of: "semi").columns.map(\.name) == ["a", "b"])
+    }
+
     @Test("Import infers types, keeps file order as ids, and sorts as memory does", arguments: Backend.available)
     func importAndSort(_ backend: Backend) async throws {
         let store = try await store(backend)

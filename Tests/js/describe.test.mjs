@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { counted, goneRowId, importURL, sortDescription, tableNameForFile } from "../../Sources/SortKitServer/Assets/describe.mjs";
-import { forgetTable, readJSON, storageKey, writeJSON } from "../../Sources/SortKitServer/Assets/keys.mjs";
+import { browserStorage, forgetTable, readJSON, storageKey, writeJSON } from "../../Sources/SortKitServer/Assets/keys.mjs";
 import { MemoryStorage } from "./seeded.mjs";
 
 test("the sort in words follows the priority numbers", () => {
@@ -41,4 +41,22 @@ test("one key spelling per kind, and storage that fails is not an error", () => 
   assert.equal(readJSON(off, "x", 1), 1);
   writeJSON(off, "x", 1);
   forgetTable(off, "t", ["view"]);
+});
+
+test("denied site storage is a stand-in that keeps nothing, not an error", () => {
+  const denied = Object.getOwnPropertyDescriptor(globalThis, "sessionStorage");
+  Object.defineProperty(globalThis, "sessionStorage", { configurable: true, get() { throw new Error("SecurityError"); } });
+  try {
+    const storage = browserStorage("sessionStorage");
+    storage.setItem("k", "v");
+    assert.equal(storage.getItem("k"), null);
+    storage.removeItem("k");
+  } finally {
+    if (denied) Object.defineProperty(globalThis, "sessionStorage", denied); else delete globalThis.sessionStorage;
+  }
+  assert.equal(browserStorage("noSuchStorage").getItem("x"), null);
+  const real = new MemoryStorage();
+  globalThis.fakeStorage = real;
+  assert.equal(browserStorage("fakeStorage"), real);
+  delete globalThis.fakeStorage;
 });

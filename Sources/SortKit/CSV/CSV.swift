@@ -20,6 +20,13 @@ import Foundation
 ///
 /// Writing quotes only the fields that need it and ends lines with LF.
 public enum CSV {
+    /// Whether `delimiter` can separate fields: an ASCII byte other than a quote or a line end.
+    /// The scanner relies on it: a field boundary then never splits a UTF-8 character, so a
+    /// record's fields are valid UTF-8 when the record is.
+    package static func isValidDelimiter(_ delimiter: UInt8) -> Bool {
+        delimiter < 0x80 && delimiter != 0x22 && delimiter != 0x0A && delimiter != 0x0D
+    }
+
     /// Parses CSV bytes into records of fields.
     ///
     /// - Parameters:
@@ -31,7 +38,7 @@ public enum CSV {
     /// - Complexity: O(*n*) in the size of the input.
     public static func parse(_ bytes: [UInt8], delimiter: UInt8 = UInt8(ascii: ",")) throws -> [[String]] {
         precondition(
-            delimiter < 0x80 && delimiter != 0x22 && delimiter != 0x0A && delimiter != 0x0D,
+            isValidDelimiter(delimiter),
             "CSV delimiter must be an ASCII character other than a quote or a line break")
         var scanner = _CSVRecordScanner(delimiter: delimiter, wanted: nil)
         var records: [[String]] = []

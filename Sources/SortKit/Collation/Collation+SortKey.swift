@@ -219,7 +219,7 @@ extension Collation {
             }
             let length = lead < 0xE0 ? 2 : 3 // _allNFCAlone admits no 4-byte scalar
             let value = _decodeUTF8Scalar(bytes, at: i, length: length)
-            if (0x300...0x36F).contains(value) { // a mark the caller allowed: diacritic folding drops it
+            if _foldsAway(value) { // a mark the caller allowed: diacritic folding drops it
                 i += length
                 continue
             }

@@ -307,6 +307,14 @@ internal enum _NFCAloneKind {
     case no
 }
 
+/// A combining diacritical mark (U+0300–U+036F) that diacritic folding removes: all of them
+/// but U+0345 COMBINING GREEK YPOGEGRAMMENI, which case folding turns into the letter ι (so
+/// "ω\u{345}" folds to "ωι", not "ω").
+@inline(__always)
+internal func _foldsAway(_ value: UInt32) -> Bool {
+    (0x300...0x36F).contains(value) && value != 0x345
+}
+
 /// How far ``_scanNFCAlone(_:stoppingAfter:)`` read.
 internal enum _NFCAloneScan {
     /// The first `end` bytes are scalars that are their own NFC and fold alone (with combining
@@ -340,7 +348,7 @@ internal func _scanNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, stoppingAfter m
         guard length < 4, i + length <= bytes.count else { return .whole(.no) }
         let value = _decodeUTF8Scalar(bytes, at: i, length: length)
         i += length
-        if afterStarter && !afterDigit && (0x300...0x36F).contains(value) {
+        if afterStarter && !afterDigit && _foldsAway(value) {
             marks = true
             continue
         }
@@ -378,7 +386,7 @@ internal func _nfcAloneKind(_ bytes: UnsafeBufferPointer<UInt8>) -> _NFCAloneKin
         guard length < 4, i + length <= bytes.count else { return .no }
         let value = _decodeUTF8Scalar(bytes, at: i, length: length)
         i += length
-        if afterStarter && !afterDigit && (0x300...0x36F).contains(value) {
+        if afterStarter && !afterDigit && _foldsAway(value) {
             marks = true
             continue
         }

@@ -28,6 +28,9 @@ package struct _CSVColumns: Sendable {
     /// - Throws: ``CSVError`` naming the line of malformed CSV; ``TableStoreError`` for a file
     ///   without a header line.
     package static func read(_ csv: [UInt8], delimiter: UInt8, minimumSlice: Int = 1 << 20) throws -> _CSVColumns {
+        guard CSV.isValidDelimiter(delimiter) else {
+            throw TableStoreError.invalid("the CSV delimiter must be an ASCII character other than a quote or a line break")
+        }
         if let nul = csv.firstIndex(of: 0) {
             // PostgreSQL's text can't hold U+0000, so no store takes it.
             let line = 1 + csv[..<nul].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }

@@ -61,8 +61,10 @@ public final class SQLiteTableStore: TableStore {
             // 64 MB of page cache per connection (SQLite's default is 2 MB): big imports and
             // sorts spill to disk far less.
             try db.execute(sql: "PRAGMA cache_size = -65536")
-            // No checkpoint inside a commit: `checkpointer` runs them on its own connection.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0")
+            // No checkpoint inside a commit: `checkpointer` runs them on its own connection. It
+            // goes by the log file's size, so the file is cut back to its threshold when SQLite
+            // starts the log over (else, after one big import, it would stay over it for good).
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = \(_WALCheckpointer.defaultThreshold)")
             // Per-column search folds a cell at query time, with memory's folding.
             db.add(
                 function: DatabaseFunction("sortkit_fold", argumentCount: 1, pure: true) { values in

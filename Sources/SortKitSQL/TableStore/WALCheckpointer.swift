@@ -16,13 +16,18 @@ import Synchronization
 ///     checkpointer.afterWrite()   // after a commit: checkpoints when the log is big
 final class _WALCheckpointer: Sendable {
     /// The log size that starts a checkpoint: SQLite's default (1,000 pages) at this store's
-    /// 16 KB pages.
+    /// 16 KB pages. The store's connections set `journal_size_limit` to it, so the log file is
+    /// cut back to it when SQLite starts the log over after a checkpoint, and its size keeps
+    /// saying how much is waiting.
+    static let defaultThreshold = 16 << 20
+
+    /// This checkpointer's threshold (tests use a small one).
     let threshold: Int
 
     private let path: String
     private let state = Mutex<(running: Bool, connection: DatabaseQueue?)>((false, nil))
 
-    init(path: String, threshold: Int = 16 << 20) {
+    init(path: String, threshold: Int = _WALCheckpointer.defaultThreshold) {
         self.path = path
         self.threshold = threshold
     }

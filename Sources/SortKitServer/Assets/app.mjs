@@ -4,7 +4,7 @@
 // modules are listed in CONTRACT.md with the markup each one reads.
 
 import "./columns.mjs";
-import { forgetTable, storageKey } from "./keys.mjs";
+import { browserStorage, forgetTable, storageKey } from "./keys.mjs";
 import { afterSwap, currentURL, decorate, load, status, tableName, view } from "./page.mjs";
 import { savedQuery, viewURL } from "./query.mjs";
 import "./rows.mjs";
@@ -19,11 +19,11 @@ const formURL = (form, changes) => viewURL(form.getAttribute("action"), new Form
 // reloads and visits, as DataTables' stateSave.
 function saveView() {
   if (!tableName()) return;
-  try { localStorage.setItem(storageKey("view", tableName()), savedQuery(location.search)); } catch (e) { /* storage off */ }
+  try { browserStorage("localStorage").setItem(storageKey("view", tableName()), savedQuery(location.search)); } catch (e) { /* full */ }
 }
 
 function savedView(table) {
-  try { return localStorage.getItem(storageKey("view", table)); } catch (e) { return null; }
+  try { return browserStorage("localStorage").getItem(storageKey("view", table)); } catch (e) { return null; }
 }
 
 // Header sorts, the pager and Reset load in place; shift-click on a header adds a sort key.
@@ -31,7 +31,7 @@ document.addEventListener("click", (event) => {
   const link = event.target.closest && event.target.closest("a[data-nav]");
   if (!link || event.ctrlKey || event.metaKey) return;
   event.preventDefault();
-  if (link.classList.contains("reset")) forgetTable(localStorage, tableName(), ["view", "columns"]);
+  if (link.classList.contains("reset")) forgetTable(browserStorage("localStorage"), tableName(), ["view", "columns"]);
   const th = link.closest("th[data-column]");
   load(event.shiftKey && link.dataset.addHref ? link.dataset.addHref : link.getAttribute("href"),
     { focusColumn: th ? th.dataset.column : null });

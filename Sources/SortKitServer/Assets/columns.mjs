@@ -4,16 +4,16 @@
 
 import { columnOrder, completeLayout, draggedWidth, frozenColumns, keptColumns, moveColumn, resetLayout, toggleColumn }
   from "./layout.mjs";
-import { readJSON, storageKey, writeJSON } from "./keys.mjs";
+import { browserStorage, readJSON, storageKey, writeJSON } from "./keys.mjs";
 import { afterSwap, status, tableName, view } from "./page.mjs";
 
 /** The shown table's layout as stored. */
 export function columnLayout() {
-  return completeLayout(readJSON(localStorage, storageKey("columns", tableName()), null));
+  return completeLayout(readJSON(browserStorage("localStorage"), storageKey("columns", tableName()), null));
 }
 
 function saveLayout(layout) {
-  writeJSON(localStorage, storageKey("columns", tableName()), layout);
+  writeJSON(browserStorage("localStorage"), storageKey("columns", tableName()), layout);
   applyColumns();
 }
 

@@ -3,6 +3,19 @@
 // sessionStorage (kept across reloads of one tab). Pure: the storage is passed in, so node's
 // tests run these with a Map-backed stand-in.
 
+/**
+ * The browser's `localStorage` or `sessionStorage` (`name`), or, where the browser denies site
+ * storage (reading the property throws), a stand-in that keeps nothing: the page works, it just
+ * doesn't remember.
+ */
+export function browserStorage(name) {
+  try {
+    const storage = globalThis[name];
+    if (storage) return storage;
+  } catch (e) { /* site storage denied */ }
+  return { getItem: () => null, setItem() {}, removeItem() {} };
+}
+
 /** The storage key of `kind` ("view", "columns", "selection", "all") for `table`. */
 export function storageKey(kind, table) {
   return "sortkit." + kind + "." + table;

@@ -80,11 +80,13 @@ export async function load(url, { push = true, focusId = null, focusColumn = nul
   const caret = typing ? active.selectionStart : null;
   view().replaceWith(next);
   if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
+  // Decorated first: putting the saved column order on the table moves cells, which would
+  // take the focus from an input already focused in them.
+  decorate({ focusId, focusColumn });
   if (typing) {
     const input = [...view().querySelectorAll("input[name]")].find((element) => element.name === typing);
     if (input) { input.focus(); input.setSelectionRange(caret, caret); }
   }
-  decorate({ focusId, focusColumn });
   if (focusColumn != null) {
     // A header sort keeps the keyboard on the header and says what the sort is now.
     const link = [...view().querySelectorAll("th[data-column] a")].find((a) => a.closest("th").dataset.column === focusColumn);

@@ -4,9 +4,10 @@
 import { toggleDetail } from "./columns.mjs";
 import { counted, goneRowId } from "./describe.mjs";
 import { afterSwap, api, currentURL, load, send, status, tableName, view } from "./page.mjs";
+import { browserStorage } from "./keys.mjs";
 import { Selection } from "./selection.mjs";
 
-const selection = new Selection(sessionStorage);
+const selection = new Selection(browserStorage("sessionStorage"));
 const currentSearch = () => new URLSearchParams(location.search).get("q") || "";
 const shownIds = () => [...view().querySelectorAll("tbody tr[data-id]")].map((row) => Number(row.dataset.id));
 

@@ -2,7 +2,7 @@
 // delete a table after a confirmation that names it.
 
 import { importURL, tableNameForFile } from "./describe.mjs";
-import { forgetTable } from "./keys.mjs";
+import { browserStorage, forgetTable } from "./keys.mjs";
 import { send, status } from "./page.mjs";
 
 document.addEventListener("click", async (event) => {
@@ -12,7 +12,7 @@ document.addEventListener("click", async (event) => {
   if (!confirm("Delete the table \u201c" + name + "\u201d and all its rows? This can't be undone.")) return;
   try {
     await send("DELETE", "/api/tables/" + encodeURIComponent(name));
-    forgetTable(localStorage, name, ["view", "columns"]);
+    forgetTable(browserStorage("localStorage"), name, ["view", "columns"]);
     button.closest("li").remove();
     status("Deleted table " + name);
   } catch (error) { status(error.message, true); }
