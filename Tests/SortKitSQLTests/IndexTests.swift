@@ -102,7 +102,7 @@ struct IndexTests {
     func deferredRankings(_ backend: Backend) async throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 2038
         var random = SplitMix64(seed: seed)
-        let store = try await backend.open(try backend.newLocation())
+        let store = try await backend.makeStore()
         // Big enough that many writes stay pending (a ranking is updated at once only when its
         // pending rows reach an eighth of the table).
         let csv = DifferentialTests.randomCSV(rows: 1_200, using: &random)

@@ -30,7 +30,7 @@ struct TableStoreTests {
 
     @Test("A delimiter that could split a character or a record is refused by name; nothing is created", arguments: Backend.available)
     func badDelimiters(_ backend: Backend) async throws {
-        let store = try await backend.open(try backend.newLocation())
+        let store = try await backend.makeStore()
         for delimiter: UInt8 in [0xA9, 0xC3, 0x80, 0xFF, 0x22, 0x0A, 0x0D] {
             await #expect(throws: TableStoreError.self, "delimiter \(delimiter)") {
                 try await store.importCSV(Array("café,x\nthé,y\n".utf8), as: "d\(delimiter)", delimiter: delimiter, presets: [:])

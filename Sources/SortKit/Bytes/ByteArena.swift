@@ -51,6 +51,28 @@ package struct _ArenaView {
 }
 
 extension _ByteArena {
+    /// `body` over `0..<count` cut into `parts` ranges, side by side on the cores, each with
+    /// views of `arenas` (only read); the results in range order.
+    ///
+    ///     let folded = _ByteArena.inSlices(columns, count: rows, parts: 2) { views, range in … }
+    package static func inSlices<Result>(
+        _ arenas: [_ByteArena], count: Int, parts: Int, _ body: @escaping ([_ArenaView], Range<Int>) -> Result
+    ) -> [Result] {
+        let results = _ResultSlots<Result>(count: parts)
+        // Two boxes, not one of a tuple: a tuple of the views and this generic closure in one
+        // box, taken apart in each iteration, was over-released in a debug build (Swift 6.3:
+        // `sortkit serve` crashed in the demo import, every time).
+        let body = _UncheckedBox(body)
+        withViews(arenas) { views in
+            // The arenas are only read here.
+            let views = _UncheckedBox(views)
+            _concurrentPerform(
+                iterations: parts,
+                _UncheckedBox { part in results.set(part, body.value(views.value, (count * part / parts)..<(count * (part + 1) / parts))) })
+        }
+        return results.values
+    }
+
     /// Calls `body` with a view of each arena.
     package static func withViews<Result>(_ arenas: [_ByteArena], _ body: ([_ArenaView]) throws -> Result) rethrows -> Result {
         try _withBuffers(arenas.map(\.bytes)) { bytes in

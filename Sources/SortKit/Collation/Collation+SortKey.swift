@@ -115,7 +115,7 @@ extension Collation {
                         }
                         if let decided { return decided }
                     }
-                    kind = _nfcAloneKind(bytes)
+                    kind = _nfcAloneKind(bytes, from: end, marks: marks)
                 }
             }
             if kind == .alone {
@@ -193,9 +193,8 @@ extension Collation {
     /// is its own fold), digit runs as the general path writes them (none of these scripts has
     /// decimal digits but ASCII's), then the text itself, which is its NFC. The same bytes as
     /// the general path, which normalizes, folds into new strings and tokenizes.
-    /// Without `tieBreak`, it stops after the primary part and its terminator, for text that is
-    /// not its own NFC.
-    /// Without `terminator` it stops after the primary part of a prefix of the text.
+    /// Without `tieBreak` it stops after the primary part and its terminator (for text that is
+    /// not its own NFC); without `terminator`, after the primary part (for a prefix of the text).
     private func _produceTableSortKey<Sink: _KeySink>(
         _ bytes: UnsafeBufferPointer<UInt8>, into sink: inout Sink, tieBreak: Bool = true, terminator: Bool = true
     ) {

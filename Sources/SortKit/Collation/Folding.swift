@@ -288,7 +288,7 @@ internal func _asciiLowercased(_ string: String) -> String {
 }
 
 /// Whether every scalar of well-formed UTF-8 is ``_isNFCAlone(_:)`` — or, with
-/// `allowingMarks`, a combining diacritical mark (U+0300–U+036F) after such scalars.
+/// `allowingMarks`, a combining diacritical mark that folds away (``_foldsAway(_:)``) after such scalars.
 internal func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, allowingMarks: Bool = false) -> Bool {
     switch _nfcAloneKind(bytes) {
     case .alone: true
@@ -315,7 +315,7 @@ internal func _foldsAway(_ value: UInt32) -> Bool {
     (0x300...0x36F).contains(value) && value != 0x345
 }
 
-/// How far ``_scanNFCAlone(_:stoppingAfter:)`` read.
+/// How far ``_scanNFCAlone(_:from:marks:stoppingAfter:)`` read.
 internal enum _NFCAloneScan {
     /// The first `end` bytes are scalars that are their own NFC and fold alone (with combining
     /// marks U+0300–U+036F after letters where `marks`), and the byte at `end` is an ASCII
@@ -326,16 +326,33 @@ internal enum _NFCAloneScan {
     case whole(_NFCAloneKind)
 }
 
-/// ``_nfcAloneKind(_:)`` that may stop early: at the first ASCII non-digit at or after
-/// `minimum` bytes, where a comparison of the bytes before can already be decided. A key
-/// compared while it is generated is usually decided in its first letters, so the rest of a
-/// long title isn't read.
-internal func _scanNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, stoppingAfter minimum: Int) -> _NFCAloneScan {
-    var marks = false
-    var i = 0
+/// Whether every scalar from `start` on is its own NFC and folds alone (with combining marks
+/// U+0300–U+036F after letters, which `marks` already says of the bytes before `start`),
+/// reading eight ASCII bytes at a time (multilingual titles are mostly ASCII words between
+/// their letters).
+///
+/// With `minimum` it may stop early: at the first ASCII non-digit at or after that many
+/// bytes, where a comparison of the bytes before can already be decided. A key compared while
+/// it is generated is usually decided in its first letters, so the rest of a long title isn't
+/// read; if it isn't decided, the scan goes on from there (`from: end, marks: marks`).
+internal func _scanNFCAlone(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0, marks: Bool = false, stoppingAfter minimum: Int = .max
+) -> _NFCAloneScan {
+    var marks = marks
+    var i = start
     var afterStarter = false
-    var afterDigit = false
+    var afterDigit = false // a mark between digits would join two runs once dropped: not here
     while i < bytes.count {
+        // Eight ASCII bytes: each a starter, only the last one may be a digit before a mark,
+        // and none at or past `minimum` (where the scan would stop).
+        if i + 8 <= min(bytes.count, minimum), let base = bytes.baseAddress,
+            UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+        {
+            afterStarter = true
+            afterDigit = _isDigit(bytes[i + 7])
+            i += 8
+            continue
+        }
         let lead = bytes[i]
         if lead < 0x80 {
             if i >= minimum && !_isDigit(lead) { return .prefix(end: i, marks: marks) }
@@ -359,40 +376,8 @@ internal func _scanNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, stoppingAfter m
     return .whole(marks ? .aloneWithMarks : .alone)
 }
 
-internal func _nfcAloneKind(_ bytes: UnsafeBufferPointer<UInt8>) -> _NFCAloneKind {
-    var marks = false
-    var i = 0
-    var afterStarter = false
-    var afterDigit = false // a mark between digits would join two runs once dropped: not here
-    while i < bytes.count {
-        // Eight ASCII bytes at a time (multilingual titles are mostly ASCII words between
-        // their letters): each is a starter, and only the last can be a digit before a mark.
-        if i + 8 <= bytes.count, let base = bytes.baseAddress,
-            UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
-        {
-            afterStarter = true
-            afterDigit = _isDigit(bytes[i + 7])
-            i += 8
-            continue
-        }
-        let lead = bytes[i]
-        if lead < 0x80 {
-            i += 1
-            afterStarter = true
-            afterDigit = _isDigit(lead)
-            continue
-        }
-        let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-        guard length < 4, i + length <= bytes.count else { return .no }
-        let value = _decodeUTF8Scalar(bytes, at: i, length: length)
-        i += length
-        if afterStarter && !afterDigit && _foldsAway(value) {
-            marks = true
-            continue
-        }
-        guard _isNFCAlone(value) else { return .no }
-        afterStarter = true
-        afterDigit = false
-    }
-    return marks ? .aloneWithMarks : .alone
+/// ``_scanNFCAlone(_:from:marks:stoppingAfter:)`` of the whole text from `start`.
+internal func _nfcAloneKind(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int = 0, marks: Bool = false) -> _NFCAloneKind {
+    guard case .whole(let kind) = _scanNFCAlone(bytes, from: start, marks: marks) else { preconditionFailure("stops only with a minimum") }
+    return kind
 }

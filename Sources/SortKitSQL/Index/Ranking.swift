@@ -148,8 +148,6 @@ struct _Ranking: Sendable {
         groupStarts = Array(starts[0...groups])
     }
 
-    /// A ranking from slots in sorted order (nulls last), whether each ties with the one before,
-    /// and whether the slot at a sorted position is null.
     /// A ranking of these arrays, as they are.
     init(order: [UInt32], groupStarts: [UInt32], ranks: [UInt32]) {
         self.order = order
@@ -157,6 +155,8 @@ struct _Ranking: Sendable {
         self.ranks = ranks
     }
 
+    /// A ranking from slots in sorted order (nulls last), whether each ties with the one before,
+    /// and whether the slot at a sorted position is null.
     init(slotCount: Int, sorted: [UInt32], ties: [Bool], isNull: (Int) -> Bool) {
         order = sorted
         ranks = [UInt32](repeating: Self.null, count: slotCount)
@@ -218,22 +218,18 @@ struct _Ranking: Sendable {
         for slot in removed where Int(slot) < gone.count { gone[Int(slot)] = true }
         // A kept member of a group: equal old groups are equal values, where a removed row's
         // value may be its new one. A group the removal emptied answers for the next group
-        // that keeps a row, so the binary search below stays monotonic. With rows to add,
-        // each group's survivor is found once, in one pass from the last group (scanning
-        // on every probe would cost k² for k updated rows at the head of one big group).
-        var survivorGroup: [Int32] = []
-        var survivorSlot: [UInt32] = []
-        if !added.isEmpty {
-            survivorGroup = [Int32](repeating: Int32(distinct), count: distinct + 1)
-            survivorSlot = [UInt32](repeating: 0, count: distinct + 1)
-            for group in stride(from: distinct - 1, through: 0, by: -1) {
-                survivorGroup[group] = survivorGroup[group + 1]
-                survivorSlot[group] = survivorSlot[group + 1]
-                for index in Int(groupStarts[group])..<Int(groupStarts[group + 1]) where !gone[Int(order[index])] {
-                    survivorGroup[group] = Int32(group)
-                    survivorSlot[group] = order[index]
-                    break
-                }
+        // that keeps a row, so the binary search below stays monotonic. Each group's survivor
+        // is found once, in one pass from the last group (scanning on every probe would cost
+        // k² for k updated rows at the head of one big group).
+        var survivorGroup = [Int32](repeating: Int32(distinct), count: distinct + 1)
+        var survivorSlot = [UInt32](repeating: 0, count: distinct + 1)
+        for group in stride(from: distinct - 1, through: 0, by: -1) {
+            survivorGroup[group] = survivorGroup[group + 1]
+            survivorSlot[group] = survivorSlot[group + 1]
+            for index in Int(groupStarts[group])..<Int(groupStarts[group + 1]) where !gone[Int(order[index])] {
+                survivorGroup[group] = Int32(group)
+                survivorSlot[group] = order[index]
+                break
             }
         }
         /// The first group from `group` on that keeps a row, and that row.

@@ -73,46 +73,36 @@ struct _Cells: Sendable {
     /// cells' byte ranges are read first, in a loop of independent loads whose misses the
     /// processor overlaps, then the bytes copied.
     func csv(_ slots: ArraySlice<Int>, _ export: CSVExport) -> [UInt8] {
-        let columns = base.count, slots = Array(slots), baseCount = baseCount
+        let columns = base.count, slots = Array(slots), baseCount = baseCount, written = written
         let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, slots.count / 2_048))
-        let results = _ResultSlots<[UInt8]>(count: parts)
-        let written = written
-        _ByteArena.withViews(base) { views in
-            // The arenas are only read here.
-            let shared = _UncheckedBox(views)
-            _concurrentPerform(
-                iterations: parts,
-                _UncheckedBox { part in
-                    let views = shared.value
-                    let mine = slots[(slots.count * part / parts)..<(slots.count * (part + 1) / parts)]
-                    var cells: [UnsafeBufferPointer<UInt8>] = []
-                    cells.reserveCapacity(mine.count * columns)
-                    var size = 0
-                    for slot in mine {
-                        for column in 0..<columns {
-                            let cell = slot < baseCount ? views[column][slot] : UnsafeBufferPointer(start: nil, count: 0)
-                            size += cell.count + 1
-                            cells.append(cell)
-                        }
+        let outputs = _ByteArena.inSlices(base, count: slots.count, parts: parts) { views, range in
+            let mine = slots[range]
+            var cells: [UnsafeBufferPointer<UInt8>] = []
+            cells.reserveCapacity(mine.count * columns)
+            var size = 0
+            for slot in mine {
+                for column in 0..<columns {
+                    let cell = slot < baseCount ? views[column][slot] : UnsafeBufferPointer(start: nil, count: 0)
+                    size += cell.count + 1
+                    cells.append(cell)
+                }
+            }
+            var output: [UInt8] = []
+            output.reserveCapacity(size + size / 16 + 64)
+            var next = 0
+            for slot in mine {
+                if !written.isEmpty, let row = written[slot] {
+                    export.appendRecords([row], to: &output)
+                } else {
+                    for column in 0..<columns {
+                        export.appendCell(cells[next + column], column: column, count: columns, to: &output)
                     }
-                    var output: [UInt8] = []
-                    output.reserveCapacity(size + size / 16 + 64)
-                    var next = 0
-                    for slot in mine {
-                        if !written.isEmpty, let row = written[slot] {
-                            export.appendRecords([row], to: &output)
-                        } else {
-                            for column in 0..<columns {
-                                export.appendCell(cells[next + column], column: column, count: columns, to: &output)
-                            }
-                            output.append(0x0A)
-                        }
-                        next += columns
-                    }
-                    results.set(part, output)
-                })
+                    output.append(0x0A)
+                }
+                next += columns
+            }
+            return output
         }
-        let outputs = results.values
         return outputs.count == 1 ? outputs[0] : _concatenated(outputs)
     }
 }
@@ -173,27 +163,19 @@ extension _TableIndex {
     /// The folded search text of every row, in one slice per core.
     static func foldAll(_ columns: [_ByteArena], count: Int) -> _ByteArena {
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 16_384))
-        let results = _ResultSlots<_ByteArena>(count: slices)
-        _ByteArena.withViews(columns) { views in
-            // The arenas are only read here.
-            let shared = _UncheckedBox(views)
-            _concurrentPerform(
-                iterations: slices,
-                _UncheckedBox { slice in
-                    let views = shared.value
-                    var part = _ByteArena()
-                    part.ends.reserveCapacity(count / slices + 1)
-                    part.bytes.reserveCapacity((views.reduce(0) { $0 + $1.bytes.count } + count) / slices + 16)
-                    var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: views.count)
-                    for slot in (count * slice / slices)..<(count * (slice + 1) / slices) {
-                        for column in views.indices { cells[column] = views[column][slot] }
-                        _FoldedText.append(cells, to: &part.bytes)
-                        part.close()
-                    }
-                    results.set(slice, part)
-                })
-        }
-        return _ByteArena.joined(results.values)
+        return _ByteArena.joined(
+            _ByteArena.inSlices(columns, count: count, parts: slices) { views, range in
+                var part = _ByteArena()
+                part.ends.reserveCapacity(range.count + 1)
+                part.bytes.reserveCapacity((views.reduce(0) { $0 + $1.bytes.count } + count) / slices + 16)
+                var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: views.count)
+                for slot in range {
+                    for column in views.indices { cells[column] = views[column][slot] }
+                    _FoldedText.append(cells, to: &part.bytes)
+                    part.close()
+                }
+                return part
+            })
     }
 
     /// The variant a spec key reads on this table: its column, how its text is read and the

@@ -3,7 +3,7 @@
 // header checkbox added for one search ("all matching"), so that box shows checked only while
 // they are all still selected for that search. Pure: the storage is passed in.
 
-import { readJSON, storageKey, writeJSON } from "./keys.mjs";
+import { forgetTable, readJSON, storageKey, writeJSON } from "./keys.mjs";
 
 export class Selection {
   /** A selection kept in `storage` (sessionStorage in the page). */
@@ -58,7 +58,7 @@ export class Selection {
   /** Empties the selection and forgets the anchor and "all matching". */
   clear(table) {
     this.anchor = null;
-    try { this.storage.removeItem(storageKey("all", table)); } catch (e) { /* storage off */ }
+    forgetTable(this.storage, table, ["all"]);
     this.save(table, new Set());
   }
 
@@ -82,7 +82,7 @@ export class Selection {
   deselectAll(table, search) {
     const matching = this.allMatching(table, search);
     if (!matching) { this.clear(table); return; }
-    try { this.storage.removeItem(storageKey("all", table)); } catch (e) { /* storage off */ }
+    forgetTable(this.storage, table, ["all"]);
     this.forget(table, matching);
   }
 }

@@ -160,7 +160,7 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
             response.body = ResponseBody { writer in
                 do {
                     try await body.write(writer)
-                    once.log(once.status)
+                    once.log()
                 } catch {
                     context.logger.error("\(request.method) \(request.uri.path): the response stopped part way: \(error)")
                     once.log(.internalServerError)
@@ -234,17 +234,17 @@ final class _LogOnce: Sendable {
         self.write = write
     }
 
-    /// Logs the request with `status`, unless it was logged already.
-    func log(_ status: HTTPResponse.Status) {
+    /// Logs the request with `status` (by default the response's), unless it was logged already.
+    func log(_ status: HTTPResponse.Status? = nil) {
         let first = logged.withLock { logged in
             let first = !logged
             logged = true
             return first
         }
-        if first { write(status) }
+        if first { write(status ?? self.status) }
     }
 
-    deinit { log(status) }
+    deinit { log() }
 }
 
 /// The methods each route path answers, to tell a wrong method (405, with `Allow`) from an
