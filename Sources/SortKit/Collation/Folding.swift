@@ -282,6 +282,104 @@ private func _tableFold(_ string: String, _ table: KeyPath<_TableFolds, [[UInt8]
     return String(decoding: result, as: UTF8.self)
 }
 
+/// Writes the diacritic fold (``_diacriticFold(_:)``, with U+001F as a space, as search folds)
+/// of well-formed UTF-8 from `start` into `out` at `position`, scalar by scalar from
+/// ``_SearchFolds``, without a `String`, and returns where it ends. `out` needs room for twice
+/// the bytes folded (no scalar's fold is longer). Returns `nil` at the first scalar the table
+/// doesn't cover: the caller then folds the text as a `String`.
+///
+/// Combining marks U+0300–U+036F but U+0345 are dropped wherever they stand: diacritic folding
+/// decomposes, case folds and then removes every nonspacing mark, and none of these marks has
+/// a case folding, so a mark never changes what the scalars around it fold to.
+internal func _writeTableDiacriticFold(
+    _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into out: UnsafeMutableBufferPointer<UInt8>, at position: Int
+) -> Int? {
+    let table = _SearchFolds.shared
+    return table.bytes.withUnsafeBufferPointer { folds in
+        table.ends.withUnsafeBufferPointer { ends in
+            var i = start, o = position
+            while i < bytes.count {
+                let lead = bytes[i]
+                if lead < 0x80 {
+                    out[o] = lead == 0x1F ? 0x20 : _asciiLower(lead)
+                    o += 1
+                    i += 1
+                    continue
+                }
+                let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+                guard lead >= 0xC2, length < 4, i + length <= bytes.count else { return nil }
+                let value = _decodeUTF8Scalar(bytes, at: i, length: length)
+                if _foldsAway(value) {
+                    // dropped
+                } else if let slot = _SearchFolds.slot(value) {
+                    for j in (slot == 0 ? 0 : Int(ends[slot - 1]))..<Int(ends[slot]) {
+                        out[o] = folds[j]
+                        o += 1
+                    }
+                } else if _isIdeographOrHangul(value) {
+                    for j in i..<(i + length) {
+                        out[o] = bytes[j]
+                        o += 1
+                    }
+                } else {
+                    return nil
+                }
+                i += length
+            }
+            return o
+        }
+    }
+}
+
+/// The diacritic folds (``_diacriticFold(_:)``) of the scalars search folds one at a time, as
+/// UTF-8 laid end to end, computed once by the general path: ``_TableFolds``' ranges and
+/// Greek Extended (U+1F00–U+1FFF, polytonic Greek, which the sort keys' tables leave out
+/// because some of its scalars are not their own NFC — folding replaces them all the same).
+/// Each fold is NFC, has no marks and starts with a starter that composes with nothing before
+/// it, so the folds of a text's scalars concatenate to the fold of the text (a test checks it
+/// on every pair).
+internal struct _SearchFolds: Sendable {
+    static let shared = _SearchFolds()
+    /// The folds' bytes, by ``slot(_:)``.
+    let bytes: [UInt8]
+    /// Where each slot's fold ends in ``bytes``; it starts where the slot before it ends.
+    let ends: [UInt32]
+
+    private static let latin: Range<UInt32> = _TableFolds.range.lowerBound..<0x530
+    private static let extended: Range<UInt32> = 0x1E00..<0x2000
+    private static let kana: Range<UInt32> = 0x3000..<0x3100
+
+    private init() {
+        var bytes: [UInt8] = []
+        var ends: [UInt32] = []
+        for value in Array(Self.latin) + Array(Self.extended) + Array(Self.kana) {
+            let fold = _slowDiacriticFold(String(Unicode.Scalar(value)!)).utf8
+            // What `_writeTableDiacriticFold` makes room for.
+            precondition(fold.count <= 2 * Unicode.Scalar(value)!.utf8.count, "the fold of U+\(String(value, radix: 16)) is too long")
+            bytes += fold
+            ends.append(UInt32(bytes.count))
+        }
+        self.bytes = bytes
+        self.ends = ends
+    }
+
+    /// The table's index of a scalar that folds alone; `nil` for others (combining marks,
+    /// and scalars outside the table).
+    @inline(__always)
+    static func slot(_ value: UInt32) -> Int? {
+        if value < latin.upperBound {
+            return value >= latin.lowerBound && _TableFolds.isFoldedAlone(value) ? Int(value - latin.lowerBound) : nil
+        }
+        if extended.contains(value) { return latin.count + Int(value - extended.lowerBound) }
+        return _isKanaOrCJKPunctuation(value) ? latin.count + extended.count + Int(value - kana.lowerBound) : nil
+    }
+
+    /// Every scalar ``slot(_:)`` covers, for tests.
+    static var scalars: [UInt32] {
+        (Array(latin) + Array(extended) + Array(kana)).filter { slot($0) != nil }
+    }
+}
+
 internal func _asciiLowercased(_ string: String) -> String {
     guard string.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return string }
     return String(decoding: string.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)

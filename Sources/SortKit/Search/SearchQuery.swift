@@ -63,7 +63,8 @@ public struct SearchQuery: Sendable, Hashable {
 
 extension SearchQuery {
     /// A cell's folded text (``fold(_:)``) appended to `bytes`: ASCII lowercased byte by byte
-    /// (the field separator becoming a space), other text folded as a `String`.
+    /// (the field separator becoming a space), Latin, Greek, Cyrillic, kana, ideographs and
+    /// Hangul folded scalar by scalar from the fold tables, other text folded as a `String`.
     package static func _appendFolded(_ cell: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         // Copied, then lowercased in place in one pass that also finds non-ASCII bytes.
         let start = bytes.count
@@ -78,6 +79,15 @@ extension SearchQuery {
             return high < 0x80
         }
         guard !ascii else { return }
+        // The ASCII before the first other byte is folded already; the rest is folded over the
+        // copy, with room for folds that are longer than their text.
+        let first = cell.firstIndex { $0 >= 0x80 } ?? cell.count
+        bytes.append(contentsOf: repeatElement(0, count: cell.count))
+        let end = bytes.withUnsafeMutableBufferPointer { _writeTableDiacriticFold(cell, from: first, into: $0, at: start + first) }
+        if let end {
+            bytes.removeSubrange(end...)
+            return
+        }
         bytes.removeSubrange(start...)
         bytes.append(contentsOf: fold(String(decoding: cell, as: UTF8.self)).utf8)
     }

@@ -49,6 +49,40 @@ struct SearchQueryTests {
         #expect(SearchQuery("b\u{0}c").matches(["ab\u{0}cd"]))
     }
 
+    @Test("Byte folding of multilingual text, marks anywhere, equals the String fold (seeded)")
+    func byteFoldingOfMultilingualText() {
+        // Table scalars of every range, marks that fold away and those that don't (U+0345,
+        // U+0483, U+3099), at the start, after digits and after letters, and scalars the tables
+        // don't cover (jamo, emoji, Arabic), which fold as a String.
+        let pieces = [
+            "a", "Z", "7", " ", "\u{1F}", "é", "É", "e\u{301}", "\u{301}", "\u{308}\u{301}", "1\u{301}", "ß", "ẞ", "Æ", "Ł",
+            "ǅ", "İ", "ı", "ſ", "Ω", "ω\u{345}", "ᾀ", "ά", "Σ", "ς", "\u{374}", "\u{37E}", "Ж", "ё", "ж\u{483}", "Ё", "Ạ",
+            "ỹ", "Ἀ", "ᾼ", "ῥ", "\u{1F71}", "\u{1FBE}", "か", "が", "か\u{3099}", "ヴ", "。", "中", "한", "\u{1100}\u{1161}", "😀", "ب", "\u{0}", "Ǆ", "Ŋ", "Ħ",
+        ]
+        var random = SeededRandom.fromEnvironment(default: 0xF01D_B17E)
+        for round in 0..<5_000 {
+            var text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            var bytes: [UInt8] = [0x2A]
+            text.withUTF8 { SearchQuery._appendFolded($0, to: &bytes) }
+            #expect(bytes == [0x2A] + Array(SearchQuery.fold(text).utf8), "round \(round): \(text.debugDescription), \(random.replay)")
+        }
+    }
+
+    @Test("Every scalar search folds from its table folds alone, and between others, as the String fold does (seeded)")
+    func everyTableScalarFolds() {
+        let covered = _SearchFolds.scalars.map { String(Unicode.Scalar($0)!) }
+        #expect(covered.count > 1_800)
+        let others = ["a", "Q", "5", " ", "\u{301}", "\u{345}", "中", "😀"]
+        var random = SeededRandom.fromEnvironment(default: 0x7AB1_E5)
+        for scalar in covered {
+            for var text in [scalar, (covered + others).randomElement(using: &random)! + scalar + (covered + others).randomElement(using: &random)!] {
+                var bytes: [UInt8] = []
+                text.withUTF8 { SearchQuery._appendFolded($0, to: &bytes) }
+                #expect(bytes == Array(SearchQuery.fold(text).utf8), "\(text.debugDescription), \(random.replay)")
+            }
+        }
+    }
+
     @Test("matches(_:), matches(folded:), matches(foldedBytes:) and the byte folding agree with a naive oracle (seeded)")
     func agreesWithOracle() {
         var random = SeededRandom.fromEnvironment(default: 0x5EA2_C401)
