@@ -75,6 +75,20 @@ struct KeyKindsTests {
         #expect(try numbers.sortedRowIndices(by: SortSpec(parsing: "-n:len")) == [0, 1, 2])
     }
 
+    @Test("len's count on UTF-8 equals String.count: marks at the start, after controls and CR LF, Hangul and jamo (seeded)")
+    func lengthAgainstStringCount() {
+        let pieces = [
+            "a", "Z", " ", "abcdefgh", "~~~~~~~~", "\t", "\r", "\n", "\r\n", "\u{7F}", "\u{1F}", "\u{85}", "\u{AD}", "\u{A0}", "é", "e\u{301}", "\u{301}", "\u{308}\u{345}",
+            "ж\u{483}", "Ω", "Ἀ", "ᾳ", "ỹ", "か\u{3099}", "\u{3099}", "。", "中", "한", "\u{1100}\u{1161}", "한\u{11A8}", "\u{1161}",
+            "😀", "🇫🇷", "\u{200D}", "ب", "\u{0}", "ß",
+        ]
+        var random = SeededRandom.fromEnvironment(default: 0x1E_4C0)
+        for round in 0..<5_000 {
+            let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            #expect(_characterCount(text) == Int64(text.count), "round \(round): \(text.debugDescription), \(random.replay)")
+        }
+    }
+
     @Test("empty=null: blank and whitespace-only typed text is null, placed by the null policy")
     func emptyIsNull() throws {
         let values: [String] = ["b", "", "a", " \u{3000}\t", "c"]
