@@ -78,7 +78,8 @@ struct KeyKindsTests {
     @Test("len's count on UTF-8 equals String.count: marks at the start, after controls and CR LF, Hangul and jamo (seeded)")
     func lengthAgainstStringCount() {
         let pieces = [
-            "a", "Z", " ", "abcdefgh", "~~~~~~~~", "\t", "\r", "\n", "\r\n", "\u{7F}", "\u{1F}", "\u{85}", "\u{AD}", "\u{A0}", "é", "e\u{301}", "\u{301}", "\u{308}\u{345}",
+            "a", "Z", " ", "abcdefgh", "~~~~~~~~", "\t", "\r", "\n", "\r\n", "\u{7F}", "\u{1F}", "\u{85}", "\u{AD}", "\u{A0}", "é", "e\u{301}", "\u{301}",
+            "\u{308}\u{345}",
             "ж\u{483}", "Ω", "Ἀ", "ᾳ", "ỹ", "か\u{3099}", "\u{3099}", "。", "中", "한", "\u{1100}\u{1161}", "한\u{11A8}", "\u{1161}",
             "😀", "🇫🇷", "\u{200D}", "ب", "\u{0}", "ß",
         ]
