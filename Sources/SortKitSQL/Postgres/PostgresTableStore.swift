@@ -166,7 +166,7 @@ public final class PostgresTableStore: TableStore {
                 try await session.execute("SELECT setval(pg_get_serial_sequence('\(info.physical)', 'id'), \(count))")
             }
             try await Self.count(count, info, session)
-            try await Self.createPresetIndexes(info, session)
+            try await Self.createIndexes(info, session)
             return try await Self.info(name, session)
         }
         // The planner's statistics (for the SQL path) after the commit, in the background: the
