@@ -173,6 +173,53 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
     /// Appends the key: the UCA levels (no 0x00 byte in them), 0x00, then the NFC UTF-8 as the
     /// tie-break, the layout of the other collations' keys.
     func appendSortKey(for string: String, to key: inout [UInt8]) {
+        if string.utf8.withContiguousStorageIfAvailable({ appendASCIISortKey($0, to: &key) }) == true { return }
+        appendGeneralSortKey(for: string, to: &key)
+    }
+
+    /// The key of ASCII text whose every byte weighs alone (``_UCATable/asciiElements``; not a
+    /// digit under `numeric`), written from the table in one pass per level: the bytes
+    /// ``appendGeneralSortKey(for:to:)`` writes, without its scalar and element arrays (a
+    /// fifth of the time on ASCII titles). Returns `false`, having written nothing, for other
+    /// text.
+    func appendASCIISortKey(_ bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) -> Bool {
+        let start = key.count
+        let elements = table.asciiElements
+        for byte in bytes {
+            let element = byte < 0x80 ? elements[Int(byte)] : 0
+            guard element != 0, !(numeric && _isDigit(byte)) else {
+                key.removeSubrange(start...)
+                return false
+            }
+            let p = UInt32(element >> 32)
+            key.append(UInt8(p / 254) + 2)
+            key.append(UInt8(p % 254) + 2)
+        }
+        let strength = numeric ? .primary : strength
+        if strength != .primary {
+            func appendCode(_ w: UInt16, wide: Bool) {
+                guard w != 0 else { return }
+                if wide { key.append(UInt8(w / 254) + 2) }
+                key.append(UInt8(w % 254) + 2)
+            }
+            key.append(1)
+            if table.backwardsSecondary {
+                for byte in bytes.reversed() { appendCode(UInt16(truncatingIfNeeded: elements[Int(byte)] >> 16), wide: table.wideSecondaries) }
+            } else {
+                for byte in bytes { appendCode(UInt16(truncatingIfNeeded: elements[Int(byte)] >> 16), wide: table.wideSecondaries) }
+            }
+            if strength == .tertiary {
+                key.append(1)
+                for byte in bytes { appendCode(UInt16(truncatingIfNeeded: elements[Int(byte)]), wide: table.wideTertiaries) }
+            }
+        }
+        key.append(0)
+        key.append(contentsOf: bytes)
+        return true
+    }
+
+    /// The key of any text: scalars (NFD where needed), collation elements, then the levels.
+    func appendGeneralSortKey(for string: String, to key: inout [UInt8]) {
         let nfc = _nfc(string)
         var scalars: [UInt32] = []
         scalars.reserveCapacity(string.utf8.count)

@@ -54,6 +54,13 @@ final class _UCATable: Sendable {
 
     static let caseLowerOffset: UInt16 = 10_000
 
+    /// Each ASCII byte's collation element where the byte weighs alone, whatever surrounds it
+    /// in ASCII text: one element with a primary (not variable under `[alternate shifted]`), no
+    /// contraction that starts with it and goes on with ASCII, no prefix context for it. 0 for
+    /// the others (Czech "c", Danish "a", controls, which weigh nothing). ``LocaleCollation`` writes the key of text of
+    /// such bytes straight from here.
+    let asciiElements: [Element]
+
     private init(
         pages: [Int32], slots: [UInt32], pool: [Element], contractions: [[UInt32]: Range<Int>?],
         contexts: [UInt32: [(prefix: [UInt32], text: [UInt32], range: Range<Int>)]], longestContraction: Int,
@@ -65,7 +72,8 @@ final class _UCATable: Sendable {
         self.pool = pool
         self.contractions = contractions
         self.contexts = contexts
-        self.pairs = Set(contractions.keys.filter { $0.count >= 2 }.map { UInt64($0[0]) << 32 | UInt64($0[1]) })
+        let pairs = Set(contractions.keys.filter { $0.count >= 2 }.map { UInt64($0[0]) << 32 | UInt64($0[1]) })
+        self.pairs = pairs
         self.longestContraction = longestContraction
         self.implicitLeads = implicitLeads
         self.implicitLevels = implicitLevels
@@ -75,6 +83,17 @@ final class _UCATable: Sendable {
         self.caseFirstUpper = caseFirstUpper
         self.backwardsSecondary = backwardsSecondary
         self.numberPrimary = numberPrimary
+        self.asciiElements = (0..<UInt32(0x80)).map { byte in
+            let first = pages[0]
+            let entry = first < 0 ? 0 : slots[Int(first) + Int(byte)]
+            // A contraction that continues with a non-ASCII scalar ("a" + U+030A in Swedish,
+            // "l" + U+00B7 in the root) never matches in ASCII text.
+            let continuesWithASCII = entry & 1 != 0 && (0..<UInt64(0x80)).contains { pairs.contains(UInt64(byte) << 32 | $0) }
+            guard entry != 0, !continuesWithASCII, (entry >> 1) & 0x3F == 1, contexts[byte] == nil else { return 0 }
+            let element = pool[Int(entry >> 9)]
+            let p = UInt32(element >> 32)
+            return p != 0 && p & Self.trailFlag == 0 && (shiftedBelow == 0 || p >= shiftedBelow) ? element : 0
+        }
     }
 
     // MARK: Loading

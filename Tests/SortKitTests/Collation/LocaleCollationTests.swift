@@ -52,6 +52,36 @@ struct LocaleCollationTests {
         #expect(try sorted(["나", "伽", "가", "中"], "locale=ko") == ["가", "伽", "나", "中"])
     }
 
+    @Test("ASCII keys written from the table equal the general path's, for every tailoring and strength (seeded)")
+    func asciiKeys() throws {
+        // Letters that start contractions somewhere (c, a, l, d, g, n, s, t, z), digits, both
+        // cases, spaces, punctuation and controls.
+        let pieces = [
+            "a", "A", "aa", "c", "ch", "CH", "l", "ll", "dz", "gy", "ny", "sz", "zs", "th", "v", "w", "Z", "0", "7", "10", " ", "-", ".", "'", "\t", "\u{0}",
+            "~",
+        ]
+        var random = SeededRandom.fromEnvironment(default: 0xA5C1_1)
+        var fast = 0
+        for tag in LocaleCollation.availableIdentifiers + ["und"] {
+            for (strength, numeric) in [(LocaleCollation.Strength.tertiary, false), (.secondary, false), (.primary, false), (.primary, true)] {
+                let collation = try LocaleCollation(tag, strength: strength, numeric: numeric)
+                for _ in 0..<40 {
+                    let text = (0..<Int.random(in: 0...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+                    var general: [UInt8] = [9]
+                    collation.appendGeneralSortKey(for: text, to: &general)
+                    var key: [UInt8] = [9]
+                    if Array(text.utf8).withUnsafeBufferPointer({ collation.appendASCIISortKey($0, to: &key) }) {
+                        fast += 1
+                        #expect(key == general, "\(tag) \(strength) numeric \(numeric): \(text.debugDescription), \(random.replay)")
+                    } else {
+                        #expect(key == [9], "nothing written when the fast path declines")
+                    }
+                }
+            }
+        }
+        #expect(fast > 1_000, "the fast path took \(fast) texts")
+    }
+
     @Test("Strengths: nocase ignores case, fold accents too, natural compares numbers")
     func strengths() throws {
         let nocase = try #require(Collation(rawValue: "locale=sv:nocase"))
