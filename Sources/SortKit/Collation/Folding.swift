@@ -336,8 +336,8 @@ internal func _writeTableDiacriticFold(
 /// Greek Extended (U+1F00–U+1FFF, polytonic Greek, which the sort keys' tables leave out
 /// because some of its scalars are not their own NFC — folding replaces them all the same).
 /// Each fold is NFC, has no marks and starts with a starter that composes with nothing before
-/// it, so the folds of a text's scalars concatenate to the fold of the text (a test checks it
-/// on every pair).
+/// it, so the folds of a text's scalars concatenate to the fold of the text (a test checks
+/// every scalar alone and between random neighbours, and seeded text against the `String` fold).
 internal struct _SearchFolds: Sendable {
     static let shared = _SearchFolds()
     /// The folds' bytes, by ``slot(_:)``.

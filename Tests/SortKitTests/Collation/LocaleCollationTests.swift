@@ -57,7 +57,8 @@ struct LocaleCollationTests {
         // Letters that start contractions somewhere (c, a, l, d, g, n, s, t, z), digits, both
         // cases, spaces, punctuation and controls.
         let pieces = [
-            "a", "A", "aa", "c", "ch", "CH", "l", "ll", "dz", "gy", "ny", "sz", "zs", "th", "v", "w", "Z", "0", "7", "10", " ", "-", ".", "'", "\t", "\u{0}",
+            "a", "A", "aa", "c", "ch", "CH", "l", "ll", "dz", "gy", "ny", "sz", "zs", "th", "v", "w", "ph", "rh", "ff", "y", "j", "k", "e", "o", "u", "Z", "0",
+            "7", "10", " ", "-", ".", "'", "\t", "\u{0}",
             "~",
         ]
         var random = SeededRandom.fromEnvironment(default: 0xA5C1_1)
