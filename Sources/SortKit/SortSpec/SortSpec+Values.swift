@@ -15,7 +15,7 @@ extension SortSpec.Key {
     ///     SortSpec.Key("delta", .ascending, [.transform(.absolute)])
     ///         .sortValue(of: "-3", columnType: .integer)          // .integer(3)
     public func sortValue(of text: String, columnType: ColumnType) -> SortValue {
-        if transform == .length { return _isBlank(text) ? .null : .integer(_characterCount(text)) }
+        if transform == .length { return _lengthOfText(text).map(SortValue.integer) ?? .null }
         let value: SortValue =
             switch enumOrder == nil ? interpretation : .text {
             case .inferred: columnType.sortValue(text)
@@ -91,8 +91,10 @@ extension SortSpec.Key {
         return _sortKeys({ row in key.sortValue(of: text(row), columnType: columnType) }, enumText: nil)
     }
 
+    /// The sort keys for rows whose value under this key, transform applied, is `value(row)`
+    /// (``sortKeys(reading:enumText:)`` applies the transform itself).
     @inlinable
-    internal func _sortKeys<Row>(
+    package func _sortKeys<Row>(
         _ value: @escaping @Sendable (Row) -> SortValue, enumText: (@Sendable (Row) -> SortValue)?
     ) -> [SortKey<Row>] {
         var keys: [SortKey<Row>] = []
@@ -121,6 +123,23 @@ extension SortSpec.Key {
 internal func _characterCount(_ text: String) -> Int64 {
     if let count = text.utf8.withContiguousStorageIfAvailable(_simpleCharacterCount) ?? nil { return count }
     return Int64(text.count)
+}
+
+/// `len`'s value of a cell's well-formed UTF-8, as ``SortSpec/Key/sortValue(of:columnType:)``
+/// gives it for the cell's text: `nil` for blank text (null), else its character count —
+/// from the bytes where every scalar breaks simply, so that a table's lengths are counted
+/// without a `String` per cell.
+package func _lengthUnlessBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    for byte in bytes where !(byte == 0x20 || (0x09...0x0D).contains(byte)) {
+        if byte >= 0x80, _isBlank(String(decoding: bytes, as: UTF8.self)) { return nil }
+        return _simpleCharacterCount(bytes) ?? Int64(String(decoding: bytes, as: UTF8.self).count)
+    }
+    return nil
+}
+
+/// ``_lengthUnlessBlank(_:)`` of a `String`.
+package func _lengthOfText(_ text: String) -> Int64? {
+    _isBlank(text) ? nil : _characterCount(text)
 }
 
 /// The grapheme clusters of well-formed UTF-8 whose every scalar breaks simply, or `nil`.

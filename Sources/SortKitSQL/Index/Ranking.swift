@@ -56,6 +56,10 @@ struct _Ranking: Sendable {
     init(_ variant: KeyVariant, cells: _Cells, live: [Bool], schema: TableSchema) {
         let type = schema.columns[variant.column].type
         let key = variant.key // built once, not per cell
+        if variant.transform == .length, let ranking = Self.byLength(variant.column, of: cells, live: live) {
+            self = ranking
+            return
+        }
         if let ranking = Self.byDistinctValues(
             variant.column, of: cells, live: live, collation: variant.collation,
             { first in
@@ -121,6 +125,34 @@ struct _Ranking: Sendable {
             let (ids, firsts) = _numberDistinct(base, limit: base.count * 3 / 4)
         else { return nil }
         return _Ranking(distinct: _Ranking(values: firsts.map(value), collation: collation), ids: ids)
+    }
+
+    /// The ranking by `len` of a column's base cells (none written since, all live): each
+    /// cell's length counted from its bytes on every core (no `String` per cell), the few
+    /// distinct lengths ranked, and the slots placed by counting. `nil` otherwise. A new `len`
+    /// order's first page on 1M titles took 100–240 ms through values sorted by the engine.
+    static func byLength(_ column: Int, of cells: _Cells, live: [Bool]) -> _Ranking? {
+        let count = cells.baseCount
+        guard cells.written.isEmpty, count == live.count, !live.contains(false), count <= Int(UInt32.max) else { return nil }
+        // Each cell's length, -1 for blank (null).
+        let parts = max(1, min(_scanCores, count / 65_536))
+        let lengths = Array(_ByteArena.inSlices([cells.base[column]], count: count, parts: parts) { views, range in
+            range.map { _lengthUnlessBlank(views[0][$0]) ?? -1 }
+        }.joined())
+        // The distinct lengths, numbered in ascending order (the null last).
+        let distinct = Set(lengths).sorted()
+        let values = distinct.map { $0 < 0 ? SortValue.null : .integer($0) }
+        let number = Dictionary(uniqueKeysWithValues: distinct.enumerated().map { ($0.element, UInt32($0.offset)) })
+        let ids: [UInt32]
+        if let longest = distinct.last, longest < 1 << 16 {
+            // By an array: most texts are short.
+            var table = [UInt32](repeating: 0, count: Int(longest) + 2)
+            for (length, id) in number { table[Int(length) + 1] = id }
+            ids = lengths.map { table[Int($0) + 1] }
+        } else {
+            ids = lengths.map { number[$0]! }
+        }
+        return _Ranking(distinct: _Ranking(values: values, collation: .natural), ids: ids)
     }
 
     /// The ranking of slots `0..<ids.count` where slot `i` has the value that `distinct` ranks

@@ -62,6 +62,14 @@ struct _Cells: Sendable {
         }
     }
 
+    /// The cell's `len` value: its character count, null for blank text.
+    func length(_ slot: Int, _ column: Int) -> SortValue {
+        let length =
+            written[slot].map { _lengthOfText($0[column]) }
+            ?? base[column].withBytes(slot) { _lengthUnlessBlank($0) }
+        return length.map(SortValue.integer) ?? .null
+    }
+
     /// Every cell of a slot.
     func row(_ slot: Int) -> [String] {
         written[slot] ?? base.indices.map { text(slot, $0) }

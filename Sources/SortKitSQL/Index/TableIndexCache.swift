@@ -390,6 +390,11 @@ extension _TableIndex {
             let variant = try Self.variant(key, schema: schema)
             let type = schema.columns[variant.column].type
             let cells = cells
+            if key.transform == .length && key.enumOrder == nil {
+                // Lengths counted on the cells' bytes: no `String` per row.
+                keys += key._sortKeys({ slot in cells.length(slot, variant.column) }, enumText: nil)
+                continue
+            }
             // The key reads the text itself, so its transform applies once.
             keys += key.sortKeys(readingText: { slot in cells.text(slot, variant.column) }, columnType: type)
         }
