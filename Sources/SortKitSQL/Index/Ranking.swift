@@ -136,9 +136,10 @@ struct _Ranking: Sendable {
         guard cells.written.isEmpty, count == live.count, !live.contains(false), count <= Int(UInt32.max) else { return nil }
         // Each cell's length, -1 for blank (null).
         let parts = max(1, min(_scanCores, count / 65_536))
-        let lengths = Array(_ByteArena.inSlices([cells.base[column]], count: count, parts: parts) { views, range in
-            range.map { _lengthUnlessBlank(views[0][$0]) ?? -1 }
-        }.joined())
+        let lengths = Array(
+            _ByteArena.inSlices([cells.base[column]], count: count, parts: parts) { views, range in
+                range.map { _lengthUnlessBlank(views[0][$0]) ?? -1 }
+            }.joined())
         // The distinct lengths, numbered in ascending order (the null last).
         let distinct = Set(lengths).sorted()
         let values = distinct.map { $0 < 0 ? SortValue.null : .integer($0) }
