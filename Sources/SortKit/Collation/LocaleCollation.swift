@@ -183,6 +183,8 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
     /// fifth of the time on ASCII titles). Returns `false`, having written nothing, for other
     /// text.
     func appendASCIISortKey(_ bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) -> Bool {
+        // Multilingual titles often start with ASCII words: check the whole text first.
+        guard _isASCII(bytes) else { return false }
         let start = key.count
         let elements = table.asciiElements
         for byte in bytes {

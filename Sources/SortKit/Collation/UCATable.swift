@@ -464,7 +464,9 @@ final class _UCATable: Sendable {
                 if scalars.count <= guarded { return false }
                 if value >= 0x300 {
                     if (0xAC00...0xD7A3).contains(value) || value == 0xF73 || value == 0xF75 || value == 0xF81 { return false }
-                    if scalar.properties.canonicalCombiningClass.rawValue != 0 { return false }
+                    // A scalar that is its own NFC alone is a starter (Greek, Cyrillic, kana,
+                    // ideographs): no property lookup.
+                    if !_isNFCAlone(value) && scalar.properties.canonicalCombiningClass.rawValue != 0 { return false }
                 }
             }
             if entry & 0x80 != 0 { guarded = scalars.count + longestContraction - 1 }
