@@ -130,11 +130,24 @@ internal func _characterCount(_ text: String) -> Int64 {
 /// from the bytes where every scalar breaks simply, so that a table's lengths are counted
 /// without a `String` per cell.
 package func _lengthUnlessBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    if _isBlank(bytes) { return nil }
+    return _simpleCharacterCount(bytes) ?? Int64(String(decoding: bytes, as: UTF8.self).count)
+}
+
+/// ``_isBlank(_:)`` of well-formed UTF-8, without a `String` unless the first byte that isn't
+/// ASCII whitespace is not ASCII.
+package func _isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     for byte in bytes where !(byte == 0x20 || (0x09...0x0D).contains(byte)) {
-        if byte >= 0x80, _isBlank(String(decoding: bytes, as: UTF8.self)) { return nil }
-        return _simpleCharacterCount(bytes) ?? Int64(String(decoding: bytes, as: UTF8.self).count)
+        return byte >= 0x80 && _isBlank(String(decoding: bytes, as: UTF8.self))
     }
-    return nil
+    return true
+}
+
+/// `random=SEED`'s value of text already in NFC, read as text, from its UTF-8: null for blank
+/// text, else the seeded hash of its binary sort key — 0x30, then the NFC bytes — as
+/// ``SortSpec/Key/transformed(_:)`` computes it from the string.
+package func _randomValueOfNFCText(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> SortValue {
+    _isBlank(bytes) ? .null : .integer(_seededHash(prefix: 0x30, bytes, seed: seed))
 }
 
 /// ``_lengthUnlessBlank(_:)`` of a `String`.
@@ -203,7 +216,16 @@ internal func _simpleCharacterCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int6
 /// function on every platform and in every store; `Hasher` is seeded per process.
 @usableFromInline
 internal func _seededHash(_ bytes: [UInt8], seed: UInt64) -> Int64 {
+    bytes.withUnsafeBufferPointer { _seededHash(prefix: nil, $0, seed: seed) }
+}
+
+/// ``_seededHash(_:seed:)`` of `prefix` (when there is one) followed by `bytes`.
+package func _seededHash(prefix: UInt8?, _ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> Int64 {
     var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (seed &* 0x9E37_79B9_7F4A_7C15)
+    if let prefix {
+        hash ^= UInt64(prefix)
+        hash &*= 0x0000_0100_0000_01B3
+    }
     for byte in bytes {
         hash ^= UInt64(byte)
         hash &*= 0x0000_0100_0000_01B3

@@ -77,7 +77,7 @@ struct _Ranking: Sendable {
             iterations: parts,
             _UncheckedBox { part in
                 let range = (slots.count * part / parts)..<(slots.count * (part + 1) / parts)
-                results.set(part, slots[range].map { key.sortValue(of: cells.text($0, variant.column), columnType: type) })
+                results.set(part, slots[range].map { cells.value($0, variant.column, key, type: type) })
             })
         let values = parts == 1 ? results.values[0] : Array(results.values.joined())
         self.init(values: values, slots: slots, slotCount: live.count, collation: variant.collation)

@@ -62,12 +62,20 @@ struct _Cells: Sendable {
         }
     }
 
-    /// The cell's `len` value: its character count, null for blank text.
-    func length(_ slot: Int, _ column: Int) -> SortValue {
-        let length =
-            written[slot].map { _lengthOfText($0[column]) }
-            ?? base[column].withBytes(slot) { _lengthUnlessBlank($0) }
-        return length.map(SortValue.integer) ?? .null
+    /// The value `key` reads from the cell, as ``SortSpec/Key/sortValue(of:columnType:)``
+    /// reads its text; `len` and `random=` on text from the base cell's bytes, without a
+    /// `String` (the cells are stored in NFC, as a string's binary key has them).
+    func value(_ slot: Int, _ column: Int, _ key: SortSpec.Key, type: ColumnType) -> SortValue {
+        if written[slot] == nil, key.enumOrder == nil {
+            switch key.transform {
+            case .length:
+                return base[column].withBytes(slot) { _lengthUnlessBlank($0) }.map(SortValue.integer) ?? .null
+            case .random(let seed) where key.interpretation == .text || (key.interpretation == .inferred && type == .string):
+                return base[column].withBytes(slot) { _randomValueOfNFCText($0, seed: seed) }
+            default: break
+            }
+        }
+        return key.sortValue(of: text(slot, column), columnType: type)
     }
 
     /// Every cell of a slot.

@@ -390,9 +390,10 @@ extension _TableIndex {
             let variant = try Self.variant(key, schema: schema)
             let type = schema.columns[variant.column].type
             let cells = cells
-            if key.transform == .length && key.enumOrder == nil {
-                // Lengths counted on the cells' bytes: no `String` per row.
-                keys += key._sortKeys({ slot in cells.length(slot, variant.column) }, enumText: nil)
+            if key.enumOrder == nil {
+                // Read through the cells, which take `len` and `random=` from their bytes; the
+                // value has its transform applied.
+                keys += key._sortKeys({ slot in cells.value(slot, variant.column, key, type: type) }, enumText: nil)
                 continue
             }
             // The key reads the text itself, so its transform applies once.
