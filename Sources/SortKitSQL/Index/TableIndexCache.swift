@@ -63,6 +63,15 @@ final class _TableIndexCache: Sendable {
     }
 
     /// Keeps `index` for `table` (an import's, or a refreshed one), unless a newer one is kept.
+    /// Installs an index an import built beside its transaction, as of the committed table
+    /// `info`; nothing for `nil` (a store without in-memory indexes).
+    func installImported(_ index: _TableIndex?, _ info: _TableInfo) {
+        guard var index else { return }
+        index.schemaVersion = info.schemaVersion
+        index.dataVersion = info.dataVersion
+        install(index, table: info.id)
+    }
+
     func install(_ index: _TableIndex, table: Int64) {
         state.withLock { state in
             if let kept = state.indexes[table], kept.schemaVersion == index.schemaVersion, kept.dataVersion > index.dataVersion { return }

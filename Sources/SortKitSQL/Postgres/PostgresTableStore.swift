@@ -186,11 +186,7 @@ public final class PostgresTableStore: TableStore {
                     ])
             }
         }
-        if var index = await building {
-            index.schemaVersion = info.schemaVersion
-            index.dataVersion = info.dataVersion
-            indexes.install(index, table: info.id)
-        }
+        indexes.installImported(await building, info)
         return schema
     }
 

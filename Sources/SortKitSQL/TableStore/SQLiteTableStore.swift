@@ -264,11 +264,7 @@ public final class SQLiteTableStore: TableStore {
             return info!
         }
         checkpointer.afterWrite()
-        if var index = await building {
-            index.schemaVersion = info.schemaVersion
-            index.dataVersion = info.dataVersion
-            indexes.install(index, table: info.id)
-        }
+        indexes.installImported(await building, info)
         return schema
     }
 
