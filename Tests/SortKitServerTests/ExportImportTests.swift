@@ -303,4 +303,22 @@ struct ContinueTests {
         }
         #expect(try await server.store.tables().map(\.name).sorted() == ["asked", "books", "plain", "queued", "repeated", "unknown"])
     }
+
+    @Test("An upload whose connection ends before its Content-Length is refused and leaves no table")
+    func cutUpload() async throws {
+        let server = try await makeServer()
+        try await server.application(host: "127.0.0.1", port: 0).test(.live) { client in
+            let port = try #require(client.port)
+            let csv = "name,n\nÉmile,2\nAda,10\n"
+            let cut = try Connection(port: port)
+            cut.send(
+                "POST /api/tables?name=cut HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+                    + "Content-Type: text/csv\r\nContent-Length: \(csv.utf8.count + 5_000)\r\n\r\n" + csv)
+            shutdown(cut.socket, Int32(SHUT_WR))
+            let answer = await cut.read(until: "\r\n\r\n")
+            #expect(!answer.hasPrefix("HTTP/1.1 201"), "\(answer)")
+            let listed = try await client.execute(uri: "/api/tables", method: .get) { String(buffer: $0.body) }
+            #expect(listed.contains(#""name":"books""#) && !listed.contains(#""name":"cut""#), "\(listed)")
+        }
+    }
 }

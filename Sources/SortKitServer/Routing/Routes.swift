@@ -53,7 +53,7 @@ extension SortKitServer {
                 try await api.dataTables(context.table(), form: FormParameters(request.uri.query ?? "", limit: limits.maxParameters)).response
             }
             .post("/datatables/:table") { request, context in
-                let body = try await request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)
+                let body = try await request.bodyBytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)
                 let form =
                     try RoutePolicyMiddleware<BasicRequestContext>.mediaType(request.headers)?.contains("json") == true
                     ? DataTablesRequest.flatten(json: body, limit: limits.maxParameters)
@@ -63,27 +63,27 @@ extension SortKitServer {
 
         router.group().add(middleware: RoutePolicyMiddleware(policy: .write, access: access))
             .post("/api/tables/:table/rows") { request, context in
-                try await api.insert(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
+                try await api.insert(context.table(), body: request.bodyBytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
             }
             .patch("/api/tables/:table/rows/:id") { request, context in
                 try await api.update(
                     context.table(), id: context.parameters.require("id"),
-                    body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)
+                    body: request.bodyBytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)
                 ).response
             }
             .delete("/api/tables/:table/rows/:id") { _, context in
                 try await api.delete(context.table(), id: context.parameters.require("id")).response
             }
             .post("/api/tables/:table/rows/delete") { request, context in
-                try await api.deleteRows(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
+                try await api.deleteRows(context.table(), body: request.bodyBytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
             }
             .post("/api/tables/:table/rows/move") { request, context in
-                try await api.moveRows(context.table(), body: request.body.bytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
+                try await api.moveRows(context.table(), body: request.bodyBytes(upTo: limits.maxBodyBytes, timeout: limits.bodyTimeout)).response
             }
             .post("/api/tables/:table/rows/:id/move") { request, context in
                 try await api.move(
                     context.table(), id: context.parameters.require("id"),
-                    body: request.body.bytes(upTo: 1 << 16, timeout: limits.bodyTimeout)
+                    body: request.bodyBytes(upTo: 1 << 16, timeout: limits.bodyTimeout)
                 ).response
             }
             .delete("/api/tables/:table") { _, context in
@@ -93,7 +93,7 @@ extension SortKitServer {
         router.group().add(middleware: RoutePolicyMiddleware(policy: .importing, access: access))
             .post("/api/tables") { request, _ in
                 try await api.importTable(query: request.uri.query ?? "", contentLength: request.headers[.contentLength].flatMap { Int($0) }) {
-                    try await request.body.bytes(upTo: limits.maxImportBytes, timeout: limits.bodyTimeout)
+                    try await request.bodyBytes(upTo: limits.maxImportBytes, timeout: limits.bodyTimeout)
                 }.response
             }
         methods.set(router.routes.map { ($0.method, "\($0.path)") })
@@ -123,6 +123,19 @@ extension RequestBody {
         } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
             throw APIError(status: .contentTooLarge, message: "the body is over \(limit) bytes")
         }
+    }
+}
+
+extension Request {
+    /// ``RequestBody/bytes(upTo:timeout:)``, and a 400 when the body ended before the length
+    /// its `Content-Length` announced: a connection cut mid-upload (the server stopping, the
+    /// client gone) must not import or write the part that arrived.
+    func bodyBytes(upTo limit: Int, timeout: Duration) async throws -> [UInt8] {
+        let bytes = try await body.bytes(upTo: limit, timeout: timeout)
+        if let announced = headers[.contentLength].flatMap({ Int($0) }), bytes.count < announced {
+            throw APIError(status: .badRequest, message: "the body ended after \(bytes.count) of the \(announced) bytes Content-Length announced")
+        }
+        return bytes
     }
 }
 
