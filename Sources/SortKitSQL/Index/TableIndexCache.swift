@@ -62,7 +62,6 @@ final class _TableIndexCache: Sendable {
         }
     }
 
-    /// Keeps `index` for `table` (an import's, or a refreshed one), unless a newer one is kept.
     /// Installs an index an import built beside its transaction, as of the committed table
     /// `info`; nothing for `nil` (a store without in-memory indexes).
     func installImported(_ index: _TableIndex?, _ info: _TableInfo) {
@@ -72,6 +71,7 @@ final class _TableIndexCache: Sendable {
         install(index, table: info.id)
     }
 
+    /// Keeps `index` for `table` (an import's, or a refreshed one), unless a newer one is kept.
     func install(_ index: _TableIndex, table: Int64) {
         state.withLock { state in
             if let kept = state.indexes[table], kept.schemaVersion == index.schemaVersion, kept.dataVersion > index.dataVersion { return }

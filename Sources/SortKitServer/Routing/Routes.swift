@@ -129,7 +129,8 @@ extension RequestBody {
 extension Request {
     /// ``RequestBody/bytes(upTo:timeout:)``, and a 400 when the body ended before the length
     /// its `Content-Length` announced: a connection cut mid-upload (the server stopping, the
-    /// client gone) must not import or write the part that arrived.
+    /// client gone) must not import or write the part that arrived. A chunked body cut off
+    /// ends like a whole one in Hummingbird's request stream, so it isn't caught here.
     func bodyBytes(upTo limit: Int, timeout: Duration) async throws -> [UInt8] {
         let bytes = try await body.bytes(upTo: limit, timeout: timeout)
         if let announced = headers[.contentLength].flatMap({ Int($0) }), bytes.count < announced {
