@@ -134,11 +134,18 @@ package func _lengthUnlessBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
     return _simpleCharacterCount(bytes) ?? Int64(String(decoding: bytes, as: UTF8.self).count)
 }
 
-/// ``_isBlank(_:)`` of well-formed UTF-8, without a `String` unless the first byte that isn't
-/// ASCII whitespace is not ASCII.
+/// ``_isBlank(_:)`` of well-formed UTF-8, scalar by scalar on the bytes: it stops at the first
+/// scalar that isn't whitespace, so a cell starting with "É" or a CJK letter costs one decode,
+/// not a `String`.
 package func _isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    for byte in bytes where !(byte == 0x20 || (0x09...0x0D).contains(byte)) {
-        return byte >= 0x80 && _isBlank(String(decoding: bytes, as: UTF8.self))
+    var i = 0
+    while i < bytes.count {
+        let lead = bytes[i]
+        // A stray continuation byte would be U+FFFD in a `String`: not whitespace.
+        guard lead < 0x80 || lead >= 0xC2 else { return false }
+        let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        guard let scalar = Unicode.Scalar(_decodeUTF8Scalar(bytes, at: i, length: length)), _isWhitespace(scalar) else { return false }
+        i += length
     }
     return true
 }

@@ -78,7 +78,8 @@ struct KeyKindsTests {
     @Test("len's count on UTF-8 equals String.count: marks at the start, after controls and CR LF, Hangul and jamo (seeded)")
     func lengthAgainstStringCount() {
         let pieces = [
-            "a", "Z", " ", "abcdefgh", "~~~~~~~~", "\t", "\r", "\n", "\r\n", "\u{7F}", "\u{1F}", "\u{85}", "\u{AD}", "\u{A0}", "é", "e\u{301}", "\u{301}",
+            "a", "Z", " ", "abcdefgh", "~~~~~~~~", "\t", "\r", "\n", "\r\n", "\u{7F}", "\u{1F}", "\u{85}", "\u{AD}", "\u{A0}", "\u{3000}", "\u{2028}", "é",
+            "e\u{301}", "\u{301}",
             "\u{308}\u{345}",
             "ж\u{483}", "ж\u{489}", "\u{302E}", "\u{3030}", "Ω", "Ἀ", "ᾳ", "ỹ", "か\u{3099}", "\u{3099}", "。", "中", "한", "\u{1100}\u{1161}", "한\u{11A8}",
             "\u{1161}",
@@ -88,6 +89,8 @@ struct KeyKindsTests {
         for round in 0..<5_000 {
             let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
             #expect(_characterCount(text) == Int64(text.count), "round \(round): \(text.debugDescription), \(random.replay)")
+            // The bytes' blank test, which `len` and `random=` read cells with, agrees too.
+            #expect(Array(text.utf8).withUnsafeBufferPointer(_isBlank) == _isBlank(text), "round \(round): \(text.debugDescription), \(random.replay)")
         }
     }
 
