@@ -45,7 +45,7 @@ struct PostgresTests {
         }
         let stored = try await first.page(of: "items", PageRequest(order: .manual, limit: 1_000)).rows.map(\.id)
         #expect(stored == model, "seed \(seed)")
-        let distinct = try await first.transaction { session in
+        let distinct = try await first.read { session in
             try await session.integer("SELECT count(DISTINCT pos) FROM ordered_item WHERE list = 'sortkit:st_1'")
         }
         #expect(distinct == Int64(count))

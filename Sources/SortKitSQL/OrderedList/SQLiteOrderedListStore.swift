@@ -176,11 +176,6 @@ public final class SQLiteOrderedListStore: Sendable {
     /// Phase 1 parks every written row at a unique negative label (−label − 1); phase 2 flips
     /// them all at once. Existing labels are never negative, so nothing collides.
     private func apply(_ writes: [LabelWrite<Int64>], to list: String, in db: Database) throws {
-        try Self._apply(writes, to: list, in: db, hook: _betweenPhases)
-    }
-
-    /// The two-phase write, for callers inside their own transaction (the table store).
-    static func _apply(_ writes: [LabelWrite<Int64>], to list: String, in db: Database, hook: _Hook? = nil) throws {
         for write in writes {
             try db.execute(
                 sql: """
@@ -189,7 +184,7 @@ public final class SQLiteOrderedListStore: Sendable {
                     """,
                 arguments: [list, write.id, -Int64(write.label) - 1])
         }
-        try hook?.run()
+        try _betweenPhases.run()
         try db.execute(sql: "UPDATE ordered_item SET pos = -pos - 1 WHERE list = ? AND pos < 0", arguments: [list])
     }
 

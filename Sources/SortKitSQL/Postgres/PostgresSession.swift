@@ -5,7 +5,7 @@ import PostgresNIO
 import SortKit
 
 /// One leased connection, with ``SQLValue`` bindings and ``SQLValue`` results.
-struct _PostgresSession {
+struct _PostgresSession: _SQLSession {
     let connection: PostgresConnection
     let logger: Logger
 
@@ -13,6 +13,10 @@ struct _PostgresSession {
     func rows(_ sql: String, _ values: [SQLValue] = []) async throws -> [PostgresRandomAccessRow] {
         try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: logger)
             .collect().map { $0.makeRandomAccess() }
+    }
+
+    func select(_ sql: String, _ values: [SQLValue]) async throws -> [[SQLValue]] {
+        try await rows(sql, values).map { row in try row.map { try SQLValue($0) } }
     }
 
     /// Calls `body` with each row of `sql` as it arrives, without collecting them.
@@ -24,16 +28,6 @@ struct _PostgresSession {
     /// Runs a statement.
     func execute(_ sql: String, _ values: [SQLValue] = []) async throws {
         _ = try await rows(sql, values)
-    }
-
-    /// The first column of the first row, if any.
-    func value(_ sql: String, _ values: [SQLValue] = []) async throws -> SQLValue? {
-        try await rows(sql, values).first.map { try SQLValue($0[0]) }
-    }
-
-    func integer(_ sql: String, _ values: [SQLValue] = []) async throws -> Int64? {
-        guard case .integer(let value)? = try await value(sql, values) else { return nil }
-        return value
     }
 
     /// Streams `rows` into `table` with `COPY … FROM STDIN` (text format), in chunks.

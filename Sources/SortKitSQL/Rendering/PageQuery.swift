@@ -7,7 +7,7 @@ struct PageQuery {
     let ordering: SQLOrdering
     let search: SearchQuery
     let columnSearch: [Int: SearchQuery]
-    /// Rows left out (``PageRequest/excluding``).
+    /// Rows left out (`PageRequest.excluding`).
     var excluding: [Int64] = []
 
     var isUnfiltered: Bool { search.isBlank && columnSearch.isEmpty && excluding.isEmpty }
@@ -82,7 +82,7 @@ struct PageQuery {
         if !excluding.isEmpty {
             // One argument, as the stores' other id lists: a JSON array on SQLite, an array on PostgreSQL.
             var fragment = SQLFragment(ordering.dialect == .sqlite ? "t.id NOT IN (SELECT value FROM json_each(" : "NOT (t.id = ANY(")
-            fragment.bind(ordering.dialect == .sqlite ? .text(SQLiteTableStore.idList(excluding)) : PostgresTableStore.idArray(excluding))
+            fragment.bind(ordering.dialect.ids(excluding))
             fragment.append(ordering.dialect == .sqlite ? "))" : "::bigint[]))")
             conditions.append(fragment)
         }

@@ -4,44 +4,6 @@ import GRDBSQLite
 import SortKit
 
 extension SQLiteTableStore {
-    /// The in-memory index of a table, current for the catalog versions in `info`.
-    func index(of info: _TableInfo) async throws -> _TableIndex {
-        let database = database
-        let name = info.schema.name
-        return try await indexes.index(table: info.id, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion) { old in
-            try await database.read { db in
-                // Versions, changes and rows read in one transaction: one consistent state.
-                let info = try Self.info(name, db)
-                if let old, let changes = try Self.changes(since: old.dataVersion, info, db),
-                    let updated = old.applying(changes, dataVersion: info.dataVersion)
-                {
-                    return updated
-                }
-                return try Self.loadIndex(info, db)
-            }
-        }
-    }
-
-    /// The rows written since data version `version`, as they are now; `nil` when the change
-    /// log no longer reaches back that far.
-    static func changes(since version: Int64, _ info: _TableInfo, _ db: Database) throws -> [_RowChange]? {
-        guard info.dataVersion > version else { return [] }
-        guard let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(version) FROM sortkit_change WHERE table_id = ?", arguments: [info.id]),
-            oldest <= version + 1
-        else { return nil }
-        let ids = try Int64.fetchAll(
-            db, sql: "SELECT DISTINCT row_id FROM sortkit_change WHERE table_id = ? AND version > ? ORDER BY row_id",
-            arguments: [info.id, version])
-        var found: [Int64: [String]] = [:]
-        let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
-        for row in try Row.fetchAll(
-            db, sql: "SELECT id\(columns) FROM \(info.physical) WHERE id IN (SELECT value FROM json_each(?))", arguments: [Self.idList(ids)])
-        {
-            found[row[0]] = info.schema.columns.indices.map { row[1 + $0] ?? "" }
-        }
-        return ids.map { _RowChange(id: $0, cells: found[$0]) }
-    }
-
     /// Reads a table into a new index (its cells straight into arenas).
     static func loadIndex(_ info: _TableInfo, _ db: Database) throws -> _TableIndex {
         let width = info.schema.columns.count

@@ -1,0 +1,379 @@
+import Crypto
+import Foundation
+import GRDB
+import OrderKeys
+import SortKit
+import Synchronization
+
+/// The embedded ``TableStore``: one SQLite file through GRDB, in WAL mode with a busy timeout,
+/// readers in parallel with one writer.
+///
+///     let store = try SQLiteTableStore(path: "library.sqlite")
+///     try await store.importCSV(Array("title,price\nDune,9.99\nEmma,4.5\n".utf8), as: "books")
+///     try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "price")))).rows.map(\.id)   // [2, 1]
+///
+/// Each table is stored as `st_<n>` with, per column `i`, its text `c<i>` (NFC), its typed
+/// value `n<i>` for non-string columns, and ``KeyVariant`` sort-key BLOBs `k<i>_…` as orders
+/// need them (the natural-collation key of every string column from the start; others are
+/// added and filled on first use, in one transaction). A folded text column `s` serves search
+/// (`instr` per term: substring semantics like memory's, which an FTS5 token index can't give).
+/// The manual order lives in `ordered_item` (``SQLiteOrderedListStore``'s layout), written in
+/// the same transaction as the row.
+public final class SQLiteTableStore: _SQLTableStore {
+    static let dialect = SQLDialect.sqlite
+    let database: DatabasePool
+    /// Whose turn it is to write: a write transaction spans many statements, each sent to the
+    /// writing connection on its own, so writers take turns for the whole transaction.
+    let turns = _WriteTurns()
+    /// The cursor-signing key (kept in the file, so cursors outlive restarts).
+    let secret: Data
+    /// The tables held in memory to answer pages (see ``init(path:busyTimeout:inMemoryIndex:)``).
+    let indexes: _TableIndexCache
+    let inMemoryIndex: Bool
+    /// The longest a page's query may run — its SQL (interrupted), or a search's scan of the
+    /// in-memory index (stopped) — before the page throws ``TableStoreError/Kind/timedOut``.
+    let queryBudget: Duration
+    /// Checkpoints the write-ahead log off the writing connection (see ``_WALCheckpointer``).
+    let checkpointer: _WALCheckpointer
+
+    /// Opens (creating if needed) the store at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: The SQLite database file (created with its folder's permissions if missing).
+    ///   - busyTimeout: How long a write waits for another process's write.
+    ///   - inMemoryIndex: Whether pages sorted by a spec are answered from an in-memory index of
+    ///     each table (the default: every order, offset and search at interactive speed on
+    ///     millions of rows, about twice the table's text in memory) rather than by SQL
+    ///     (`ORDER BY`; keys that aren't stored are computed in the query).
+    ///   - queryBudget: The longest a page's SQL or in-memory work (a search, a ranking build, a
+    ///     sort) may take before it stops, counted from when the page was asked for.
+    ///   - indexLimits: What the in-memory indexes keep, and the work one request may start
+    ///     (see ``IndexLimits``).
+    public init(
+        path: String, busyTimeout: TimeInterval = 10, inMemoryIndex: Bool = true, queryBudget: Duration = .seconds(5),
+        indexLimits: IndexLimits = IndexLimits()
+    ) throws {
+        self.inMemoryIndex = inMemoryIndex
+        indexes = _TableIndexCache(limits: indexLimits)
+        self.queryBudget = queryBudget
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        // A write transaction stays open between its statements (see `write(durable:_:)`).
+        configuration.allowsUnsafeTransactions = true
+        configuration.prepareDatabase { db in
+            // 16 KB pages in a new database (an existing one keeps its size: in WAL mode it can't
+            // change): a 1M-row import inserted in 0.79 s instead of 0.95 and committed in 0.09 s
+            // instead of 0.15 (`sortkit serve big.csv`, 2026-11-26); 64 KB was no faster.
+            try db.execute(sql: "PRAGMA page_size = 16384")
+            // 64 MB of page cache per connection (SQLite's default is 2 MB): big imports and
+            // sorts spill to disk far less.
+            try db.execute(sql: "PRAGMA cache_size = -65536")
+            // No checkpoint inside a commit: `checkpointer` runs them on its own connection. It
+            // goes by the log file's size, so the file is cut back to its threshold when SQLite
+            // starts the log over (else, after one big import, it would stay over it for good).
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 0; PRAGMA journal_size_limit = \(_WALCheckpointer.defaultThreshold)")
+            // Per-column search folds a cell at query time, with memory's folding.
+            db.add(
+                function: DatabaseFunction("sortkit_fold", argumentCount: 1, pure: true) { values in
+                    String.fromDatabaseValue(values[0]).map(SearchQuery.fold)
+                })
+            // A key column that isn't stored, computed in a query (never in an index or a
+            // stored column: other readers of the file don't have the function).
+            db.add(
+                function: DatabaseFunction("sortkit_key", argumentCount: nil, pure: true) { values in
+                    KeyVariant.computedKey(values.map { String.fromDatabaseValue($0) }).map { Data($0) }
+                })
+        }
+        database = try DatabasePool(path: path, configuration: configuration)
+        checkpointer = _WALCheckpointer(path: path)
+        try Self.migrator.migrate(database)
+        secret = try database.read { db in
+            try Data.fetchOne(db, sql: "SELECT value FROM sortkit_meta WHERE key = 'cursor-secret'") ?? Data()
+        }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        SQLiteOrderedListStore.registerMigrations(in: &migrator)
+        migrator.registerMigration("v1: sortkit tables") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE sortkit_table (
+                      id INTEGER PRIMARY KEY,
+                      name TEXT NOT NULL UNIQUE,
+                      schema TEXT NOT NULL,
+                      variants TEXT NOT NULL DEFAULT '[]');
+                    CREATE TABLE sortkit_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+                    """)
+            let secret = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+            try db.execute(sql: "INSERT INTO sortkit_meta (key, value) VALUES ('cursor-secret', ?)", arguments: [secret])
+        }
+        // A table's schema version counts its changes (1 when created); files made before it
+        // keep their rows and start at 1.
+        migrator.registerMigration("v2: table versions") { db in
+            try db.execute(sql: "ALTER TABLE sortkit_table ADD COLUMN version INTEGER NOT NULL DEFAULT 0")
+            try db.execute(sql: "UPDATE sortkit_table SET version = 1")
+        }
+        // Row counts in the catalog: a page's total without scanning the table.
+        migrator.registerMigration("v3: row counts") { db in
+            try db.execute(sql: "ALTER TABLE sortkit_table ADD COLUMN row_count INTEGER NOT NULL DEFAULT 0")
+            for id in try Int64.fetchAll(db, sql: "SELECT id FROM sortkit_table") {
+                try db.execute(sql: "UPDATE sortkit_table SET row_count = (SELECT COUNT(*) FROM st_\(id)) WHERE id = ?", arguments: [id])
+            }
+        }
+        // Data versions and a change log keep in-memory indexes current across processes; a
+        // manual order is written out at its first move (until then it is id order).
+        migrator.registerMigration("v4: data versions") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE sortkit_table ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE sortkit_table ADD COLUMN manual_ready INTEGER NOT NULL DEFAULT 1;
+                    ALTER TABLE sortkit_table ADD COLUMN next_id INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE sortkit_change (table_id INTEGER NOT NULL, version INTEGER NOT NULL, row_id INTEGER NOT NULL);
+                    CREATE INDEX sortkit_change_version ON sortkit_change (table_id, version);
+                    """)
+        }
+        return migrator
+    }
+
+    /// Writes a consistent copy of the SortKit database at `source` to the new file `path` with
+    /// SQLite's `VACUUM INTO`: one snapshot, compacted, readable as a store of its own. The
+    /// source is opened read-only (nothing migrated, nothing written), and other connections and
+    /// processes go on reading and writing it meanwhile (WAL mode). The copy gets the source's
+    /// file permissions.
+    ///
+    ///     try SQLiteTableStore.backup("sortkit.sqlite", to: "backups/sortkit-2026-11-27.sqlite")
+    ///
+    /// - Throws: ``TableStoreError`` (`invalid`) naming the problem: `path` exists (it is never
+    ///   overwritten), its folder doesn't, `source` is missing or isn't a SortKit database, or the
+    ///   copy can't be written (a partial copy is removed).
+    public static func backup(_ source: String, to path: String) throws {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: source) else { throw TableStoreError.invalid("no database at '\(source)'") }
+        guard !manager.fileExists(atPath: path) else {
+            throw TableStoreError.invalid("'\(path)' exists; a backup never overwrites a file")
+        }
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isFolder: ObjCBool = false
+        guard manager.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw TableStoreError.invalid("the folder '\(folder)' for the backup doesn't exist")
+        }
+        var configuration = Configuration()
+        configuration.readonly = true
+        do {
+            let database = try DatabaseQueue(path: source, configuration: configuration)
+            // VACUUM can't run inside a transaction; it only reads this database.
+            try database.inDatabase { db in
+                guard try db.tableExists("sortkit_table") else {
+                    throw TableStoreError.invalid("'\(source)' is not a SortKit database (it has no sortkit_table)")
+                }
+                try db.execute(sql: "VACUUM INTO ?", arguments: [path])
+            }
+        } catch let error as DatabaseError {
+            try? manager.removeItem(atPath: path)
+            throw TableStoreError.invalid("can't copy '\(source)' to '\(path)': \(error.message ?? "SQLite error \(error.resultCode)")")
+        } catch {
+            try? manager.removeItem(atPath: path)
+            throw error
+        }
+        if let mode = try? manager.attributesOfItem(atPath: source)[.posixPermissions] {
+            try? manager.setAttributes([.posixPermissions: mode], ofItemAtPath: path)
+        }
+    }
+
+    // MARK: Sessions
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction on the writing connection; its
+    /// statements go to the connection one by one while this write holds ``turns``. A
+    /// write that isn't `durable` commits without waiting for the disk (see ``load(_:folded:typed:as:)``).
+    func write<T: Sendable>(durable: Bool, _ body: (_SQLiteSession) async throws -> T) async throws -> T {
+        await turns.take()
+        defer { turns.pass() }
+        let session = _SQLiteSession(database: database, writing: true)
+        try await session.execute(durable ? "BEGIN IMMEDIATE" : "PRAGMA synchronous = OFF; BEGIN IMMEDIATE")
+        do {
+            let value = try await body(session)
+            try await session.execute(durable ? "COMMIT" : "COMMIT; PRAGMA synchronous = NORMAL")
+            checkpointer.afterWrite()
+            return value
+        } catch {
+            // Not cancellable: a cancelled write still ends its transaction.
+            Self.rollBack(database, durable: durable)
+            throw error
+        }
+    }
+
+    func write<T: Sendable>(_ body: (_SQLiteSession) async throws -> T) async throws -> T {
+        try await write(durable: true, body)
+    }
+
+    func read<T: Sendable>(_ body: (_SQLiteSession) async throws -> T) async throws -> T {
+        try await body(_SQLiteSession(database: database, writing: false))
+    }
+
+    private static func rollBack(_ database: DatabasePool, durable: Bool) {
+        try? database.writeWithoutTransaction { db in
+            if db.isInsideTransaction { try db.execute(sql: "ROLLBACK") }
+            if !durable { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        }
+    }
+
+    // MARK: What SQLite does its own way
+
+    /// Writes hold the whole database already; the manual order's moves aren't counted.
+    func infoLockingList(_ table: String, _ session: _SQLiteSession) async throws -> (_TableInfo, Int64) {
+        (try await Self.info(table, session), 0)
+    }
+
+    /// Above every id the table ever gave (the catalog's `next_id`), so a deleted row's id is
+    /// never given again — as PostgreSQL's sequences never do — and clients' ids and cursors
+    /// never point at another row. (`AUTOINCREMENT` would do it too, at the cost of a write per
+    /// inserted row, which halves a bulk import's speed.)
+    func newRowID(_ info: _TableInfo, _ session: _SQLiteSession) async throws -> Int64? {
+        let id =
+            try await session.integer(
+                "SELECT max(next_id, (SELECT coalesce(max(id), 0) + 1 FROM \(info.physical))) FROM sortkit_table WHERE id = $1",
+                [.integer(info.id)]) ?? 1
+        try await session.execute("UPDATE sortkit_table SET next_id = $1 WHERE id = $2", [.integer(id + 1), .integer(info.id)])
+        return id
+    }
+
+    /// One prepared `UPDATE` run per row, in one visit to the writing connection.
+    func rewrite(_ table: String, columns: [String], rows: [[SQLValue]], _ session: _SQLiteSession) async throws {
+        let set = columns.map { "\($0) = ?" }.joined(separator: ", ")
+        try await session.onConnection { db in
+            let update = try db.makeStatement(sql: "UPDATE \(table) SET \(set) WHERE id = ?")
+            for row in rows { try update.execute(arguments: StatementArguments(row.dropFirst().map(\.databaseValue) + [row[0].databaseValue])) }
+        }
+    }
+
+    func created(_ info: _TableInfo, _ session: _SQLiteSession) async throws {}
+
+    /// Table ids are never given again (an index another process keeps for this id must not
+    /// pass for a new table's): the highest one ever given is kept.
+    func dropping(_ info: _TableInfo, _ session: _SQLiteSession) async throws {
+        try await session.execute(
+            """
+            INSERT INTO sortkit_meta (key, value) VALUES ('last-table-id', $1)
+            ON CONFLICT (key) DO UPDATE SET value = max(CAST(value AS INTEGER), excluded.value)
+            """, [.integer(info.id)])
+    }
+
+    /// Creates the table and inserts every record with ``bulkInsert(_:folded:typed:_:_:)``. A
+    /// large import commits without waiting for the disk; its log is checkpointed after it, in
+    /// the background: the table is served sooner. The transaction is still all or nothing; a
+    /// crash of the machine (not of the process) in the next moments could lose it, as an
+    /// import never happened.
+    func load(_ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema) async throws -> _TableInfo {
+        try await write(durable: columns.count < 100_000) { session in
+            let created = try await create(schema, session, manualReady: false)
+            try await session.onConnection { db in try Self.bulkInsert(columns, folded: folded, typed: typed, created, db) }
+            try await Self.count(columns.count, created, session)
+            try await session.execute("UPDATE sortkit_table SET next_id = $1 WHERE id = $2", [.integer(Int64(columns.count + 1)), .integer(created.id)])
+            return try await Self.info(schema.name, session)
+        }
+    }
+
+    /// The page's statements on one reader, in one snapshot, interrupted past the budget.
+    func pageRows(
+        _ table: String, select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
+    ) async throws -> (rows: [[SQLValue]], total: Int, filtered: Int?) {
+        try await read(budget: queryBudget) { db in
+            func rows(_ statement: (sql: String, arguments: [SQLValue])) throws -> [[SQLValue]] {
+                try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments(statement.arguments.map(\.databaseValue)))
+                    .map { $0.databaseValues.map(SQLValue.init) }
+            }
+            let total = try Int.fetchOne(db, sql: "SELECT row_count FROM sortkit_table WHERE name = ?", arguments: [table]) ?? 0
+            return (try rows(select), total, try count.map { Int(try rows($0).first?.first?.integer ?? 0) })
+        }
+    }
+
+    func loadIndex(_ info: _TableInfo, _ session: _SQLiteSession) async throws -> _TableIndex {
+        try await database.read { db in try Self.loadIndex(info, db) }
+    }
+
+    /// Runs `body` on a reader; when it runs over `budget` its task is cancelled, which GRDB
+    /// turns into an interrupt of the running statement (`sqlite3_interrupt`), and the read
+    /// throws ``TableStoreError/Kind/timedOut``. The connection goes back to the pool unharmed.
+    /// The budget is the statement's: one that ran within it is never reported late, however
+    /// long the read waited for a thread before it or to resume after it.
+    func read<T: Sendable>(budget: Duration, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let database = database
+        // Set on the reader's thread when the statement itself took no longer than the budget
+        // (a wait for a thread or a connection before it is not the query's).
+        let done = _DoneFlag()
+        let value = try await _withDeadline(budget, finished: { done.isSet }) {
+            try await database.read { db in
+                let start = ContinuousClock.now
+                let value = try body(db)
+                if ContinuousClock.now - start <= budget { done.set() }
+                return value
+            }
+        }
+        guard let value else { throw TableStoreError.timedOut(budget) }
+        return value
+    }
+}
+
+/// Statements of a write (on the writing connection, inside the transaction ``SQLiteTableStore``
+/// opened) or of a read (each on a reader), with `$n` placeholders read as SQLite's `?n`.
+struct _SQLiteSession: _SQLSession {
+    let database: DatabasePool
+    let writing: Bool
+
+    func select(_ sql: String, _ values: [SQLValue]) async throws -> [[SQLValue]] {
+        let sql = Self.numbered(sql)
+        return try await onConnection { db in
+            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values.map(\.databaseValue))).map { $0.databaseValues.map(SQLValue.init) }
+        }
+    }
+
+    func execute(_ sql: String, _ values: [SQLValue]) async throws {
+        let sql = Self.numbered(sql)
+        try await onConnection { db in try db.execute(sql: sql, arguments: StatementArguments(values.map(\.databaseValue))) }
+    }
+
+    /// Runs `body` on the session's connection (for work done in one visit: a bulk insert).
+    func onConnection<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        writing ? try await database.writeWithoutTransaction(body) : try await database.read(body)
+    }
+
+    /// `sql` with each `$` before a digit as `?`: SQLite's numbered parameters.
+    static func numbered(_ sql: String) -> String {
+        var bytes = Array(sql.utf8)
+        for index in bytes.indices.dropLast() where bytes[index] == UInt8(ascii: "$") && (0x30...0x39).contains(bytes[index + 1]) {
+            bytes[index] = UInt8(ascii: "?")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Turns to write, taken in the order asked: one writer at a time, without blocking a thread.
+final class _WriteTurns: Sendable {
+    private let state = Mutex<(taken: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func take() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if !state.taken {
+                    state.taken = true
+                    return true
+                }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func pass() {
+        let next: CheckedContinuation<Void, Never>? = state.withLock { state in
+            if state.waiting.isEmpty {
+                state.taken = false
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import OrderKeys
+import SortKit
+
+/// The catalog (`sortkit_table`), the change log (`sortkit_change`), the physical tables and
+/// schema changes, for both stores.
+extension _SQLTableStore {
+    /// The catalog columns ``decodeInfo(_:)`` reads, in its order.
+    static var catalogColumns: String { "id, schema, variants, row_count, version, data_version, manual_ready" }
+
+    /// A table's catalog entry, held as `lock` says to the end of the transaction.
+    static func info(_ table: String, _ session: Session, lock: _CatalogLock = .none) async throws -> _TableInfo {
+        let sql = "SELECT \(catalogColumns) FROM sortkit_table WHERE name = $1" + dialect.locking(lock)
+        guard let row = try await session.select(sql, [.text(table)]).first else { throw TableStoreError.unknownTable(table) }
+        return try decodeInfo(row)
+    }
+
+    /// A catalog row (``catalogColumns``) as a table's info.
+    static func decodeInfo(_ row: [SQLValue]) throws -> _TableInfo {
+        let variants = try JSONDecoder().decode([KeyVariant].self, from: Data(row[2].cell.utf8))
+        return _TableInfo(
+            id: row[0].integer ?? 0, schema: try TableSchema.decode(row[1].cell), variants: Set(variants),
+            rowCount: Int(row[3].integer ?? 0), schemaVersion: row[4].integer ?? 0, dataVersion: row[5].integer ?? 0,
+            manualReady: row[6].integer != 0)
+    }
+
+    /// Creates the catalog entry and the physical table, with its default key columns; its
+    /// preset indexes too unless `indexesLater` (an import builds them after its rows are in:
+    /// a B-tree built from the rows is faster than one kept up to date row by row).
+    func create(_ schema: TableSchema, _ session: Session, manualReady: Bool = true, indexesLater: Bool = false) async throws -> _TableInfo {
+        try schema.validateDefinition()
+        let dialect = Self.dialect
+        guard
+            let id = try await session.integer(
+                """
+                INSERT INTO sortkit_table (id, name, schema, manual_ready) VALUES (\(dialect.newTableID), $1, $2, \(dialect.boolean(manualReady)))
+                ON CONFLICT (name) DO NOTHING RETURNING id
+                """, [.text(schema.name), .text(schema.json)])
+        else { throw TableStoreError.tableExists(schema.name) }
+        var info = _TableInfo(id: id, schema: schema, variants: try schema.requiredVariants(dialect))
+        info.manualReady = manualReady
+        var columns = [dialect.idColumn(keyLater: indexesLater)]
+        for (index, column) in schema.columns.enumerated() {
+            columns.append("c\(index) \(dialect.textColumn)")
+            if column.type != .string { columns.append("n\(index) \(dialect.typedColumn(column.type))") }
+        }
+        columns += info.variants.sorted().map { "\($0.columnName) \(dialect.blobColumn)" }
+        columns.append("s TEXT NOT NULL DEFAULT ''")
+        try await session.execute("CREATE TABLE \(info.physical) (\(columns.joined(separator: ", ")))")
+        try await created(info, session)
+        if !indexesLater { try await Self.createPresetIndexes(info, session) }
+        try await Self.saveCatalog(info, session)
+        return info
+    }
+
+    static func createPresetIndexes(_ info: _TableInfo, _ session: Session) async throws {
+        for (number, columns) in try info.schema.presetIndexes(dialect).enumerated() {
+            try await session.execute("CREATE INDEX \(info.physical)_preset\(number) ON \(info.physical) (\(columns))")
+        }
+    }
+
+    static func saveCatalog(_ info: _TableInfo, _ session: Session) async throws {
+        let variants = String(decoding: try JSONEncoder().encode(info.variants.sorted()), as: UTF8.self)
+        try await session.execute(
+            "UPDATE sortkit_table SET schema = $1, variants = $2, version = version + 1 WHERE id = $3",
+            [.text(info.schema.json), .text(variants), .integer(info.id)])
+    }
+
+    /// Adds `delta` to the table's row count.
+    static func count(_ delta: Int, _ info: _TableInfo, _ session: Session) async throws {
+        try await session.execute("UPDATE sortkit_table SET row_count = row_count + $1 WHERE id = $2", [.integer(Int64(delta)), .integer(info.id)])
+    }
+
+    // MARK: Change log
+
+    /// Raises the table's data version by one per row and logs the rows as written
+    /// (inserted, updated or deleted) at those versions, in the write's transaction, in a
+    /// few statements whatever their number; every 4,096 versions, log entries more than
+    /// 65,536 versions old go (an index that far behind reads the table again).
+    static func logChanges(_ ids: [Int64], _ info: _TableInfo, _ session: Session) async throws {
+        guard !ids.isEmpty else { return }
+        let last =
+            try await session.integer(
+                "UPDATE sortkit_table SET data_version = data_version + $1 WHERE id = $2 RETURNING data_version",
+                [.integer(Int64(ids.count)), .integer(info.id)]) ?? 0
+        let first = last - Int64(ids.count) + 1
+        // The versions follow the ids' order.
+        try await session.execute(
+            "INSERT INTO sortkit_change (table_id, version, row_id) SELECT $1, $2 + n, row_id FROM \(dialect.numberedIDs(3))",
+            [.integer(info.id), .integer(first), dialect.ids(ids)])
+        if (first - 1) / 4_096 != last / 4_096 {
+            try await session.execute(
+                "DELETE FROM sortkit_change WHERE table_id = $1 AND version <= $2", [.integer(info.id), .integer(last - 65_536)])
+        }
+    }
+
+    /// The rows written since data version `version`, as they are now; `nil` when the change
+    /// log no longer reaches back that far.
+    static func changes(since version: Int64, _ info: _TableInfo, _ session: Session) async throws -> [_RowChange]? {
+        guard info.dataVersion > version else { return [] }
+        guard let oldest = try await session.integer("SELECT MIN(version) FROM sortkit_change WHERE table_id = $1", [.integer(info.id)]),
+            oldest <= version + 1
+        else { return nil }
+        let ids = try await session.integers(
+            "SELECT DISTINCT row_id FROM sortkit_change WHERE table_id = $1 AND version > $2 ORDER BY row_id",
+            [.integer(info.id), .integer(version)])
+        var found: [Int64: [String]] = [:]
+        let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
+        for row in try await session.select("SELECT id\(columns) FROM \(info.physical) WHERE id \(dialect.inIDs(1))", [dialect.ids(ids)]) {
+            found[row[0].integer ?? 0] = row.dropFirst().map(\.cell)
+        }
+        return ids.map { _RowChange(id: $0, cells: found[$0]) }
+    }
+
+    // MARK: Rows
+
+    static func cells(_ id: Int64, _ info: _TableInfo, _ session: Session, lock: _CatalogLock = .none) async throws -> [String] {
+        let columns = info.schema.columns.indices.map { "c\($0)" }.joined(separator: ", ")
+        guard let row = try await session.select("SELECT \(columns) FROM \(info.physical) WHERE id = $1" + dialect.locking(lock), [.integer(id)]).first
+        else { throw TableStoreError.unknownRow(id, table: info.schema.name) }
+        return row.map(\.cell)
+    }
+
+    static func allCells(_ info: _TableInfo, _ session: Session) async throws -> [(id: Int64, cells: [String])] {
+        let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
+        return try await session.select("SELECT id\(columns) FROM \(info.physical) ORDER BY id").map { row in
+            (row[0].integer ?? 0, row.dropFirst().map(\.cell))
+        }
+    }
+
+    /// Throws ``TableStoreError/unknownRow(_:table:)`` for the first of `ids` the table lacks.
+    static func checkRowsExist(_ ids: [Int64], _ info: _TableInfo, _ session: Session) async throws {
+        let found = Set(try await session.integers("SELECT id FROM \(info.physical) WHERE id \(dialect.inIDs(1))", [dialect.ids(ids)]))
+        if let missing = ids.first(where: { !found.contains($0) }) { throw TableStoreError.unknownRow(missing, table: info.schema.name) }
+    }
+
+    // MARK: Schema changes
+
+    /// Applies a schema change: checks every row against the new types, changes the physical
+    /// columns, rewrites every row's derived columns and rebuilds the preset indexes.
+    func migrate(_ info: _TableInfo, _ changes: [SchemaChange], _ session: Session) async throws -> TableSchema {
+        let dialect = Self.dialect
+        let migration = try _PhysicalMigration(info, changes, dialect: dialect)
+        let padding = Array(repeating: "", count: migration.added.count)
+        let rows = try await Self.allCells(info, session)
+        try migration.validate(rows.map { ($0.id, $0.cells + padding) })
+        let table = info.physical
+        for number in 0..<info.schema.presets.count { try await session.execute("DROP INDEX IF EXISTS \(table)_preset\(number)") }
+        var alterations = migration.droppedVariants.map { "DROP COLUMN \($0.columnName)" }
+        alterations += migration.droppedTypedColumns.map { "DROP COLUMN n\($0)" }
+        alterations += migration.added.map { "ADD COLUMN c\($0) \(dialect.textColumn)" }
+        alterations += migration.addedTypedColumns.map { "ADD COLUMN n\($0) \(dialect.typedColumn(migration.new.schema.columns[$0].type))" }
+        alterations += migration.addedVariants.map { "ADD COLUMN \($0.columnName) \(dialect.blobColumn)" }
+        for alteration in alterations { try await session.execute("ALTER TABLE \(table) \(alteration)") }
+        try await rewrite(
+            table, columns: migration.new.physicalColumns, rows: rows.map { [.integer($0.id)] + migration.new.rowValues($0.cells + padding) },
+            session)
+        try await Self.createPresetIndexes(migration.new, session)
+        try await Self.saveCatalog(migration.new, session)
+        return migration.new.schema
+    }
+}

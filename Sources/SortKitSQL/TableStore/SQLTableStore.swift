@@ -1,0 +1,299 @@
+import Foundation
+import OrderKeys
+import SortKit
+
+/// The table-store core: what ``SQLiteTableStore`` and ``PostgresTableStore`` do alike —
+/// the catalog, row writes and their change log, schema changes, the manual order, the
+/// in-memory index's refresh and the page's dispatch — written once over a driver, as GRDB
+/// shares its queue's and pool's behaviour through protocol extensions. A store gives the
+/// sessions (``write(_:)``, ``read(_:)``) and the few features that differ by database; the
+/// SQL's spellings that differ are ``SQLDialect``'s (see docs/ARCHITECTURE.md, §4).
+protocol _SQLTableStore: TableStore {
+    associatedtype Session: _SQLSession
+
+    static var dialect: SQLDialect { get }
+    /// The cursor-signing key, kept in the database.
+    var secret: Data { get }
+    /// The tables held in memory to answer pages.
+    var indexes: _TableIndexCache { get }
+    /// Whether pages sorted by a spec are answered from the in-memory index.
+    var inMemoryIndex: Bool { get }
+    /// The longest a page's SQL or in-memory work may take.
+    var queryBudget: Duration { get }
+
+    /// Runs `body` in one write transaction: all of its writes or none.
+    func write<T: Sendable>(_ body: (Session) async throws -> T) async throws -> T
+    /// Runs `body`'s reads; each statement sees what was committed when it ran.
+    func read<T: Sendable>(_ body: (Session) async throws -> T) async throws -> T
+
+    /// The catalog entry of `table` for a write to its rows or manual order, with the order
+    /// held to the end of the transaction, and the order's move count after this write (0
+    /// where it isn't kept).
+    func infoLockingList(_ table: String, _ session: Session) async throws -> (_TableInfo, Int64)
+    /// The id for a new row of `info`'s table, or `nil` where the database gives it as the
+    /// row goes in (a sequence).
+    func newRowID(_ info: _TableInfo, _ session: Session) async throws -> Int64?
+    /// Sets `columns` of many rows at once; each row is its id, then the columns' values.
+    func rewrite(_ table: String, columns: [String], rows: [[SQLValue]], _ session: Session) async throws
+    /// The database's own bookkeeping for a table just created, or about to be dropped.
+    func created(_ info: _TableInfo, _ session: Session) async throws
+    func dropping(_ info: _TableInfo, _ session: Session) async throws
+    /// Creates table `schema` and writes every record of `columns` into it, in one
+    /// transaction; returns its catalog entry.
+    func load(_ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema) async throws -> _TableInfo
+    /// A page's rows (`select`), the table's row count and — with `count` — the filtered
+    /// count, read within ``queryBudget``.
+    func pageRows(
+        _ table: String, select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
+    ) async throws -> (rows: [[SQLValue]], total: Int, filtered: Int?)
+    /// Reads `info`'s table into a new index.
+    func loadIndex(_ info: _TableInfo, _ session: Session) async throws -> _TableIndex
+}
+
+extension _SQLTableStore {
+    // MARK: Tables
+
+    public func tables() async throws -> [TableSchema] {
+        try await read { session in
+            try await session.select("SELECT schema FROM sortkit_table ORDER BY id").map { try TableSchema.decode($0[0].cell) }
+        }
+    }
+
+    public func catalog() async throws -> [TableCatalogEntry] {
+        try await read { session in
+            try await session.select("SELECT schema, row_count FROM sortkit_table ORDER BY id").map { row in
+                TableCatalogEntry(schema: try TableSchema.decode(row[0].cell), rowCount: Int(row[1].integer ?? 0))
+            }
+        }
+    }
+
+    public func schema(of table: String) async throws -> TableSchema {
+        try await read { session in try await Self.info(table, session).schema }
+    }
+
+    public func indexUsage(of table: String) async throws -> IndexUsage? {
+        let id = try await read { session in try await Self.info(table, session).id }
+        return indexes.usage(table: id)
+    }
+
+    public func createTable(_ schema: TableSchema) async throws {
+        try await write { session in _ = try await create(schema, session) }
+    }
+
+    public func dropTable(_ table: String) async throws {
+        let id = try await write { session in
+            let info = try await Self.info(table, session, lock: .update)
+            try await dropping(info, session)
+            try await session.execute("DROP TABLE \(info.physical)")
+            try await session.execute("DELETE FROM ordered_item WHERE list = $1", [.text(info.list)])
+            try await session.execute("DELETE FROM sortkit_change WHERE table_id = $1", [.integer(info.id)])
+            try await session.execute("DELETE FROM sortkit_table WHERE id = $1", [.integer(info.id)])
+            return info.id
+        }
+        indexes.forget(table: id)
+    }
+
+    /// Imports a CSV file as a new table: read into columns on every core, types inferred,
+    /// the rows written in one transaction (by the store's `load`) while the table's
+    /// in-memory index is built on the other cores; the manual order is id order until a row
+    /// is first moved.
+    @discardableResult
+    public func importCSV(
+        _ csv: [UInt8], as name: String, delimiter: UInt8 = UInt8(ascii: ","), presets: [String: SortSpec] = [:]
+    ) async throws -> TableSchema {
+        let columns = try _CSVColumns.read(csv, delimiter: delimiter)
+        let schema = TableSchema(
+            name: name, columns: zip(columns.header, columns.inferredTypes()).map { TableSchema.Column($0, $1) }, presets: presets)
+        try schema.validateDefinition()
+        let exists = try await read { session in
+            try await session.integer("SELECT COUNT(*) FROM sortkit_table WHERE name = $1", [.text(name)]) != 0
+        }
+        guard !exists else { throw TableStoreError.tableExists(name) }
+        let variants = try _TableIndex.defaultVariants(schema)
+        let (folded, typed) = columns.derived(schema)
+        // A child task: when the load fails, leaving this scope waits for the build, so the
+        // memory it holds is freed before the import's error returns.
+        async let building =
+            inMemoryIndex
+            ? _TableIndex(
+                schema: schema, schemaVersion: 0, dataVersion: 0, ids: (0..<columns.count).map { Int64($0 + 1) },
+                columns: columns.columns, variants: variants, folded: folded, typedValues: typed) : nil
+        let info = try await load(columns, folded: folded, typed: typed, as: schema)
+        indexes.installImported(await building, info)
+        return schema
+    }
+
+    @discardableResult
+    public func alter(_ table: String, _ changes: [SchemaChange]) async throws -> TableSchema {
+        try await write { session in try await migrate(Self.info(table, session, lock: .update), changes, session) }
+    }
+
+    // MARK: Rows
+
+    @discardableResult
+    public func insert(_ values: [String: String], into table: String) async throws -> Int64 {
+        try await write { session in
+            // The list is held first, as a move holds it: inserts and moves never interleave.
+            let (info, _) = try await infoLockingList(table, session)
+            let cells = try info.merging(values, into: Array(repeating: "", count: info.schema.columns.count))
+            let given = try await newRowID(info, session)
+            let columns = (given == nil ? [] : ["id"]) + info.physicalColumns
+            let values = (given.map { [SQLValue.integer($0)] } ?? []) + info.rowValues(cells)
+            let marks = values.indices.map { "$\($0 + 1)" }.joined(separator: ", ")
+            guard
+                let id = try await session.integer(
+                    "INSERT INTO \(info.physical) (\(columns.joined(separator: ", "))) VALUES (\(marks)) RETURNING id", values)
+            else { throw TableStoreError.invalid("the database returned no id") }
+            try await Self.count(1, info, session)
+            try await Self.logChanges([id], info, session)
+            // Until the manual order is written out it is id order, where a new row is last.
+            if info.manualReady {
+                try await Self.apply(Self.plan(id, .before(nil), list: info.list, session), to: info.list, absent: id, session)
+            }
+            return id
+        }
+    }
+
+    public func update(_ id: Int64, in table: String, set values: [String: String]) async throws {
+        try await write { session in
+            let info = try await Self.info(table, session, lock: .share)
+            let cells = try await info.merging(values, into: Self.cells(id, info, session, lock: .update))
+            let columns = info.physicalColumns.enumerated().map { "\($0.element) = $\($0.offset + 1)" }.joined(separator: ", ")
+            try await session.execute(
+                "UPDATE \(info.physical) SET \(columns) WHERE id = $\(info.physicalColumns.count + 1)", info.rowValues(cells) + [.integer(id)])
+            try await Self.logChanges([id], info, session)
+        }
+    }
+
+    public func delete(_ id: Int64, from table: String) async throws {
+        try await write { session in
+            // The list is held, as a move holds it: a relabel can't write the row back into
+            // the manual order while it is deleted.
+            let (info, _) = try await infoLockingList(table, session)
+            guard try await session.integer("DELETE FROM \(info.physical) WHERE id = $1 RETURNING id", [.integer(id)]) != nil
+            else { throw TableStoreError.unknownRow(id, table: table) }
+            try await Self.count(-1, info, session)
+            try await Self.logChanges([id], info, session)
+            try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id = $2", [.text(info.list), .integer(id)])
+        }
+    }
+
+    public func delete(_ ids: [Int64], from table: String) async throws {
+        try _BlockMove.checkIDs(ids)
+        try await write { session in
+            let (info, _) = try await infoLockingList(table, session)
+            try await Self.checkRowsExist(ids, info, session)
+            let list = Self.dialect.ids(ids)
+            try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id \(Self.dialect.inIDs(2))", [.text(info.list), list])
+            try await session.execute("DELETE FROM \(info.physical) WHERE id \(Self.dialect.inIDs(1))", [list])
+            try await Self.logChanges(ids, info, session)
+            try await Self.count(-ids.count, info, session)
+        }
+    }
+
+    public func row(_ id: Int64, in table: String) async throws -> TableRow {
+        try await read { session in
+            let info = try await Self.info(table, session)
+            return TableRow(id: id, cells: try await Self.cells(id, info, session))
+        }
+    }
+
+    // MARK: Manual order
+
+    public func move(_ id: Int64, in table: String, to destination: MoveDestination) async throws {
+        _ = try await _move(id, in: table, to: destination)
+    }
+
+    /// Moves a row and returns the list's move count after it — the order in which concurrent
+    /// moves took effect (the tests replay them in this order; 0 where it isn't kept).
+    func _move(_ id: Int64, in table: String, to destination: MoveDestination) async throws -> Int64 {
+        try await write { session in
+            let (info, sequence) = try await infoLockingList(table, session)
+            try await Self.checkRowsExist([id], info, session)
+            try await Self.prepareManualOrder(info, session)
+            try await Self.move(id, to: destination, info, session)
+            return sequence
+        }
+    }
+
+    public func move(_ ids: [Int64], in table: String, to destination: MoveDestination, keepingOrder: Bool) async throws {
+        let anchor = try _BlockMove.check(ids, destination)
+        try await write { session in
+            let (info, _) = try await infoLockingList(table, session)
+            try await Self.checkRowsExist(ids + [anchor], info, session)
+            try await Self.prepareManualOrder(info, session)
+            var block = ids
+            if keepingOrder {
+                block = try await session.integers(
+                    "SELECT id FROM ordered_item WHERE list = $1 AND id \(Self.dialect.inIDs(2)) ORDER BY pos, id",
+                    [.text(info.list), Self.dialect.ids(ids)])
+            }
+            for (id, step) in _BlockMove.steps(block, destination) { try await Self.move(id, to: step, info, session) }
+        }
+    }
+
+    // MARK: Pages
+
+    public func page(of table: String, _ request: PageRequest) async throws -> TablePage {
+        // The budget runs from here: a wait for a search before this one counts in it.
+        let deadline = _Deadline(queryBudget)
+        let cursor = try request.checkedCursor(secret: secret)
+        let info = try await read { session in try await Self.info(table, session) }
+        let (secret, indexes) = (secret, indexes)
+        func fromIndex(_ spec: SortSpec) async throws -> TablePage {
+            let index = try await self.index(of: info)
+            return try await indexes.searching(request, index: index, table: info.id, deadline: deadline) {
+                try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, deadline: deadline)
+            }
+        }
+        if inMemoryIndex, case .spec(let spec) = request.order { return try await fromIndex(spec) }
+        // A manual order not written out yet is id order.
+        let order = request.order == .manual && !info.manualReady ? .spec(SortSpec()) : request.order
+        let ordering = try SQLOrdering(
+            order, schema: info.schema, dialect: Self.dialect, stored: Self.dialect == .sqlite ? info.variants : nil)
+        // Reads never add key columns: an order whose keys aren't stored (and that SQL can't
+        // compute: PostgreSQL) is served from the index whatever the setting.
+        if case .spec(let spec) = request.order, !ordering.variants.isSubset(of: info.variants) { return try await fromIndex(spec) }
+        let query = try PageQuery(request, info: info, ordering: ordering)
+        let result = try await pageRows(
+            table, select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count())
+        let columns = info.schema.columns.count
+        return try query.page(
+            result.rows.map { row in TableRow(id: row[0].integer ?? 0, cells: (0..<columns).map { row[1 + $0].cell }) }, request,
+            total: result.total, filtered: result.filtered ?? result.total, secret: secret
+        ) { index in Array(result.rows[index][(1 + columns)...].prefix(ordering.terms.count)) }
+    }
+
+    /// The database's plan of the page query for `request` (SQLite's `EXPLAIN QUERY PLAN`
+    /// details, PostgreSQL's `EXPLAIN` lines), to check which index serves an order.
+    public func queryPlan(of table: String, _ request: PageRequest, cursorValues: [SQLValue]? = nil) async throws -> [String] {
+        try await read { session in
+            let info = try await Self.info(table, session)
+            let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: Self.dialect)
+            let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: [:])
+            let select = query.select(after: cursorValues, offset: request.offset, limit: request.limit)
+            let explain = Self.dialect == .sqlite ? "EXPLAIN QUERY PLAN " : "EXPLAIN "
+            return try await session.select(explain + select.sql, select.arguments).map { $0.last?.cell ?? "" }
+        }
+    }
+
+    /// The in-memory index of a table, current for the catalog versions in `info`: the one
+    /// held, brought up to date from the change log, or the table read again.
+    func index(of info: _TableInfo) async throws -> _TableIndex {
+        let name = info.schema.name
+        return try await indexes.index(table: info.id, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion) { old in
+            // The versions are read before the changes and rows: an index holds at least the
+            // writes of the version it claims (a later one's too, which applying it again
+            // leaves as they are).
+            try await self.read { session in
+                let info = try await Self.info(name, session)
+                if let old, let changes = try await Self.changes(since: old.dataVersion, info, session),
+                    let updated = old.applying(changes, dataVersion: info.dataVersion)
+                {
+                    return updated
+                }
+                return try await self.loadIndex(info, session)
+            }
+        }
+    }
+}
