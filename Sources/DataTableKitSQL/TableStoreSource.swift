@@ -25,11 +25,8 @@ public struct TableStoreSource: DataTableSource {
         self.table = table
     }
 
-    public func page(_ request: DataTablePageRequest) async throws -> DataTablePage<TableRow> {
-        let page = try await store.page(
-            of: table,
-            PageRequest(
-                order: .spec(request.sort), search: request.search, columnSearch: request.filters, offset: request.offset, limit: request.limit))
+    public func page(_ request: PageRequest) async throws -> DataTablePage<TableRow> {
+        let page = try await store.page(of: table, request)
         return DataTablePage(rows: page.rows, totalCount: page.total, filteredCount: page.filtered)
     }
 

@@ -65,7 +65,7 @@ struct LazyDataTableTests {
         struct Counting: DataTableSource {
             let counter: Counter
             let failing: Bool
-            func page(_ request: DataTablePageRequest) async throws -> DataTablePage<Int> {
+            func page(_ request: PageRequest) async throws -> DataTablePage<Int> {
                 await counter.add()
                 if failing && !request.search.isEmpty { throw TableStoreError.invalid("no search here") }
                 let rows = Array(0..<100)

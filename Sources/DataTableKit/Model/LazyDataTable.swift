@@ -6,40 +6,18 @@ import SortKit
 /// reads a SQLite or PostgreSQL table this way.
 ///
 ///     struct Numbers: DataTableSource {
-///         func page(_ request: DataTablePageRequest) async throws -> DataTablePage<Int> {
+///         func page(_ request: PageRequest) async throws -> DataTablePage<Int> {
 ///             let all = Array(1...1_000_000)   // a real source asks its database instead
-///             let rows = request.sort.keys.first?.direction == .descending ? Array(all.reversed()) : all
+///             let rows = request.order.spec?.keys.first?.direction == .descending ? Array(all.reversed()) : all
 ///             return DataTablePage(rows: Array(rows.dropFirst(request.offset).prefix(request.limit)), totalCount: all.count, filteredCount: all.count)
 ///         }
 ///     }
 public protocol DataTableSource: Sendable {
     /// A row as the source gives it.
     associatedtype Row: Sendable
-    /// The rows `request` asks for, with the counts.
-    func page(_ request: DataTablePageRequest) async throws -> DataTablePage<Row>
-}
-
-/// What a ``LazyDataTable`` asks its source for.
-public struct DataTablePageRequest: Sendable, Hashable {
-    /// The order (header names).
-    public var sort: SortSpec
-    /// The multi-term search of the whole row; blank for none.
-    public var search: String
-    /// Per-column filters (column name → multi-term text).
-    public var filters: [String: String]
-    /// Rows to skip.
-    public var offset: Int
-    /// Rows wanted at most.
-    public var limit: Int
-
-    /// A request.
-    public init(sort: SortSpec = SortSpec(), search: String = "", filters: [String: String] = [:], offset: Int = 0, limit: Int = 50) {
-        self.sort = sort
-        self.search = search
-        self.filters = filters
-        self.offset = offset
-        self.limit = limit
-    }
+    /// The rows `request` asks for, with the counts. A ``LazyDataTable`` asks for a spec
+    /// order (`.spec`), its search and column filters (`columnSearch`), an offset and a limit.
+    func page(_ request: PageRequest) async throws -> DataTablePage<Row>
 }
 
 /// A page from a ``DataTableSource``.
@@ -123,8 +101,8 @@ public struct LazyDataTable<Source: DataTableSource>: Sendable {
     public var heldPages: Int { cache.count }
 
     /// The request for page `index` of the current query.
-    public func request(page index: Int) -> DataTablePageRequest {
-        DataTablePageRequest(sort: sortState.spec, search: searchText, filters: columnFilters, offset: index * pageSize, limit: pageSize)
+    public func request(page index: Int) -> PageRequest {
+        PageRequest(order: .spec(sortState.spec), search: searchText, columnSearch: columnFilters, offset: index * pageSize, limit: pageSize)
     }
 
     /// Reads the current page (again, dropping kept pages: the data may have changed).

@@ -98,22 +98,6 @@ extension SortSpec.Transform {
     }
 }
 
-/// What a query orders by: a sort spec or the table's manual order.
-public enum TableOrder: Sendable, Hashable {
-    /// A sort spec; an empty spec is id order (file order for imports).
-    case spec(SortSpec)
-    /// The manual order ("My order"), kept by move requests.
-    case manual
-
-    /// The text form: `manual`, or the spec's text.
-    public var description: String {
-        switch self {
-        case .spec(let spec): spec.description
-        case .manual: "manual"
-        }
-    }
-}
-
 /// A sort spec rendered for one table and dialect: the `ORDER BY` terms (ending with the id
 /// tie-breaker), the stored key columns they read, and keyset predicates.
 ///

@@ -11,7 +11,7 @@ import SortKit
 ///
 /// The pinned rows are read by id and matched against the search as memory does
 /// (`SearchQuery.matches(_:)`); the rest is the store's page with them left out
-/// (``PageRequest/excluding``). A cursor inside the pinned rows is `pin:N` (an offset into
+/// (`PageRequest.excluding`). A cursor inside the pinned rows is `pin:N` (an offset into
 /// them); after them, the store's own signed cursor.
 public struct PinnedRows: Sendable, Hashable {
     /// The pinned ids, first first; repeats dropped.

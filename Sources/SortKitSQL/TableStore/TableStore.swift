@@ -88,44 +88,6 @@ public struct TableRow: Sendable, Hashable {
     }
 }
 
-/// What to read: order, search, and where the page starts.
-public struct PageRequest: Sendable, Hashable {
-    /// The order.
-    public var order: TableOrder
-    /// A multi-term search (`SearchQuery`); blank for none.
-    public var search: String
-    /// Per-column searches (column name → multi-term text), each matched against that
-    /// column's folded text only; blank values are ignored.
-    public var columnSearch: [String: String]
-    /// Rows to skip (ignored with a cursor).
-    public var offset: Int
-    /// At most this many rows.
-    public var limit: Int
-    /// A cursor from a previous page's ``TablePage/next``: the page starts after its row.
-    public var after: String?
-    /// Rows left out of the page and of ``TablePage/filtered``: rows pinned to the top, which
-    /// a caller shows apart (see ``PinnedRows``).
-    public var excluding: [Int64]
-    /// Set for a download: a store that serves the page from its in-memory index writes the
-    /// rows as CSV records into ``TablePage/csv`` (and leaves ``TablePage/rows`` empty),
-    /// straight from the index's bytes; others answer with rows as always.
-    public var csv: CSVExport?
-
-    /// A request; by default the first 50 rows in id order.
-    public init(
-        order: TableOrder = .spec(SortSpec()), search: String = "", columnSearch: [String: String] = [:],
-        offset: Int = 0, limit: Int = 50, after: String? = nil, excluding: [Int64] = []
-    ) {
-        self.excluding = excluding
-        self.order = order
-        self.search = search
-        self.columnSearch = columnSearch
-        self.offset = offset
-        self.limit = limit
-        self.after = after
-    }
-}
-
 extension PageRequest {
     /// Checks the limit and offset, and decodes the cursor (signed with `secret`, for this
     /// request's order and search).
@@ -151,7 +113,7 @@ extension PageRequest {
 public struct TablePage: Sendable, Hashable {
     /// The rows, in order (none when they are in ``csv``).
     public var rows: [TableRow]
-    /// The rows as CSV records, when the request asked for them (``PageRequest/csv``) and the
+    /// The rows as CSV records, when the request asked for them (`PageRequest.csv`) and the
     /// store could write them so; `nil` means they are in ``rows``.
     public var csv: [UInt8]? = nil
     /// Rows in the table.

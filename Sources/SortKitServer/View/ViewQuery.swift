@@ -8,7 +8,7 @@ import SortKitSQL
 ///
 /// The JSON API, the pages, the CSV download and (through its own protocol) the DataTables
 /// endpoint all read a view through this type; ``resolved(against:server:)`` checks it
-/// against the table and gives the store's ``PageRequest``.
+/// against the table and gives the store's `PageRequest`.
 ///
 ///     let query = try ViewQuery(FormParameters("sort=-price&q=zola&page=2"), limits: RequestLimits())
 ///     query.url("/tables/books", page: 3)   // "/tables/books?sort=-price&q=zola&page=3"

@@ -1,5 +1,3 @@
-import SortKit
-
 /// How a download writes rows as CSV: RFC 4180 records (SortKit's `CSV.appendQuoted(_:delimiter:to:)`,
 /// one `\n` after each) whose text cells can't run as spreadsheet formulas.
 ///
@@ -11,7 +9,7 @@ import SortKit
 /// nothing else (`-5`, `+1.5e3`). With `defusing: nil` cells are written exactly as stored.
 ///
 /// Set it as ``PageRequest/csv`` and a store that serves the page from its in-memory index
-/// writes the rows straight from the index's bytes into ``TablePage/csv``; otherwise the page
+/// writes the rows straight from the index's bytes into SortKitSQL's `TablePage.csv`; otherwise the page
 /// comes as rows and ``appendRecords(_:to:)`` writes them — the same bytes either way.
 ///
 ///     let export = CSVExport(defusing: [.string, .string, .string])
@@ -41,7 +39,7 @@ public struct CSVExport: Sendable, Hashable {
 
     /// Appends cell `column` of a record of `count` cells, with the `,` before it.
     @inline(__always)
-    func appendCell(_ bytes: UnsafeBufferPointer<UInt8>, column: Int, count: Int, to output: inout [UInt8]) {
+    package func appendCell(_ bytes: UnsafeBufferPointer<UInt8>, column: Int, count: Int, to output: inout [UInt8]) {
         if column > 0 { output.append(UInt8(ascii: ",")) }
         // A record of one empty field is written `""`: as a blank line, readers that skip
         // blank lines (pandas, spreadsheets) would drop it.
