@@ -123,43 +123,43 @@ extension ColumnType {
     var isNumeric: Bool { self == .integer || self == .float }
 }
 
-/// The start page's view model (`index.mustache`). The models answer the templates' names
-/// themselves (``MustacheParent``): swift-mustache otherwise finds each value by reflection
-/// (`Mirror`), which made a 25-row page five times slower to render.
-struct IndexModel: MustacheParent, Hashable, Sendable {
-    struct Table: MustacheParent, Hashable, Sendable {
+/// A view model that answers the templates' names itself (``MustacheParent``), from a table of
+/// names and reads: swift-mustache otherwise finds each value by reflection (`Mirror`), which
+/// made a 25-row page five times slower to render.
+protocol _TemplateModel: MustacheParent {
+    static var fields: _TemplateFields<Self> { get }
+}
+
+/// The values a template names, each read from the model.
+typealias _TemplateFields<Model> = [String: @Sendable (Model) -> Any?]
+
+extension _TemplateModel {
+    func child(named name: String) -> Any? {
+        Self.fields[name].flatMap { $0(self) }
+    }
+}
+
+/// The start page's view model (`index.mustache`).
+struct IndexModel: _TemplateModel, Hashable, Sendable {
+    struct Table: _TemplateModel, Hashable, Sendable {
         var name: String
         var href: String
         var rows: Int
         var columns: String
 
-        func child(named name: String) -> Any? {
-            switch name {
-            case "name": self.name
-            case "href": href
-            case "rows": rows
-            case "columns": columns
-            default: nil
-            }
-        }
+        static let fields: _TemplateFields<Self> = ["name": { $0.name }, "href": { $0.href }, "rows": { $0.rows }, "columns": { $0.columns }]
     }
 
     var title: String
     var tables: [Table]
 
-    func child(named name: String) -> Any? {
-        switch name {
-        case "title": title
-        case "tables": tables
-        default: nil
-        }
-    }
+    static let fields: _TemplateFields<Self> = ["title": { $0.title }, "tables": { $0.tables }]
 }
 
 /// The table page's view model (`table.mustache`): only values, no markup; the template
 /// escapes each one.
-struct TableModel: MustacheParent, Hashable, Sendable {
-    struct Header: MustacheParent, Hashable, Sendable {
+struct TableModel: _TemplateModel, Hashable, Sendable {
+    struct Header: _TemplateModel, Hashable, Sendable {
         var name: String
         var ariaSort: String
         var classes: String?
@@ -168,89 +168,48 @@ struct TableModel: MustacheParent, Hashable, Sendable {
         var indicator: String
         var removeHref: String?
 
-        func child(named key: String) -> Any? {
-            switch key {
-            case "name": name
-            case "ariaSort": ariaSort
-            case "classes": classes as Any?
-            case "href": href
-            case "addHref": addHref
-            case "indicator": indicator
-            case "removeHref": removeHref as Any?
-            default: nil
-            }
-        }
+        static let fields: _TemplateFields<Self> = [
+            "name": { $0.name }, "ariaSort": { $0.ariaSort }, "classes": { $0.classes }, "href": { $0.href }, "addHref": { $0.addHref },
+            "indicator": { $0.indicator }, "removeHref": { $0.removeHref },
+        ]
     }
 
-    struct Filter: MustacheParent, Hashable, Sendable {
+    struct Filter: _TemplateModel, Hashable, Sendable {
         var column: String
         var value: String
 
-        func child(named key: String) -> Any? {
-            switch key {
-            case "column": column
-            case "value": value
-            default: nil
-            }
-        }
+        static let fields: _TemplateFields<Self> = ["column": { $0.column }, "value": { $0.value }]
     }
 
-    struct Row: MustacheParent, Hashable, Sendable {
+    struct Row: _TemplateModel, Hashable, Sendable {
         var id: Int64
         var pinned: Bool
         var cells: [Cell]
 
-        func child(named key: String) -> Any? {
-            switch key {
-            case "id": id
-            case "pinned": pinned
-            case "cells": cells
-            default: nil
-            }
-        }
+        static let fields: _TemplateFields<Self> = ["id": { $0.id }, "pinned": { $0.pinned }, "cells": { $0.cells }]
     }
 
-    struct Cell: MustacheParent, Hashable, Sendable {
+    struct Cell: _TemplateModel, Hashable, Sendable {
         var column: String
         var classes: String
         var text: String
 
-        func child(named key: String) -> Any? {
-            switch key {
-            case "column": column
-            case "classes": classes
-            case "text": text
-            default: nil
-            }
-        }
+        static let fields: _TemplateFields<Self> = ["column": { $0.column }, "classes": { $0.classes }, "text": { $0.text }]
     }
 
-    struct Option: MustacheParent, Hashable, Sendable {
+    struct Option: _TemplateModel, Hashable, Sendable {
         var label: String
         var value: String?
         var selected: Bool
 
-        func child(named key: String) -> Any? {
-            switch key {
-            case "label": label
-            case "value": value as Any?
-            case "selected": selected
-            default: nil
-            }
-        }
+        static let fields: _TemplateFields<Self> = ["label": { $0.label }, "value": { $0.value }, "selected": { $0.selected }]
     }
 
-    struct Column: MustacheParent, Hashable, Sendable {
+    struct Column: _TemplateModel, Hashable, Sendable {
         var name: String
         var type: String
 
-        func child(named key: String) -> Any? {
-            switch key {
-            case "name": name
-            case "type": type
-            default: nil
-            }
-        }
+        static let fields: _TemplateFields<Self> = ["name": { $0.name }, "type": { $0.type }]
     }
 
     var title: String
@@ -278,33 +237,11 @@ struct TableModel: MustacheParent, Hashable, Sendable {
     var previousHref: String?
     var nextHref: String?
 
-    func child(named key: String) -> Any? {
-        switch key {
-        case "title": title
-        case "table": table
-        case "manual": manual
-        case "formAction": formAction
-        case "search": search
-        case "presets": presets
-        case "sizes": sizes
-        case "sortField": sortField as Any?
-        case "columns": columns
-        case "downloadHref": downloadHref
-        case "resetHref": resetHref
-        case "filtered": filtered
-        case "total": total
-        case "narrowed": narrowed
-        case "headers": headers
-        case "filters": filters
-        case "rows": rows
-        case "emptySpan": emptySpan
-        case "first": first
-        case "last": last
-        case "page": page
-        case "pageCount": pageCount
-        case "previousHref": previousHref as Any?
-        case "nextHref": nextHref as Any?
-        default: nil
-        }
-    }
+    static let fields: _TemplateFields<Self> = [
+        "title": { $0.title }, "table": { $0.table }, "manual": { $0.manual }, "formAction": { $0.formAction }, "search": { $0.search },
+        "presets": { $0.presets }, "sizes": { $0.sizes }, "sortField": { $0.sortField }, "columns": { $0.columns }, "downloadHref": { $0.downloadHref },
+        "resetHref": { $0.resetHref }, "filtered": { $0.filtered }, "total": { $0.total }, "narrowed": { $0.narrowed }, "headers": { $0.headers },
+        "filters": { $0.filters }, "rows": { $0.rows }, "emptySpan": { $0.emptySpan }, "first": { $0.first }, "last": { $0.last }, "page": { $0.page },
+        "pageCount": { $0.pageCount }, "previousHref": { $0.previousHref }, "nextHref": { $0.nextHref },
+    ]
 }
