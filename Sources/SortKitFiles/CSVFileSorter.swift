@@ -225,17 +225,18 @@ public struct CSVFileSorter: Sendable {
     /// Makes `folder` in its parent, which must exist (only the folder itself is made: a
     /// missing `TMPDIR` is named, not created); the error says why it can't be made.
     package static func makeFolder(_ folder: URL) throws -> URL {
-        let parent = folder.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
-        } catch {
-            var isFolder: ObjCBool = false
-            let reason =
-                FileManager.default.fileExists(atPath: parent.path, isDirectory: &isFolder)
-                ? (isFolder.boolValue ? "it can't be written" : "it isn't a folder") : "it doesn't exist"
-            throw Failure("cannot make a temporary folder in '\(parent.path)': \(reason) (set TMPDIR to a writable folder)")
-        }
-        return folder
+        // mkdir(2) itself, for its errno: the reason is named, not guessed.
+        guard mkdir(folder.path, 0o700) != 0 else { return folder }
+        let code = errno
+        let reason =
+            switch code {
+            case ENOENT: "it doesn't exist"
+            case ENOTDIR: "it isn't a folder"
+            case EACCES, EPERM, EROFS: "it can't be written"
+            default: String(cString: strerror(code))
+            }
+        throw Failure(
+            "cannot make a temporary folder in '\(folder.deletingLastPathComponent().path)': \(reason) (set TMPDIR to a writable folder)")
     }
 
     /// `input` if it can be read more than once (a regular file, or a link to one); a pipe, a
