@@ -20,9 +20,9 @@ struct BenchBook: Sendable, Equatable {
     }
 
     let id: Int
-    let title: String
-    let author: String
+    let title, author: String
     let status: Status
+    /// The status's place in the declared order, for closures that sort by it.
     let statusRank: Int
     let price: Double
     let published: Date?

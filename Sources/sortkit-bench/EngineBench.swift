@@ -119,63 +119,24 @@ struct EngineBench: ParsableCommand {
     }
 
     func runNumbers(_ books: [BenchBook], _ report: inout Report) throws {
-        let n = books.count
-
         // Single keys; every anchor is a literal closure, as a tuned hand-written sort would be.
-        let intClosure = try time("Int (pages)", n, "closure", &report) {
+        try runSingleKey("Int (pages)", books, \.pages, SortKey(\.pages), &report, less: { $0.pages < $1.pages }) {
             books.sorted { $0.pages < $1.pages }
-        } verify: {
-            checkSorted($0) { $0.pages < $1.pages }
         }
-        let intFoundation = try time("Int (pages)", n, "Foundation", &report, runs: foundationRuns, optional: true) {
-            books.sorted(using: KeyPathComparator(\BenchBook.pages))
-        } verify: {
-            checkSorted($0) { $0.pages < $1.pages }
-        }
-        try time("Int (pages)", n, "SortKit", &report, closure: intClosure, foundation: intFoundation) {
-            books.sorted(by: [SortKey(\.pages)])
-        } verify: {
-            checkSortKit($0, [SortKey(\.pages)])
-        }
-
-        let doubleClosure = try time("Double (price)", n, "closure", &report) {
+        try runSingleKey("Double (price)", books, \.price, SortKey(\.price), &report, less: { $0.price < $1.price }) {
             books.sorted { $0.price < $1.price }
-        } verify: {
-            checkSorted($0) { $0.price < $1.price }
-        }
-        let doubleFoundation = try time("Double (price)", n, "Foundation", &report, runs: foundationRuns, optional: true) {
-            books.sorted(using: KeyPathComparator(\BenchBook.price))
-        } verify: {
-            checkSorted($0) { $0.price < $1.price }
-        }
-        try time("Double (price)", n, "SortKit", &report, closure: doubleClosure, foundation: doubleFoundation) {
-            books.sorted(by: [SortKey(\.price)])
-        } verify: {
-            checkSortKit($0, [SortKey(\.price)])
         }
     }
 
     func runStrings(_ books: [BenchBook], _ report: inout Report) throws {
         let n = books.count
-        let stringClosure = try time("String (title, binary)", n, "closure", &report) {
+        let plain = try runSingleKey(
+            "String (title, binary)", books, \.title, SortKey(\.title, collation: .binary), &report, less: { $0.title < $1.title }
+        ) {
             books.sorted { $0.title < $1.title }
-        } verify: {
-            checkSorted($0) { $0.title < $1.title }
         }
-        let stringFoundation = try time("String (title, binary)", n, "Foundation", &report, runs: foundationRuns, optional: true) {
-            books.sorted(using: KeyPathComparator(\BenchBook.title))
-        } verify: {
-            checkSorted($0) { $0.title < $1.title }
-        }
-        try time("String (title, binary)", n, "SortKit", &report, closure: stringClosure, foundation: stringFoundation) {
-            books.sorted(by: [SortKey(\.title, collation: .binary)])
-        } verify: {
-            checkSortKit($0, [SortKey(\.title, collation: .binary)])
-        }
-
         // Natural and case-insensitive titles: SortKit's collations against plain `<` (which
         // knows neither) and against Foundation's options that do.
-        let plain = stringClosure
         let standard = try time("natural title", n, "Foundation localizedStandardCompare", &report, runs: foundationRuns, optional: true) {
             books.sorted { $0.title.localizedStandardCompare($1.title) == .orderedAscending }
         } verify: { _ in
@@ -196,6 +157,30 @@ struct EngineBench: ParsableCommand {
         } verify: {
             checkSortKit($0, [SortKey(\.title, collation: .caseInsensitive)])
         }
+    }
+
+    /// One key three ways: `closureSort` (the anchor: a sort by a literal closure, written at
+    /// the call so it is specialized as a tuned hand-written sort would be), Foundation's
+    /// `KeyPathComparator` on `path`, and SortKit's `key`; each result checked by `less`.
+    /// Returns the anchor's measurement.
+    @discardableResult
+    func runSingleKey<Value: Comparable>(
+        _ name: String, _ books: [BenchBook], _ path: any KeyPath<BenchBook, Value> & Sendable, _ key: SortKey<BenchBook>, _ report: inout Report,
+        less: (BenchBook, BenchBook) -> Bool, _ closureSort: () -> [BenchBook]
+    ) throws -> Measurement {
+        let n = books.count
+        let closure = try time(name, n, "closure", &report, closureSort) { checkSorted($0, less) }
+        let foundation = try time(name, n, "Foundation", &report, runs: foundationRuns, optional: true) {
+            books.sorted(using: KeyPathComparator(path))
+        } verify: {
+            checkSorted($0, less)
+        }
+        try time(name, n, "SortKit", &report, closure: closure, foundation: foundation) {
+            books.sorted(by: [key])
+        } verify: {
+            checkSortKit($0, [key])
+        }
+        return closure
     }
 
     @discardableResult

@@ -12,13 +12,7 @@ public enum LabelPlanner {
     public static func insert<Reader: LabelReader, Random: RandomNumberGenerator>(
         _ id: Reader.ID, after predecessor: Reader.ID?, in list: Reader, using random: inout Random
     ) throws -> [LabelWrite<Reader.ID>] {
-        let low: UInt64?
-        if let predecessor {
-            guard let label = try list.label(of: predecessor) else { throw OrderKeyError.unknownID(predecessor) }
-            low = label
-        } else {
-            low = nil
-        }
+        let low = try anchorLabel(predecessor, in: list)
         let high = try low.map { try list.label(after: $0) } ?? list.firstLabel()
         return try place(id, between: low, and: high, in: list, using: &random)
     }
@@ -29,15 +23,18 @@ public enum LabelPlanner {
     public static func insert<Reader: LabelReader, Random: RandomNumberGenerator>(
         _ id: Reader.ID, before successor: Reader.ID?, in list: Reader, using random: inout Random
     ) throws -> [LabelWrite<Reader.ID>] {
-        let high: UInt64?
-        if let successor {
-            guard let label = try list.label(of: successor) else { throw OrderKeyError.unknownID(successor) }
-            high = label
-        } else {
-            high = nil
-        }
+        let high = try anchorLabel(successor, in: list)
         let low = try high.map { try list.label(before: $0) } ?? list.lastLabel()
         return try place(id, between: low, and: high, in: list, using: &random)
+    }
+
+    /// The label of an anchor: `nil` for none (the list's start or end).
+    ///
+    /// - Throws: ``OrderKeyError/unknownID(_:)`` for an anchor that isn't in the list.
+    static func anchorLabel<Reader: LabelReader>(_ anchor: Reader.ID?, in list: Reader) throws -> UInt64? {
+        guard let anchor else { return nil }
+        guard let label = try list.label(of: anchor) else { throw OrderKeyError.unknownID(anchor) }
+        return label
     }
 
     /// Places `id` between two adjacent labels (`nil`: the list's start or end).

@@ -103,10 +103,7 @@ public struct OrderedList<ID: Hashable> {
     ///   is unchanged.
     @discardableResult
     public mutating func insert(_ id: ID, after predecessor: ID?) throws -> [LabelWrite<ID>] {
-        guard labels[id] == nil else { throw OrderKeyError.duplicateID(id) }
-        let writes = try LabelPlanner.insert(id, after: predecessor, in: self, using: &random)
-        apply(writes)
-        return writes
+        try adding(id) { list, random in try LabelPlanner.insert(id, after: predecessor, in: list, using: &random) }
     }
 
     /// Inserts `id` right before `successor` (at the end if `nil`).
@@ -114,8 +111,15 @@ public struct OrderedList<ID: Hashable> {
     /// - Throws: ``OrderKeyError`` for a duplicate `id` or an unknown `successor`.
     @discardableResult
     public mutating func insert(_ id: ID, before successor: ID?) throws -> [LabelWrite<ID>] {
+        try adding(id) { list, random in try LabelPlanner.insert(id, before: successor, in: list, using: &random) }
+    }
+
+    /// Adds the new `id` with the writes `plan` makes against the list as it is.
+    private mutating func adding(
+        _ id: ID, _ plan: (OrderedList, inout SplitMix64) throws -> [LabelWrite<ID>]
+    ) throws -> [LabelWrite<ID>] {
         guard labels[id] == nil else { throw OrderKeyError.duplicateID(id) }
-        let writes = try LabelPlanner.insert(id, before: successor, in: self, using: &random)
+        let writes = try plan(self, &random)
         apply(writes)
         return writes
     }

@@ -99,40 +99,42 @@ public final class SQLiteOrderedListStore: Sendable {
     /// - Throws: `OrderKeyError` for an id already in the list or an unknown predecessor.
     @discardableResult
     public func insert(_ id: Int64, after predecessor: Int64?, in list: String) throws -> [LabelWrite<Int64>] {
-        try transaction(list) { reader in
-            guard try reader.label(of: id) == nil else { throw OrderKeyError.duplicateID(id) }
-            var random = SystemRandomNumberGenerator()
-            return try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
-        }
+        try place(id, .after(predecessor), in: list, moving: false)
     }
 
     /// Inserts `id` right before `successor` (at the end if `nil`).
     @discardableResult
     public func insert(_ id: Int64, before successor: Int64?, in list: String) throws -> [LabelWrite<Int64>] {
-        try transaction(list) { reader in
-            guard try reader.label(of: id) == nil else { throw OrderKeyError.duplicateID(id) }
-            var random = SystemRandomNumberGenerator()
-            return try LabelPlanner.insert(id, before: successor, in: reader, using: &random)
-        }
+        try place(id, .before(successor), in: list, moving: false)
     }
 
     /// Moves `id` right after `predecessor` (to the front if `nil`). Usually writes one row.
     @discardableResult
     public func move(_ id: Int64, after predecessor: Int64?, in list: String) throws -> [LabelWrite<Int64>] {
-        try transaction(list) { reader in
-            guard try reader.detach(id, anchor: predecessor) else { return [] }
-            var random = SystemRandomNumberGenerator()
-            return try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
-        }
+        try place(id, .after(predecessor), in: list, moving: true)
     }
 
     /// Moves `id` right before `successor` (to the end if `nil`). Usually writes one row.
     @discardableResult
     public func move(_ id: Int64, before successor: Int64?, in list: String) throws -> [LabelWrite<Int64>] {
+        try place(id, .before(successor), in: list, moving: true)
+    }
+
+    /// Places `id` next to its anchor: a new id (`moving` false: one already in the list
+    /// throws), or one taken out of the list first (a move onto itself changes nothing).
+    private func place(_ id: Int64, _ placement: _Placement, in list: String, moving: Bool) throws -> [LabelWrite<Int64>] {
         try transaction(list) { reader in
-            guard try reader.detach(id, anchor: successor) else { return [] }
+            switch (placement, moving) {
+            case (.after(let anchor), true), (.before(let anchor), true):
+                guard try reader.detach(id, anchor: anchor) else { return [] }
+            case (_, false):
+                guard try reader.label(of: id) == nil else { throw OrderKeyError.duplicateID(id) }
+            }
             var random = SystemRandomNumberGenerator()
-            return try LabelPlanner.insert(id, before: successor, in: reader, using: &random)
+            switch placement {
+            case .after(let predecessor): return try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
+            case .before(let successor): return try LabelPlanner.insert(id, before: successor, in: reader, using: &random)
+            }
         }
     }
 
