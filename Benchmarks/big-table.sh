@@ -20,8 +20,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-1000000}
 runs=${2:-5}
-swift build -c release --product sortkit >/dev/null
-swift build -c release --product sortkit-bench >/dev/null
+# SORTKIT_SKIP_BUILD=1: use the release binaries built already (sources being edited meanwhile).
+if [ -z "${SORTKIT_SKIP_BUILD:-}" ]; then
+  swift build -c release --product sortkit >/dev/null
+  swift build -c release --product sortkit-bench >/dev/null
+fi
 bin=$(swift build -c release --show-bin-path)
 # SORTKIT_BIN: another sortkit binary to serve and view with (an earlier build, to compare).
 sortkit=${SORTKIT_BIN:-$bin/sortkit}

@@ -40,6 +40,33 @@ struct BulkTests {
         }
     }
 
+    @Test(
+        "Blocks moved into one gap again and again (evenly spaced, then row by row with relabels) and to both ends agree with a model",
+        arguments: Backend.available)
+    func denseGap(_ backend: Backend) async throws {
+        let store = try await Self.populated(backend, count: 60)
+        var model = Array(Int64(1)...60)
+        func move(_ block: [Int64], _ destination: MoveDestination) async throws {
+            try await store.move(block, in: "t", to: destination)
+            model.removeAll { block.contains($0) }
+            switch destination {
+            case .after(let anchor): model.insert(contentsOf: block, at: model.firstIndex(of: anchor)! + 1)
+            case .before(let anchor): model.insert(contentsOf: block, at: model.firstIndex(of: anchor)!)
+            case .toIndex: Issue.record("not a block destination")
+            }
+            #expect(try await Self.manual(store) == model, "\(backend): block \(block) to \(destination)")
+        }
+        // Each block halves and more the gap after row 1: past 2^20 apart, rows go one by one.
+        for round in 0..<12 {
+            let block = model.filter { $0 != 1 && $0 != 2 }.suffix(5 + round % 3)
+            try await move(Array(block), .after(1))
+        }
+        try await move([30, 31, 32], .before(model.first { !(30...32).contains($0) }!))
+        try await move([1, 2], .after(model.last { $0 > 2 }!))
+        try await move(Array(model.suffix(20)), .before(model[0]))
+        #expect(Set(model).count == 60)
+    }
+
     @Test("keepingOrder moves a block as its rows stand in the manual order, whatever order they are listed in", arguments: Backend.available)
     func keepingOrder(_ backend: Backend) async throws {
         let store = try await Self.populated(backend, count: 12)

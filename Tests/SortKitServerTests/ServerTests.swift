@@ -266,3 +266,36 @@ struct PageTests {
         }
     }
 }
+
+@Suite("One catalog read per request")
+struct CatalogReadTests {
+    /// Runs `body` and returns how many times it read a table's catalog entry.
+    func catalogReads(_ body: () async throws -> Void) async throws -> Int {
+        let reads = _CatalogReads()
+        try await _CatalogReads.$counter.withValue(reads) { try await body() }
+        return reads.count
+    }
+
+    @Test("A JSON page, an HTML page, a DataTables page and a download each read the catalog once, pins and SQL orders too")
+    func once() async throws {
+        let server = try await makeServer(books: 120)
+        let api = APIHandlers(server: server)
+        func view(_ query: String) throws -> ViewQuery {
+            try ViewQuery(FormParameters(query, limit: server.limits.maxParameters), limits: server.limits)
+        }
+        // The index is built first, so the reads counted are the requests' own.
+        _ = try await api.rows("books", query: view("sort=title"))
+        for query in ["sort=title", "sort=-price,title&q=the", "preset=manual", "sort=title&offset=40"] {
+            #expect(try await catalogReads { _ = try await api.rows("books", query: view(query)) } == 1, "\(query)")
+        }
+        #expect(try await catalogReads { _ = try await Pages(server: server).table("books", query: view("sort=-price")) } == 1)
+        let form = FormParameters("draw=1&start=0&length=10&columns%5B0%5D%5Bdata%5D=title&order%5B0%5D%5Bcolumn%5D=0")
+        #expect(try await catalogReads { _ = try await api.dataTables("books", form: form) } == 1)
+        #expect(try await catalogReads { _ = try await api.csv("books", query: view("sort=title")) } == 1)
+        // Pinned rows are read as rows of the table already read.
+        let pinning = APIHandlers(server: SortKitServer(store: server.store, sortSettings: ["books": TableSortSettings(pinned: PinnedRows([5, 9]))]))
+        #expect(try await catalogReads { _ = try await pinning.rows("books", query: view("sort=title")) } == 1)
+        // A write is counted too: its own read, not a second one.
+        #expect(try await catalogReads { _ = try await server.store.move(3, in: "books", to: .after(1)) } == 1)
+    }
+}

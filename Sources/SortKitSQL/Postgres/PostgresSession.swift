@@ -15,7 +15,7 @@ struct _PostgresSession: _SQLSession {
             .collect().map { $0.makeRandomAccess() }
     }
 
-    func select(_ sql: String, _ values: [SQLValue]) async throws -> [[SQLValue]] {
+    func select(_ sql: String, _ values: [SQLValue], long: Bool) async throws -> [[SQLValue]] {
         try await rows(sql, values).map { row in try row.map { try SQLValue($0) } }
     }
 
@@ -26,7 +26,7 @@ struct _PostgresSession: _SQLSession {
     }
 
     /// Runs a statement.
-    func execute(_ sql: String, _ values: [SQLValue] = []) async throws {
+    func execute(_ sql: String, _ values: [SQLValue], long: Bool) async throws {
         _ = try await rows(sql, values)
     }
 

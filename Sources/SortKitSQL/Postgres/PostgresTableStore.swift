@@ -178,16 +178,14 @@ public final class PostgresTableStore: _SQLTableStore {
 
     /// The page's statements in one transaction, bounded by `statement_timeout`.
     func pageRows(
-        _ table: String, select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
-    ) async throws -> (rows: [[SQLValue]], total: Int, filtered: Int?) {
+        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
+    ) async throws -> (rows: [[SQLValue]], filtered: Int?) {
         let milliseconds = max(1, queryBudget._nanoseconds / 1_000_000)
         return try await Self.transaction(client, logger, budget: queryBudget) { session in
             try await session.execute("SET LOCAL statement_timeout = \(milliseconds)")
             let rows = try await session.select(select.sql, select.arguments)
-            let total = try await session.integer("SELECT row_count FROM sortkit_table WHERE name = $1", [.text(table)]) ?? 0
-            var filtered: Int?
-            if let count { filtered = Int(try await session.integer(count.sql, count.arguments) ?? 0) }
-            return (rows, Int(total), filtered)
+            guard let count else { return (rows, nil) }
+            return (rows, Int(try await session.integer(count.sql, count.arguments) ?? 0))
         }
     }
 

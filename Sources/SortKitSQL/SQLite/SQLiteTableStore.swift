@@ -190,10 +190,12 @@ public final class SQLiteTableStore: _SQLTableStore {
         await turns.take()
         defer { turns.pass() }
         let session = _SQLiteSession(database: database, writing: true)
-        try await session.execute(durable ? "BEGIN IMMEDIATE" : "PRAGMA synchronous = OFF; BEGIN IMMEDIATE")
+        if !durable { try await session.execute("PRAGMA synchronous = OFF") }
+        try await session.execute("BEGIN IMMEDIATE")
         do {
             let value = try await body(session)
-            try await session.execute(durable ? "COMMIT" : "COMMIT; PRAGMA synchronous = NORMAL")
+            try await session.execute("COMMIT")
+            if !durable { try await session.execute("PRAGMA synchronous = NORMAL") }
             checkpointer.afterWrite()
             return value
         } catch {
@@ -276,15 +278,14 @@ public final class SQLiteTableStore: _SQLTableStore {
 
     /// The page's statements on one reader, in one snapshot, interrupted past the budget.
     func pageRows(
-        _ table: String, select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
-    ) async throws -> (rows: [[SQLValue]], total: Int, filtered: Int?) {
+        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
+    ) async throws -> (rows: [[SQLValue]], filtered: Int?) {
         try await read(budget: queryBudget) { db in
             func rows(_ statement: (sql: String, arguments: [SQLValue])) throws -> [[SQLValue]] {
                 try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments(statement.arguments.map(\.databaseValue)))
                     .map { $0.databaseValues.map(SQLValue.init) }
             }
-            let total = try Int.fetchOne(db, sql: "SELECT row_count FROM sortkit_table WHERE name = ?", arguments: [table]) ?? 0
-            return (try rows(select), total, try count.map { Int(try rows($0).first?.first?.integer ?? 0) })
+            return (try rows(select), try count.map { Int(try rows($0).first?.first?.integer ?? 0) })
         }
     }
 
@@ -321,16 +322,27 @@ struct _SQLiteSession: _SQLSession {
     let database: DatabasePool
     let writing: Bool
 
-    func select(_ sql: String, _ values: [SQLValue]) async throws -> [[SQLValue]] {
+    func select(_ sql: String, _ values: [SQLValue], long: Bool) async throws -> [[SQLValue]] {
         let sql = Self.numbered(sql)
-        return try await onConnection { db in
-            try Row.fetchAll(db, sql: sql, arguments: StatementArguments(values.map(\.databaseValue))).map { $0.databaseValues.map(SQLValue.init) }
+        let read: @Sendable (Database) throws -> [[SQLValue]] = { db in
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values.map(\.databaseValue)))
+                .map { $0.databaseValues.map(SQLValue.init) }
         }
+        return long ? try await onConnection(read) : try visit(read)
     }
 
-    func execute(_ sql: String, _ values: [SQLValue]) async throws {
+    func execute(_ sql: String, _ values: [SQLValue], long: Bool) async throws {
         let sql = Self.numbered(sql)
-        try await onConnection { db in try db.execute(sql: sql, arguments: StatementArguments(values.map(\.databaseValue))) }
+        let run: @Sendable (Database) throws -> Void = { db in try db.execute(sql: sql, arguments: StatementArguments(values.map(\.databaseValue))) }
+        long ? try await onConnection(run) : try visit(run)
+    }
+
+    /// One statement on the connection, waited for in place: the statements of a write and
+    /// the core's reads are short, and a wait on the writer's queue (idle while this write
+    /// holds its turn) costs a fraction of a task's suspension and resumption — which made
+    /// an insert over HTTP 1.5× slower. Long work goes through ``onConnection(_:)``.
+    private func visit<T>(_ body: (Database) throws -> T) throws -> T {
+        writing ? try database.writeWithoutTransaction(body) : try database.read(body)
     }
 
     /// Runs `body` on the session's connection (for work done in one visit: a bulk insert).

@@ -30,6 +30,12 @@ public struct PinnedRows: Sendable, Hashable {
     ///
     /// - Throws: what the store throws; ``TableStoreError`` for a malformed `pin:` cursor.
     public func page(of table: String, _ request: PageRequest, in store: any TableStore) async throws -> TablePage {
+        try await page(of: store.table(table), request, in: store)
+    }
+
+    /// The page `request` asks for with the pinned rows first, of `table` as
+    /// ``TableStore/table(_:)`` read it (no other read of the catalog).
+    public func page(of table: StoredTable, _ request: PageRequest, in store: any TableStore) async throws -> TablePage {
         guard !ids.isEmpty else { return try await store.page(of: table, request) }
         // Pinned rows come as rows; so does the rest of their page, to be joined to them.
         var request = request
@@ -67,8 +73,8 @@ public struct PinnedRows: Sendable, Hashable {
 
     /// The pinned rows that exist and match the request's search and column searches, in
     /// pinned order.
-    func matching(_ table: String, _ request: PageRequest, in store: any TableStore) async throws -> [TableRow] {
-        let schema = try await store.schema(of: table)
+    func matching(_ table: StoredTable, _ request: PageRequest, in store: any TableStore) async throws -> [TableRow] {
+        let schema = table.schema
         let search = SearchQuery(request.search)
         var columnSearch: [(column: Int, query: SearchQuery)] = []
         for (name, text) in request.columnSearch.sorted(by: { $0.key < $1.key }) where !SearchQuery(text).isBlank {

@@ -7,19 +7,21 @@ import SortKit
 /// The core writes its SQL once, with PostgreSQL's `$1`, `$2`, … placeholders (SQLite reads
 /// them as `?1`, `?2`, …), and asks ``SQLDialect`` for the few spellings that differ.
 protocol _SQLSession: Sendable {
-    /// The rows of `sql` with `values` bound to `$1`, `$2`, …, each as its values.
-    func select(_ sql: String, _ values: [SQLValue]) async throws -> [[SQLValue]]
-    /// Runs a statement.
-    func execute(_ sql: String, _ values: [SQLValue]) async throws
+    /// The rows of `sql` with `values` bound to `$1`, `$2`, …, each as its values. A `long`
+    /// statement reads or writes a whole table (or builds its index): a session that waits for
+    /// short statements in place runs it without holding a thread.
+    func select(_ sql: String, _ values: [SQLValue], long: Bool) async throws -> [[SQLValue]]
+    /// Runs a statement (`long`: as in ``select(_:_:long:)``).
+    func execute(_ sql: String, _ values: [SQLValue], long: Bool) async throws
 }
 
 extension _SQLSession {
-    func select(_ sql: String) async throws -> [[SQLValue]] {
-        try await select(sql, [])
+    func select(_ sql: String, _ values: [SQLValue] = []) async throws -> [[SQLValue]] {
+        try await select(sql, values, long: false)
     }
 
-    func execute(_ sql: String) async throws {
-        try await execute(sql, [])
+    func execute(_ sql: String, _ values: [SQLValue] = []) async throws {
+        try await execute(sql, values, long: false)
     }
 
     /// The first column of the first row, if any.
@@ -82,6 +84,10 @@ extension SQLDialect {
             ? "(SELECT i.value AS id, p.value AS pos FROM json_each($\(n)) AS i JOIN json_each($\(n + 1)) AS p ON p.key = i.key) AS z"
             : "unnest($\(n)::bigint[], $\(n + 1)::bigint[]) AS z(id, pos)"
     }
+
+    /// Whether a `WITH` can hold a `DELETE … RETURNING` (PostgreSQL): two statements in one
+    /// round trip.
+    var writesInWith: Bool { self == .postgresql }
 
     /// A boolean literal.
     func boolean(_ value: Bool) -> String {

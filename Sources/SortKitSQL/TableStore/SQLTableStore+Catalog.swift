@@ -1,6 +1,7 @@
 import Foundation
 import OrderKeys
 import SortKit
+import Synchronization
 
 /// The catalog (`sortkit_table`), the change log (`sortkit_change`), the physical tables and
 /// schema changes, for both stores.
@@ -10,6 +11,7 @@ extension _SQLTableStore {
 
     /// A table's catalog entry, held as `lock` says to the end of the transaction.
     static func info(_ table: String, _ session: Session, lock: _CatalogLock = .none) async throws -> _TableInfo {
+        _CatalogReads.counter?.add()
         let sql = "SELECT \(catalogColumns) FROM sortkit_table WHERE name = $1" + dialect.locking(lock)
         guard let row = try await session.select(sql, [.text(table)]).first else { throw TableStoreError.unknownTable(table) }
         return try decodeInfo(row)
@@ -55,7 +57,7 @@ extension _SQLTableStore {
 
     static func createPresetIndexes(_ info: _TableInfo, _ session: Session) async throws {
         for (number, columns) in try info.schema.presetIndexes(dialect).enumerated() {
-            try await session.execute("CREATE INDEX \(info.physical)_preset\(number) ON \(info.physical) (\(columns))")
+            try await session.execute("CREATE INDEX \(info.physical)_preset\(number) ON \(info.physical) (\(columns))", [], long: true)
         }
     }
 
@@ -123,7 +125,7 @@ extension _SQLTableStore {
 
     static func allCells(_ info: _TableInfo, _ session: Session) async throws -> [(id: Int64, cells: [String])] {
         let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
-        return try await session.select("SELECT id\(columns) FROM \(info.physical) ORDER BY id").map { row in
+        return try await session.select("SELECT id\(columns) FROM \(info.physical) ORDER BY id", [], long: true).map { row in
             (row[0].integer ?? 0, row.dropFirst().map(\.cell))
         }
     }
@@ -145,13 +147,13 @@ extension _SQLTableStore {
         let rows = try await Self.allCells(info, session)
         try migration.validate(rows.map { ($0.id, $0.cells + padding) })
         let table = info.physical
-        for number in 0..<info.schema.presets.count { try await session.execute("DROP INDEX IF EXISTS \(table)_preset\(number)") }
+        for number in 0..<info.schema.presets.count { try await session.execute("DROP INDEX IF EXISTS \(table)_preset\(number)", [], long: true) }
         var alterations = migration.droppedVariants.map { "DROP COLUMN \($0.columnName)" }
         alterations += migration.droppedTypedColumns.map { "DROP COLUMN n\($0)" }
         alterations += migration.added.map { "ADD COLUMN c\($0) \(dialect.textColumn)" }
         alterations += migration.addedTypedColumns.map { "ADD COLUMN n\($0) \(dialect.typedColumn(migration.new.schema.columns[$0].type))" }
         alterations += migration.addedVariants.map { "ADD COLUMN \($0.columnName) \(dialect.blobColumn)" }
-        for alteration in alterations { try await session.execute("ALTER TABLE \(table) \(alteration)") }
+        for alteration in alterations { try await session.execute("ALTER TABLE \(table) \(alteration)", [], long: true) }
         try await rewrite(
             table, columns: migration.new.physicalColumns, rows: rows.map { [.integer($0.id)] + migration.new.rowValues($0.cells + padding) },
             session)
@@ -159,4 +161,21 @@ extension _SQLTableStore {
         try await Self.saveCatalog(migration.new, session)
         return migration.new.schema
     }
+}
+
+/// Counts the catalog reads of a task and its child tasks, for tests that check a request reads
+/// the catalog once.
+///
+///     let reads = _CatalogReads()
+///     try await _CatalogReads.$counter.withValue(reads) { _ = try await store.page(of: "books", PageRequest()) }
+///     reads.count   // 1
+package final class _CatalogReads: Sendable {
+    @TaskLocal package static var counter: _CatalogReads?
+    private let value = Mutex(0)
+
+    package init() {}
+
+    package var count: Int { value.withLock { $0 } }
+
+    func add() { value.withLock { $0 += 1 } }
 }

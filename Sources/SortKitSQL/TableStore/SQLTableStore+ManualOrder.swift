@@ -16,14 +16,14 @@ extension _SQLTableStore {
     /// row, evenly spaced, in one statement.
     static func prepareManualOrder(_ info: _TableInfo, _ session: Session) async throws {
         guard !info.manualReady else { return }
-        let count = try await session.integer("SELECT COUNT(*) FROM \(info.physical)") ?? 0
+        let count = try await session.select("SELECT COUNT(*) FROM \(info.physical)", [], long: true).first?.first?.integer ?? 0
         let step = min(OrderLabels.step, (OrderLabels.limit - OrderLabels.first) / UInt64(count + 1))
         try await session.execute(
             """
             INSERT INTO ordered_item (list, id, pos)
             SELECT $1, id, $2 + (ROW_NUMBER() OVER (ORDER BY id) - 1) * $3 FROM \(info.physical)
             """,
-            [.text(info.list), .integer(Int64(OrderLabels.first)), .integer(Int64(step))])
+            [.text(info.list), .integer(Int64(OrderLabels.first)), .integer(Int64(step))], long: true)
         try await session.execute("UPDATE sortkit_table SET manual_ready = \(dialect.boolean(true)) WHERE id = $1", [.integer(info.id)])
     }
 
@@ -55,6 +55,72 @@ extension _SQLTableStore {
         }
     }
 
+    /// Moves `block` (rows of the table, none of them the anchor) right after or before the
+    /// anchor, in its order, inside a write that holds the list. The block is taken out in one
+    /// statement; when the gap beside the anchor holds it with room to spare (2^20 labels
+    /// apart, or an append's or prepend's step at an end), its labels are spaced evenly there
+    /// and written in one statement: a block of any size is a few statements. Otherwise each
+    /// row is placed after the one before it, as single moves are, relabels included.
+    static func moveBlock(_ block: [Int64], to destination: MoveDestination, _ info: _TableInfo, _ session: Session) async throws {
+        let list = SQLValue.text(info.list)
+        do {
+            let removed = Set(
+                try await session.integers("DELETE FROM ordered_item WHERE list = $1 AND id \(dialect.inIDs(2)) RETURNING id", [list, dialect.ids(block)]))
+            if let missing = block.first(where: { !removed.contains($0) }) { throw OrderKeyError.unknownID(missing) }
+            let anchor: Int64
+            let after: Bool
+            switch destination {
+            case .after(let id): (anchor, after) = (id, true)
+            case .before(let id): (anchor, after) = (id, false)
+            case .toIndex: throw TableStoreError.invalid("a block moves after or before a row, not to an index")
+            }
+            let neighbour = after ? "min(pos) FROM ordered_item WHERE list = $1 AND pos > a.pos" : "max(pos) FROM ordered_item WHERE list = $1 AND pos < a.pos"
+            guard
+                let row = try await session.select(
+                    "SELECT a.pos, (SELECT \(neighbour)) FROM ordered_item AS a WHERE a.list = $1 AND a.id = $2", [list, .integer(anchor)]
+                ).first, let label = row[0].integer
+            else { throw OrderKeyError.unknownID(anchor) }
+            let other = row[1].integer
+            let (low, high) = after ? (label, other) : (other, label)
+            if let labels = evenLabels(block.count, between: low, and: high) {
+                try await session.execute(
+                    "INSERT INTO ordered_item (list, id, pos) SELECT $1, id, pos FROM \(dialect.idsAndLabels(2))",
+                    [list, dialect.ids(block), dialect.ids(labels)])
+                return
+            }
+            var placement: _Placement = after ? .after(anchor) : .before(anchor)
+            for id in block {
+                try await apply(plan(id, placement, list: info.list, session), to: info.list, absent: id, session)
+                placement = .after(id)
+            }
+        } catch let error as OrderKeyError where error.isUnknownID {
+            throw TableStoreError(.notFound, "table '\(info.schema.name)': \(error.description)")
+        }
+    }
+
+    /// `count` labels spaced evenly between two adjacent labels (`nil`: the list's start or
+    /// end, where they are an append's or prepend's step apart), or `nil` when they would be
+    /// closer than 2^20.
+    static func evenLabels(_ count: Int, between low: Int64?, and high: Int64?) -> [Int64]? {
+        let n = Int128(count)
+        let step = Int128(OrderLabels.step)
+        let ks = (1...count).map { Int128($0) }
+        if let low, let high {
+            let gap = Int128(high) - Int128(low)
+            guard gap / (n + 1) >= Int128(1 << 20) else { return nil }
+            return ks.map { k in Int64(Int128(low) + gap * k / (n + 1)) }
+        }
+        if let low {
+            guard Int128(low) + step * n < Int128(OrderLabels.limit) else { return nil }
+            return ks.map { k in Int64(Int128(low) + step * k) }
+        }
+        if let high {
+            guard Int128(high) - step * n >= 0 else { return nil }
+            return ks.map { k in Int64(Int128(high) - step * (n + 1 - k)) }
+        }
+        return nil
+    }
+
     /// Takes `id` out of the list after reading `anchor`'s label; returns that label as a
     /// planner answer, or `nil` when the move is a no-op (`id` is its own anchor). An unknown
     /// id or anchor throws, and the transaction's rollback undoes the delete.
@@ -62,6 +128,17 @@ extension _SQLTableStore {
         _ id: Int64, anchor: Int64?, list: String, _ session: Session
     ) async throws -> [_LabelReplay.Query: _LabelReplay.Answer]? {
         let values: [SQLValue] = [.text(list), .integer(id)]
+        if let anchor, anchor != id, dialect.writesInWith {
+            // One round trip: the delete and the anchor's label (read as before the delete).
+            let row = try await session.select(
+                """
+                WITH d AS (DELETE FROM ordered_item WHERE list = $1 AND id = $2 RETURNING pos)
+                SELECT (SELECT pos FROM d), (SELECT pos FROM ordered_item WHERE list = $1 AND id = $3)
+                """, values + [.integer(anchor)])[0]
+            guard row[0] != .null else { throw OrderKeyError.unknownID(id) }
+            guard let label = row[1].integer else { throw OrderKeyError.unknownID(anchor) }
+            return [.label(anchor): .label(UInt64(label))]
+        }
         var known: [_LabelReplay.Query: _LabelReplay.Answer] = [:]
         if let anchor {
             let row = try await session.select(

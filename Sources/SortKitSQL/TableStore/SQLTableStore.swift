@@ -41,11 +41,11 @@ protocol _SQLTableStore: TableStore {
     /// Creates table `schema` and writes every record of `columns` into it, in one
     /// transaction; returns its catalog entry.
     func load(_ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema) async throws -> _TableInfo
-    /// A page's rows (`select`), the table's row count and — with `count` — the filtered
-    /// count, read within ``queryBudget``.
+    /// A page's rows (`select`) and — with `count` — the filtered count, read in one snapshot
+    /// within ``queryBudget``.
     func pageRows(
-        _ table: String, select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
-    ) async throws -> (rows: [[SQLValue]], total: Int, filtered: Int?)
+        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
+    ) async throws -> (rows: [[SQLValue]], filtered: Int?)
     /// Reads `info`'s table into a new index.
     func loadIndex(_ info: _TableInfo, _ session: Session) async throws -> _TableIndex
 }
@@ -84,7 +84,7 @@ extension _SQLTableStore {
         let id = try await write { session in
             let info = try await Self.info(table, session, lock: .update)
             try await dropping(info, session)
-            try await session.execute("DROP TABLE \(info.physical)")
+            try await session.execute("DROP TABLE \(info.physical)", [], long: true)
             try await session.execute("DELETE FROM ordered_item WHERE list = $1", [.text(info.list)])
             try await session.execute("DELETE FROM sortkit_change WHERE table_id = $1", [.integer(info.id)])
             try await session.execute("DELETE FROM sortkit_table WHERE id = $1", [.integer(info.id)])
@@ -192,10 +192,12 @@ extension _SQLTableStore {
     }
 
     public func row(_ id: Int64, in table: String) async throws -> TableRow {
-        try await read { session in
-            let info = try await Self.info(table, session)
-            return TableRow(id: id, cells: try await Self.cells(id, info, session))
-        }
+        try await row(id, in: self.table(table))
+    }
+
+    public func row(_ id: Int64, in table: StoredTable) async throws -> TableRow {
+        let info = try await info(of: table)
+        return TableRow(id: id, cells: try await read { session in try await Self.cells(id, info, session) })
     }
 
     // MARK: Manual order
@@ -228,17 +230,31 @@ extension _SQLTableStore {
                     "SELECT id FROM ordered_item WHERE list = $1 AND id \(Self.dialect.inIDs(2)) ORDER BY pos, id",
                     [.text(info.list), Self.dialect.ids(ids)])
             }
-            for (id, step) in _BlockMove.steps(block, destination) { try await Self.move(id, to: step, info, session) }
+            try await Self.moveBlock(block, to: destination, info, session)
         }
     }
 
     // MARK: Pages
 
+    public func table(_ name: String) async throws -> StoredTable {
+        StoredTable(try await read { session in try await Self.info(name, session) })
+    }
+
+    /// `table`'s catalog entry as read with it (read now for a table known by its schema).
+    func info(of table: StoredTable) async throws -> _TableInfo {
+        if let info = table.info { return info }
+        return try await read { session in try await Self.info(table.schema.name, session) }
+    }
+
     public func page(of table: String, _ request: PageRequest) async throws -> TablePage {
+        try await page(of: self.table(table), request)
+    }
+
+    public func page(of table: StoredTable, _ request: PageRequest) async throws -> TablePage {
         // The budget runs from here: a wait for a search before this one counts in it.
         let deadline = _Deadline(queryBudget)
         let cursor = try request.checkedCursor(secret: secret)
-        let info = try await read { session in try await Self.info(table, session) }
+        let info = try await info(of: table)
         let (secret, indexes) = (secret, indexes)
         func fromIndex(_ spec: SortSpec) async throws -> TablePage {
             let index = try await self.index(of: info)
@@ -255,12 +271,11 @@ extension _SQLTableStore {
         // compute: PostgreSQL) is served from the index whatever the setting.
         if case .spec(let spec) = request.order, !ordering.variants.isSubset(of: info.variants) { return try await fromIndex(spec) }
         let query = try PageQuery(request, info: info, ordering: ordering)
-        let result = try await pageRows(
-            table, select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count())
+        let result = try await pageRows(select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count())
         let columns = info.schema.columns.count
         return try query.page(
             result.rows.map { row in TableRow(id: row[0].integer ?? 0, cells: (0..<columns).map { row[1 + $0].cell }) }, request,
-            total: result.total, filtered: result.filtered ?? result.total, secret: secret
+            total: info.rowCount, filtered: result.filtered ?? info.rowCount, secret: secret
         ) { index in Array(result.rows[index][(1 + columns)...].prefix(ordering.terms.count)) }
     }
 

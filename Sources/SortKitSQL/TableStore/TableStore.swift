@@ -37,6 +37,18 @@ public protocol TableStore: Sendable {
     func row(_ id: Int64, in table: String) async throws -> TableRow
     /// A page of rows: sorted, searched, from an offset or after a cursor.
     func page(of table: String, _ request: PageRequest) async throws -> TablePage
+    /// `table` as the catalog describes it now, read once: its schema, and what
+    /// ``page(of:_:)-(StoredTable,_)`` and ``row(_:in:)-(_,StoredTable)`` need to serve it
+    /// without reading the catalog again (a request that reads the schema to make its page
+    /// request reads the catalog once).
+    ///
+    ///     let books = try await store.table("books")
+    ///     let page = try await store.page(of: books, PageRequest(order: .spec(SortSpec(parsing: "-price")), limit: 20))
+    func table(_ name: String) async throws -> StoredTable
+    /// A page of `table`, as ``table(_:)`` read it.
+    func page(of table: StoredTable, _ request: PageRequest) async throws -> TablePage
+    /// One row of `table`, as ``table(_:)`` read it.
+    func row(_ id: Int64, in table: StoredTable) async throws -> TableRow
     /// Moves row `id` in the manual order.
     func move(_ id: Int64, in table: String, to destination: MoveDestination) async throws
     /// Deletes rows `ids`, in one transaction: all of them, or — for an unknown or repeated
@@ -109,6 +121,27 @@ extension PageRequest {
     }
 }
 
+/// A table as one read of the catalog found it (see ``TableStore/table(_:)``): its schema, and
+/// for the SQL stores its catalog entry, so that its pages and rows are served without reading
+/// the catalog again.
+public struct StoredTable: Sendable {
+    /// The table's schema when it was read.
+    public let schema: TableSchema
+    /// The catalog entry, from a SQL store.
+    let info: _TableInfo?
+
+    /// A table known by its schema alone (for a ``TableStore`` that keeps nothing else).
+    public init(schema: TableSchema) {
+        self.schema = schema
+        info = nil
+    }
+
+    init(_ info: _TableInfo) {
+        schema = info.schema
+        self.info = info
+    }
+}
+
 /// A page of rows and the counts a pager shows.
 public struct TablePage: Sendable, Hashable {
     /// The rows, in order (none when they are in ``csv``).
@@ -136,6 +169,20 @@ public enum MoveDestination: Sendable, Hashable {
 }
 
 extension TableStore {
+    /// The schema alone: a store that keeps nothing else reads the catalog again for each
+    /// page and row.
+    public func table(_ name: String) async throws -> StoredTable {
+        StoredTable(schema: try await schema(of: name))
+    }
+
+    public func page(of table: StoredTable, _ request: PageRequest) async throws -> TablePage {
+        try await page(of: table.schema.name, request)
+    }
+
+    public func row(_ id: Int64, in table: StoredTable) async throws -> TableRow {
+        try await row(id, in: table.schema.name)
+    }
+
     /// Moves rows `ids` as one block, in the order listed (see
     /// ``move(_:in:to:keepingOrder:)``).
     ///
@@ -145,13 +192,12 @@ extension TableStore {
     }
 }
 
-/// The checks and steps of a block move, shared by the stores: the first row goes to the
-/// destination, each next row right after the one before it.
+/// The checks of bulk deletes and block moves, shared by the stores.
 enum _BlockMove {
     /// The most rows one bulk delete may name.
     static let maxIDs = 100_000
-    /// The most rows one block move may name: each is a single move inside the transaction,
-    /// which holds the list's lock meanwhile.
+    /// The most rows one block move may name (the transaction holds the list's lock; a block
+    /// that doesn't fit its gap is placed row by row).
     static let maxMoveIDs = 10_000
 
     /// Throws for an empty or oversized list or a repeated id.
@@ -172,10 +218,5 @@ enum _BlockMove {
         }
         guard !ids.contains(anchor) else { throw TableStoreError.invalid("row \(anchor) is in the block; it can't be its anchor") }
         return anchor
-    }
-
-    /// Single moves that place the block.
-    static func steps(_ ids: [Int64], _ destination: MoveDestination) -> [(Int64, MoveDestination)] {
-        ids.indices.map { index in (ids[index], index == 0 ? destination : .after(ids[index - 1])) }
     }
 }

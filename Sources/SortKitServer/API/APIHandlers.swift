@@ -66,12 +66,13 @@ struct APIHandlers: Sendable {
 
     /// `GET /api/tables/{table}/rows?sort=…|preset=…&q=…&filter[COLUMN]=…&limit=…&offset=…|after=…`.
     func rows(_ table: String, query: ViewQuery) async throws -> Reply {
-        let schema = try await store.schema(of: table)
+        let stored = try await store.table(table)
+        let schema = stored.schema
         var request = try query.resolved(against: schema, server: server)
         request.limit = try query.limit(default: 50, cap: server.maxPageSize)
         request.offset = try query.offset()
         request.after = query.after
-        let page = try await self.page(table, request)
+        let page = try await self.page(stored, request)
         var fields: [(String, JSON)] = [
             ("rows", .array(page.rows.map { Self.json($0, schema) })),
             ("total", .integer(Int64(page.total))),
@@ -89,14 +90,15 @@ struct APIHandlers: Sendable {
     /// download short (the client sees an incomplete transfer, never a partial file as a
     /// complete one).
     func csv(_ table: String, query: ViewQuery) async throws -> Response {
-        let schema = try await store.schema(of: table)
+        let stored = try await store.table(table)
+        let schema = stored.schema
         var firstRequest = try query.resolved(against: schema, server: server)
         firstRequest.limit = server.limits.exportBatchRows
         // Text cells a spreadsheet would run as formulas are defused unless asked not to;
         // numbers in number columns keep their sign. The index writes the rows' bytes itself.
         let export = CSVExport(defusing: query.keepsFormulas ? nil : schema.columns.map(\.type))
         firstRequest.csv = export
-        let first = try await page(table, firstRequest)
+        let first = try await page(stored, firstRequest)
         var header: [UInt8] = []
         CSVExport(defusing: export.defusing.map { $0.map { _ in .string } }).appendRecords([schema.columns.map(\.name)], to: &header)
         let handlers = self
@@ -113,7 +115,7 @@ struct APIHandlers: Sendable {
             var next = first.next
             while let cursor = next {
                 request.after = cursor
-                let page = try await handlers.page(table, request)
+                let page = try await handlers.page(stored, request)
                 try await writer.write(ByteBuffer(bytes: bytes(page)))
                 next = page.next
             }
@@ -212,12 +214,13 @@ struct APIHandlers: Sendable {
 
     /// A page of `table` as the server shows it: for a spec order, the table's
     /// ``TableSortSettings`` rules applied and its pinned rows first.
-    func page(_ table: String, _ request: PageRequest) async throws -> TablePage {
+    func page(_ table: StoredTable, _ request: PageRequest) async throws -> TablePage {
         // "My order" is the user's own arrangement: neither rules nor pins change it.
         guard case .spec = request.order else { return try await store.page(of: table, request) }
         var request = request
-        request.order = sortedBy(request.order, table: table)
-        return try await server.settings(for: table).pinned.page(of: table, request, in: store)
+        let name = table.schema.name
+        request.order = sortedBy(request.order, table: name)
+        return try await server.settings(for: name).pinned.page(of: table, request, in: store)
     }
 
     /// The order `table` sorts by when `order` is picked: a spec with the table's rules

@@ -47,7 +47,8 @@ extension APIHandlers {
     /// The reply `{draw, recordsTotal, recordsFiltered, data}`, or `{draw, error}` for a bad
     /// request (DataTables shows `error` to the user). An unknown table is a 404.
     func dataTables(_ table: String, form: FormParameters) async throws -> Reply {
-        let schema = try await store.schema(of: table)
+        let stored = try await store.table(table)
+        let schema = stored.schema
         let draw = Int64(form["draw"] ?? "") ?? 0
         let limits = server.limits
         do {
@@ -111,7 +112,7 @@ extension APIHandlers {
                 throw APIError.badRequest("length must be -1 (all) or a whole number, got '\(lengthText)'")
             }
             let page = try await self.page(
-                table,
+                stored,
                 PageRequest(
                     order: .spec(SortSpec(keys)), search: search, columnSearch: columnSearch,
                     offset: start, limit: length == -1 ? server.maxPageSize : min(length, server.maxPageSize)))

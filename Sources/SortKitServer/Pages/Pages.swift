@@ -23,7 +23,8 @@ struct Pages {
     /// A table's page for the view `query` names.
     func table(_ name: String, query: ViewQuery) async throws -> Reply {
         let api = APIHandlers(server: server)
-        let schema = try await server.store.schema(of: name)
+        let stored = try await server.store.table(name)
+        let schema = stored.schema
         var request = try query.resolved(against: schema, server: server)
         var state = query
         let order = request.order
@@ -34,12 +35,12 @@ struct Pages {
         // One read gives the page and its counts; a page past the end is read again as the last.
         request.limit = state.size
         request.offset = (state.page - 1) * state.size
-        var page = try await api.page(name, request)
+        var page = try await api.page(stored, request)
         let pageCount = max(1, (page.filtered + state.size - 1) / state.size)
         if state.page > pageCount {
             state.page = pageCount
             request.offset = (state.page - 1) * state.size
-            page = try await api.page(name, request)
+            page = try await api.page(stored, request)
         }
         let isManual = order == .manual
         let spec: SortSpec = if case .spec(let spec) = order { spec } else { SortSpec() }
@@ -212,30 +213,22 @@ struct TableModel: _TemplateModel, Hashable, Sendable {
         static let fields: _TemplateFields<Self> = ["name": { $0.name }, "type": { $0.type }]
     }
 
-    var title: String
-    var table: String
+    var title, table: String
     var manual: Bool
-    var formAction: String
-    var search: String
-    var presets: [Option]
-    var sizes: [Option]
+    var formAction, search: String
+    var presets, sizes: [Option]
     var sortField: String?
     var columns: [Column]
-    var downloadHref: String
-    var resetHref: String
-    var filtered: Int
-    var total: Int
+    var downloadHref, resetHref: String
+    /// Rows matching the view, and in the table.
+    var filtered, total: Int
     var narrowed: Bool
     var headers: [Header]
     var filters: [Filter]
     var rows: [Row]
-    var emptySpan: Int
-    var first: Int
-    var last: Int
-    var page: Int
-    var pageCount: Int
-    var previousHref: String?
-    var nextHref: String?
+    /// The columns an empty table's one cell spans, and the page's rows and place.
+    var emptySpan, first, last, page, pageCount: Int
+    var previousHref, nextHref: String?
 
     static let fields: _TemplateFields<Self> = [
         "title": { $0.title }, "table": { $0.table }, "manual": { $0.manual }, "formAction": { $0.formAction }, "search": { $0.search },
