@@ -1,7 +1,6 @@
 import Foundation
 import OrderKeys
 import SortKit
-import Synchronization
 
 /// The catalog (`sortkit_table`), the change log (`sortkit_change`), the physical tables and
 /// schema changes, for both stores.
@@ -161,21 +160,4 @@ extension _SQLTableStore {
         try await Self.saveCatalog(migration.new, session)
         return migration.new.schema
     }
-}
-
-/// Counts the catalog reads of a task and its child tasks, for tests that check a request reads
-/// the catalog once.
-///
-///     let reads = _CatalogReads()
-///     try await _CatalogReads.$counter.withValue(reads) { _ = try await store.page(of: "books", PageRequest()) }
-///     reads.count   // 1
-package final class _CatalogReads: Sendable {
-    @TaskLocal package static var counter: _CatalogReads?
-    private let value = Mutex(0)
-
-    package init() {}
-
-    package var count: Int { value.withLock { $0 } }
-
-    func add() { value.withLock { $0 += 1 } }
 }

@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// Statements of a write (on the writing connection, inside the transaction ``SQLiteTableStore``
+/// opened) or of a read (each on a reader), with `$n` placeholders read as SQLite's `?n`.
+struct _SQLiteSession: _SQLSession {
+    let database: DatabasePool
+    let writing: Bool
+
+    func select(_ sql: String, _ values: [SQLValue], long: Bool) async throws -> [[SQLValue]] {
+        let sql = Self.numbered(sql)
+        let read: @Sendable (Database) throws -> [[SQLValue]] = { db in
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values.map(\.databaseValue)))
+                .map { $0.databaseValues.map(SQLValue.init) }
+        }
+        return long ? try await onConnection(read) : try visit(read)
+    }
+
+    func execute(_ sql: String, _ values: [SQLValue], long: Bool) async throws {
+        let sql = Self.numbered(sql)
+        let run: @Sendable (Database) throws -> Void = { db in try db.execute(sql: sql, arguments: StatementArguments(values.map(\.databaseValue))) }
+        long ? try await onConnection(run) : try visit(run)
+    }
+
+    /// One statement on the connection, waited for in place: the statements of a write and
+    /// the core's reads are short, and a wait on the writer's queue (idle while this write
+    /// holds its turn) costs a fraction of a task's suspension and resumption — which made
+    /// an insert over HTTP 1.5× slower. Long work goes through ``onConnection(_:)``.
+    private func visit<T>(_ body: (Database) throws -> T) throws -> T {
+        writing ? try database.writeWithoutTransaction(body) : try database.read(body)
+    }
+
+    /// Runs `body` on the session's connection (for work done in one visit: a bulk insert).
+    func onConnection<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        writing ? try await database.writeWithoutTransaction(body) : try await database.read(body)
+    }
+
+    /// `sql` with each `$` before a digit as `?`: SQLite's numbered parameters.
+    static func numbered(_ sql: String) -> String {
+        var bytes = Array(sql.utf8)
+        for index in bytes.indices.dropLast() where bytes[index] == UInt8(ascii: "$") && (0x30...0x39).contains(bytes[index + 1]) {
+            bytes[index] = UInt8(ascii: "?")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Turns to write, taken in the order asked: one writer at a time, without blocking a thread.
+final class _WriteTurns: Sendable {
+    private let state = Mutex<(taken: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func take() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if !state.taken {
+                    state.taken = true
+                    return true
+                }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    func pass() {
+        let next: CheckedContinuation<Void, Never>? = state.withLock { state in
+            if state.waiting.isEmpty {
+                state.taken = false
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
