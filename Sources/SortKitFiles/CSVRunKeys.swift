@@ -146,41 +146,28 @@ private func _denseRanks(_ keys: _ByteArena) -> (ranks: [UInt32], top: UInt32) {
 /// one slice per core.
 private func _inferType(_ values: _ByteArena, only: [Int]?) -> ColumnType {
     let records = only ?? Array(0..<values.count)
-    let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, records.count / 4096))
-    var inferences = [_TypeInference](repeating: _TypeInference(), count: slices)
-    inferences.withUnsafeMutableBufferPointer { results in
-        nonisolated(unsafe) let results = results
-        _concurrentPerform(
-            iterations: slices,
-            _UncheckedBox { slice in
-                values.bytes.withUnsafeBufferPointer { bytes in
-                    for index in records[(records.count * slice / slices)..<(records.count * (slice + 1) / slices)] {
-                        results[slice].add(String(decoding: UnsafeBufferPointer(rebasing: bytes[values.range(index)]), as: UTF8.self))
-                    }
-                }
-            })
+    let inferences = _ByteArena.inSlices([values], count: records.count, parts: _slices(records.count)) { views, range in
+        var inference = _TypeInference()
+        for index in records[range] { inference.add(String(decoding: views[0][index], as: UTF8.self)) }
+        return inference
     }
     return inferences.dropFirst().reduce(into: inferences[0]) { $0.merge($1) }.type
 }
 
 /// Every value of a field encoded by `component`, in one slice per core.
 private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Component, _ key: _CSVSortKey) -> _ByteArena {
-    let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, values.count / 4096))
-    var parts = [_ByteArena](repeating: _ByteArena(), count: slices)
-    parts.withUnsafeMutableBufferPointer { results in
-        nonisolated(unsafe) let results = results
-        _concurrentPerform(
-            iterations: slices,
-            _UncheckedBox { slice in
-                var part = _ByteArena()
-                values.bytes.withUnsafeBufferPointer { bytes in
-                    for index in (values.count * slice / slices)..<(values.count * (slice + 1) / slices) {
-                        key.encode(component, String(decoding: UnsafeBufferPointer(rebasing: bytes[values.range(index)]), as: UTF8.self), to: &part.bytes)
-                        part.close()
-                    }
-                }
-                results[slice] = part
-            })
+    let parts = _ByteArena.inSlices([values], count: values.count, parts: _slices(values.count)) { views, range in
+        var part = _ByteArena()
+        for index in range {
+            key.encode(component, String(decoding: views[0][index], as: UTF8.self), to: &part.bytes)
+            part.close()
+        }
+        return part
     }
     return _ByteArena.joined(parts)
+}
+
+/// Slices for `count` values: one per core, at least 4,096 values each.
+private func _slices(_ count: Int) -> Int {
+    max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 4096))
 }
