@@ -38,3 +38,52 @@ struct RunOptions: ParsableArguments {
     /// `--runs`, or the command's `count`.
     func runs(default count: Int) -> Int { runs ?? count }
 }
+
+/// A benchmark's default size and runs, named once: its abstract states them, and `--rows`
+/// and `--runs` fall back to them (``BookBench``).
+struct BenchDefaults {
+    var rows: Int?
+    var runs: Int?
+
+    /// The command's configuration, its abstract ending with the defaults:
+    /// `… (1,000,000 rows, 5 runs).`
+    func command(_ name: String, _ abstract: String) -> CommandConfiguration {
+        let parts = [rows.map { "\(Self.grouped($0)) rows" }, runs.map { "\($0) runs" }].compactMap { $0 }
+        return CommandConfiguration(commandName: name, abstract: abstract + (parts.isEmpty ? "" : " (\(parts.joined(separator: ", ")))") + ".")
+    }
+
+    /// `n` with commas between groups of three digits.
+    static func grouped(_ n: Int) -> String {
+        var digits = String(n)
+        var index = digits.endIndex
+        while digits.distance(from: digits.startIndex, to: index) > 3 {
+            index = digits.index(index, offsetBy: -3)
+            digits.insert(",", at: index)
+        }
+        return digits
+    }
+}
+
+/// A benchmark over the generated books, with the data set and run options and its
+/// ``BenchDefaults``.
+protocol BookBench {
+    static var defaults: BenchDefaults { get }
+    var data: DataSetOptions { get }
+}
+
+extension BookBench {
+    /// `--rows`, or the default.
+    var rows: Int { data.rows(default: Self.defaults.rows ?? 1) }
+    /// The books of the data set: `rows` of them.
+    var books: [BenchBook] { BenchData.books(count: rows, text: data.text) }
+}
+
+/// A ``BookBench`` that times each case several times.
+protocol TimedBookBench: BookBench {
+    var timing: RunOptions { get }
+}
+
+extension TimedBookBench {
+    /// `--runs`, or the default.
+    var runs: Int { timing.runs(default: Self.defaults.runs ?? 1) }
+}

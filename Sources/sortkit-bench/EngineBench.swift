@@ -3,17 +3,15 @@ import Foundation
 import SortKit
 
 /// `sortkit-bench engine`: the fast engine against a hand-written closure and Foundation.
-struct EngineBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "engine",
-        abstract: "Sort 100k and 1M books: SortKit vs a hand-written closure vs Foundation's KeyPathComparator (5 runs).")
+struct EngineBench: ParsableCommand, TimedBookBench {
+    static let defaults = BenchDefaults(runs: 5)
+    static let configuration = defaults.command("engine", "Sort 100k and 1M books: SortKit vs a hand-written closure vs Foundation's KeyPathComparator")
 
     @Option(help: "Row counts, comma-separated (--rows N runs N only).")
     var sizes: String = "100000,1000000"
 
     @OptionGroup var data: DataSetOptions
     @OptionGroup var timing: RunOptions
-    var runs: Int { timing.runs(default: 5) }
 
     @Option(help: "Runs per case for the slow Foundation anchors (0 skips them).")
     var foundationRuns: Int = 1

@@ -5,10 +5,9 @@ import SortKit
 /// `sortkit-bench keys`: what one string's sort key costs to build, per collation, on the
 /// benchmark's titles, against the `natural` key of the same titles in the same run (issue #36:
 /// a locale key should cost under twice a `natural` one).
-struct KeyBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "keys",
-        abstract: "Sort key building per string: binary, natural, folded and locale collations on 1,000,000 titles (5 runs).")
+struct KeyBench: ParsableCommand, TimedBookBench {
+    static let defaults = BenchDefaults(rows: 1_000_000, runs: 5)
+    static let configuration = defaults.command("keys", "Sort key building per string: binary, natural, folded and locale collations on the titles")
 
     @OptionGroup var data: DataSetOptions
     @OptionGroup var timing: RunOptions
@@ -17,8 +16,7 @@ struct KeyBench: ParsableCommand {
     var locales: String = "und,sv,de-u-co-phonebk,ja"
 
     func run() throws {
-        let titles = data.books(default: 1_000_000).map(\.title)
-        let runs = timing.runs(default: 5)
+        let titles = books.map(\.title)
         // `natural` first: every other case is divided by it.
         var cases: [(String, Collation)] = [("natural", .natural), ("binary", .binary), ("folded", .folded)]
         for tag in locales.split(separator: ",") {

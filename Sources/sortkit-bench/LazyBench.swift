@@ -8,22 +8,19 @@ import SortKitSQL
 /// `sortkit-bench lazy`: a ``LazyDataTable`` over a SQLite table read by SQL (no in-memory
 /// index) — first page, a tap, a search, a deep page — and the process's memory, next to the
 /// in-memory ``DataTable`` of the same rows measured in the same run.
-struct LazyBench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "lazy",
-        abstract: "A lazy table over SQLite (pages read by SQL) against the in-memory DataTable of the same rows (1,000,000 rows, 5 runs).")
+struct LazyBench: AsyncParsableCommand, TimedBookBench {
+    static let defaults = BenchDefaults(rows: 1_000_000, runs: 5)
+    static let configuration = defaults.command("lazy", "A lazy table over SQLite (pages read by SQL) against the in-memory DataTable of the same rows")
 
     @OptionGroup var data: DataSetOptions
     @OptionGroup var timing: RunOptions
-    var rows: Int { data.rows(default: 1_000_000) }
-    var runs: Int { timing.runs(default: 5) }
 
     func run() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-bench-lazy-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("books.csv")
-        try BenchData.writeCSV(data.books(default: 1_000_000), to: file)
+        try BenchData.writeCSV(books, to: file)
         let path = folder.appendingPathComponent("lazy.sqlite").path
         do {
             // Imported by a store without the in-memory index; the import's buffers go with it.

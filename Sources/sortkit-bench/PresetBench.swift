@@ -5,16 +5,14 @@ import SortBy
 import SortKit
 
 /// `sortkit-bench presets`: a 1M-row SortByIndex with 4 presets.
-struct PresetBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "presets",
-        abstract: "Switch presets and pages on an index with replicas; update rows; report memory per preset (1,000,000 rows).")
+struct PresetBench: ParsableCommand, BookBench {
+    static let defaults = BenchDefaults(rows: 1_000_000)
+    static let configuration = defaults.command("presets", "Switch presets and pages on an index with replicas; update rows; report memory per preset")
 
     @OptionGroup var data: DataSetOptions
-    var rows: Int { data.rows(default: 1_000_000) }
 
     func run() throws {
-        let books = data.books(default: 1_000_000)
+        let books = self.books
         let presets: [String: [SortKey<BenchBook>]] = [
             "title": [SortKey(\.title)],
             "author": [SortKey(\.author), SortKey(\.title)],

@@ -5,15 +5,12 @@ import SortKitSQL
 
 /// `sortkit-bench sql`: the table stores on a 1M-row table — import, first pages, search, and
 /// a deep page by offset versus by keyset cursor — on SQLite and, with a URL, PostgreSQL.
-struct SQLBench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sql",
-        abstract: "Table stores: CSV import, first pages by preset and by a column without an index, search, deep pages (1,000,000 rows, 7 runs).")
+struct SQLBench: AsyncParsableCommand, TimedBookBench {
+    static let defaults = BenchDefaults(rows: 1_000_000, runs: 7)
+    static let configuration = defaults.command("sql", "Table stores: CSV import, first pages by preset and by a column without an index, search, deep pages")
 
     @OptionGroup var data: DataSetOptions
     @OptionGroup var timing: RunOptions
-    var rows: Int { data.rows(default: 1_000_000) }
-    var runs: Int { timing.runs(default: 7) }
 
     @Option(help: ArgumentHelp("PostgreSQL URL (default: $DATABASE_URL); without one only SQLite runs.", valueName: "URL"))
     var postgres: String?
@@ -21,7 +18,7 @@ struct SQLBench: AsyncParsableCommand {
     static let presets = ["Cheapest": "price,title", "Status": "status:enum=todo|reading|done|abandoned,author,-price"]
 
     func run() async throws {
-        let books = data.books(default: 1_000_000)
+        let books = self.books
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-bench-sql-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

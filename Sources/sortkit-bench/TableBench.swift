@@ -6,18 +6,15 @@ import SortKit
 extension BenchBook: Identifiable {}
 
 /// `sortkit-bench table`: DataTableKit on 100,000 rows × 6 columns.
-struct TableBench: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "table",
-        abstract: "Tap to sort, search keystrokes, setData diffs and column widths on a headless data table (100,000 rows, 5 runs).")
+struct TableBench: ParsableCommand, TimedBookBench {
+    static let defaults = BenchDefaults(rows: 100_000, runs: 5)
+    static let configuration = defaults.command("table", "Tap to sort, search keystrokes, setData diffs and column widths on a headless data table")
 
     @OptionGroup var data: DataSetOptions
     @OptionGroup var timing: RunOptions
-    var rows: Int { data.rows(default: 100_000) }
-    var runs: Int { timing.runs(default: 5) }
 
     func run() throws {
-        let books = data.books(default: 100_000)
+        let books = self.books
         let columns: [DataTableColumn<BenchBook>] = [
             DataTableColumn("title", \.title),
             DataTableColumn("author", \.author),
