@@ -31,40 +31,15 @@ struct TableBench: ParsableCommand, TimedBookBench {
         base.prepareSorting()
         print(String(format: "prepareSorting (every column ranked once): %.0f ms", ms(since: start)))
 
-        try report("first tap on title, table not prepared (ranks the column)", target: nil) { () -> DataTable<BenchBook> in
-            var table = unprepared
-            table.tapHeader(0)
-            return table
-        } verify: {
-            try self.sorted($0, by: [SortKey(\.title)])
-        }
-        try report("tap a string column (title ascending)", target: 30) { () -> DataTable<BenchBook> in
-            var table = base
-            table.tapHeader(0)
-            return table
-        } verify: {
-            try self.sorted($0, by: [SortKey(\.title)])
-        }
-        try report("4 taps: status, +author, +author again (desc), +price", target: 30) { () -> DataTable<BenchBook> in
-            var table = base
-            table.tapHeader(2)
-            table.tapHeader(1, additive: true)
-            table.tapHeader(1, additive: true)
-            table.tapHeader(3, additive: true)
-            return table
-        } verify: {
-            try self.sorted($0, by: [SortKey(declaredOrderOf: \.status), SortKey(\.author, .descending), SortKey(\.price)])
-        }
+        try reportTaps("first tap on title, table not prepared (ranks the column)", target: nil, on: unprepared, [(0, false)], [SortKey(\.title)])
+        try reportTaps("tap a string column (title ascending)", target: 30, on: base, [(0, false)], [SortKey(\.title)])
+        try reportTaps(
+            "4 taps: status, +author, +author again (desc), +price", target: 30, on: base, [(2, false), (1, true), (1, true), (3, true)],
+            [SortKey(declaredOrderOf: \.status), SortKey(\.author, .descending), SortKey(\.price)])
         var sortedTable = base
         sortedTable.tapHeader(0)
         let sortedOnce = sortedTable
-        try report("tap it again (descending)", target: 30) { () -> DataTable<BenchBook> in
-            var table = sortedOnce
-            table.tapHeader(0)
-            return table
-        } verify: {
-            try self.sorted($0, by: [SortKey(\.title, .descending)])
-        }
+        try reportTaps("tap it again (descending)", target: 30, on: sortedOnce, [(0, false)], [SortKey(\.title, .descending)])
         var typed = sortedOnce
         typed.setSearch("ga")
         let afterTwo = typed
@@ -181,6 +156,20 @@ struct TableBench: ParsableCommand, TimedBookBench {
         times.sort()
         let goal = target.map { String(format: " (target < %.0f ms)", $0) } ?? ""
         print(String(format: "%-60@ median %8.2f ms, min %8.2f ms%@", name, times[times.count / 2], times[0], goal))
+    }
+
+    /// Header taps (column, additive) on a copy of `table`, timed, the result checked to be
+    /// in the order of `keys`.
+    func reportTaps(
+        _ name: String, target: Double?, on table: DataTable<BenchBook>, _ taps: [(column: Int, additive: Bool)], _ keys: [SortKey<BenchBook>]
+    ) throws {
+        try report(name, target: target) { () -> DataTable<BenchBook> in
+            var copy = table
+            for tap in taps { copy.tapHeader(tap.column, additive: tap.additive) }
+            return copy
+        } verify: {
+            try self.sorted($0, by: keys)
+        }
     }
 
     /// Every displayed row must be in order.

@@ -17,7 +17,11 @@ public enum LabelPlanner {
         return try place(id, between: low, and: high, in: list, using: &random)
     }
 
-    /// The writes that place `id` right before `successor` (or last, if `nil`).
+    /// The writes that place `id` right before `successor` (or last, if `nil`): an append
+    /// when `successor` is `nil`, 2^32 after the last label.
+    ///
+    ///     let writes = try LabelPlanner.insert("z", before: nil, in: list, using: &random)
+    ///     // [LabelWrite(id: "z", label: last + 2^32)]
     ///
     /// - Throws: ``OrderKeyError`` if `successor` isn't in the list or the list is full.
     public static func insert<Reader: LabelReader, Random: RandomNumberGenerator>(

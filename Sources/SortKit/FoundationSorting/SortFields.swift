@@ -413,22 +413,14 @@ extension CaseIterable where Self: Equatable {
 }
 
 extension String.StandardComparator {
-    /// Foundation's `localizedStandard` (Apple platforms; Linux's Foundation has none): what
-    /// `locale=LANG:natural` in the current language maps to, exactly, and back.
-    static var _localizedStandard: String.StandardComparator? {
-        #if canImport(Darwin)
-            return .localizedStandard
-        #else
-            return nil
-        #endif
-    }
-
-    /// Foundation's `localized` (Apple platforms): `locale=LANG` in the current language.
-    static var _localized: String.StandardComparator? {
-        #if canImport(Darwin)
-            return .localized
-        #else
-            return nil
-        #endif
-    }
+    #if canImport(Darwin)
+        /// Foundation's `localizedStandard` (Apple platforms; Linux's Foundation has none): what
+        /// `locale=LANG:natural` in the current language maps to, exactly, and back.
+        static var _localizedStandard: String.StandardComparator? { .localizedStandard }
+        /// Foundation's `localized` (Apple platforms): `locale=LANG` in the current language.
+        static var _localized: String.StandardComparator? { .localized }
+    #else
+        static var _localizedStandard: String.StandardComparator? { nil }
+        static var _localized: String.StandardComparator? { nil }
+    #endif
 }

@@ -43,46 +43,28 @@ extension SortSpec.Modifier: CustomStringConvertible {
     /// The modifier's text, such as `nocase` or `enum=todo|done`.
     public var description: String {
         switch self {
-        case .interpretation(.number): "num"
-        case .interpretation(.text): "text"
-        case .interpretation(.date): "date"
-        case .interpretation(.inferred): "auto"
-        case .collation(.binary): "binary"
-        case .collation(.caseInsensitive): "nocase"
-        case .collation(.folded): "fold"
-        case .collation(.natural): "natural"
         case .collation(.locale(let locale)): locale.description
-        case .nulls(.first): "nulls-first"
-        case .nulls(.last): "nulls-last"
-        case .nulls(.natural): "nulls-natural"
         case .enumOrder(let values):
             "enum=" + values.map { _escape($0, special: ",:\\|", escapeLeadingSign: false) }.joined(separator: "|")
-        case .transform(.absolute): "abs"
-        case .transform(.length): "len"
         case .transform(.random(let seed)): "random=\(seed)"
-        case .emptyIsNull: "empty=null"
+        default: Self.wordOf[self] ?? "?"
         }
     }
 
+    /// The modifiers written as one fixed word, each with its word: the one table
+    /// ``named(_:)`` reads and ``description`` writes.
+    static let words: [(word: String, modifier: SortSpec.Modifier)] = [
+        ("num", .interpretation(.number)), ("text", .interpretation(.text)), ("date", .interpretation(.date)), ("auto", .interpretation(.inferred)),
+        ("binary", .collation(.binary)), ("nocase", .collation(.caseInsensitive)), ("fold", .collation(.folded)), ("natural", .collation(.natural)),
+        ("nulls-first", .nulls(.first)), ("nulls-last", .nulls(.last)), ("nulls-natural", .nulls(.natural)),
+        ("abs", .transform(.absolute)), ("len", .transform(.length)), ("empty=null", .emptyIsNull),
+    ]
+    private static let byWord = Dictionary(uniqueKeysWithValues: words.map { ($0.word, $0.modifier) })
+    private static let wordOf = Dictionary(uniqueKeysWithValues: words.map { ($0.modifier, $0.word) })
+
     /// The modifier named by `word`, or `nil`.
     static func named(_ word: String) -> SortSpec.Modifier? {
-        switch word {
-        case "num": .interpretation(.number)
-        case "text": .interpretation(.text)
-        case "date": .interpretation(.date)
-        case "auto": .interpretation(.inferred)
-        case "binary": .collation(.binary)
-        case "nocase": .collation(.caseInsensitive)
-        case "fold": .collation(.folded)
-        case "natural": .collation(.natural)
-        case "nulls-first": .nulls(.first)
-        case "nulls-last": .nulls(.last)
-        case "nulls-natural": .nulls(.natural)
-        case "abs": .transform(.absolute)
-        case "len": .transform(.length)
-        case "empty=null": .emptyIsNull
-        default: nil
-        }
+        byWord[word]
     }
 
     /// Modifiers in the same group conflict: two interpretations, collations, null placements

@@ -96,6 +96,8 @@ public final class SQLiteOrderedListStore: Sendable {
 
     /// Inserts `id` right after `predecessor` (at the front if `nil`).
     ///
+    ///     try store.insert(3, after: 1, in: "reading")   // 1, 3, 2
+    ///
     /// - Throws: `OrderKeyError` for an id already in the list or an unknown predecessor.
     @discardableResult
     public func insert(_ id: Int64, after predecessor: Int64?, in list: String) throws -> [LabelWrite<Int64>] {
@@ -103,18 +105,27 @@ public final class SQLiteOrderedListStore: Sendable {
     }
 
     /// Inserts `id` right before `successor` (at the end if `nil`).
+    ///
+    ///     try store.insert(4, before: nil, in: "reading")   // appends: 1, 3, 2, 4
+    ///
+    /// - Throws: `OrderKeyError` for an id already in the list or an unknown successor.
     @discardableResult
     public func insert(_ id: Int64, before successor: Int64?, in list: String) throws -> [LabelWrite<Int64>] {
         try place(id, .before(successor), in: list, moving: false)
     }
 
-    /// Moves `id` right after `predecessor` (to the front if `nil`). Usually writes one row.
+    /// Moves `id` right after `predecessor` (to the front if `nil`). Usually writes one row;
+    /// a move onto itself writes none.
+    ///
+    /// - Throws: `OrderKeyError` for an id or a predecessor not in the list; nothing changes.
     @discardableResult
     public func move(_ id: Int64, after predecessor: Int64?, in list: String) throws -> [LabelWrite<Int64>] {
         try place(id, .after(predecessor), in: list, moving: true)
     }
 
     /// Moves `id` right before `successor` (to the end if `nil`). Usually writes one row.
+    ///
+    ///     try store.move(4, before: 1, in: "reading")   // 4, 1, 3, 2
     @discardableResult
     public func move(_ id: Int64, before successor: Int64?, in list: String) throws -> [LabelWrite<Int64>] {
         try place(id, .before(successor), in: list, moving: true)

@@ -93,7 +93,7 @@ struct SortSpecTests {
             String((0..<Int.random(in: 1...6, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
         }
         let simple: [SortSpec.Modifier] = [
-            .interpretation(.number), .interpretation(.text), .interpretation(.date),
+            .interpretation(.number), .interpretation(.text), .interpretation(.date), .interpretation(.inferred),
             .collation(.binary), .collation(.caseInsensitive), .collation(.folded), .collation(.natural),
             .nulls(.first), .nulls(.last), .nulls(.natural),
             .transform(.absolute), .transform(.length), .transform(.random(seed: 0)), .transform(.random(seed: .max)),
