@@ -62,7 +62,7 @@ struct BrowserTests {
                 collected.append(pipe.fileHandleForReading.readDataToEndOfFile())
                 continuation.resume(returning: (process.terminationStatus, collected.text))
             }
-            do { try process.run() } catch { continuation.resume(throwing: error) }
+            do { try process.launchAlone() } catch { continuation.resume(throwing: error) }
         }
     }
 }

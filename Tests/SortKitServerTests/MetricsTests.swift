@@ -40,7 +40,7 @@ struct MetricsTests {
             """,
             input.path, output.path,
         ]
-        try process.run()
+        try process.launchAlone()
         let status = await exitStatus(of: process)
         try #require(status == 0, "prometheus_client could not parse:\n\(exposition)")
         return try JSONDecoder().decode([Sample].self, from: Data(contentsOf: output))

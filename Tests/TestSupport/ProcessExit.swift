@@ -9,7 +9,7 @@ import Foundation
 /// termination handler is the notification Foundation does deliver; `isRunning` covers an exit
 /// reported before the handler was set.
 ///
-///     try process.run()
+///     try process.launchAlone()
 ///     let status = await exitStatus(of: process)
 @discardableResult
 public func exitStatus(of process: Process) async -> Int32 {
@@ -50,4 +50,20 @@ public func waitForExit(_ process: Process) -> Int32 {
     process.terminationHandler = { _ in exited.signal() }
     if process.isRunning { exited.wait() }
     return process.terminationStatus
+}
+
+/// The lock around every child process's launch in the tests.
+private let launching = NSLock()
+
+extension Process {
+    /// `run()`, one launch at a time in the test process. Foundation's `Process.run()` on
+    /// Linux crashed in a `memcpy` inside the launch while other tests launched children at
+    /// the same moment (a clean-clone `.ci/run`, 2026-11-27: `InputEdgesTests.shell` beside
+    /// `DifferentialCLITests`); launches are short, and waiting for the exit stays outside.
+    ///
+    ///     try process.launchAlone()
+    ///     let status = await exitStatus(of: process)
+    public func launchAlone() throws {
+        try launching.withLock { try run() }
+    }
 }

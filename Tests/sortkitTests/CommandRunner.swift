@@ -65,7 +65,7 @@ struct CommandRunner {
         process.standardOutput = try FileHandle(forWritingTo: files.out)
         process.standardError = try FileHandle(forWritingTo: files.err)
         do {
-            try process.run()
+            try process.launchAlone()
         } catch {
             files.remove()
             throw error

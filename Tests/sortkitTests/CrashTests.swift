@@ -124,7 +124,7 @@ struct CrashTests {
         process.standardOutput = FileHandle.nullDevice
         let pipe = Pipe()
         process.standardError = pipe
-        try process.run()
+        try process.launchAlone()
         let reader = pipe.fileHandleForReading
         let output = await onOwnThread { () -> String in
             var output = ""

@@ -21,7 +21,7 @@ struct InputEdgesTests {
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
-        try process.run()
+        try process.launchAlone()
         waitForExit(process)
         return CommandRunner.Result(
             status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),

@@ -21,7 +21,7 @@ struct MemoryBudgetTests {
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.launchAlone()
         waitForExit(process)
         let kilobytes = Int(try String(contentsOf: report, encoding: .utf8).split(separator: "\n").last.map(String.init) ?? "") ?? .max
         return (kilobytes, try String(contentsOf: out, encoding: .utf8), process.terminationStatus)

@@ -28,7 +28,7 @@ struct ServeCommandTests {
             process.currentDirectoryURL = folder
             process.standardOutput = try FileHandle(forWritingTo: log)
             process.standardError = try FileHandle(forWritingTo: log)
-            try process.run()
+            try process.launchAlone()
         }
 
         /// Waits until `path` answers 200: at most 180 s, for an import or a reopened table in a
@@ -202,7 +202,7 @@ struct ServeCommandTests {
         upload.currentDirectoryURL = folder
         upload.standardOutput = FileHandle.nullDevice
         upload.standardError = FileHandle.nullDevice
-        try upload.run()
+        try upload.launchAlone()
         try await Task.sleep(for: .milliseconds(1_500))
         let signalled = ContinuousClock.now
         kill(server.process.processIdentifier, SIGTERM)

@@ -201,7 +201,7 @@ struct SortCommandTests {
             process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.launchAlone()
             let partial = folder.appendingPathComponent(".out.csv.sortkit-\(process.processIdentifier).partial")
             let start = Date()
             // The partial file is opened when the sort starts; the signal comes while it runs.
