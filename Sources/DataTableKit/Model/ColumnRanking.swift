@@ -10,7 +10,7 @@ import SortKit
 /// key pays for comparing its values. A data change or an edit updates a ranking by merging the
 /// changed rows into the kept order — O(n + k log n) comparisons for k changed rows — instead
 /// of sorting again.
-struct _Ranking<Row> {
+struct _ColumnRanking<Row> {
     /// The key, ascending. Ranks don't depend on its null placement: nulls are one group at
     /// either end, placed by each sort.
     let key: SortKey<Row>
@@ -94,7 +94,7 @@ struct _Ranking<Row> {
         // Element access through the base pointers borrows rows in place (a buffer's subscript
         // returns a copy).
         guard let old = oldRows.baseAddress, let new = newRows.baseAddress else {
-            self = _Ranking(key, rows: Array(newRows))
+            self = _ColumnRanking(key, rows: Array(newRows))
             return true
         }
         // Plain loops, not closures per row: in this generic code a closure call per row was
@@ -126,7 +126,7 @@ struct _Ranking<Row> {
         var dirty: [Int] = []
         for q in covered.indices where !covered[q] { dirty.append(q) }
         if dirty.count > newRows.count / 8 {
-            self = _Ranking(key, rows: Array(newRows))
+            self = _ColumnRanking(key, rows: Array(newRows))
             return true
         }
         let dirtyOrder = dirty.map { new[$0] }._sortedIndicesMarkingTies(by: [key]).order.map { dirty[$0] }

@@ -95,7 +95,7 @@ public struct DataTable<Row: Identifiable> {
     /// change that needs a new sort.
     private var sortedAll: [Int]?
     /// Per sort key used so far (or prepared): its order over the rows, kept up to date.
-    private var rankings: [String: _Ranking<Row>] = [:]
+    private var rankings: [String: _ColumnRanking<Row>] = [:]
     /// The rankings ``sortedAll`` was made from.
     private var sortedBy: Set<String> = []
     /// Row counts from which `setData` updates the rankings in the background, while it folds
@@ -413,7 +413,7 @@ public struct DataTable<Row: Identifiable> {
     // MARK: Internals
 
     /// Starts bringing every kept ranking up to date after ``rows`` changed from `oldRows` (see
-    /// ``_Ranking/update(old:new:newPosition:changed:identity:)``); ``finishFollowingChange(_:identity:)``
+    /// ``_ColumnRanking/update(old:new:newPosition:changed:identity:)``); ``finishFollowingChange(_:identity:)``
     /// takes the result.
     private func startFollowingChange(
         from oldRows: [Row], newPosition: [Int], changed: [Bool], identity: Bool, inBackground: Bool
@@ -432,9 +432,9 @@ public struct DataTable<Row: Identifiable> {
     }
 
     /// The kept ranking named `id`, made from `key` the first time it is asked for.
-    private mutating func ranking(_ id: String, _ key: SortKey<Row>) -> _Ranking<Row> {
+    private mutating func ranking(_ id: String, _ key: SortKey<Row>) -> _ColumnRanking<Row> {
         if let ranking = rankings[id] { return ranking }
-        let ranking = _Ranking(key, rows: rows)
+        let ranking = _ColumnRanking(key, rows: rows)
         rankings[id] = ranking
         return ranking
     }

@@ -16,15 +16,15 @@ import SortKit
 final class _RankingUpdate<Row>: @unchecked Sendable {
     // Unchecked: each slot of `entries` is written only by the one `run` iteration for its
     // index, and read by `wait` after the group has finished; the rows are only read.
-    private let entries: UnsafeMutableBufferPointer<(id: String, ranking: _Ranking<Row>, updated: Bool)>
+    private let entries: UnsafeMutableBufferPointer<(id: String, ranking: _ColumnRanking<Row>, updated: Bool)>
     private let old: [Row], new: [Row], newPosition: [Int], changed: [Bool], identity: Bool
     private let group = DispatchGroup()
 
     /// Starts updating `rankings` for the change (see
-    /// ``_Ranking/update(old:new:newPosition:changed:identity:)``): on other threads when
+    /// ``_ColumnRanking/update(old:new:newPosition:changed:identity:)``): on other threads when
     /// `inBackground`, else before returning.
     init(
-        _ rankings: [String: _Ranking<Row>], old: [Row], new: [Row], newPosition: [Int], changed: [Bool], identity: Bool,
+        _ rankings: [String: _ColumnRanking<Row>], old: [Row], new: [Row], newPosition: [Int], changed: [Bool], identity: Bool,
         inBackground: Bool
     ) {
         entries = .allocate(capacity: rankings.count)
@@ -60,7 +60,7 @@ final class _RankingUpdate<Row>: @unchecked Sendable {
     }
 
     /// The updated rankings and the ids of those that changed, once every update is done.
-    func wait() -> (rankings: [String: _Ranking<Row>], updated: Set<String>) {
+    func wait() -> (rankings: [String: _ColumnRanking<Row>], updated: Set<String>) {
         group.wait()
         return (
             Dictionary(uniqueKeysWithValues: entries.map { ($0.id, $0.ranking) }),

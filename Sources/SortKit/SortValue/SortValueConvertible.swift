@@ -56,50 +56,22 @@ extension Decimal: SortValueConvertible {
     public var sortValue: SortValue { .double(NSDecimalNumber(decimal: self).doubleValue) }
 }
 
-extension Int: SortValueConvertible {
-    @inlinable public var sortValue: SortValue { .integer(Int64(self)) }
-}
-
-extension Int8: SortValueConvertible {
-    @inlinable public var sortValue: SortValue { .integer(Int64(self)) }
-}
-
-extension Int16: SortValueConvertible {
-    @inlinable public var sortValue: SortValue { .integer(Int64(self)) }
-}
-
-extension Int32: SortValueConvertible {
-    @inlinable public var sortValue: SortValue { .integer(Int64(self)) }
-}
-
-extension Int64: SortValueConvertible {
-    @inlinable public var sortValue: SortValue { .integer(self) }
-}
-
-extension UInt8: SortValueConvertible {
-    @inlinable public var sortValue: SortValue { .integer(Int64(self)) }
-}
-
-extension UInt16: SortValueConvertible {
-    @inlinable public var sortValue: SortValue { .integer(Int64(self)) }
-}
-
-extension UInt32: SortValueConvertible {
-    @inlinable public var sortValue: SortValue { .integer(Int64(self)) }
-}
-
-extension UInt: SortValueConvertible {
-    /// An integer, or the nearest double above `Int64.max`.
+extension SortValueConvertible where Self: FixedWidthInteger {
+    /// The integer; one above `Int64.max` (a large `UInt` or `UInt64`) as the nearest double.
     @inlinable public var sortValue: SortValue {
         if let exact = Int64(exactly: self) { return .integer(exact) }
         return .double(Double(self))
     }
 }
 
-extension UInt64: SortValueConvertible {
-    /// An integer, or the nearest double above `Int64.max`.
-    @inlinable public var sortValue: SortValue {
-        if let exact = Int64(exactly: self) { return .integer(exact) }
-        return .double(Double(self))
-    }
-}
+// The standard integers sort as their values, by the `FixedWidthInteger` default above.
+extension Int: SortValueConvertible {}
+extension Int8: SortValueConvertible {}
+extension Int16: SortValueConvertible {}
+extension Int32: SortValueConvertible {}
+extension Int64: SortValueConvertible {}
+extension UInt: SortValueConvertible {}
+extension UInt8: SortValueConvertible {}
+extension UInt16: SortValueConvertible {}
+extension UInt32: SortValueConvertible {}
+extension UInt64: SortValueConvertible {}
