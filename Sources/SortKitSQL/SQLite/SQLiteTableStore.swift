@@ -12,9 +12,9 @@ import SortKit
 ///     try await store.page(of: "books", PageRequest(order: .spec(SortSpec(parsing: "price")))).rows.map(\.id)   // [2, 1]
 ///
 /// Each table is stored as `st_<n>` with, per column `i`, its text `c<i>` (NFC), its typed
-/// value `n<i>` for non-string columns, and ``KeyVariant`` sort-key BLOBs `k<i>_…` as orders
-/// need them (the natural-collation key of every string column from the start; others are
-/// added and filled on first use, in one transaction). A folded text column `s` serves search
+/// value `n<i>` for non-string columns, and ``KeyVariant`` sort-key BLOBs `k<i>_…` for the
+/// presets' orders (indexed with them; another order's keys are computed in its query, never
+/// stored by a read). A folded text column `s` serves search
 /// (`instr` per term: substring semantics like memory's, which an FTS5 token index can't give).
 /// The manual order lives in `ordered_item` (``SQLiteOrderedListStore``'s layout), written in
 /// the same transaction as the row.
