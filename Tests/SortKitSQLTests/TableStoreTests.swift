@@ -238,6 +238,26 @@ struct TableStoreTests {
         let seek = try await store.queryPlan(of: "books", request, cursorValues: [.double(3), .blob([0x30]), .integer(1)])
         #expect(seek.contains { $0.contains("SEARCH t USING INDEX st_1_preset0") }, "\(seek)")
         #expect(try await ids(store, "price,title") == [4, 3, 5, 1, 2])
+        // An order whose key isn't stored is planned as its page runs it: computed in the query.
+        let computed = try await store.queryPlan(of: "books", PageRequest(order: .spec(SortSpec(parsing: "title:nocase")), limit: 10))
+        #expect(computed.contains { $0.contains("TEMP B-TREE") }, "\(computed)")
+    }
+
+    @Test("A write that can't start (another process holds the lock) leaves the writing connection's commit mode as it was")
+    func beginFails() async throws {
+        let path = try temporaryDatabase()
+        let store = try SQLiteTableStore(path: path, busyTimeout: 0.05)
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: path, configuration: holding)
+        try await other.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        // 100,000 rows: an import large enough to commit without waiting for the disk.
+        let csv = "n\n" + (0..<100_000).map { "\($0)\n" }.joined()
+        await #expect(throws: (any Error).self) { try await store.importCSV(Array(csv.utf8), as: "big", delimiter: 44, presets: [:]) }
+        try await other.writeWithoutTransaction { try $0.execute(sql: "ROLLBACK") }
+        let mode = try await store.database.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
+        #expect(mode == 1, "NORMAL (1), not OFF (0)")
+        try await store.importCSV(Array("n\n1\n".utf8), as: "small", delimiter: 44, presets: [:])
     }
 
     @Test("A backup is a consistent copy that serves the same pages, taken while another connection writes; it never overwrites a file")

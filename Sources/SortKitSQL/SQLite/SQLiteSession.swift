@@ -14,21 +14,23 @@ struct _SQLiteSession: _SQLSession {
             try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values.map(\.databaseValue)))
                 .map { $0.databaseValues.map(SQLValue.init) }
         }
-        return long ? try await onConnection(read) : try visit(read)
+        return long || !writing ? try await onConnection(read) : try visit(read)
     }
 
     func execute(_ sql: String, _ values: [SQLValue], long: Bool) async throws {
         let sql = Self.numbered(sql)
         let run: @Sendable (Database) throws -> Void = { db in try db.execute(sql: sql, arguments: StatementArguments(values.map(\.databaseValue))) }
-        long ? try await onConnection(run) : try visit(run)
+        long || !writing ? try await onConnection(run) : try visit(run)
     }
 
-    /// One statement on the connection, waited for in place: the statements of a write and
-    /// the core's reads are short, and a wait on the writer's queue (idle while this write
-    /// holds its turn) costs a fraction of a task's suspension and resumption — which made
-    /// an insert over HTTP 1.5× slower. Long work goes through ``onConnection(_:)``.
+    /// One statement of a write on the writing connection, waited for in place: inside the
+    /// transaction the write holds the file's lock and its turn, so the writer's queue is idle
+    /// and the statement short, and the wait costs a fraction of a task's suspension and
+    /// resumption (which made an insert over HTTP 1.5× slower). Reads are awaited: every reader
+    /// may be busy with a long page query. So are `long` statements and `BEGIN`, which can wait
+    /// for another process's lock.
     private func visit<T>(_ body: (Database) throws -> T) throws -> T {
-        writing ? try database.writeWithoutTransaction(body) : try database.read(body)
+        try database.writeWithoutTransaction(body)
     }
 
     /// Runs `body` on the session's connection (for work done in one visit: a bulk insert).

@@ -189,12 +189,14 @@ public final class SQLiteTableStore: _SQLTableStore {
         await turns.take()
         defer { turns.pass() }
         let session = _SQLiteSession(database: database, writing: true)
-        if !durable { try await session.execute("PRAGMA synchronous = OFF") }
-        try await session.execute("BEGIN IMMEDIATE")
         do {
+            if !durable { try await session.execute("PRAGMA synchronous = OFF") }
+            // Awaited (`long`): another process's write lock keeps it waiting up to the busy
+            // timeout, which must not hold a thread.
+            try await session.execute("BEGIN IMMEDIATE", [], long: true)
             let value = try await body(session)
             try await session.execute("COMMIT")
-            if !durable { try await session.execute("PRAGMA synchronous = NORMAL") }
+            if !durable { try? await session.execute("PRAGMA synchronous = NORMAL") }
             checkpointer.afterWrite()
             return value
         } catch {
@@ -212,10 +214,12 @@ public final class SQLiteTableStore: _SQLTableStore {
         try await body(_SQLiteSession(database: database, writing: false))
     }
 
+    /// Ends a failed write: its transaction rolled back (SQLite may have done it already, on an
+    /// interrupt or a full disk) and the commit mode restored, each whatever the other did.
     private static func rollBack(_ database: DatabasePool, durable: Bool) {
-        try? database.writeWithoutTransaction { db in
-            if db.isInsideTransaction { try db.execute(sql: "ROLLBACK") }
-            if !durable { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        database.writeWithoutTransaction { db in
+            if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+            if !durable { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
         }
     }
 

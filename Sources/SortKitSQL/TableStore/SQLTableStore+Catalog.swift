@@ -105,6 +105,11 @@ extension _SQLTableStore {
         let ids = try await session.integers(
             "SELECT DISTINCT row_id FROM sortkit_change WHERE table_id = $1 AND version > $2 ORDER BY row_id",
             [.integer(info.id), .integer(version)])
+        // A write that pruned the log between the two reads (each sees what was committed when
+        // it ran) took entries this one needed: read the table again instead.
+        guard let still = try await session.integer("SELECT MIN(version) FROM sortkit_change WHERE table_id = $1", [.integer(info.id)]),
+            still <= version + 1
+        else { return nil }
         var found: [Int64: [String]] = [:]
         let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
         for row in try await session.select("SELECT id\(columns) FROM \(info.physical) WHERE id \(dialect.inIDs(1))", [dialect.ids(ids)]) {

@@ -284,7 +284,8 @@ extension _SQLTableStore {
     public func queryPlan(of table: String, _ request: PageRequest, cursorValues: [SQLValue]? = nil) async throws -> [String] {
         try await read { session in
             let info = try await Self.info(table, session)
-            let ordering = try SQLOrdering(request.order, schema: info.schema, dialect: Self.dialect)
+            let ordering = try SQLOrdering(
+                request.order, schema: info.schema, dialect: Self.dialect, stored: Self.dialect == .sqlite ? info.variants : nil)
             let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: [:])
             let select = query.select(after: cursorValues, offset: request.offset, limit: request.limit)
             let explain = Self.dialect == .sqlite ? "EXPLAIN QUERY PLAN " : "EXPLAIN "
@@ -294,14 +295,16 @@ extension _SQLTableStore {
 
     /// The in-memory index of a table, current for the catalog versions in `info`: the one
     /// held, brought up to date from the change log, or the table read again.
-    func index(of info: _TableInfo) async throws -> _TableIndex {
-        let name = info.schema.name
-        return try await indexes.index(table: info.id, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion) { old in
+    func index(of requested: _TableInfo) async throws -> _TableIndex {
+        let name = requested.schema.name
+        return try await indexes.index(table: requested.id, schemaVersion: requested.schemaVersion, dataVersion: requested.dataVersion) { old in
             // The versions are read before the changes and rows: an index holds at least the
             // writes of the version it claims (a later one's too, which applying it again
             // leaves as they are).
             try await self.read { session in
                 let info = try await Self.info(name, session)
+                // A table dropped and made again under its name is another table.
+                guard info.id == requested.id else { throw TableStoreError.unknownTable(name) }
                 if let old, let changes = try await Self.changes(since: old.dataVersion, info, session),
                     let updated = old.applying(changes, dataVersion: info.dataVersion)
                 {

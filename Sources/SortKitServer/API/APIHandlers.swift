@@ -115,7 +115,9 @@ struct APIHandlers: Sendable {
             var next = first.next
             while let cursor = next {
                 request.after = cursor
-                let page = try await handlers.page(stored, request)
+                // Each later batch reads the catalog again: a download can outlast a schema
+                // change or a drop, which its batches then see, as a request would.
+                let page = try await handlers.page(handlers.store.table(table), request)
                 try await writer.write(ByteBuffer(bytes: bytes(page)))
                 next = page.next
             }
