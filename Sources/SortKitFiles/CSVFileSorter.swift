@@ -219,15 +219,24 @@ public struct CSVFileSorter: Sendable {
 
     /// A new folder for runs (and a spooled input) in ``temporaryDirectory``.
     func makeScratchFolder() throws -> URL {
-        try Self.makeFolder(temporaryDirectory.appendingPathComponent("sortkit-sort-\(UUID().uuidString)"))
+        try Self.makeUniqueFolder(in: temporaryDirectory, prefix: "sortkit-sort-")
     }
 
-    /// Makes `folder` in its parent, which must exist (only the folder itself is made: a
-    /// missing `TMPDIR` is named, not created); the error says why it can't be made.
-    package static func makeFolder(_ folder: URL) throws -> URL {
-        // mkdir(2) itself, for its errno: the reason is named, not guessed.
-        guard mkdir(folder.path, 0o700) != 0 else { return folder }
-        let code = errno
+    /// A new folder in `parent`, which must exist (only the folder itself is made: a missing
+    /// `TMPDIR` is named, not created), named `prefix` and six random characters by
+    /// `mkdtemp(3)`, which picks a name no folder has and makes it in one step (mode 0700). A
+    /// name of its own (a process id, a `UUID`) collided under load with a folder a killed
+    /// process had left: "File exists". The error names mkdir's reason.
+    package static func makeUniqueFolder(in parent: URL, prefix: String) throws -> URL {
+        var template = Array(parent.appendingPathComponent(prefix + "XXXXXX").path.utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw folderFailure(parent, errno)
+        }
+        return URL(fileURLWithPath: String(cString: made), isDirectory: true)
+    }
+
+    /// The error for a folder that can't be made in `parent`, from mkdir's or mkdtemp's errno.
+    static func folderFailure(_ parent: URL, _ code: Int32) -> Failure {
         let reason =
             switch code {
             case ENOENT: "it doesn't exist"
@@ -235,8 +244,7 @@ public struct CSVFileSorter: Sendable {
             case EACCES, EPERM, EROFS: "it can't be written"
             default: String(cString: strerror(code))
             }
-        throw Failure(
-            "cannot make a temporary folder in '\(folder.deletingLastPathComponent().path)': \(reason) (set TMPDIR to a writable folder)")
+        return Failure("cannot make a temporary folder in '\(parent.path)': \(reason) (set TMPDIR to a writable folder)")
     }
 
     /// `input` if it can be read more than once (a regular file, or a link to one); a pipe, a

@@ -81,11 +81,12 @@ struct SortCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures(of: "sortkit sort") {
-            var sorter = CSVFileSorter(
-                spec: try combinedSpec(), delimiter: try delimiterByte(), hasHeader: !noHeader, unique: unique, reverse: reverse,
-                top: top, maxMemory: try maxMemory.map(Self.size) ?? CSVFileSorter.defaultMaxMemory,
-                temporaryDirectory: Self.scratch)
+            let spec = try combinedSpec(), delimiter = try delimiterByte()
+            let budget = try maxMemory.map(Self.size) ?? CSVFileSorter.defaultMaxMemory
             try Self.makeScratch()
+            var sorter = CSVFileSorter(
+                spec: spec, delimiter: delimiter, hasHeader: !noHeader, unique: unique, reverse: reverse, top: top, maxMemory: budget,
+                temporaryDirectory: Self.scratch)
             defer { try? FileManager.default.removeItem(at: Self.scratch) }
             Self.removeScratchOnInterrupt(partial: output.map { CSVFileSorter.partialFile(for: CSVFileSorter.resolvingLinks(URL(fileURLWithPath: $0))) })
             let input = try inputFile()
@@ -147,13 +148,14 @@ struct SortCommand: ParsableCommand {
         FileHandle.standardError.write(Data(block.utf8))
     }
 
-    /// The run folder of this process, removed at exit and on Ctrl-C.
-    static let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-\(getpid())")
+    /// The run folder of this process (`sortkit-PID-XXXXXX` in the temporary folder), made by
+    /// ``makeScratch()`` before anything reads it, removed at exit and on Ctrl-C.
+    nonisolated(unsafe) static var scratch = FileManager.default.temporaryDirectory
 
     /// Makes ``scratch`` in the temporary folder, which must exist (only the leaf is made).
     static func makeScratch() throws {
         do {
-            _ = try CSVFileSorter.makeFolder(scratch)
+            scratch = try CSVFileSorter.makeUniqueFolder(in: FileManager.default.temporaryDirectory, prefix: "sortkit-\(getpid())-")
         } catch let error as CSVFileSorter.Failure {
             throw CommandFailure(error.description)
         }

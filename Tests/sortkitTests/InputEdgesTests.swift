@@ -13,9 +13,12 @@ struct InputEdgesTests {
         let folder = try CommandRunner.folder(with: files)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
+        // `$SORTKIT` is set by the script, not through `environment`: a Process given an
+        // environment builds its own copy of it, and that launch crashed the test process in a
+        // `memcpy` in two clean-clone CI runs (2026-11-27); one that inherits it never did.
+        let binary = CommandRunner.binary.path.replacingOccurrences(of: "'", with: "'\\''")
+        process.arguments = ["-c", "export SORTKIT='\(binary)'\n" + script]
         process.currentDirectoryURL = folder
-        process.environment = ProcessInfo.processInfo.environment.merging(["SORTKIT": CommandRunner.binary.path]) { $1 }
         let out = folder.appendingPathComponent(".out"), err = folder.appendingPathComponent(".err")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)

@@ -195,10 +195,11 @@ struct SortCommandTests {
             for row in 0..<rows { csv += "\(row),n\((row &* 7_919) % 100_003)\n" }
             try Data(csv.utf8).write(to: folder.appendingPathComponent("big.csv"))
             let process = Process()
-            process.executableURL = CommandRunner.binary
-            process.arguments = ["sort", "big.csv", "--by", "name", "--max-memory", "1M", "-o", "out.csv"]
+            // TMPDIR through env(1), which execs sortkit in place (same pid), rather than a
+            // Process environment (see InputEdgesTests.shell).
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["TMPDIR=\(scratch.path)", CommandRunner.binary.path, "sort", "big.csv", "--by", "name", "--max-memory", "1M", "-o", "out.csv"]
             process.currentDirectoryURL = folder
-            process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.path]) { $1 }
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.launchAlone()
