@@ -83,13 +83,14 @@ struct SortCommand: ParsableCommand {
         try reportingFailures(of: "sortkit sort") {
             let spec = try combinedSpec(), delimiter = try delimiterByte()
             let budget = try maxMemory.map(Self.size) ?? CSVFileSorter.defaultMaxMemory
-            try Self.makeScratch()
+            let scratch = try Self.makeScratch()
             var sorter = CSVFileSorter(
                 spec: spec, delimiter: delimiter, hasHeader: !noHeader, unique: unique, reverse: reverse, top: top, maxMemory: budget,
-                temporaryDirectory: Self.scratch)
-            defer { try? FileManager.default.removeItem(at: Self.scratch) }
-            Self.removeScratchOnInterrupt(partial: output.map { CSVFileSorter.partialFile(for: CSVFileSorter.resolvingLinks(URL(fileURLWithPath: $0))) })
-            let input = try inputFile()
+                temporaryDirectory: scratch)
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            Self.removeScratchOnInterrupt(
+                scratch, partial: output.map { CSVFileSorter.partialFile(for: CSVFileSorter.resolvingLinks(URL(fileURLWithPath: $0))) })
+            let input = try inputFile(spoolingInto: scratch)
             let bar = !quiet && isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
             if let bar { sorter.progress = { progress in bar.show(progress) } }
             do {
@@ -148,21 +149,18 @@ struct SortCommand: ParsableCommand {
         FileHandle.standardError.write(Data(block.utf8))
     }
 
-    /// The run folder of this process (`sortkit-PID-XXXXXX` in the temporary folder), made by
-    /// ``makeScratch()`` before anything reads it, removed at exit and on Ctrl-C.
-    nonisolated(unsafe) static var scratch = FileManager.default.temporaryDirectory
-
-    /// Makes ``scratch`` in the temporary folder, which must exist (only the leaf is made).
-    static func makeScratch() throws {
+    /// Makes this process's run folder (`sortkit-PID-XXXXXX`) in the temporary folder, which
+    /// must exist (only the leaf is made); it is removed at exit and on Ctrl-C.
+    static func makeScratch() throws -> URL {
         do {
-            scratch = try CSVFileSorter.makeUniqueFolder(in: FileManager.default.temporaryDirectory, prefix: "sortkit-\(getpid())-")
+            return try CSVFileSorter.makeUniqueFolder(in: FileManager.default.temporaryDirectory, prefix: "sortkit-\(getpid())-")
         } catch let error as CSVFileSorter.Failure {
             throw CommandFailure(error.description)
         }
     }
 
     /// On SIGINT/SIGTERM: remove the temporary runs and the partial output, then exit 130/143.
-    static func removeScratchOnInterrupt(partial: URL?) {
+    static func removeScratchOnInterrupt(_ scratch: URL, partial: URL?) {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
@@ -184,7 +182,7 @@ struct SortCommand: ParsableCommand {
     /// The input as a file that can be read more than once: the named file, or — for standard
     /// input (`-`), a pipe, a FIFO, `/dev/stdin` — a copy in the scratch folder (a sort reads
     /// its input twice, and `--debug` once more).
-    func inputFile() throws -> URL {
+    func inputFile(spoolingInto scratch: URL) throws -> URL {
         let path = file == "-" ? "/dev/stdin" : file
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -193,7 +191,7 @@ struct SortCommand: ParsableCommand {
         guard !isDirectory.boolValue else { throw CommandFailure("cannot read '\(file)': it is a folder") }
         guard FileManager.default.isReadableFile(atPath: path) else { throw CommandFailure("cannot read '\(file)': permission denied") }
         do {
-            return try CSVFileSorter.rereadable(URL(fileURLWithPath: path), spoolingInto: Self.scratch)
+            return try CSVFileSorter.rereadable(URL(fileURLWithPath: path), spoolingInto: scratch)
         } catch let error as CSVFileSorter.Failure {
             throw CommandFailure(error.description.replacingOccurrences(of: "'/dev/stdin'", with: "standard input"))
         }

@@ -265,8 +265,7 @@ extension _SQLTableStore {
         if inMemoryIndex, case .spec(let spec) = request.order { return try await fromIndex(spec) }
         // A manual order not written out yet is id order.
         let order = request.order == .manual && !info.manualReady ? .spec(SortSpec()) : request.order
-        let ordering = try SQLOrdering(
-            order, schema: info.schema, dialect: Self.dialect, stored: Self.dialect == .sqlite ? info.variants : nil)
+        let ordering = try Self.ordering(order, info)
         // Reads never add key columns: an order whose keys aren't stored (and that SQL can't
         // compute: PostgreSQL) is served from the index whatever the setting.
         if case .spec(let spec) = request.order, !ordering.variants.isSubset(of: info.variants) { return try await fromIndex(spec) }
@@ -284,13 +283,18 @@ extension _SQLTableStore {
     public func queryPlan(of table: String, _ request: PageRequest, cursorValues: [SQLValue]? = nil) async throws -> [String] {
         try await read { session in
             let info = try await Self.info(table, session)
-            let ordering = try SQLOrdering(
-                request.order, schema: info.schema, dialect: Self.dialect, stored: Self.dialect == .sqlite ? info.variants : nil)
+            let ordering = try Self.ordering(request.order, info)
             let query = PageQuery(info: info, ordering: ordering, search: SearchQuery(request.search), columnSearch: [:])
             let select = query.select(after: cursorValues, offset: request.offset, limit: request.limit)
             let explain = Self.dialect == .sqlite ? "EXPLAIN QUERY PLAN " : "EXPLAIN "
             return try await session.select(explain + select.sql, select.arguments).map { $0.last?.cell ?? "" }
         }
+    }
+
+    /// `order` as the table's SQL orders by it: on SQLite a key the table doesn't store is
+    /// computed in the query; PostgreSQL reads stored key columns only.
+    static func ordering(_ order: TableOrder, _ info: _TableInfo) throws -> SQLOrdering {
+        try SQLOrdering(order, schema: info.schema, dialect: dialect, stored: dialect == .sqlite ? info.variants : nil)
     }
 
     /// The in-memory index of a table, current for the catalog versions in `info`: the one
