@@ -12,9 +12,7 @@ public enum LabelPlanner {
     public static func insert<Reader: LabelReader, Random: RandomNumberGenerator>(
         _ id: Reader.ID, after predecessor: Reader.ID?, in list: Reader, using random: inout Random
     ) throws -> [LabelWrite<Reader.ID>] {
-        let low = try anchorLabel(predecessor, in: list)
-        let high = try low.map { try list.label(after: $0) } ?? list.firstLabel()
-        return try place(id, between: low, and: high, in: list, using: &random)
+        try insert(id, .after(predecessor), in: list, using: &random)
     }
 
     /// The writes that place `id` right before `successor` (or last, if `nil`): an append
@@ -27,8 +25,27 @@ public enum LabelPlanner {
     public static func insert<Reader: LabelReader, Random: RandomNumberGenerator>(
         _ id: Reader.ID, before successor: Reader.ID?, in list: Reader, using random: inout Random
     ) throws -> [LabelWrite<Reader.ID>] {
-        let high = try anchorLabel(successor, in: list)
-        let low = try high.map { try list.label(before: $0) } ?? list.lastLabel()
+        try insert(id, .before(successor), in: list, using: &random)
+    }
+
+    /// The writes that place `id` at `placement`: the one planner behind both spellings.
+    ///
+    ///     let writes = try LabelPlanner.insert("x", .after("a"), in: list, using: &random)
+    ///
+    /// - Throws: ``OrderKeyError`` if the anchor isn't in the list or the list is full.
+    public static func insert<Reader: LabelReader, Random: RandomNumberGenerator>(
+        _ id: Reader.ID, _ placement: LabelPlacement<Reader.ID>, in list: Reader, using random: inout Random
+    ) throws -> [LabelWrite<Reader.ID>] {
+        let low: UInt64?
+        let high: UInt64?
+        switch placement {
+        case .after(let predecessor):
+            low = try anchorLabel(predecessor, in: list)
+            high = try low.map { try list.label(after: $0) } ?? list.firstLabel()
+        case .before(let successor):
+            high = try anchorLabel(successor, in: list)
+            low = try high.map { try list.label(before: $0) } ?? list.lastLabel()
+        }
         return try place(id, between: low, and: high, in: list, using: &random)
     }
 
@@ -92,6 +109,26 @@ public enum LabelPlanner {
         throw OrderKeyError.full
     }
 }
+
+/// Where an item goes in an ordered list: right after an item (first, for `nil`) or right
+/// before one (last, for `nil`).
+///
+///     let placement: LabelPlacement<String> = .before(nil)   // append
+public enum LabelPlacement<ID: Hashable>: Hashable {
+    /// Right after the item (`nil`: at the front).
+    case after(ID?)
+    /// Right before the item (`nil`: at the end).
+    case before(ID?)
+
+    /// The anchor item, if any.
+    public var anchor: ID? {
+        switch self {
+        case .after(let id), .before(let id): id
+        }
+    }
+}
+
+extension LabelPlacement: Sendable where ID: Sendable {}
 
 /// A manual-order operation that can't be done.
 public struct OrderKeyError: Error, Hashable, CustomStringConvertible {

@@ -135,17 +135,13 @@ public final class SQLiteOrderedListStore: Sendable {
     /// throws), or one taken out of the list first (a move onto itself changes nothing).
     private func place(_ id: Int64, _ placement: _Placement, in list: String, moving: Bool) throws -> [LabelWrite<Int64>] {
         try transaction(list) { reader in
-            switch (placement, moving) {
-            case (.after(let anchor), true), (.before(let anchor), true):
-                guard try reader.detach(id, anchor: anchor) else { return [] }
-            case (_, false):
+            if moving {
+                guard try reader.detach(id, anchor: placement.anchor) else { return [] }
+            } else {
                 guard try reader.label(of: id) == nil else { throw OrderKeyError.duplicateID(id) }
             }
             var random = SystemRandomNumberGenerator()
-            switch placement {
-            case .after(let predecessor): return try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
-            case .before(let successor): return try LabelPlanner.insert(id, before: successor, in: reader, using: &random)
-            }
+            return try LabelPlanner.insert(id, placement, in: reader, using: &random)
         }
     }
 

@@ -3,10 +3,7 @@ import OrderKeys
 import SortKit
 
 /// Where a row goes in a manual order: right after a row (or first), or right before one (or last).
-enum _Placement {
-    case after(Int64?)
-    case before(Int64?)
-}
+typealias _Placement = LabelPlacement<Int64>
 
 /// The manual order of a table, kept in `ordered_item` (``SQLiteOrderedListStore``'s layout):
 /// OrderKeys' `LabelPlanner` plans each move through ``_LabelReplay`` (its reads answered by
@@ -162,10 +159,7 @@ extension _SQLTableStore {
             known: known,
             { reader in
                 var random = SystemRandomNumberGenerator()
-                switch placement {
-                case .after(let predecessor): return try LabelPlanner.insert(id, after: predecessor, in: reader, using: &random)
-                case .before(let successor): return try LabelPlanner.insert(id, before: successor, in: reader, using: &random)
-                }
+                return try LabelPlanner.insert(id, placement, in: reader, using: &random)
             }, fetch: { try await answer($0, list: list, session) })
     }
 
