@@ -69,7 +69,8 @@ struct HardeningTests {
         let server = try await makeServer()
         try await application(server).test(.live) { client in
             let port = try #require(client.port)
-            let raw = TestClient(host: "127.0.0.1", port: port)
+            // A long read timeout: the full suite can hold both cores for a while.
+            let raw = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(120)))
             raw.connect()
             func send(
                 _ authority: String, _ method: HTTPRequest.Method = .get, _ path: String = "/api/tables",

@@ -260,7 +260,8 @@ struct TrustTests {
         _ = try server.application(host: "0.0.0.0", port: 0)
         try await application(server).test(.live) { client in
             let port = try #require(client.port)
-            let raw = TestClient(host: "127.0.0.1", port: port)
+            // A long read timeout: the full suite can hold both cores for a while.
+            let raw = TestClient(host: "127.0.0.1", port: port, configuration: .init(timeout: .seconds(120)))
             raw.connect()
             for (authority, status) in [
                 ("sortkit.example", HTTPResponse.Status.ok), ("SORTKIT.example:\(port)", .ok), ("192.168.1.5:8080", .ok),
