@@ -55,6 +55,7 @@ interactions=(
   "HTML page $lastpage by title (size 50)|/tables/big?sort=title&size=50&page=$lastpage|SELECT * FROM t ORDER BY title, id LIMIT 50 OFFSET $(( (lastpage - 1) * 50 ))|"
   "first page by title:len|/api/tables/big/rows?sort=title:len&limit=25|SELECT * FROM t ORDER BY length(title), id LIMIT 25|"
   "first page by -price:abs,title|/api/tables/big/rows?sort=-price:abs,title&limit=25|SELECT * FROM t ORDER BY abs(price) DESC, title, id LIMIT 25|"
+  "first page by title:locale=sv|/api/tables/big/rows?sort=title:locale=sv&limit=25|SELECT * FROM t ORDER BY title COLLATE sv, id LIMIT 25|"
   "first page by title:random=7 (a seeded shuffle)|/api/tables/big/rows?sort=title:random=7&limit=25|SELECT * FROM t ORDER BY hash(title, 7), id LIMIT 25|"
   "filter[author]=lem by title, with its count|/api/tables/big/rows?filter%5Bauthor%5D=lem&sort=title&limit=25|SELECT * FROM t WHERE strip_accents(lower(author)) LIKE '%lem%' ORDER BY title, id LIMIT 25|SELECT count(*) FROM t WHERE strip_accents(lower(author)) LIKE '%lem%'"
   "page by -price,title with explain=1|/api/tables/big/rows?sort=-price,title&limit=25&explain=1|SELECT * FROM t ORDER BY price DESC, title, id LIMIT 25|"

@@ -84,7 +84,13 @@ extension Collation {
     /// `scratch` between calls, a comparison allocates nothing.
     @usableFromInline
     func compare(_ string: String, toSortKey key: [UInt8], scratch: inout _KeyScratch) -> ComparisonResult {
-        if let result = _compareGeneratedSortKey(of: string, to: key) { return result }
+        if case .locale(let locale) = self {
+            // The primaries, a word at a time, decide most comparisons without a full key.
+            let decided = key.withUnsafeBufferPointer { locale.comparePrimaries(of: string, toKey: $0, scratch: &scratch.locale) }
+            if let decided { return decided }
+        } else if let result = _compareGeneratedSortKey(of: string, to: key) {
+            return result
+        }
         let full = scratch.sortKey(for: string, collation: self)
         return _compareBytes(full, key)
     }
@@ -388,6 +394,8 @@ struct _KeyScratch {
     private var caches: [[_UTF8Text: [UInt8]]] = []
     /// Locale collations' slots in `caches`, after the built-ins'.
     private var localeSlots: [LocaleCollation: Int] = [:]
+    /// The arrays of a locale collation's primary comparison.
+    var locale = _LocaleKeyScratch()
 
     /// `string`'s sort key under `collation`, from the cache or built (and kept while the
     /// cache has room).

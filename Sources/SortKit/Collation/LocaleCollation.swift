@@ -225,7 +225,7 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
         let nfc = _nfc(string)
         var scalars: [UInt32] = []
         scalars.reserveCapacity(string.utf8.count)
-        if !table.appendStarters(of: string, to: &scalars) {
+        if !table.appendStarters(of: string.unicodeScalars, to: &scalars) {
             // Combining marks, Hangul syllables: NFD, and canonical order (see canonicallyOrder).
             scalars.removeAll(keepingCapacity: true)
             for scalar in _nfdScalars(string) { scalars.append(scalar.value) }
@@ -238,6 +238,126 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
         Self.appendLevels(elements, strength: numeric ? .primary : strength, table: table, to: &key)
         key.append(0)
         key.append(contentsOf: nfc.utf8)
+    }
+
+    /// Compares `string`'s primary weights with the primary level of `key` (another string's
+    /// key under this collation), a piece of the text at a time, and stops at the first byte
+    /// that differs: what a top-k selection needs for most rows, without the rest of the
+    /// text's elements, its other levels or its NFC. `nil` when the primaries tie (the other
+    /// levels decide; build the full key).
+    ///
+    /// The pieces end before each U+0020: no contraction, context-free or discontiguous, reaches
+    /// across a space, which is a starter and composes with nothing, so a text's elements are
+    /// its pieces' elements one after another (the same holds for a shifted table's variable
+    /// state, which a space, itself variable, resets). A table with contextual elements isn't
+    /// cut (`nil` before any work). `scratch` holds the arrays, reused between calls.
+    func comparePrimaries(of string: String, toKey key: UnsafeBufferPointer<UInt8>, scratch: inout _LocaleKeyScratch) -> ComparisonResult? {
+        guard !table.hasContexts else { return nil }
+        return _withUTF8(string) { comparePrimaries(ofUTF8: $0, toKey: key, scratch: &scratch) }
+    }
+
+    /// The first primary weight of valid UTF-8 text's key, when its first scalar weighs alone
+    /// (see ``_UCATable/streamLeadingPrimaries(of:numeric:_:)``); `nil` otherwise, and for
+    /// text without primaries. The primary level leads the key and a smaller first weight's
+    /// bytes are smaller, so a text whose first primary is larger sorts after one whose is
+    /// smaller, whatever follows: a page's selection keeps only the rows whose first primary
+    /// is among the page's.
+    ///
+    ///     let sv = try LocaleCollation("sv")
+    ///     sv.leadingPrimary(ofUTF8: bytesOf("Åsa")) > sv.leadingPrimary(ofUTF8: bytesOf("Zorn"))   // true
+    package func leadingPrimary(ofUTF8 bytes: UnsafeBufferPointer<UInt8>) -> UInt32? {
+        var first: UInt32? = nil
+        let end = table.streamLeadingPrimaries(of: bytes, numeric: numeric) { p in
+            first = p
+            return true
+        }
+        return end == .stopped ? first : nil
+    }
+
+    /// ``comparePrimaries(of:toKey:scratch:)`` of valid UTF-8 text. A piece of ASCII whose
+    /// bytes weigh alone (``_UCATable/asciiElements``) is weighed from the table; other pieces
+    /// take the general path: their scalars (NFD where needed), then their elements.
+    func comparePrimaries(
+        ofUTF8 bytes: UnsafeBufferPointer<UInt8>, toKey key: UnsafeBufferPointer<UInt8>, scratch: inout _LocaleKeyScratch
+    ) -> ComparisonResult? {
+        // The key's primary level ends at its first byte below 2 (a level separator, or the
+        // 0x00 before the tie-break).
+        var primaryEnd = 0
+        while primaryEnd < key.count && key[primaryEnd] >= 2 { primaryEnd += 1 }
+        var position = 0
+        // One primary weight of the text against the key's bytes: a decision, or `nil` to go on.
+        // The key's level may end first: then this text has more primaries, and a weight byte
+        // (>= 2) sorts after the key's separator.
+        @inline(__always)
+        func step(_ p: UInt32) -> ComparisonResult? {
+            var bytes: (UInt8, UInt8, UInt8)
+            var count: Int
+            if p & _UCATable.trailFlag != 0 {
+                let trail = p & ~_UCATable.trailFlag
+                bytes = (UInt8(trail / 64_516) + 2, UInt8(trail / 254 % 254) + 2, UInt8(trail % 254) + 2)
+                count = 3
+            } else {
+                bytes = (UInt8(p / 254) + 2, UInt8(p % 254) + 2, 0)
+                count = 2
+            }
+            for k in 0..<count {
+                let byte = k == 0 ? bytes.0 : k == 1 ? bytes.1 : bytes.2
+                guard position < primaryEnd else { return .orderedDescending }
+                let other = key[position]
+                position += 1
+                if byte != other { return byte < other ? .orderedAscending : .orderedDescending }
+            }
+            return nil
+        }
+        // Most comparisons are decided by the first letters, which mostly weigh alone.
+        var decided: ComparisonResult? = nil
+        let stream = table.streamLeadingPrimaries(of: bytes, numeric: numeric) { p in
+            decided = step(p)
+            return decided != nil
+        }
+        switch stream {
+        case .stopped: return decided
+        case .ended: return position < primaryEnd ? .orderedAscending : nil
+        case .unsure: position = 0
+        }
+        let ascii = table.asciiElements
+        var start = 0
+        while start < bytes.count {
+            var end = start + 1
+            while end < bytes.count && bytes[end] != 0x20 { end += 1 }
+            let piece = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            var alone = table.shiftedBelow == 0
+            if alone {
+                for byte in piece where byte >= 0x80 || ascii[Int(byte)] == 0 || (numeric && _isDigit(byte)) {
+                    alone = false
+                    break
+                }
+            }
+            if alone {
+                for byte in piece {
+                    let p = UInt32(ascii[Int(byte)] >> 32)
+                    if p != 0, let result = step(p) { return result }
+                }
+                start = end
+                continue
+            }
+            scratch.scalars.removeAll(keepingCapacity: true)
+            if !table.appendStarters(of: _UTF8Scalars(piece), to: &scratch.scalars) {
+                scratch.scalars.removeAll(keepingCapacity: true)
+                for scalar in _nfdScalars(String(decoding: piece, as: UTF8.self)) { scratch.scalars.append(scalar.value) }
+                _UCATable.canonicallyOrder(&scratch.scalars)
+            }
+            scratch.elements.removeAll(keepingCapacity: true)
+            table.appendElements(of: scratch.scalars, numeric: numeric, to: &scratch.elements)
+            if table.shiftedBelow != 0 { Self.dropVariables(&scratch.elements, below: table.shiftedBelow) }
+            for element in scratch.elements {
+                let p = UInt32(element >> 32)
+                if p != 0, let result = step(p) { return result }
+            }
+            start = end
+        }
+        // This text's primaries are a prefix of the key's: a shorter level sorts first.
+        return position < primaryEnd ? .orderedAscending : nil
     }
 
     /// UCA's shifted variable weighting at strengths up to tertiary: spaces and punctuation,
@@ -297,6 +417,42 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
             if t != 0 { appendCode(t, wide: table.wideTertiaries) }
         }
     }
+}
+
+/// The scalars of valid UTF-8 (a `String`'s bytes), decoded in place.
+struct _UTF8Scalars: Sequence, IteratorProtocol {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var i = 0
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    mutating func next() -> Unicode.Scalar? {
+        guard i < bytes.count else { return nil }
+        let lead = UInt32(bytes[i])
+        var value: UInt32
+        switch lead {
+        case ..<0x80:
+            i += 1
+            return Unicode.Scalar(UInt8(lead))
+        case ..<0xE0:
+            value = (lead & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
+            i += 2
+        case ..<0xF0:
+            value = (lead & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
+            i += 3
+        default:
+            value = (lead & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F)
+            i += 4
+        }
+        return Unicode.Scalar(value) ?? "\u{FFFD}"
+    }
+}
+
+/// The arrays ``LocaleCollation/comparePrimaries(of:toKey:scratch:)`` fills, kept between
+/// calls so that a comparison allocates nothing.
+struct _LocaleKeyScratch {
+    var scalars: [UInt32] = []
+    var elements: [_UCATable.Element] = []
 }
 
 /// A locale collation tag SortKit can't use, and why.

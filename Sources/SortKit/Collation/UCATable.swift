@@ -328,6 +328,10 @@ final class _UCATable: Sendable {
     /// UCA's uppercase tertiary weights (before scaling): under `[caseFirst upper]` they sort first.
     static let upperTertiaries: Set<UInt16> = [0x08, 0x09, 0x0A, 0x0B, 0x0C, 0x0E, 0x11, 0x12, 0x1D]
 
+    /// Whether some element depends on the scalars before it (Japanese length marks): then
+    /// a text's elements can't be worked out one space-separated piece at a time.
+    var hasContexts: Bool { !contexts.isEmpty }
+
     // MARK: Lookup
 
     @inline(__always)
@@ -452,10 +456,10 @@ final class _UCATable: Sendable {
     /// ("ch" in Czech, "aa" in Danish) takes the NFD path too: "aá" is "aa" + an acute there;
     /// so does one followed by a starter that continues a contraction (Kannada U+0CCA U+0CD5
     /// is the contraction U+0CC6 U+0CC2 U+0CD5 once decomposed).
-    func appendStarters(of string: String, to scalars: inout [UInt32]) -> Bool {
+    func appendStarters(of text: some Sequence<Unicode.Scalar>, to scalars: inout [UInt32]) -> Bool {
         var guarded = -1 // the last position a contraction begun earlier may reach
         var afterPrecomposable = false
-        for scalar in string.unicodeScalars {
+        for scalar in text {
             let value = scalar.value
             let entry = slot(value)
             if afterPrecomposable && entry & 0x100 != 0 { return false }
@@ -473,6 +477,57 @@ final class _UCATable: Sendable {
             scalars.append(value)
         }
         return true
+    }
+
+    /// How ``streamLeadingPrimaries(of:numeric:_:)`` ended.
+    enum PrimaryStream {
+        /// The body asked to stop.
+        case stopped
+        /// Every scalar was weighed.
+        case ended
+        /// A scalar whose weights depend on what follows it, or that needs normalizing: the
+        /// text takes the general path from its start.
+        case unsure
+    }
+
+    /// Feeds `body` the non-zero primaries of the leading scalars of valid UTF-8 text, as long
+    /// as each scalar weighs alone: a starter that needs no normalizing, not followed by a
+    /// non-starter, that begins no contraction with the scalar after it (the table's pairs),
+    /// not a precomposed letter before a scalar that continues a contraction, not a digit
+    /// under `numeric`. Those are the elements ``appendElements(of:numeric:to:)`` gives such a
+    /// scalar, so a comparison decided on them needn't read the rest. `body` returns `true`
+    /// to stop. Tables with contexts or shifted variables aren't streamed (`unsure` at once).
+    func streamLeadingPrimaries(of bytes: UnsafeBufferPointer<UInt8>, numeric: Bool, _ body: (UInt32) -> Bool) -> PrimaryStream {
+        guard contexts.isEmpty, shiftedBelow == 0 else { return .unsure }
+        var scalars = _UTF8Scalars(bytes)
+        var current = scalars.next()?.value
+        while let value = current {
+            let next = scalars.next()?.value
+            if value >= 0x300 {
+                if (0xAC00...0xD7A3).contains(value) || value == 0xF73 || value == 0xF75 || value == 0xF81 { return .unsure }
+                if !_isNFCAlone(value) && Self.combiningClass(value) != 0 { return .unsure }
+            }
+            if numeric && Self.digitValue(value) != nil { return .unsure }
+            let entry = slot(value)
+            if let next {
+                if next >= 0x300 && !_isNFCAlone(next) && Self.combiningClass(next) != 0 { return .unsure }
+                if entry & 1 != 0 && pairs.contains(UInt64(value) << 32 | UInt64(next)) { return .unsure }
+                if value >= 0xC0 && slot(next) & 0x100 != 0 { return .unsure }
+            }
+            let count = Int(entry >> 1) & 0x3F
+            if entry == 0 || count == 0 {
+                let (lead, trail) = implicitPrimaries(value)
+                if body(lead) || body(trail) { return .stopped }
+            } else {
+                let start = Int(entry >> 9)
+                for k in start..<(start + count) {
+                    let p = UInt32(pool[k] >> 32)
+                    if p != 0 && body(p) { return .stopped }
+                }
+            }
+            current = next
+        }
+        return .ended
     }
 
     /// Puts runs of non-starters in canonical order (stable by combining class). The standard
@@ -502,6 +557,14 @@ final class _UCATable: Sendable {
 
     /// UCA's implicit weights (section 10.1, as UCA 14 assigns them).
     private func appendImplicit(_ scalar: UInt32, to out: inout [Element]) {
+        let (lead, trail) = implicitPrimaries(scalar)
+        out.append(UInt64(lead) << 32 | UInt64(implicitLevels.0) << 16 | UInt64(implicitLevels.1))
+        out.append(UInt64(trail) << 32)
+    }
+
+    /// The two primaries of a scalar with implicit weights: a lead, and a trail (flagged).
+    @inline(__always)
+    private func implicitPrimaries(_ scalar: UInt32) -> (lead: UInt32, trail: UInt32) {
         let base: UInt32
         var trail: UInt32
         switch scalar {
@@ -515,9 +578,7 @@ final class _UCATable: Sendable {
             trail = scalar & 0x7FFF
         }
         trail |= 0x8000
-        let lead = implicitLeads[Int(base - 0xFB00)]
-        out.append(UInt64(lead) << 32 | UInt64(implicitLevels.0) << 16 | UInt64(implicitLevels.1))
-        out.append(UInt64(_UCATable.trailFlag | trail) << 32)
+        return (implicitLeads[Int(base - 0xFB00)], _UCATable.trailFlag | trail)
     }
 
     /// Unified_Ideograph in Unicode 14, the UCA version of CLDR 41 (Swift's property is newer:

@@ -56,7 +56,8 @@ struct _Cells: Sendable {
 
     /// The cell's text as stored (NFC, empty for blank).
     func text(_ slot: Int, _ column: Int) -> String {
-        if let row = written[slot] { return row[column] }
+        // A table no one wrote to since its import skips the lookup (a hash per row in a scan).
+        if !written.isEmpty, let row = written[slot] { return row[column] }
         return base[column].bytes.withUnsafeBufferPointer { bytes in
             String(decoding: UnsafeBufferPointer(rebasing: bytes[base[column].range(slot)]), as: UTF8.self)
         }
@@ -66,7 +67,7 @@ struct _Cells: Sendable {
     /// reads its text; `len` and `random=` on text from the base cell's bytes, without a
     /// `String` (the cells are stored in NFC, as a string's binary key has them).
     func value(_ slot: Int, _ column: Int, _ key: SortSpec.Key, type: ColumnType) -> SortValue {
-        if written[slot] == nil, key.enumOrder == nil {
+        if written.isEmpty || written[slot] == nil, key.enumOrder == nil {
             switch key.transform {
             case .length:
                 return base[column].withBytes(slot) { _lengthUnlessBlank($0) }.map(SortValue.integer) ?? .null

@@ -307,6 +307,9 @@ extension _TableIndex {
         // top-k selection over the cells while its ranking is built in the background, so
         // that first request costs what a ranked one costs, not a full sort.
         if !missing.isEmpty, cursor == nil, request.offset + request.limit < 4_096 {
+            // The page first, on every core; then the build behind it, which would otherwise
+            // take a core from the selection.
+            let slots = try selected(spec, matches: matches, need: request.offset + request.limit + 1)
             // A `random=` order past the kept ones isn't built in the background: it would be dropped.
             let full = rankings.keys.filter(\.isRandom).count >= _TableIndexCache.maxRandomRankings
             let toBuild = Array(full ? missing.filter { !$0.isRandom } : missing)
@@ -320,7 +323,6 @@ extension _TableIndex {
                     cache.finishedBuilding(key)
                 }
             }
-            let slots = try selected(spec, matches: matches, need: request.offset + request.limit + 1)
             return try page(Array(slots.dropFirst(request.offset)), request, spec: spec, matches: matches, secret: secret)
         }
         var built: [KeyVariant: _Ranking] = [:]
@@ -408,8 +410,70 @@ extension _TableIndex {
             // The key reads the text itself, so its transform applies once.
             keys += key.sortKeys(readingText: { slot in cells.text(slot, variant.column) }, columnType: type)
         }
-        let slots = (0..<slotCount).filter { matches.contains($0, live: live) }
+        var slots = (0..<slotCount).filter { matches.contains($0, live: live) }
+        if let first = spec.keys.first, let candidates = try leadingPrimaryCandidates(first, slots: slots, need: need) {
+            slots = candidates
+        }
         return slots.indices(ofMin: need, sortedBy: keys).map { slots[$0] }
+    }
+
+    /// For a first key that is text under a locale collation: the rows of `slots` that can be
+    /// among the first `need`, a superset, in slot order; `nil` when it doesn't narrow.
+    ///
+    /// A locale key is costly to read (normalizing, contractions) but its first bytes are the
+    /// text's first primary weight, which a letter that weighs alone gives at once. Every row
+    /// whose first primary is larger (smaller, descending) than the `need`-th smallest sorts
+    /// after `need` rows that have one, so it is left out; rows without a known first primary
+    /// (blank: null; a first letter that needs the full key) stay in. The selection then reads
+    /// the full keys of the rows that start like the page's (a few percent), not of every row.
+    func leadingPrimaryCandidates(_ key: SortSpec.Key, slots: [Int], need: Int) throws -> [Int]? {
+        let column = try Self.variant(key, schema: schema).column
+        let type = schema.columns[column].type
+        guard case .locale(let locale) = key.collation, key.transform == nil, key.enumOrder == nil,
+            key.interpretation == .text || (key.interpretation == .inferred && type == .string),
+            need > 0, slots.count > 8 * need, column < cells.base.count
+        else { return nil }
+        // Per row its first primary, flipped for a descending key so that the rows a page
+        // takes have the smallest values either way; 0 for unknown (a primary is below 2^24,
+        // so neither it nor its complement is 0).
+        let descending = key.direction == .descending
+        func first(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt32 {
+            guard !_isBlank(bytes), let p = locale.leadingPrimary(ofUTF8: bytes) else { return 0 }
+            return descending ? ~p : p
+        }
+        let cells = cells
+        let arena = cells.base[column]
+        let firsts = slots.map { slot in
+            slot < cells.baseCount && (cells.written.isEmpty || cells.written[slot] == nil)
+                ? arena.withBytes(slot, first) : _withUTF8(cells.text(slot, column), first)
+        }
+        // The `need` smallest known values, as a max-heap: its top is the bound.
+        var heap: [UInt32] = []
+        heap.reserveCapacity(need)
+        for value in firsts where value != 0 && (heap.count < need || value < heap[0]) {
+            if heap.count < need {
+                heap.append(value)
+                var child = heap.count - 1
+                while child > 0, heap[(child - 1) / 2] < heap[child] {
+                    heap.swapAt(child, (child - 1) / 2)
+                    child = (child - 1) / 2
+                }
+                continue
+            }
+            heap[0] = value
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var largest = parent
+                if left < heap.count, heap[left] > heap[largest] { largest = left }
+                if right < heap.count, heap[right] > heap[largest] { largest = right }
+                if largest == parent { break }
+                heap.swapAt(parent, largest)
+                parent = largest
+            }
+        }
+        guard heap.count == need, let bound = heap.first else { return nil }
+        return zip(slots, firsts).compactMap { slot, value in value == 0 || value <= bound ? slot : nil }
     }
 
     /// The page of `slots` (up to limit + 1, the extra one telling that more follow): rows,

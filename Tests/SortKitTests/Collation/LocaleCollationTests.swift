@@ -175,6 +175,47 @@ struct LocaleCollationClosureTests {
     /// Text of starters is weighed without NFD, from the tables' canonical closure: its key must
     /// be its NFD's (which takes the NFD path) for every tailoring, digraphs and precomposed
     /// letters next to each other ("aå" in Danish, "cĥ" in Czech) included.
+    @Test("A text compared with a key a word at a time orders as the full keys do, in every tailoring (seeded)")
+    func wordwiseComparison() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 37
+        var random = SplitMix64(seed: seed)
+        // Contractions that a space must end (ch, aa, dzs, ll), marks that join or follow a
+        // letter, digits for the numeric variant, spaces at the ends and doubled, kana with
+        // length marks (a contextual table), and texts that share their first words.
+        let pieces =
+            Array("aåäöAÖzZcCdhslyiıİñnoeé1209 -.жЖґєїяαάΩ中ア").map(String.init) + [
+                "ch", "CH", "aa", "dzs", "ll", "cs", "gy", "E\u{301}", "a\u{308}", "\u{301}", "o\u{323}\u{302}", "ー", "カー", "  ", "10 ", " 9",
+                // A precomposed vowel sign before a scalar that continues a contraction (Kannada),
+                // a Hangul syllable, a Tibetan vowel that decomposes to a non-starter.
+                "\u{0CCA}\u{0CD5}", "\u{0CC6}", "한", "ǻ", "ṩ", "\u{0F73}", "١٢",
+            ]
+        let heads = ["", "The ", "the  ", "Åsa ", "Chapter 12 ", "chapter 012 "]
+        func text() -> String {
+            heads.randomElement(using: &random)! + (0..<Int.random(in: 0...7, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+        }
+        var scratch = _KeyScratch()
+        var decided = 0
+        for tag in LocaleCollation.availableIdentifiers + ["und", "ja"] {
+            for (strength, numeric) in [(LocaleCollation.Strength.tertiary, false), (.primary, false), (.primary, true)] {
+                let locale = try LocaleCollation(tag, strength: strength, numeric: numeric)
+                let collation = Collation.locale(locale)
+                for _ in 0..<24 {
+                    let a = text()
+                    let b = Bool.random(using: &random) ? text() : String(a.prefix(Int.random(in: 0...a.count, using: &random))) + text()
+                    let key = collation.sortKey(for: b)
+                    let expected = _compareBytes(collation.sortKey(for: a), key)
+                    let message = "locale=\(tag) \(strength) numeric \(numeric): \(a.debugDescription) vs \(b.debugDescription) (seed \(seed))"
+                    #expect(collation.compare(a, toSortKey: key, scratch: &scratch) == expected, "\(message)")
+                    if let primaries = key.withUnsafeBufferPointer({ locale.comparePrimaries(of: a, toKey: $0, scratch: &scratch.locale) }) {
+                        decided += 1
+                        #expect(primaries == expected, "primaries: \(message)")
+                    }
+                }
+            }
+        }
+        #expect(decided > 2_000, "the primaries decided \(decided) comparisons")
+    }
+
     @Test("Every tailoring: a string's key equals its NFD spelling's key (seeded)")
     func closure() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 36
