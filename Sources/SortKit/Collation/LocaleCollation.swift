@@ -173,8 +173,37 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
     /// Appends the key: the UCA levels (no 0x00 byte in them), 0x00, then the NFC UTF-8 as the
     /// tie-break, the layout of the other collations' keys.
     func appendSortKey(for string: String, to key: inout [UInt8]) {
-        if string.utf8.withContiguousStorageIfAvailable({ appendASCIISortKey($0, to: &key) }) == true { return }
+        let done = string.utf8.withContiguousStorageIfAvailable { bytes in
+            appendASCIISortKey(bytes, to: &key) || appendStreamedSortKey(bytes, to: &key)
+        }
+        if done == true { return }
         appendGeneralSortKey(for: string, to: &key)
+    }
+
+    /// The key of NFC text whose every scalar weighs alone
+    /// (``_UCATable/streamElements(of:numeric:_:)``), its elements gathered on the stack in one
+    /// pass: the bytes ``appendGeneralSortKey(for:to:)`` writes, without its normalization
+    /// check, its scalar and element arrays. Most accented Latin, Greek, Cyrillic and CJK text
+    /// is such text. Returns `false`, having written nothing, for other text.
+    func appendStreamedSortKey(_ bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) -> Bool {
+        guard _allNFCAlone(bytes) else { return false }
+        // A scalar has a few elements (an implicit weight two); more than this takes the
+        // general path.
+        let capacity = 2 * bytes.count + 8
+        return withUnsafeTemporaryAllocation(of: _UCATable.Element.self, capacity: capacity) { buffer in
+            var count = 0
+            let end = table.streamElements(of: bytes, numeric: numeric) { element in
+                guard count < capacity else { return true }
+                buffer[count] = element
+                count += 1
+                return false
+            }
+            guard end == .ended else { return false }
+            Self.appendLevels(UnsafeBufferPointer(rebasing: buffer[..<count]), strength: numeric ? .primary : strength, table: table, to: &key)
+            key.append(0)
+            key.append(contentsOf: bytes)
+            return true
+        }
     }
 
     /// The key of ASCII text whose every byte weighs alone (``_UCATable/asciiElements``; not a
@@ -235,7 +264,7 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
         elements.reserveCapacity(scalars.count + 4)
         table.appendElements(of: scalars, numeric: numeric, to: &elements)
         if table.shiftedBelow != 0 { Self.dropVariables(&elements, below: table.shiftedBelow) }
-        Self.appendLevels(elements, strength: numeric ? .primary : strength, table: table, to: &key)
+        elements.withUnsafeBufferPointer { Self.appendLevels($0, strength: numeric ? .primary : strength, table: table, to: &key) }
         key.append(0)
         key.append(contentsOf: nfc.utf8)
     }
@@ -379,7 +408,7 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
     /// Each level's non-zero weight codes, bytes 0x02 and up (base 254), levels separated by
     /// 0x01: a primary in 2 bytes (an implicit trail in 3), a secondary or tertiary in 1 (2 in
     /// a table with more than 253 of them).
-    static func appendLevels(_ elements: [_UCATable.Element], strength: Strength, table: _UCATable, to key: inout [UInt8]) {
+    static func appendLevels(_ elements: UnsafeBufferPointer<_UCATable.Element>, strength: Strength, table: _UCATable, to key: inout [UInt8]) {
         for element in elements {
             let p = UInt32(element >> 32)
             guard p != 0 else { continue }
