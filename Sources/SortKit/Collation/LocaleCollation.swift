@@ -309,6 +309,7 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
     func comparePrimaries(
         ofUTF8 bytes: UnsafeBufferPointer<UInt8>, toKey key: UnsafeBufferPointer<UInt8>, scratch: inout _LocaleKeyScratch
     ) -> ComparisonResult? {
+        guard !table.hasContexts else { return nil }
         // The key's primary level ends at its first byte below 2 (a level separator, or the
         // 0x00 before the tie-break).
         var primaryEnd = 0
@@ -452,28 +453,29 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
 struct _UTF8Scalars: Sequence, IteratorProtocol {
     private let bytes: UnsafeBufferPointer<UInt8>
     private var i = 0
+    /// Set when the bytes stop being well-formed UTF-8 (a cell an outside program wrote to
+    /// the database): the iteration ends there, and a caller that must not guess gives up.
+    private(set) var isMalformed = false
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     mutating func next() -> Unicode.Scalar? {
-        guard i < bytes.count else { return nil }
-        let lead = UInt32(bytes[i])
-        var value: UInt32
-        switch lead {
-        case ..<0x80:
+        guard i < bytes.count, !isMalformed else { return nil }
+        let lead = bytes[i]
+        if lead < 0x80 {
             i += 1
-            return Unicode.Scalar(UInt8(lead))
-        case ..<0xE0:
-            value = (lead & 0x1F) << 6 | UInt32(bytes[i + 1] & 0x3F)
-            i += 2
-        case ..<0xF0:
-            value = (lead & 0x0F) << 12 | UInt32(bytes[i + 1] & 0x3F) << 6 | UInt32(bytes[i + 2] & 0x3F)
-            i += 3
-        default:
-            value = (lead & 0x07) << 18 | UInt32(bytes[i + 1] & 0x3F) << 12 | UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F)
-            i += 4
+            return Unicode.Scalar(lead)
         }
-        return Unicode.Scalar(value) ?? "\u{FFFD}"
+        let length = lead < 0xC2 ? 0 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : lead < 0xF5 ? 4 : 0
+        guard length > 0, i + length <= bytes.count, (1..<length).allSatisfy({ bytes[i + $0] & 0xC0 == 0x80 }),
+            let scalar = Unicode.Scalar(_decodeUTF8Scalar(bytes, at: i, length: length)),
+            scalar.value >= [0, 0, 0x80, 0x800, 0x1_0000][length]
+        else {
+            isMalformed = true
+            return nil
+        }
+        i += length
+        return scalar
     }
 }
 

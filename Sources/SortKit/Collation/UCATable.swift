@@ -471,6 +471,10 @@ final class _UCATable: Sendable {
                     // A scalar that is its own NFC alone is a starter (Greek, Cyrillic, kana,
                     // ideographs): no property lookup.
                     if !_isNFCAlone(value) && scalar.properties.canonicalCombiningClass.rawValue != 0 { return false }
+                    // A scalar the tables don't know may be one this runtime's Unicode
+                    // decomposes (newer than the tables' Unicode 14: U+16D68 is U+16D67 twice
+                    // since Unicode 16): NFD, so that it weighs the same in any text.
+                    if (entry == 0 || (entry >> 1) & 0x3F == 0) && !_isNFCAlone(value) { return false }
                 }
             }
             if entry & 0x80 != 0 { guarded = scalars.count + longestContraction - 1 }
@@ -534,6 +538,9 @@ final class _UCATable: Sendable {
             }
             let count = Int(entry >> 1) & 0x3F
             if entry == 0 || count == 0 {
+                // A scalar newer than the tables may decompose in this runtime's NFD (Unicode
+                // 16's U+16D68): appendStarters sends such text to NFD.
+                if value >= 0x300 && !_isNFCAlone(value) { return .unsure }
                 let (lead, trail) = implicitPrimaries(value)
                 if body(UInt64(lead) << 32 | UInt64(implicitLevels.0) << 16 | UInt64(implicitLevels.1)) { return .stopped }
                 if body(UInt64(trail) << 32) { return .stopped }
@@ -545,7 +552,7 @@ final class _UCATable: Sendable {
             }
             current = next
         }
-        return .ended
+        return scalars.isMalformed ? .unsure : .ended
     }
 
     /// Puts runs of non-starters in canonical order (stable by combining class). The standard

@@ -243,6 +243,35 @@ struct LocaleCollationClosureTests {
         #expect(decided > 2_000, "the primaries decided \(decided) comparisons")
     }
 
+    @Test("A scalar newer than the tables weighs as this runtime's NFD of it, alone or beside text that needs NFD")
+    func newerScalars() throws {
+        let root = try LocaleCollation("und")
+        let collation = Collation.locale(root)
+        var scratch = _KeyScratch()
+        // U+16D68 (Kirat Rai, Unicode 16) decomposes to U+16D67 twice in a runtime that knows
+        // it; U+113C5 (Tulu-Tigalari) likewise. Hangul sends the whole text to NFD.
+        for letter in ["\u{16D68}", "\u{113C5}", "\u{16D67}"] {
+            let nfd = String(String.UnicodeScalarView(_nfdScalars(letter)))
+            #expect(collation.sortKey(for: letter) == collation.sortKey(for: nfd), "\(letter.debugDescription)")
+            for (a, b) in [(letter + " 한", letter + " 한"), (letter + " 한a", letter + " 한b"), (letter + "x", letter + " 한")] {
+                let key = collation.sortKey(for: b)
+                let expected = _compareBytes(collation.sortKey(for: a), key)
+                #expect(collation.compare(a, toSortKey: key, scratch: &scratch) == expected, "\(a.debugDescription) vs \(b.debugDescription)")
+            }
+        }
+    }
+
+    @Test("Malformed UTF-8 in a cell: the first primary is unknown, never a crash or a read past the end")
+    func malformedBytes() throws {
+        let sv = try LocaleCollation("sv")
+        let a = try #require(Array("a".utf8).withUnsafeBufferPointer { sv.leadingPrimary(ofUTF8: $0) })
+        for bytes: [UInt8] in [[0xC3], [0xE2, 0x82], [0xF0, 0x9F, 0x98], [0xC0, 0x80], [0xED, 0xA0, 0x80], [0x80, 0x61], [0xFF], [0xC3, 0x41]] {
+            #expect(bytes.withUnsafeBufferPointer { sv.leadingPrimary(ofUTF8: $0) } == nil, "\(bytes)")
+        }
+        // Well-formed letters before the damage still weigh: the string's repair starts after them.
+        #expect([0x61, 0xC3].withUnsafeBufferPointer { sv.leadingPrimary(ofUTF8: $0) } == a)
+    }
+
     @Test("Every tailoring: a string's key equals its NFD spelling's key (seeded)")
     func closure() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 36
