@@ -419,6 +419,13 @@ struct _KeyScratch {
     }
 }
 
+/// The arrays ``LocaleCollation/comparePrimaries(of:toKey:scratch:)`` fills, kept between
+/// calls so that a comparison allocates nothing.
+struct _LocaleKeyScratch {
+    var scalars: [UInt32] = []
+    var elements: [_UCATable.Element] = []
+}
+
 /// A string hashed and compared by its UTF-8 bytes: a cache key that skips `String`'s
 /// hashing, which normalizes non-ASCII text first (7% of a multilingual page query). Two
 /// canonically equivalent spellings are two entries, each with the same sort key.

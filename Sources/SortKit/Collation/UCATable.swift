@@ -26,7 +26,7 @@ final class _UCATable: Sendable {
     /// `(start << 9) | continuesContraction << 8 | startsContractionWithStarter << 7 |
     /// (count << 1) | startsContraction`; 0: not in the table (implicit weights).
     private let slots: [UInt32]
-    private let pool: [Element]
+    let pool: [Element]
     /// Multi-scalar entries (NFD), and every proper prefix of them (as `nil`).
     private let contractions: [[UInt32]: Range<Int>?]
     /// Prefix contexts by their text's first scalar, longest first (Japanese: "ー" after "か"
@@ -35,12 +35,12 @@ final class _UCATable: Sendable {
     /// Every contraction's first two scalars, `first << 32 | second`: most letters that start
     /// one ("a" in Swedish, for "a" + U+030A) are followed by others, found here without
     /// building an array.
-    private let pairs: Set<UInt64>
+    let pairs: Set<UInt64>
     private let longestContraction: Int
     /// The codes of the implicit weights' 256 leads (0xFB00 + k), and their secondary and
     /// tertiary codes.
     private let implicitLeads: [UInt32]
-    private let implicitLevels: (UInt16, UInt16)
+    let implicitLevels: (UInt16, UInt16)
     /// Whether a secondary (tertiary) code takes two key bytes: more than 253 of them.
     let wideSecondaries: Bool
     let wideTertiaries: Bool
@@ -335,7 +335,7 @@ final class _UCATable: Sendable {
     // MARK: Lookup
 
     @inline(__always)
-    private func slot(_ scalar: UInt32) -> UInt32 {
+    func slot(_ scalar: UInt32) -> UInt32 {
         let page = scalar >> 8
         guard page < 0x1100 else { return 0 }
         let first = pages[Int(page)]
@@ -483,78 +483,6 @@ final class _UCATable: Sendable {
         return true
     }
 
-    /// How ``streamElements(of:numeric:_:)`` ended.
-    enum PrimaryStream {
-        /// The body asked to stop.
-        case stopped
-        /// Every scalar was weighed.
-        case ended
-        /// A scalar whose weights depend on what follows it, or that needs normalizing: the
-        /// text takes the general path from its start.
-        case unsure
-    }
-
-    /// Feeds `body` the non-zero primaries of the leading scalars of valid UTF-8 text that
-    /// weigh alone (see ``streamElements(of:numeric:_:)``). `body` returns `true` to stop.
-    @inline(__always)
-    func streamLeadingPrimaries(of bytes: UnsafeBufferPointer<UInt8>, numeric: Bool, _ body: (UInt32) -> Bool) -> PrimaryStream {
-        streamElements(of: bytes, numeric: numeric) { element in
-            let p = UInt32(element >> 32)
-            return p != 0 && body(p)
-        }
-    }
-
-    /// Feeds `body` the collation elements of the leading scalars of valid UTF-8 text, as
-    /// long as each scalar weighs alone: a starter that needs no normalizing, not followed by
-    /// a non-starter or a Hangul syllable, that begins no contraction with the scalar after it
-    /// (the table's pairs) nor one that goes on with a starter (entry flag 0x80),
-    /// not a precomposed letter before a scalar that continues a contraction, not a digit
-    /// under `numeric`. Those are the elements ``appendElements(of:numeric:to:)`` gives such a
-    /// scalar, so a comparison decided on them needn't read the rest. `body` returns `true`
-    /// to stop. Tables with contexts or shifted variables aren't streamed (`unsure` at once).
-    func streamElements(of bytes: UnsafeBufferPointer<UInt8>, numeric: Bool, _ body: (Element) -> Bool) -> PrimaryStream {
-        guard contexts.isEmpty, shiftedBelow == 0 else { return .unsure }
-        var scalars = _UTF8Scalars(bytes)
-        var current = scalars.next()?.value
-        while let value = current {
-            let next = scalars.next()?.value
-            if value >= 0x300 {
-                if (0xAC00...0xD7A3).contains(value) || value == 0xF73 || value == 0xF75 || value == 0xF81 { return .unsure }
-                if !_isNFCAlone(value) && Self.combiningClass(value) != 0 { return .unsure }
-            }
-            if numeric && Self.digitValue(value) != nil { return .unsure }
-            let entry = slot(value)
-            // A contraction that goes on with a starter may begin here, also in this letter's
-            // or the next one's decomposition (Danish "A" + "â" is "Aa" + U+0302):
-            // ``appendStarters(of:to:)`` sends such text to NFD.
-            if entry & 0x80 != 0 { return .unsure }
-            if let next {
-                if next >= 0x300 {
-                    if !_isNFCAlone(next) && Self.combiningClass(next) != 0 { return .unsure }
-                    if (0xAC00...0xD7A3).contains(next) || next == 0xF73 || next == 0xF75 || next == 0xF81 { return .unsure }
-                }
-                if entry & 1 != 0 && pairs.contains(UInt64(value) << 32 | UInt64(next)) { return .unsure }
-                if value >= 0xC0 && slot(next) & 0x100 != 0 { return .unsure }
-            }
-            let count = Int(entry >> 1) & 0x3F
-            if entry == 0 || count == 0 {
-                // A scalar newer than the tables may decompose in this runtime's NFD (Unicode
-                // 16's U+16D68): appendStarters sends such text to NFD.
-                if value >= 0x300 && !_isNFCAlone(value) { return .unsure }
-                let (lead, trail) = implicitPrimaries(value)
-                if body(UInt64(lead) << 32 | UInt64(implicitLevels.0) << 16 | UInt64(implicitLevels.1)) { return .stopped }
-                if body(UInt64(trail) << 32) { return .stopped }
-            } else {
-                let start = Int(entry >> 9)
-                for k in start..<(start + count) where body(pool[k]) {
-                    return .stopped
-                }
-            }
-            current = next
-        }
-        return scalars.isMalformed ? .unsure : .ended
-    }
-
     /// Puts runs of non-starters in canonical order (stable by combining class). The standard
     /// library's NFD leaves "\u{591}\u{F81}" as U+0591 U+0F71 U+0F80, out of order.
     static func canonicallyOrder(_ scalars: inout [UInt32]) {
@@ -589,7 +517,7 @@ final class _UCATable: Sendable {
 
     /// The two primaries of a scalar with implicit weights: a lead, and a trail (flagged).
     @inline(__always)
-    private func implicitPrimaries(_ scalar: UInt32) -> (lead: UInt32, trail: UInt32) {
+    func implicitPrimaries(_ scalar: UInt32) -> (lead: UInt32, trail: UInt32) {
         let base: UInt32
         var trail: UInt32
         switch scalar {
