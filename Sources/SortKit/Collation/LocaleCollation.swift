@@ -251,22 +251,31 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
 
     /// The key of any text: scalars (NFD where needed), collation elements, then the levels.
     func appendGeneralSortKey(for string: String, to key: inout [UInt8]) {
-        let nfc = _nfc(string)
-        var scalars: [UInt32] = []
-        scalars.reserveCapacity(string.utf8.count)
-        if !table.appendStarters(of: string.unicodeScalars, to: &scalars) {
-            // Combining marks, Hangul syllables: NFD, and canonical order (see canonicallyOrder).
-            scalars.removeAll(keepingCapacity: true)
-            for scalar in _nfdScalars(string) { scalars.append(scalar.value) }
-            _UCATable.canonicallyOrder(&scalars)
+        var scratch = _LocaleKeyScratch()
+        scratch.scalars.reserveCapacity(string.utf8.count)
+        scratch.elements.reserveCapacity(string.utf8.count + 4)
+        _withUTF8(string) { elements(ofUTF8: $0, in: &scratch) }
+        scratch.elements.withUnsafeBufferPointer {
+            Self.appendLevels($0, strength: numeric ? .primary : strength, table: table, to: &key)
         }
-        var elements: [_UCATable.Element] = []
-        elements.reserveCapacity(scalars.count + 4)
-        table.appendElements(of: scalars, numeric: numeric, to: &elements)
-        if table.shiftedBelow != 0 { Self.dropVariables(&elements, below: table.shiftedBelow) }
-        elements.withUnsafeBufferPointer { Self.appendLevels($0, strength: numeric ? .primary : strength, table: table, to: &key) }
         key.append(0)
-        key.append(contentsOf: nfc.utf8)
+        key.append(contentsOf: _nfc(string).utf8)
+    }
+
+    /// Puts the collation elements of valid UTF-8 text in `scratch.elements`: its scalars
+    /// (NFD, in canonical order, where ``_UCATable/appendStarters(of:to:)`` can't take them as
+    /// they are: combining marks, Hangul syllables), their elements, then the shifted table's
+    /// variables dropped. The first steps of every key but the fast paths'.
+    func elements(ofUTF8 bytes: UnsafeBufferPointer<UInt8>, in scratch: inout _LocaleKeyScratch) {
+        scratch.scalars.removeAll(keepingCapacity: true)
+        if !table.appendStarters(of: _UTF8Scalars(bytes), to: &scratch.scalars) {
+            scratch.scalars.removeAll(keepingCapacity: true)
+            for scalar in _nfdScalars(String(decoding: bytes, as: UTF8.self)) { scratch.scalars.append(scalar.value) }
+            _UCATable.canonicallyOrder(&scratch.scalars)
+        }
+        scratch.elements.removeAll(keepingCapacity: true)
+        table.appendElements(of: scratch.scalars, numeric: numeric, to: &scratch.elements)
+        if table.shiftedBelow != 0 { Self.dropVariables(&scratch.elements, below: table.shiftedBelow) }
     }
 
     /// Compares `string`'s primary weights with the primary level of `key` (another string's
@@ -281,8 +290,7 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
     /// state, which a space, itself variable, resets). A table with contextual elements isn't
     /// cut (`nil` before any work). `scratch` holds the arrays, reused between calls.
     func comparePrimaries(of string: String, toKey key: UnsafeBufferPointer<UInt8>, scratch: inout _LocaleKeyScratch) -> ComparisonResult? {
-        guard !table.hasContexts else { return nil }
-        return _withUTF8(string) { comparePrimaries(ofUTF8: $0, toKey: key, scratch: &scratch) }
+        _withUTF8(string) { comparePrimaries(ofUTF8: $0, toKey: key, scratch: &scratch) }
     }
 
     /// The first primary weight of valid UTF-8 text's key, when its first scalar weighs alone
@@ -320,16 +328,7 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
         // (>= 2) sorts after the key's separator.
         @inline(__always)
         func step(_ p: UInt32) -> ComparisonResult? {
-            var bytes: (UInt8, UInt8, UInt8)
-            var count: Int
-            if p & _UCATable.trailFlag != 0 {
-                let trail = p & ~_UCATable.trailFlag
-                bytes = (UInt8(trail / 64_516) + 2, UInt8(trail / 254 % 254) + 2, UInt8(trail % 254) + 2)
-                count = 3
-            } else {
-                bytes = (UInt8(p / 254) + 2, UInt8(p % 254) + 2, 0)
-                count = 2
-            }
+            let (bytes, count) = _UCATable.primaryBytes(p)
             for k in 0..<count {
                 let byte = k == 0 ? bytes.0 : k == 1 ? bytes.1 : bytes.2
                 guard position < primaryEnd else { return .orderedDescending }
@@ -371,15 +370,7 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
                 start = end
                 continue
             }
-            scratch.scalars.removeAll(keepingCapacity: true)
-            if !table.appendStarters(of: _UTF8Scalars(piece), to: &scratch.scalars) {
-                scratch.scalars.removeAll(keepingCapacity: true)
-                for scalar in _nfdScalars(String(decoding: piece, as: UTF8.self)) { scratch.scalars.append(scalar.value) }
-                _UCATable.canonicallyOrder(&scratch.scalars)
-            }
-            scratch.elements.removeAll(keepingCapacity: true)
-            table.appendElements(of: scratch.scalars, numeric: numeric, to: &scratch.elements)
-            if table.shiftedBelow != 0 { Self.dropVariables(&scratch.elements, below: table.shiftedBelow) }
+            elements(ofUTF8: piece, in: &scratch)
             for element in scratch.elements {
                 let p = UInt32(element >> 32)
                 if p != 0, let result = step(p) { return result }
@@ -413,15 +404,10 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
         for element in elements {
             let p = UInt32(element >> 32)
             guard p != 0 else { continue }
-            if p & _UCATable.trailFlag != 0 {
-                let trail = p & ~_UCATable.trailFlag
-                key.append(UInt8(trail / 64_516) + 2)
-                key.append(UInt8(trail / 254 % 254) + 2)
-                key.append(UInt8(trail % 254) + 2)
-            } else {
-                key.append(UInt8(p / 254) + 2)
-                key.append(UInt8(p % 254) + 2)
-            }
+            let (bytes, count) = _UCATable.primaryBytes(p)
+            key.append(bytes.0)
+            key.append(bytes.1)
+            if count == 3 { key.append(bytes.2) }
         }
         guard strength != .primary else { return }
         key.append(1)

@@ -36,31 +36,26 @@ extension _UCATable {
         guard !hasContexts, shiftedBelow == 0 else { return .unsure }
         var scalars = _UTF8Scalars(bytes)
         var current = scalars.next()?.value
+        var entry = current.map(slot) ?? 0
         while let value = current {
-            let next = scalars.next()?.value
-            if value >= 0x300 {
-                if (0xAC00...0xD7A3).contains(value) || value == 0xF73 || value == 0xF75 || value == 0xF81 { return .unsure }
-                if !_isNFCAlone(value) && Self.combiningClass(value) != 0 { return .unsure }
-            }
+            if !isPlainStarter(value, entry: entry) { return .unsure }
             if numeric && Self.digitValue(value) != nil { return .unsure }
-            let entry = slot(value)
             // A contraction that goes on with a starter may begin here, also in this letter's
             // or the next one's decomposition (Danish "A" + "â" is "Aa" + U+0302):
             // ``appendStarters(of:to:)`` sends such text to NFD.
             if entry & 0x80 != 0 { return .unsure }
+            let next = scalars.next()?.value
+            var nextEntry: UInt32 = 0
             if let next {
-                if next >= 0x300 {
-                    if !_isNFCAlone(next) && Self.combiningClass(next) != 0 { return .unsure }
-                    if (0xAC00...0xD7A3).contains(next) || next == 0xF73 || next == 0xF75 || next == 0xF81 { return .unsure }
-                }
+                // A non-starter after this scalar may extend a contraction that begins here:
+                // the next scalar is checked before this one's elements go out.
+                nextEntry = slot(next)
+                if !isPlainStarter(next, entry: nextEntry) { return .unsure }
                 if entry & 1 != 0 && pairs.contains(UInt64(value) << 32 | UInt64(next)) { return .unsure }
-                if value >= 0xC0 && slot(next) & 0x100 != 0 { return .unsure }
+                if value >= 0xC0 && nextEntry & 0x100 != 0 { return .unsure }
             }
             let count = Int(entry >> 1) & 0x3F
             if entry == 0 || count == 0 {
-                // A scalar newer than the tables may decompose in this runtime's NFD (Unicode
-                // 16's U+16D68): appendStarters sends such text to NFD.
-                if value >= 0x300 && !_isNFCAlone(value) { return .unsure }
                 let (lead, trail) = implicitPrimaries(value)
                 if body(UInt64(lead) << 32 | UInt64(implicitLevels.0) << 16 | UInt64(implicitLevels.1)) { return .stopped }
                 if body(UInt64(trail) << 32) { return .stopped }
@@ -71,6 +66,7 @@ extension _UCATable {
                 }
             }
             current = next
+            entry = nextEntry
         }
         return scalars.isMalformed ? .unsure : .ended
     }

@@ -466,21 +466,40 @@ final class _UCATable: Sendable {
             afterPrecomposable = value >= 0xC0
             if value >= 0xC0 {
                 if scalars.count <= guarded { return false }
-                if value >= 0x300 {
-                    if (0xAC00...0xD7A3).contains(value) || value == 0xF73 || value == 0xF75 || value == 0xF81 { return false }
-                    // A scalar that is its own NFC alone is a starter (Greek, Cyrillic, kana,
-                    // ideographs): no property lookup.
-                    if !_isNFCAlone(value) && scalar.properties.canonicalCombiningClass.rawValue != 0 { return false }
-                    // A scalar the tables don't know may be one this runtime's Unicode
-                    // decomposes (newer than the tables' Unicode 14: U+16D68 is U+16D67 twice
-                    // since Unicode 16): NFD, so that it weighs the same in any text.
-                    if (entry == 0 || (entry >> 1) & 0x3F == 0) && !_isNFCAlone(value) { return false }
-                }
+                if !isPlainStarter(value, entry: entry) { return false }
             }
             if entry & 0x80 != 0 { guarded = scalars.count + longestContraction - 1 }
             scalars.append(value)
         }
         return true
+    }
+
+    /// Whether a scalar (with its table ``slot(_:)``) weighs as it stands, without normalizing:
+    /// not a Hangul syllable (the tables have no entries for those) nor one of the three
+    /// whose decomposition starts with a non-starter, a starter, and, unless it is its own NFC
+    /// alone, a scalar the tables know: one they don't may be one this runtime's Unicode
+    /// decomposes (newer than the tables' Unicode 14: U+16D68 is U+16D67 twice since Unicode
+    /// 16), which goes to NFD so that it weighs the same in any text. What follows the scalar
+    /// (contractions) is the caller's to check.
+    @inline(__always)
+    func isPlainStarter(_ value: UInt32, entry: UInt32) -> Bool {
+        guard value >= 0x300 else { return true }
+        if (0xAC00...0xD7A3).contains(value) || value == 0xF73 || value == 0xF75 || value == 0xF81 { return false }
+        // A scalar that is its own NFC alone is a starter (Greek, Cyrillic, kana, ideographs):
+        // no property lookup.
+        if _isNFCAlone(value) { return true }
+        return Self.combiningClass(value) == 0 && entry != 0 && (entry >> 1) & 0x3F != 0
+    }
+
+    /// The key bytes of a non-zero primary weight (base 254, from 0x02): two, or three for an
+    /// implicit trail (flagged ``trailFlag``). `count` says how many of `bytes` are used.
+    @inline(__always)
+    static func primaryBytes(_ p: UInt32) -> (bytes: (UInt8, UInt8, UInt8), count: Int) {
+        if p & trailFlag != 0 {
+            let trail = p & ~trailFlag
+            return ((UInt8(trail / 64_516) + 2, UInt8(trail / 254 % 254) + 2, UInt8(trail % 254) + 2), 3)
+        }
+        return ((UInt8(p / 254) + 2, UInt8(p % 254) + 2, 0), 2)
     }
 
     /// Puts runs of non-starters in canonical order (stable by combining class). The standard
