@@ -52,11 +52,11 @@ struct _RunKeys: Sendable {
         codes = key.components.map { component in
             if let (ids, firsts) = numbered[component.field] {
                 var encodings = _ByteArena()
+                let plain = component.readsPlainText(grouping: key.grouping)
                 values[component.field].bytes.withUnsafeBufferPointer { bytes in
                     for first in firsts {
-                        key.encode(
-                            component, String(decoding: UnsafeBufferPointer(rebasing: bytes[values[component.field].range(first)]), as: UTF8.self),
-                            to: &encodings.bytes)
+                        let field = UnsafeBufferPointer(rebasing: bytes[values[component.field].range(first)])
+                        key.encode(component, utf8: field, plain: plain, to: &encodings.bytes)
                         encodings.close()
                     }
                 }
@@ -72,6 +72,8 @@ struct _RunKeys: Sendable {
     /// Per record, its components' ranks (big-endian, fixed width) and encodings one after
     /// another; built component by component.
     private static func concatenated(_ codes: [Codes], count: Int) -> _ByteArena {
+        // One component encoded per record (a sort by one text column): its encodings are the keys.
+        if codes.count == 1, case .direct(let encoded) = codes[0] { return encoded }
         var keys = _ByteArena()
         keys.ends = [Int](repeating: 0, count: count)
         for code in codes {
@@ -101,10 +103,13 @@ struct _RunKeys: Sendable {
                         cursors[record] += width
                     }
                 case let .direct(encoded):
-                    for record in 0..<count {
-                        for byte in encoded.bytes[encoded.range(record)] {
-                            bytes[cursors[record]] = byte
-                            cursors[record] += 1
+                    encoded.bytes.withUnsafeBufferPointer { source in
+                        for record in 0..<count {
+                            let range = encoded.range(record)
+                            guard !range.isEmpty else { continue }
+                            UnsafeMutableRawPointer(bytes.baseAddress! + cursors[record]).copyMemory(
+                                from: source.baseAddress! + range.lowerBound, byteCount: range.count)
+                            cursors[record] += range.count
                         }
                     }
                 }
@@ -156,10 +161,11 @@ private func _inferType(_ values: _ByteArena, only: [Int]?) -> ColumnType {
 
 /// Every value of a field encoded by `component`, in one slice per core.
 private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Component, _ key: _CSVSortKey) -> _ByteArena {
+    let plain = component.readsPlainText(grouping: key.grouping)
     let parts = _ByteArena.inSlices([values], count: values.count, parts: _slices(values.count)) { views, range in
         var part = _ByteArena()
         for index in range {
-            key.encode(component, String(decoding: views[0][index], as: UTF8.self), to: &part.bytes)
+            key.encode(component, utf8: views[0][index], plain: plain, to: &part.bytes)
             part.close()
         }
         return part

@@ -20,6 +20,14 @@ struct _CSVSortKey: Sendable {
         /// Whether this component is the key's `enum=` rank (the value follows as its own
         /// component).
         var isRank: Bool
+
+        /// Whether the value is the field's text, blank as null, with nothing else done to it:
+        /// its key is the collation's key of the field's bytes, built without a `String` or a
+        /// `SortValue` (``_CSVSortKey/encode(_:utf8:plain:to:)``).
+        func readsPlainText(grouping: Bool) -> Bool {
+            guard !isRank, !grouping, key.transform == nil, key.enumOrder == nil else { return false }
+            return key.interpretation == .text || (key.interpretation == .inferred && type == .string)
+        }
     }
 
     let components: [Component]
@@ -99,6 +107,63 @@ struct _CSVSortKey: Sendable {
         }
     }
 
+    /// Appends the encoding of one value (a field's UTF-8 bytes) for `component`: a plain
+    /// text value (``Component/readsPlainText``) straight from the bytes, others through
+    /// ``encode(_:_:to:)``. `plain` is `component.readsPlainText`, read once per column.
+    func encode(_ component: Component, utf8 field: UnsafeBufferPointer<UInt8>, plain: Bool, to bytes: inout [UInt8]) {
+        guard plain else {
+            encode(component, String(decoding: field, as: UTF8.self), to: &bytes)
+            return
+        }
+        let descending = component.key.direction == .descending
+        guard !_isBlank(field) else {
+            // Nulls at the high end of the value order, by SortKit's one null rule; inverted
+            // with the rest of a descending key.
+            let nullsHigh = component.key.nulls.nullsFirst(component.key.direction) == descending
+            bytes.append(nullsHigh != descending ? 0xFF : 0x00)
+            return
+        }
+        let start = bytes.count
+        bytes.append(0x01)
+        SortValue._appendStringSortKey(ofUTF8: field, collation: component.key.collation, to: &bytes)
+        Self.escapeZeros(&bytes, from: start + 1)
+        bytes.append(0)
+        bytes.append(0)
+        if descending {
+            for index in start..<bytes.count { bytes[index] = ~bytes[index] }
+        }
+    }
+
+    /// Escapes each 0x00 from `start` on as `00 FF`, in place: the zeros found with `memchr`
+    /// (a key has one or two), then the stretches between them moved back to front.
+    static func escapeZeros(_ bytes: inout [UInt8], from start: Int) {
+        let end = bytes.count
+        var zeros: [Int] = []
+        bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var at = start
+            while at < end, let hit = memchr(base + at, 0, end - at) {
+                let position = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                zeros.append(position)
+                at = position + 1
+            }
+        }
+        guard !zeros.isEmpty else { return }
+        bytes.append(contentsOf: repeatElement(0, count: zeros.count))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            // Each stretch after a zero moves right by the number of zeros up to it.
+            var stretchEnd = end
+            for (k, zero) in zeros.enumerated().reversed() {
+                let shift = k + 1
+                (base + zero + 1 + shift).update(from: base + zero + 1, count: stretchEnd - zero - 1)
+                base[zero + shift] = 0xFF
+                base[zero + k] = 0
+                stretchEnd = zero
+            }
+        }
+    }
+
     /// Appends the encoding of one value (a field's text) for `component`.
     func encode(_ component: Component, _ text: String, to bytes: inout [UInt8]) {
         let key = component.key
@@ -111,10 +176,8 @@ struct _CSVSortKey: Sendable {
         let collation = component.isRank ? .default : key.collation
         if let valueKey = grouping ? value.equivalenceKey(collation: collation) : value.sortKey(collation: collation) {
             bytes.append(0x01)
-            for byte in valueKey {
-                bytes.append(byte)
-                if byte == 0 { bytes.append(0xFF) }
-            }
+            bytes.append(contentsOf: valueKey)
+            Self.escapeZeros(&bytes, from: start + 1)
             bytes.append(0)
             bytes.append(0)
         } else {

@@ -152,15 +152,35 @@ extension Collation {
     /// combining marks U+0300–U+036F may follow the table's scalars: diacritic folding removes
     /// them, and the text is its own tie-break.
     fileprivate func _appendGeneratedSortKey(for string: String, to key: inout [UInt8], isNFC: Bool = false) -> Bool {
-        return _withUTF8(string) { bytes -> Bool in
-            if _isASCII(bytes) {
-                _produceASCIISortKey(bytes, into: &key)
-                return true
-            }
-            guard _allNFCAlone(bytes, allowingMarks: isNFC && (self == .folded || self == .natural)) else { return false }
-            _produceTableSortKey(bytes, into: &key)
+        _withUTF8(string) { _appendGeneratedSortKey(forUTF8: $0, to: &key, isNFC: isNFC) }
+    }
+
+    /// ``_appendGeneratedSortKey(for:to:isNFC:)`` of valid UTF-8.
+    private func _appendGeneratedSortKey(forUTF8 bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8], isNFC: Bool = false) -> Bool {
+        if _isASCII(bytes) {
+            _produceASCIISortKey(bytes, into: &key)
             return true
         }
+        guard _allNFCAlone(bytes, allowingMarks: isNFC && (self == .folded || self == .natural)) else { return false }
+        _produceTableSortKey(bytes, into: &key)
+        return true
+    }
+
+    /// Appends ``sortKey(for:)`` of the text that UTF-8 `bytes` spell (a field read from a
+    /// file), without making a `String` of them when a fast path takes the text: ASCII, and
+    /// valid UTF-8 that the tables weigh without normalizing. Other bytes take the `String`
+    /// path (malformed ones repaired as `String(decoding:as:)` repairs them).
+    ///
+    ///     var key: [UInt8] = []
+    ///     Collation.natural._appendSortKey(forUTF8: bytes, to: &key)   // == Collation.natural.sortKey(for: String(decoding: bytes, as: UTF8.self))
+    package func _appendSortKey(forUTF8 bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) {
+        if case .locale(let locale) = self {
+            if locale.appendASCIISortKey(bytes, to: &key) { return }
+            if _isValidUTF8(bytes), locale.appendStreamedSortKey(bytes, to: &key) { return }
+        } else if _isASCII(bytes) || _isValidUTF8(bytes), _appendGeneratedSortKey(forUTF8: bytes, to: &key) {
+            return
+        }
+        appendSortKey(for: String(decoding: bytes, as: UTF8.self), to: &key)
     }
 
     /// Generates the sort key of ASCII text into `sink`, stopping as soon as the sink has what it
