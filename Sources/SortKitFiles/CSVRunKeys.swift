@@ -52,7 +52,7 @@ struct _RunKeys: Sendable {
         codes = key.components.map { component in
             if let (ids, firsts) = numbered[component.field] {
                 var encodings = _ByteArena()
-                let plain = component.readsPlainText(grouping: key.grouping)
+                let plain = component.plainText(grouping: key.grouping)
                 values[component.field].bytes.withUnsafeBufferPointer { bytes in
                     for first in firsts {
                         let field = UnsafeBufferPointer(rebasing: bytes[values[component.field].range(first)])
@@ -161,7 +161,7 @@ private func _inferType(_ values: _ByteArena, only: [Int]?) -> ColumnType {
 
 /// Every value of a field encoded by `component`, in one slice per core.
 private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Component, _ key: _CSVSortKey) -> _ByteArena {
-    let plain = component.readsPlainText(grouping: key.grouping)
+    let plain = component.plainText(grouping: key.grouping)
     let parts = _ByteArena.inSlices([values], count: values.count, parts: _slices(values.count)) { views, range in
         var part = _ByteArena()
         for index in range {

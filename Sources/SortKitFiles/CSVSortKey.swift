@@ -21,12 +21,26 @@ struct _CSVSortKey: Sendable {
         /// component).
         var isRank: Bool
 
-        /// Whether the value is the field's text, blank as null, with nothing else done to it:
-        /// its key is the collation's key of the field's bytes, built without a `String` or a
-        /// `SortValue` (``_CSVSortKey/encode(_:utf8:plain:to:)``).
-        func readsPlainText(grouping: Bool) -> Bool {
-            guard !isRank, !grouping, key.transform == nil, key.enumOrder == nil else { return false }
-            return key.interpretation == .text || (key.interpretation == .inferred && type == .string)
+        /// How a plain text value is encoded: the field's text, blank as null, nothing else
+        /// done to it. Its key is the collation's key of the field's bytes, built without a
+        /// `String` or a `SortValue` (``_CSVSortKey/encode(_:utf8:plain:to:)``).
+        struct PlainText {
+            let collation: Collation
+            let descending: Bool
+            /// A blank field's byte: nulls at the high end of the value order, by SortKit's one
+            /// null rule, inverted with the rest of a descending key.
+            let null: UInt8
+        }
+
+        /// ``PlainText`` for this component's values, or `nil` when they aren't plain text
+        /// (a rank, a transform, a number or date column, a key for grouping).
+        func plainText(grouping: Bool) -> PlainText? {
+            guard !isRank, !grouping, key.transform == nil, key.enumOrder == nil,
+                key.interpretation == .text || (key.interpretation == .inferred && type == .string)
+            else { return nil }
+            let descending = key.direction == .descending
+            let nullsHigh = key.nulls.nullsFirst(key.direction) == descending
+            return PlainText(collation: key.collation, descending: descending, null: nullsHigh != descending ? 0xFF : 0x00)
         }
     }
 
@@ -108,28 +122,24 @@ struct _CSVSortKey: Sendable {
     }
 
     /// Appends the encoding of one value (a field's UTF-8 bytes) for `component`: a plain
-    /// text value (``Component/readsPlainText``) straight from the bytes, others through
-    /// ``encode(_:_:to:)``. `plain` is `component.readsPlainText`, read once per column.
-    func encode(_ component: Component, utf8 field: UnsafeBufferPointer<UInt8>, plain: Bool, to bytes: inout [UInt8]) {
-        guard plain else {
+    /// text value straight from the bytes with `plain` (``Component/plainText(grouping:)``,
+    /// read once per column), others through ``encode(_:_:to:)``.
+    func encode(_ component: Component, utf8 field: UnsafeBufferPointer<UInt8>, plain: Component.PlainText?, to bytes: inout [UInt8]) {
+        guard let plain else {
             encode(component, String(decoding: field, as: UTF8.self), to: &bytes)
             return
         }
-        let descending = component.key.direction == .descending
         guard !_isBlank(field) else {
-            // Nulls at the high end of the value order, by SortKit's one null rule; inverted
-            // with the rest of a descending key.
-            let nullsHigh = component.key.nulls.nullsFirst(component.key.direction) == descending
-            bytes.append(nullsHigh != descending ? 0xFF : 0x00)
+            bytes.append(plain.null)
             return
         }
         let start = bytes.count
         bytes.append(0x01)
-        SortValue._appendStringSortKey(ofUTF8: field, collation: component.key.collation, to: &bytes)
+        SortValue._appendStringSortKey(ofUTF8: field, collation: plain.collation, to: &bytes)
         Self.escapeZeros(&bytes, from: start + 1)
         bytes.append(0)
         bytes.append(0)
-        if descending {
+        if plain.descending {
             for index in start..<bytes.count { bytes[index] = ~bytes[index] }
         }
     }
