@@ -189,6 +189,20 @@ struct IndexTests {
             let page = try await store.page(of: "t", PageRequest(order: .spec(SortSpec()), search: query, limit: 100_000))
             #expect(page.filtered == expected.count && page.rows.map(\.id) == expected, "'\(query)': \(page.filtered) vs \(expected.count), seed \(seed)")
         }
+        // A column's filter (alone or with a search) scans for its term too: a hit in another
+        // field, or across fields, is no match.
+        let columns = ["a", "b", "c"]
+        for (query, filters) in [("", ["b": "ab"]), ("", ["c": "strasse", "a": "c"]), ("abc", ["a": "ba"]), ("c", ["b": "e ab"]), ("", ["a": "É"])] {
+            let search = SearchQuery(query)
+            let expected = rows.filter { _, cells in
+                search.matches(folded: SearchQuery.foldedFields(cells))
+                    && filters.allSatisfy { column, term in SearchQuery(term).matches(folded: SearchQuery.fold(cells[columns.firstIndex(of: column)!])) }
+            }.keys.sorted()
+            let page = try await store.page(of: "t", PageRequest(order: .spec(SortSpec()), search: query, columnSearch: filters, limit: 100_000))
+            #expect(
+                page.filtered == expected.count && page.rows.map(\.id) == expected, "'\(query)' \(filters): \(page.filtered) vs \(expected.count), seed \(seed)"
+            )
+        }
     }
 
     @Test("Work through _Line never overlaps, even when it suspends (index refreshes, search scans)")

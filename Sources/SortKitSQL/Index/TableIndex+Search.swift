@@ -17,10 +17,13 @@ extension _TableIndex {
     /// after every 256 KB of text a core has scanned (and between rows), so a scan of long
     /// cells stops as promptly as one of short ones.
     func matches(_ search: SearchQuery, columnSearch: [Int: SearchQuery], deadline: _Deadline = _Deadline(.seconds(3_600))) throws -> _Matches {
-        let columnSearch = columnSearch.filter { !$0.value.isBlank }.sorted { $0.key < $1.key }
+        let columnSearch = columnSearch.filter { !$0.value.isBlank }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         guard !search.isBlank || !columnSearch.isEmpty else { return _Matches(matches: nil, count: liveCount) }
-        if columnSearch.isEmpty, let filter = search.terms.max(by: { $0.utf8.count < $1.utf8.count }), !filter.isEmpty {
-            return try scanMatches(search, filter: filter, deadline: deadline)
+        // Every matching row holds each term somewhere in its folded text (a column's term in
+        // that column's field): the scan looks for the longest, whichever query it is from.
+        let terms = search.terms + columnSearch.flatMap(\.1.terms)
+        if let filter = terms.max(by: { $0.utf8.count < $1.utf8.count }), !filter.isEmpty {
+            return try scanMatches(search, columnSearch: columnSearch, filter: filter, deadline: deadline)
         }
         let count = slotCount
         var result = [Bool](repeating: false, count: count)
@@ -44,10 +47,7 @@ extension _TableIndex {
                     }
                     let match = folded.withBytes(slot) { text in
                         scannedSinceCheck += text.count
-                        return search.matches(foldedBytes: text)
-                            && columnSearch.allSatisfy { column, query in
-                                query.matches(foldedBytes: Self.field(column, of: text))
-                            }
+                        return Self.rowMatches(text, search, columnSearch)
                     }
                     if match {
                         output.value[slot] = true
@@ -71,12 +71,19 @@ extension _TableIndex {
         return total
     }
 
-    /// ``matches(_:columnSearch:budget:)`` for a search of the whole row: instead of testing
-    /// row by row, each core runs `memchr` through its part of the folded text for the rarest
-    /// byte of the longest term (SIMD, gigabytes a second), checks the term around each hit and
-    /// maps it to its row, then tests the row's other terms; the rest of the row is skipped.
-    /// Rows rewritten since the index was built (kept apart) are tested one by one.
-    private func scanMatches(_ search: SearchQuery, filter: String, deadline: _Deadline) throws -> _Matches {
+    /// Whether a row's folded text matches the search and each column's query in its field.
+    @inline(__always)
+    static func rowMatches(_ text: UnsafeBufferPointer<UInt8>, _ search: SearchQuery, _ columnSearch: [(Int, SearchQuery)]) -> Bool {
+        search.matches(foldedBytes: text) && columnSearch.allSatisfy { column, query in query.matches(foldedBytes: field(column, of: text)) }
+    }
+
+    /// ``matches(_:columnSearch:budget:)`` by a scan for one of the terms (`filter`, of the
+    /// search or of a column's query): instead of testing row by row, each core looks through
+    /// its part of the folded text for the term's two rarest bytes (SIMD, gigabytes a second),
+    /// checks the term around each hit and maps it to its row, then tests the whole row
+    /// (``rowMatches(_:_:_:)``); the rest of the row is skipped. Rows rewritten since the
+    /// index was built (kept apart) are tested one by one.
+    private func scanMatches(_ search: SearchQuery, columnSearch: [(Int, SearchQuery)], filter: String, deadline: _Deadline) throws -> _Matches {
         let count = slotCount
         let term = Array(filter.utf8)
         // The term's two rarest bytes (by a fixed rank of byte frequency in folded text) at
@@ -129,7 +136,7 @@ extension _TableIndex {
                                     continue
                                 }
                                 if live[row], written.isEmpty || written[row] == nil,
-                                    search.matches(foldedBytes: UnsafeBufferPointer(start: start + rowStart, count: ends[row] - rowStart))
+                                    Self.rowMatches(UnsafeBufferPointer(start: start + rowStart, count: ends[row] - rowStart), search, columnSearch)
                                 {
                                     output[row] = true
                                     found += 1
@@ -148,7 +155,7 @@ extension _TableIndex {
         var total = try Self.total(counts, budget: deadline.budget)
         // Rows rewritten since the build, and rows added after it, one by one.
         for slot in Set(written.keys).union(scanned..<count) where slot < count && live[slot] {
-            if folded.withBytes(slot, { search.matches(foldedBytes: $0) }) {
+            if folded.withBytes(slot, { Self.rowMatches($0, search, columnSearch) }) {
                 if !result[slot] { total += 1 }
                 result[slot] = true
             }
