@@ -73,11 +73,12 @@ struct _Ranking: Sendable {
         // The values (a parse, a length, a hash per cell) on every core.
         let parts = max(1, min(_scanCores, slots.count / 65_536))
         let results = _ResultSlots<[SortValue]>(count: parts)
+        let value = cells.reader(variant.column, key, type: type, distinct: false)
         _concurrentPerform(
             iterations: parts,
             _UncheckedBox { part in
                 let range = (slots.count * part / parts)..<(slots.count * (part + 1) / parts)
-                results.set(part, slots[range].map { cells.value($0, variant.column, key, type: type) })
+                results.set(part, slots[range].map(value))
             })
         let values = parts == 1 ? results.values[0] : Array(results.values.joined())
         self.init(values: values, slots: slots, slotCount: live.count, collation: variant.collation)

@@ -79,6 +79,41 @@ struct _Cells: Sendable {
         return key.sortValue(of: text(slot, column), columnType: type)
     }
 
+    /// ``value(_:_:_:type:)`` as a function of the slot, for reading a column row after row:
+    /// the key's rules and the column's arena are read once, not per row (per row, reading
+    /// them retained and released shared arrays, most of the time a first page by a new key
+    /// kind took). With `distinct`, a column whose values repeat (prices, dates, authors)
+    /// has each distinct cell's value computed once, not a parse per row.
+    ///
+    ///     let price = cells.reader(4, try SortSpec(parsing: "-price:abs").keys[0], type: .float, distinct: true)
+    ///     price(17)   // .double(12.5)
+    func reader(_ column: Int, _ key: SortSpec.Key, type: ColumnType, distinct: Bool) -> @Sendable (Int) -> SortValue {
+        let cells = self
+        guard key.enumOrder == nil else { return { cells.value($0, column, key, type: type) } }
+        let arena = base[column], baseCount = baseCount, written = written
+        let transform = key.transform
+        let text = key.interpretation == .text || (key.interpretation == .inferred && type == .string)
+        // A base cell's value, as `value` reads it.
+        let fromBase: @Sendable (Int) -> SortValue = { slot in
+            switch transform {
+            case .length: return arena.withBytes(slot) { _lengthUnlessBlank($0) }.map(SortValue.integer) ?? .null
+            case .random(let seed) where text: return arena.withBytes(slot) { _randomValueOfNFCText($0, seed: seed) }
+            default: return key.sortValue(of: arena.withBytes(slot) { String(decoding: $0, as: UTF8.self) }, columnType: type)
+            }
+        }
+        if distinct, baseCount >= 4_096, _CSVColumns.repeats(arena), let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4)) {
+            let values = firsts.map(fromBase)
+            return { slot in
+                guard slot < baseCount, written.isEmpty || written[slot] == nil else { return cells.value(slot, column, key, type: type) }
+                return values[Int(ids[slot])]
+            }
+        }
+        return { slot in
+            guard slot < baseCount, written.isEmpty || written[slot] == nil else { return cells.value(slot, column, key, type: type) }
+            return fromBase(slot)
+        }
+    }
+
     /// Every cell of a slot.
     func row(_ slot: Int) -> [String] {
         written[slot] ?? base.indices.map { text(slot, $0) }

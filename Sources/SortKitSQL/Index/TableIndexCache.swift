@@ -402,9 +402,10 @@ extension _TableIndex {
             let type = schema.columns[variant.column].type
             let cells = cells
             if key.enumOrder == nil {
-                // Read through the cells, which take `len` and `random=` from their bytes; the
-                // value has its transform applied.
-                keys += key._sortKeys({ slot in cells.value(slot, variant.column, key, type: type) }, enumText: nil)
+                // Read through the cells, which take `len` and `random=` from their bytes and a
+                // repeating column's values once per distinct cell; the value has its
+                // transform applied.
+                keys += key._sortKeys(cells.reader(variant.column, key, type: type, distinct: true), enumText: nil)
                 continue
             }
             // The key reads the text itself, so its transform applies once.

@@ -1,0 +1,113 @@
+import Foundation
+import OrderKeys
+import SortKit
+import SortKitTestSupport
+import Testing
+
+@testable import SortKitSQL
+
+/// A first page by an order the table hasn't ranked yet comes from a top-k selection over the
+/// cells: by a locale column, one that reads the full keys of only the rows whose first letter
+/// can place them on the page (#36); by a number, date or transform, one that reads a
+/// repeating column's values once per distinct cell. It must be the page the full sort gives,
+/// for every direction, strength, blank and odd value, and after writes.
+@Suite("First pages from a selection (no ranking yet)")
+struct FirstPageSelectionTests {
+    /// First letters that weigh alone, and ones that don't: contractions (ch, aa, dzs), a
+    /// letter a mark joins, a mark alone, Hangul, a digit under `natural`, whitespace-only and
+    /// blank cells (null), leading spaces.
+    static let heads = [
+        "a", "A", "Å", "A\u{30A}", "ä", "Ø", "z", "Z", "ch", "Ch", "aa", "dzs", "c", "h", "é", "e\u{301}", "\u{301}", "ж", "ґ", "Ω", "中", "한",
+        "1", "10", "2", " ", "  ", "-", "", "\u{3000}", "ß", "ı", "İ", "ㄱ",
+    ]
+
+    static func csv(rows: Int, using random: inout SplitMix64) -> String {
+        var records = [["t", "n"]]
+        for _ in 0..<rows {
+            let text = (0..<Int.random(in: 0...4, using: &random)).map { _ in heads.randomElement(using: &random)! }.joined()
+            records.append([text, String(Int.random(in: 0...9, using: &random))])
+        }
+        return CSV.format(records)
+    }
+
+    @Test("Pages from the narrowed selection equal the full sort's (seeded)")
+    func pages() async throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 3636
+        var random = SplitMix64(seed: seed)
+        // No ranking is kept, so every page below is a first page's selection.
+        let store = try SQLiteTableStore(
+            path: try temporaryDatabase(), queryBudget: testQueryBudget, indexLimits: IndexLimits(rankingBytesPerTable: 0, rankingBytes: 0))
+        let csv = Self.csv(rows: 3_000, using: &random)
+        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        var memory = try TextTable(csv: Array(csv.utf8))
+        let specs = [
+            "t:locale=sv", "-t:locale=sv", "t:locale=da:nocase,-n", "-t:locale=cs:fold,n", "t:locale=und:natural", "-t:locale=hu:nulls-first",
+            "t:locale=sv:nulls-last", "t:locale=tr,n", "t:locale=ko",
+        ]
+        func check(_ round: String) async throws {
+            for spec in specs {
+                let order = try SortSpec(parsing: spec)
+                let expected = try memory.sortedRowIndices(by: order).map { Int64($0 + 1) }
+                for (offset, limit) in [(0, 1), (0, 25), (40, 10)] {
+                    let page = try await store.page(of: "t", PageRequest(order: .spec(order), offset: offset, limit: limit))
+                    let want = Array(expected.dropFirst(offset).prefix(limit))
+                    #expect(page.rows.map(\.id) == want, "\(round): \(spec) offset \(offset) limit \(limit) (seed \(seed))")
+                }
+            }
+        }
+        try await check("after the import")
+        // Written rows are read from their strings, not the base cells.
+        for id in [Int64(3), 17, 400] {
+            let text = ["", "aa", "Åsa", " a", "Ab"].randomElement(using: &random)!
+            try await store.update(id, in: "t", set: ["t": text])
+            memory.rows[Int(id) - 1][0] = text
+        }
+        try await check("after updates")
+    }
+
+    @Test("First pages of numbers, dates and transforms read through a column's distinct cells equal the full sort's, after writes too (seeded)")
+    func distinctCells() async throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 3838
+        var random = SplitMix64(seed: seed)
+        let store = try SQLiteTableStore(
+            path: try temporaryDatabase(), queryBudget: testQueryBudget, indexLimits: IndexLimits(rankingBytesPerTable: 0, rankingBytes: 0))
+        // Over 4,096 rows whose prices and dates repeat: the selection numbers their distinct cells.
+        let prices = ["12.5", "-12.5", "0", "-0", "3", "1e3", "", " ", "n/a", "99999999999999999999", "7.25", "-7.250"]
+        let dates = ["2024-01-02", "1999-12-31", "", "2024-01-02T10:00:00Z", "not a date", "0001-01-01"]
+        var records = [["price", "d", "t"]]
+        for _ in 0..<6_000 {
+            records.append([
+                prices.randomElement(using: &random)!, dates.randomElement(using: &random)!,
+                (0..<Int.random(in: 0...3, using: &random)).map { _ in Self.heads.randomElement(using: &random)! }.joined(),
+            ])
+        }
+        let csv = CSV.format(records)
+        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        var memory = try TextTable(csv: Array(csv.utf8))
+        let specs = ["-price:abs,t", "price,t:nocase", "price:num:nulls-first", "d:date,-t", "-d,price", "t:len,price", "t:random=7", "-price:text"]
+        func check(_ round: String) async throws {
+            for spec in specs {
+                let order = try SortSpec(parsing: spec)
+                let expected = try memory.sortedRowIndices(by: order).map { Int64($0 + 1) }
+                for (offset, limit) in [(0, 1), (0, 25), (300, 10)] {
+                    let page = try await store.page(of: "t", PageRequest(order: .spec(order), offset: offset, limit: limit))
+                    let want = Array(expected.dropFirst(offset).prefix(limit))
+                    #expect(page.rows.map(\.id) == want, "\(round): \(spec) offset \(offset) limit \(limit) (seed \(seed))")
+                }
+            }
+        }
+        try await check("after the import")
+        // Rewritten rows read their strings, not their base cells' distinct values; so do new rows.
+        for id in [Int64(5), 99, 4_000] {
+            let cells = ["-100000", "2030-01-01", "Zz"]
+            try await store.update(id, in: "t", set: ["price": cells[0], "d": cells[1], "t": cells[2]])
+            memory.rows[Int(id) - 1] = cells
+        }
+        for cells in [["-99999", "1000-01-01", "a"], ["", "", ""]] {
+            let id = try await store.insert(["price": cells[0], "d": cells[1], "t": cells[2]], into: "t")
+            #expect(id == Int64(memory.rows.count + 1))
+            memory.rows.append(cells)
+        }
+        try await check("after writes")
+    }
+}
