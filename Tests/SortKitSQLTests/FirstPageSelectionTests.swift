@@ -45,15 +45,7 @@ struct FirstPageSelectionTests {
             "t:locale=sv:nulls-last", "t:locale=tr,n", "t:locale=ko",
         ]
         func check(_ round: String) async throws {
-            for spec in specs {
-                let order = try SortSpec(parsing: spec)
-                let expected = try memory.sortedRowIndices(by: order).map { Int64($0 + 1) }
-                for (offset, limit) in [(0, 1), (0, 25), (40, 10)] {
-                    let page = try await store.page(of: "t", PageRequest(order: .spec(order), offset: offset, limit: limit))
-                    let want = Array(expected.dropFirst(offset).prefix(limit))
-                    #expect(page.rows.map(\.id) == want, "\(round): \(spec) offset \(offset) limit \(limit) (seed \(seed))")
-                }
-            }
+            try await Self.checkPages(store, memory, specs, deep: 40, "\(round) (seed \(seed))")
         }
         try await check("after the import")
         // Written rows are read from their strings, not the base cells.
@@ -86,15 +78,7 @@ struct FirstPageSelectionTests {
         var memory = try TextTable(csv: Array(csv.utf8))
         let specs = ["-price:abs,t", "price,t:nocase", "price:num:nulls-first", "d:date,-t", "-d,price", "t:len,price", "t:random=7", "-price:text"]
         func check(_ round: String) async throws {
-            for spec in specs {
-                let order = try SortSpec(parsing: spec)
-                let expected = try memory.sortedRowIndices(by: order).map { Int64($0 + 1) }
-                for (offset, limit) in [(0, 1), (0, 25), (300, 10)] {
-                    let page = try await store.page(of: "t", PageRequest(order: .spec(order), offset: offset, limit: limit))
-                    let want = Array(expected.dropFirst(offset).prefix(limit))
-                    #expect(page.rows.map(\.id) == want, "\(round): \(spec) offset \(offset) limit \(limit) (seed \(seed))")
-                }
-            }
+            try await Self.checkPages(store, memory, specs, deep: 300, "\(round) (seed \(seed))")
         }
         try await check("after the import")
         // Rewritten rows read their strings, not their base cells' distinct values; so do new rows.
@@ -109,5 +93,18 @@ struct FirstPageSelectionTests {
             memory.rows.append(cells)
         }
         try await check("after writes")
+    }
+
+    /// Pages at the start and at `deep` of each spec's order in `store`, against the in-memory sort.
+    static func checkPages(_ store: SQLiteTableStore, _ memory: TextTable, _ specs: [String], deep: Int, _ context: String) async throws {
+        for spec in specs {
+            let order = try SortSpec(parsing: spec)
+            let expected = try memory.sortedRowIndices(by: order).map { Int64($0 + 1) }
+            for (offset, limit) in [(0, 1), (0, 25), (deep, 10)] {
+                let page = try await store.page(of: "t", PageRequest(order: .spec(order), offset: offset, limit: limit))
+                let want = Array(expected.dropFirst(offset).prefix(limit))
+                #expect(page.rows.map(\.id) == want, "\(context): \(spec) offset \(offset) limit \(limit)")
+            }
+        }
     }
 }
