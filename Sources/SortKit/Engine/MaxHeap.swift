@@ -1,6 +1,11 @@
 /// Sift operations of a binary max-heap kept in an array, under `less`: what a bounded top-k
 /// selection keeps (its largest member at the root, replaced when a smaller candidate comes).
 /// Used by the engine's top-k and by table indexes' first pages.
+///
+/// Written by hand because swift-collections' `Heap` orders `Comparable` elements, and a
+/// top-k's order is a comparator chosen at run time (sort keys, a collation, a direction):
+/// wrapping each element with its comparator would cost a reference per element and a call
+/// through it per comparison.
 package enum _MaxHeap {
     /// Restores the heap after an element was appended at the end.
     @inlinable

@@ -451,27 +451,9 @@ extension _TableIndex {
         // The `need` smallest known values, as a max-heap: its top is the bound.
         var heap: [UInt32] = []
         heap.reserveCapacity(need)
+        // Most rows are past the bound: tested here, before a call.
         for value in firsts where value != 0 && (heap.count < need || value < heap[0]) {
-            if heap.count < need {
-                heap.append(value)
-                var child = heap.count - 1
-                while child > 0, heap[(child - 1) / 2] < heap[child] {
-                    heap.swapAt(child, (child - 1) / 2)
-                    child = (child - 1) / 2
-                }
-                continue
-            }
-            heap[0] = value
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1, right = left + 1
-                var largest = parent
-                if left < heap.count, heap[left] > heap[largest] { largest = left }
-                if right < heap.count, heap[right] > heap[largest] { largest = right }
-                if largest == parent { break }
-                heap.swapAt(parent, largest)
-                parent = largest
-            }
+            _MaxHeap.keep(value, in: &heap, limit: need, by: <)
         }
         guard heap.count == need, let bound = heap.first else { return nil }
         return zip(slots, firsts).compactMap { slot, value in value == 0 || value <= bound ? slot : nil }
