@@ -123,9 +123,10 @@ struct _CSVSortKey: Sendable {
 
     /// Appends the encoding of one value (a field's UTF-8 bytes) for `component`: a plain
     /// text value straight from the bytes with `plain` (``Component/plainText(grouping:)``,
-    /// read once per column), others through ``encode(_:_:to:)``.
+    /// read once per column), others, and malformed UTF-8 (which the `String` path repairs
+    /// before deciding what is blank), through ``encode(_:_:to:)``.
     func encode(_ component: Component, utf8 field: UnsafeBufferPointer<UInt8>, plain: Component.PlainText?, to bytes: inout [UInt8]) {
-        guard let plain else {
+        guard let plain, _isASCII(field) || _isValidUTF8(field) else {
             encode(component, String(decoding: field, as: UTF8.self), to: &bytes)
             return
         }
@@ -135,7 +136,7 @@ struct _CSVSortKey: Sendable {
         }
         let start = bytes.count
         bytes.append(0x01)
-        SortValue._appendStringSortKey(ofUTF8: field, collation: plain.collation, to: &bytes)
+        SortValue._appendStringSortKey(ofValidUTF8: field, collation: plain.collation, to: &bytes)
         Self.escapeZeros(&bytes, from: start + 1)
         bytes.append(0)
         bytes.append(0)

@@ -15,6 +15,8 @@ struct CSVSortKeyTests {
         Array("Cafe\u{301}".utf8), Array("Café".utf8), Array("<\u{301}script>".utf8), Array("한국어".utf8), Array("漢字 かな".utf8),
         Array("Ålborg".utf8), Array("aa å Aa".utf8), Array("file10 file2".utf8), Array("Ωμέγα".utf8), Array("ґанок".utf8),
         Array("\u{1F600} emoji".utf8), Array("x\u{16D68}".utf8), Array(String(repeating: "ä", count: 1 << 19).utf8),
+        // Malformed sequences whose bits, read without checking, spell a space (U+00A0, U+3000).
+        [0xC2, 0x20], [0xE3, 0x00, 0x00], [0xE3, 0x80, 0x20],
     ]
 
     static let specs = [
@@ -61,6 +63,11 @@ struct CSVSortKeyTests {
         }
         let key = try _CSVSortKey(SortSpec(parsing: "s"), header: ["s"])
         #expect(key.components[0].plainText(grouping: true) == nil)
+        // An inferred column that holds numbers or dates is read by its type.
+        for type in [ColumnType.integer, .float, .date] {
+            #expect(key.withTypes([0: type]).components[0].plainText(grouping: false) == nil, "\(type)")
+        }
+        #expect(key.withTypes([0: .string]).components[0].plainText(grouping: false) != nil)
     }
 
     @Test("Escaping a key's zero bytes: 00 becomes 00 FF, from the given start, in place")

@@ -64,8 +64,9 @@ struct FirstPageSelectionTests {
         let store = try SQLiteTableStore(
             path: try temporaryDatabase(), queryBudget: testQueryBudget, indexLimits: IndexLimits(rankingBytesPerTable: 0, rankingBytes: 0))
         // Over 4,096 rows whose prices and dates repeat: the selection numbers their distinct cells.
-        let prices = ["12.5", "-12.5", "0", "-0", "3", "1e3", "", " ", "n/a", "99999999999999999999", "7.25", "-7.250"]
-        let dates = ["2024-01-02", "1999-12-31", "", "2024-01-02T10:00:00Z", "not a date", "0001-01-01"]
+        // Numbers and dates with blanks, so that the columns are typed (checked below).
+        let prices = ["12.5", "-12.5", "0", "-0", "3", "1000.0", "", " ", "7.25", "-7.250", "123456789.125"]
+        let dates = ["2024-01-02", "1999-12-31", "", "2024-01-02", "1970-01-01", "0001-01-01"]
         var records = [["price", "d", "t"]]
         for _ in 0..<6_000 {
             records.append([
@@ -76,6 +77,8 @@ struct FirstPageSelectionTests {
         let csv = CSV.format(records)
         try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
         var memory = try TextTable(csv: Array(csv.utf8))
+        let types = try await store.table("t").schema.columns.map(\.type)
+        #expect(types == [.float, .date, .string])
         let specs = ["-price:abs,t", "price,t:nocase", "price:num:nulls-first", "d:date,-t", "-d,price", "t:len,price", "t:random=7", "-price:text"]
         func check(_ round: String) async throws {
             try await Self.checkPages(store, memory, specs, deep: 300, "\(round) (seed \(seed))")

@@ -166,18 +166,17 @@ extension Collation {
         return true
     }
 
-    /// Appends ``sortKey(for:)`` of the text that UTF-8 `bytes` spell (a field read from a
-    /// file), without making a `String` of them when a fast path takes the text: ASCII, and
-    /// valid UTF-8 that the tables weigh without normalizing. Other bytes take the `String`
-    /// path (malformed ones repaired as `String(decoding:as:)` repairs them).
+    /// Appends ``sortKey(for:)`` of the text that valid UTF-8 `bytes` spell (a field read
+    /// from a file, checked by the caller), without making a `String` of them when a fast path
+    /// takes the text: ASCII, and text the tables weigh without normalizing. Other text takes
+    /// the `String` path.
     ///
     ///     var key: [UInt8] = []
-    ///     Collation.natural._appendSortKey(forUTF8: bytes, to: &key)   // == Collation.natural.sortKey(for: String(decoding: bytes, as: UTF8.self))
-    package func _appendSortKey(forUTF8 bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) {
+    ///     Collation.natural._appendSortKey(forValidUTF8: bytes, to: &key)   // == Collation.natural.sortKey(for: String(decoding: bytes, as: UTF8.self))
+    package func _appendSortKey(forValidUTF8 bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) {
         if case .locale(let locale) = self {
-            if locale.appendASCIISortKey(bytes, to: &key) { return }
-            if _isValidUTF8(bytes), locale.appendStreamedSortKey(bytes, to: &key) { return }
-        } else if _isASCII(bytes) || _isValidUTF8(bytes), _appendGeneratedSortKey(forUTF8: bytes, to: &key) {
+            if locale.appendASCIISortKey(bytes, to: &key) || locale.appendStreamedSortKey(bytes, to: &key) { return }
+        } else if _appendGeneratedSortKey(forUTF8: bytes, to: &key) {
             return
         }
         appendSortKey(for: String(decoding: bytes, as: UTF8.self), to: &key)

@@ -27,16 +27,17 @@ extension SortValue {
         _sortKey(collation: collation, tieBreak: false)
     }
 
-    /// Appends ``sortKey(collation:)`` of `.string(text)` for the text that UTF-8 `bytes`
-    /// spell, without making a `String` where the collation's fast paths take the bytes
-    /// (``Collation/_appendSortKey(forUTF8:to:)``): what a file sort's keys are built with.
+    /// Appends ``sortKey(collation:)`` of `.string(text)` for the text that valid UTF-8
+    /// `bytes` spell, without making a `String` where the collation's fast paths take the
+    /// bytes (``Collation/_appendSortKey(forValidUTF8:to:)``): what a file sort's keys are
+    /// built with.
     ///
     ///     var key: [UInt8] = []
-    ///     SortValue._appendStringSortKey(ofUTF8: bytes, collation: .natural, to: &key)
+    ///     SortValue._appendStringSortKey(ofValidUTF8: bytes, collation: .natural, to: &key)
     ///     // key == SortValue.string(String(decoding: bytes, as: UTF8.self)).sortKey(collation: .natural)
-    package static func _appendStringSortKey(ofUTF8 bytes: UnsafeBufferPointer<UInt8>, collation: Collation, to key: inout [UInt8]) {
+    package static func _appendStringSortKey(ofValidUTF8 bytes: UnsafeBufferPointer<UInt8>, collation: Collation, to key: inout [UInt8]) {
         key.append(0x30)
-        collation._appendSortKey(forUTF8: bytes, to: &key)
+        collation._appendSortKey(forValidUTF8: bytes, to: &key)
     }
 
     private func _sortKey(collation: Collation, tieBreak: Bool) -> [UInt8]? {
