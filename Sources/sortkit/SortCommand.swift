@@ -160,13 +160,23 @@ struct SortCommand: ParsableCommand {
     }
 
     /// On SIGINT/SIGTERM: remove the temporary runs and the partial output, then exit 130/143.
+    ///
+    /// The sort goes on while this runs, and may be writing a run into the scratch folder: the
+    /// folder is first renamed, so no new run can start in it (a run is created by path), then
+    /// removed, again while a run created just before the rename still lands in it.
     static func removeScratchOnInterrupt(_ scratch: URL, partial: URL?) {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
-                try? FileManager.default.removeItem(at: scratch)
-                if let partial { try? FileManager.default.removeItem(at: partial) }
+                let files = FileManager.default
+                let doomed = scratch.deletingLastPathComponent().appendingPathComponent(".\(scratch.lastPathComponent).removing")
+                let folder = rename(scratch.path, doomed.path) == 0 ? doomed : scratch
+                for _ in 0..<50 where files.fileExists(atPath: folder.path) {
+                    try? files.removeItem(at: folder)
+                    if files.fileExists(atPath: folder.path) { usleep(5_000) }
+                }
+                if let partial { try? files.removeItem(at: partial) }
                 Foundation.exit(128 + signalNumber)
             }
             source.resume()
