@@ -3,6 +3,7 @@ import DataTableKit
 import Foundation
 import SortKit
 import SortKitFiles
+import Synchronization
 
 struct SortCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -81,40 +82,47 @@ struct SortCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures(of: "sortkit sort") {
-            let spec = try combinedSpec(), delimiter = try delimiterByte()
-            let budget = try maxMemory.map(Self.size) ?? CSVFileSorter.defaultMaxMemory
-            let scratch = try Self.makeScratch()
-            var sorter = CSVFileSorter(
-                spec: spec, delimiter: delimiter, hasHeader: !noHeader, unique: unique, reverse: reverse, top: top, maxMemory: budget,
-                temporaryDirectory: scratch)
-            defer { try? FileManager.default.removeItem(at: scratch) }
-            Self.removeScratchOnInterrupt(
-                scratch, partial: output.map { CSVFileSorter.partialFile(for: CSVFileSorter.resolvingLinks(URL(fileURLWithPath: $0))) })
-            let input = try inputFile(spoolingInto: scratch)
-            let bar = !quiet && isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
-            if let bar { sorter.progress = { progress in bar.show(progress) } }
             do {
-                if check {
-                    if let line = try sorter.firstDisorder(in: input) {
-                        bar?.finish()
-                        printToStandardError("sortkit sort: \(displayName): line \(line) is out of order")
-                        throw ExitCode(1)
+                let spec = try combinedSpec(), delimiter = try delimiterByte()
+                let budget = try maxMemory.map(Self.size) ?? CSVFileSorter.defaultMaxMemory
+                let scratch = try Self.makeScratch()
+                var sorter = CSVFileSorter(
+                    spec: spec, delimiter: delimiter, hasHeader: !noHeader, unique: unique, reverse: reverse, top: top, maxMemory: budget,
+                    temporaryDirectory: scratch)
+                defer { try? FileManager.default.removeItem(at: scratch) }
+                Self.removeScratchOnInterrupt(
+                    scratch, partial: output.map { CSVFileSorter.partialFile(for: CSVFileSorter.resolvingLinks(URL(fileURLWithPath: $0))) })
+                let input = try inputFile(spoolingInto: scratch)
+                let bar = !quiet && isatty(STDERR_FILENO) == 1 ? ProgressBar() : nil
+                if let bar { sorter.progress = { progress in bar.show(progress) } }
+                do {
+                    if check {
+                        if let line = try sorter.firstDisorder(in: input) {
+                            bar?.finish()
+                            printToStandardError("sortkit sort: \(displayName): line \(line) is out of order")
+                            throw ExitCode(1)
+                        }
+                        return
                     }
-                    return
+                    if let output {
+                        try sorter.sort(input, to: URL(fileURLWithPath: output))
+                    } else {
+                        try sorter.sortToStandardOutput(input)
+                    }
+                    bar?.finish()
+                    if debug { try explainOrder(of: input, sorter: sorter) }
+                } catch let error as CSVError {
+                    bar?.finish()
+                    throw CommandFailure("\(displayName): \(error)")
+                } catch let error as CSVFileSorter.Failure {
+                    bar?.finish()
+                    throw CommandFailure(error.description)
                 }
-                if let output {
-                    try sorter.sort(input, to: URL(fileURLWithPath: output))
-                } else {
-                    try sorter.sortToStandardOutput(input)
-                }
-                bar?.finish()
-                if debug { try explainOrder(of: input, sorter: sorter) }
-            } catch let error as CSVError {
-                bar?.finish()
-                throw CommandFailure("\(displayName): \(error)")
-            } catch let error as CSVFileSorter.Failure {
-                bar?.finish()
-                throw CommandFailure(error.description)
+            } catch {
+                // A sort that fails because Ctrl-C took its scratch folder away waits for the
+                // signal handler, which exits 130 (143) once the files are gone.
+                Self.waitIfInterrupted()
+                throw error
             }
         }
     }
@@ -159,6 +167,13 @@ struct SortCommand: ParsableCommand {
         }
     }
 
+    /// Blocks for good once a SIGINT or SIGTERM has been received: its handler is removing
+    /// the files and will exit the process.
+    static func waitIfInterrupted() {
+        guard _interruption.load(ordering: .sequentiallyConsistent) != 0 else { return }
+        while true { sleep(60) }
+    }
+
     /// On SIGINT/SIGTERM: remove the temporary runs and the partial output, then exit 130/143.
     ///
     /// The sort goes on while this runs, and may be writing a run into the scratch folder: the
@@ -169,6 +184,7 @@ struct SortCommand: ParsableCommand {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
+                _interruption.store(signalNumber, ordering: .sequentiallyConsistent)
                 let files = FileManager.default
                 let doomed = scratch.deletingLastPathComponent().appendingPathComponent(".\(scratch.lastPathComponent).removing")
                 let folder = rename(scratch.path, doomed.path) == 0 ? doomed : scratch
@@ -238,6 +254,8 @@ struct SortCommand: ParsableCommand {
 
 /// The signal sources must stay alive for the process's life.
 nonisolated(unsafe) private var _signalSources: [any DispatchSourceSignal] = []
+/// The signal whose handler is cleaning up (0: none), for ``SortCommand/waitIfInterrupted()``.
+private let _interruption = Atomic<Int32>(0)
 
 /// A one-line progress bar on standard error: bytes, rows, rate and time left.
 final class ProgressBar: @unchecked Sendable {
