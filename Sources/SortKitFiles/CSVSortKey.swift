@@ -137,10 +137,16 @@ struct _CSVSortKey: Sendable {
         let start = bytes.count
         bytes.append(0x01)
         SortValue._appendStringSortKey(ofValidUTF8: field, collation: plain.collation, to: &bytes)
-        Self.escapeZeros(&bytes, from: start + 1)
+        Self.closeValue(&bytes, from: start, descending: plain.descending)
+    }
+
+    /// Ends a value's encoding begun at `start` (0x01, then its key): the key's zeros escaped,
+    /// `00 00`, and every byte inverted for a descending key.
+    static func closeValue(_ bytes: inout [UInt8], from start: Int, descending: Bool) {
+        escapeZeros(&bytes, from: start + 1)
         bytes.append(0)
         bytes.append(0)
-        if plain.descending {
+        if descending {
             for index in start..<bytes.count { bytes[index] = ~bytes[index] }
         }
     }
@@ -188,14 +194,9 @@ struct _CSVSortKey: Sendable {
         if let valueKey = grouping ? value.equivalenceKey(collation: collation) : value.sortKey(collation: collation) {
             bytes.append(0x01)
             bytes.append(contentsOf: valueKey)
-            Self.escapeZeros(&bytes, from: start + 1)
-            bytes.append(0)
-            bytes.append(0)
+            Self.closeValue(&bytes, from: start, descending: descending)
         } else {
-            bytes.append(nullsHigh ? 0xFF : 0x00)
-        }
-        if descending {
-            for index in start..<bytes.count { bytes[index] = ~bytes[index] }
+            bytes.append(nullsHigh != descending ? 0xFF : 0x00)
         }
     }
 }

@@ -34,12 +34,8 @@ struct FirstPageSelectionTests {
     func pages() async throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 3636
         var random = SplitMix64(seed: seed)
-        // No ranking is kept, so every page below is a first page's selection.
-        let store = try SQLiteTableStore(
-            path: try temporaryDatabase(), queryBudget: testQueryBudget, indexLimits: IndexLimits(rankingBytesPerTable: 0, rankingBytes: 0))
-        let csv = Self.csv(rows: 3_000, using: &random)
-        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
-        var memory = try TextTable(csv: Array(csv.utf8))
+        let (store, table) = try await Self.imported(Self.csv(rows: 3_000, using: &random))
+        var memory = table
         let specs = [
             "t:locale=sv", "-t:locale=sv", "t:locale=da:nocase,-n", "-t:locale=cs:fold,n", "t:locale=und:natural", "-t:locale=hu:nulls-first",
             "t:locale=sv:nulls-last", "t:locale=tr,n", "t:locale=ko",
@@ -61,8 +57,6 @@ struct FirstPageSelectionTests {
     func distinctCells() async throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 3838
         var random = SplitMix64(seed: seed)
-        let store = try SQLiteTableStore(
-            path: try temporaryDatabase(), queryBudget: testQueryBudget, indexLimits: IndexLimits(rankingBytesPerTable: 0, rankingBytes: 0))
         // Over 4,096 rows whose prices and dates repeat: the selection numbers their distinct cells.
         // Numbers and dates with blanks, so that the columns are typed (checked below).
         let prices = ["12.5", "-12.5", "0", "-0", "3", "1000.0", "", " ", "7.25", "-7.250", "123456789.125"]
@@ -74,9 +68,8 @@ struct FirstPageSelectionTests {
                 (0..<Int.random(in: 0...3, using: &random)).map { _ in Self.heads.randomElement(using: &random)! }.joined(),
             ])
         }
-        let csv = CSV.format(records)
-        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
-        var memory = try TextTable(csv: Array(csv.utf8))
+        let (store, table) = try await Self.imported(CSV.format(records))
+        var memory = table
         let types = try await store.table("t").schema.columns.map(\.type)
         #expect(types == [.float, .date, .string])
         let specs = ["-price:abs,t", "price,t:nocase", "price:num:nulls-first", "d:date,-t", "-d,price", "t:len,price", "t:random=7", "-price:text"]
@@ -96,6 +89,15 @@ struct FirstPageSelectionTests {
             memory.rows.append(cells)
         }
         try await check("after writes")
+    }
+
+    /// `csv` imported as table "t" into a store that keeps no ranking, so every page is a
+    /// first page's selection; and the same rows in memory.
+    static func imported(_ csv: String) async throws -> (SQLiteTableStore, TextTable) {
+        let store = try SQLiteTableStore(
+            path: try temporaryDatabase(), queryBudget: testQueryBudget, indexLimits: IndexLimits(rankingBytesPerTable: 0, rankingBytes: 0))
+        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        return (store, try TextTable(csv: Array(csv.utf8)))
     }
 
     /// Pages at the start and at `deep` of each spec's order in `store`, against the in-memory sort.

@@ -63,23 +63,16 @@ struct _Cells: Sendable {
         }
     }
 
-    /// The value `key` reads from the cell, as ``SortSpec/Key/sortValue(of:columnType:)``
-    /// reads its text; `len` and `random=` on text from the base cell's bytes, without a
-    /// `String` (the cells are stored in NFC, as a string's binary key has them).
+    /// The value `key` reads from the cell's text, as ``SortSpec/Key/sortValue(of:columnType:)``
+    /// reads it: what ``reader(_:_:type:distinct:)`` falls back to for rows written since the
+    /// base was built and for `enum=` keys (base cells it reads from their bytes).
     func value(_ slot: Int, _ column: Int, _ key: SortSpec.Key, type: ColumnType) -> SortValue {
-        if written.isEmpty || written[slot] == nil, key.enumOrder == nil {
-            switch key.transform {
-            case .length:
-                return base[column].withBytes(slot) { _lengthUnlessBlank($0) }.map(SortValue.integer) ?? .null
-            case .random(let seed) where key.interpretation == .text || (key.interpretation == .inferred && type == .string):
-                return base[column].withBytes(slot) { _randomValueOfNFCText($0, seed: seed) }
-            default: break
-            }
-        }
-        return key.sortValue(of: text(slot, column), columnType: type)
+        key.sortValue(of: text(slot, column), columnType: type)
     }
 
-    /// ``value(_:_:_:type:)`` as a function of the slot, for reading a column row after row:
+    /// The value `key` reads from a slot's cell, as a function of the slot, for reading a
+    /// column row after row: `len` and `random=` on text from the base cell's bytes, without a
+    /// `String` (the cells are stored in NFC, as a string's binary key has them);
     /// the key's rules and the column's arena are read once, not per row (per row, reading
     /// them retained and released shared arrays, most of the time a first page by a new key
     /// kind took). With `distinct`, a column whose values repeat (prices, dates, authors)
@@ -93,7 +86,7 @@ struct _Cells: Sendable {
         let arena = base[column], baseCount = baseCount, written = written
         let transform = key.transform
         let text = key.interpretation == .text || (key.interpretation == .inferred && type == .string)
-        // A base cell's value, as `value` reads it.
+        // A base cell's value: `len` and `random=` from its bytes, others as `value` reads its text.
         let fromBase: @Sendable (Int) -> SortValue = { slot in
             switch transform {
             case .length: return arena.withBytes(slot) { _lengthUnlessBlank($0) }.map(SortValue.integer) ?? .null
