@@ -108,7 +108,7 @@ public final class PostgresTableStore: _SQLTableStore {
         guard
             let row = try await session.select(
                 """
-                WITH t AS (SELECT \(Self.catalogColumns) FROM sortkit_table WHERE name = $1 FOR SHARE),
+                WITH t AS (SELECT \(Self.catalogColumns) FROM sortkit_table WHERE name = $1 FOR NO KEY UPDATE),
                      l AS (UPDATE ordered_list SET moves = moves + 1 WHERE list = (SELECT 'sortkit:st_' || id FROM t) RETURNING moves)
                 SELECT t.id, t.schema, t.variants, t.row_count, t.version, t.data_version, t.manual_ready, (SELECT moves FROM l) FROM t
                 """, [.text(table)]

@@ -132,20 +132,24 @@ extension SQLDialect {
     }
 
     /// A row lock on what a `SELECT` reads, to the end of the transaction: PostgreSQL's
-    /// `FOR SHARE` or `FOR UPDATE`. SQLite's writes already hold the database's write lock.
+    /// `FOR NO KEY UPDATE` or `FOR UPDATE`. SQLite's writes already hold the database's write lock.
     func locking(_ lock: _CatalogLock) -> String {
         guard self == .postgresql else { return "" }
         switch lock {
         case .none: return ""
-        case .share: return " FOR SHARE"
+        case .rows: return " FOR NO KEY UPDATE"
         case .update: return " FOR UPDATE"
         }
     }
 }
 
-/// How a write holds a table's catalog entry (see ``SQLDialect/locking(_:)``): a row write
-/// shares it, so that a schema change, which takes it for update, can't change the table
-/// under the write.
+/// How a write holds a table's catalog entry (see ``SQLDialect/locking(_:)``).
+///
+/// A row write takes it `FOR NO KEY UPDATE`: it raises the entry's data version before it
+/// commits, which needs that lock anyway. Taken first, it orders the table's writers at the
+/// start; a `FOR SHARE` lock raised to it later deadlocked two concurrent writers (each held
+/// the share the other's raise waited for). A schema change takes it `FOR UPDATE`, so that no
+/// row write runs under it.
 enum _CatalogLock {
-    case none, share, update
+    case none, rows, update
 }

@@ -156,7 +156,7 @@ extension _SQLTableStore {
 
     public func update(_ id: Int64, in table: String, set values: [String: String]) async throws {
         try await write { session in
-            let info = try await Self.info(table, session, lock: .share)
+            let info = try await Self.info(table, session, lock: .rows)
             let cells = try await info.merging(values, into: Self.cells(id, info, session, lock: .update))
             let columns = info.physicalColumns.enumerated().map { "\($0.element) = $\($0.offset + 1)" }.joined(separator: ", ")
             try await session.execute(
