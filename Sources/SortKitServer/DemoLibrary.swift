@@ -61,6 +61,11 @@ public enum DemoLibrary {
     /// Adds the demo table to `store` unless it is there already.
     public static func install(in store: any TableStore, count: Int = 3_000) async throws {
         guard !(try await store.tables().contains { $0.name == tableName }) else { return }
-        try await store.importCSV(Array(csv(count: count).utf8), as: tableName, delimiter: UInt8(ascii: ","), presets: presets)
+        do {
+            try await store.importCSV(Array(csv(count: count).utf8), as: tableName, delimiter: UInt8(ascii: ","), presets: presets)
+        } catch let error as TableStoreError where error == .tableExists(tableName) {
+            // Another server on the same database installed it since the check (several servers
+            // starting at once, or a read replica that hadn't replayed it yet).
+        }
     }
 }
