@@ -23,6 +23,7 @@ struct ServeCommand: AsyncParsableCommand {
               sortkit serve people.csv --port 8081
               sortkit serve books.csv --preset 'Cheapest=price,title' --preset 'Newest=-published'
               sortkit serve --postgres postgres://app:secret@127.0.0.1:5432/app
+              sortkit serve --postgres postgres://app:secret@db1/app --read-replica postgres://app:secret@db2/app
               sortkit serve --fixed 'books=status:enum=todo|reading|done' --pin books=3 --cycle 'books:price=desc,asc'
               sortkit serve people.csv --sorts-by 'people:name=last,first' --max-sort-keys 3
               SORTKIT_TOKEN=$(openssl rand -hex 16) sortkit serve --host 0.0.0.0 --allow-host sortkit.example.org
@@ -46,6 +47,13 @@ struct ServeCommand: AsyncParsableCommand {
             "Use PostgreSQL at this URL (postgres://user:password@host:port/database?sslmode=disable) instead of SQLite.",
             valueName: "URL"))
     var postgres: String?
+
+    @Option(
+        name: .customLong("read-replica"),
+        help: ArgumentHelp(
+            "A streaming standby of the --postgres database to read from (repeatable); writes go to --postgres, and the server's own writes stay visible to its reads.",
+            valueName: "URL"))
+    var readReplicas: [String] = []
 
     @Option(
         name: .customLong("preset"),
@@ -323,11 +331,15 @@ struct ServeCommand: AsyncParsableCommand {
         if !presetOptions.isEmpty && files.isEmpty {
             throw ValidationError("--preset applies to imported CSV files; name at least one FILE.csv")
         }
-        if let postgres {
+        if !readReplicas.isEmpty && postgres == nil {
+            throw ValidationError("--read-replica reads from a standby of a PostgreSQL primary; name the primary with --postgres")
+        }
+        let urls = (postgres.map { [("--postgres", $0)] } ?? []) + readReplicas.map { ("--read-replica", $0) }
+        for (option, url) in urls {
             do {
-                _ = try PostgresClient.Configuration(url: postgres)
+                _ = try PostgresClient.Configuration(url: url)
             } catch {
-                throw ValidationError("--postgres: \(error)")
+                throw ValidationError("\(option): \(error)")
             }
         }
     }
@@ -396,7 +408,10 @@ struct ServeCommand: AsyncParsableCommand {
         let place: String
         let budget = Duration.milliseconds(Int64(queryTimeout * 1_000))
         if let postgres {
-            store = try await PostgresTableStore(url: postgres, queryBudget: budget, indexLimits: try indexLimits)
+            store = try await PostgresTableStore(
+                url: postgres, queryBudget: budget, indexLimits: try indexLimits, readReplicas: readReplicas,
+                // With replicas, a lost primary's writes answer 503 while reads go on.
+                connectionWait: readReplicas.isEmpty ? nil : .seconds(10))
             place = "PostgreSQL"
         } else {
             store = try SQLiteTableStore(path: db, queryBudget: budget, indexLimits: try indexLimits)
@@ -443,7 +458,8 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("\(file): \(error)")
             }
         }
-        say("sortkit: serving http://\(host):\(port)/ from \(place)")
+        let replicas = readReplicas.isEmpty ? "" : " (reads from \(readReplicas.count) replica\(readReplicas.count == 1 ? "" : "s"))"
+        say("sortkit: serving http://\(host):\(port)/ from \(place)\(replicas)")
         let access = access
         if access.token != nil {
             say(

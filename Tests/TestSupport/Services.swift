@@ -18,6 +18,13 @@ public enum Service: String, Sendable, CaseIterable {
     case postgres
     /// `DATABASE_URL_ICU`: a PostgreSQL database whose default collation is ICU's en-US.
     case postgresICU
+    /// `DATABASE_URL_STANDBY`: database `ci` on a hot standby streaming from `DATABASE_URL`'s
+    /// server (`.ci/pg.sh` makes it with `pg_basebackup -R`).
+    case postgresStandby
+    /// `DATABASE_URL_BOUNCER`: database `ci_bouncer` through PgBouncer in transaction mode, also
+    /// as `ci_bouncer_lost` (for a test to cut off) and `ci_bouncer_standby` (the standby);
+    /// `SORTKIT_PSQL`: the psql that reaches its console.
+    case pgbouncer
     /// Chromium, its driver, DataTables.js from Debian and a Python with selenium.
     case browser
     /// GNU time at `/usr/bin/time`, to measure a child's peak memory.
@@ -36,7 +43,7 @@ public enum Service: String, Sendable, CaseIterable {
     /// The variable that makes this service's absence a failure (set by `.ci/run`).
     public var requirement: String {
         switch self {
-        case .postgres, .postgresICU: "SORTKIT_REQUIRE_POSTGRES"
+        case .postgres, .postgresICU, .postgresStandby, .pgbouncer: "SORTKIT_REQUIRE_POSTGRES"
         case .browser, .prometheusParser: "SORTKIT_REQUIRE_E2E"
         case .gnuTime: "SORTKIT_REQUIRE_TIME"
         case .node: "SORTKIT_REQUIRE_NODE"
@@ -55,6 +62,12 @@ public enum Service: String, Sendable, CaseIterable {
             return Self.environment["DATABASE_URL"] == nil ? "DATABASE_URL is not set (.ci/run starts a PostgreSQL and sets it)" : nil
         case .postgresICU:
             return Self.environment["DATABASE_URL_ICU"] == nil ? "DATABASE_URL_ICU is not set (.ci/run starts a PostgreSQL and sets it)" : nil
+        case .postgresStandby:
+            return Self.environment["DATABASE_URL_STANDBY"] == nil
+                ? "DATABASE_URL_STANDBY is not set (.ci/run starts a PostgreSQL with a hot standby and sets it)" : nil
+        case .pgbouncer:
+            return Self.environment["DATABASE_URL_BOUNCER"] == nil || Self.environment["SORTKIT_PSQL"] == nil
+                ? "DATABASE_URL_BOUNCER or SORTKIT_PSQL is not set (.ci/run starts PgBouncer and sets them)" : nil
         case .browser:
             let needs = [
                 ("/usr/bin/chromium", "chromium"), ("/usr/bin/chromedriver", "chromium-driver"),
@@ -99,6 +112,8 @@ public enum Service: String, Sendable, CaseIterable {
         return switch self {
         case .postgres: Self.environment["DATABASE_URL"]!
         case .postgresICU: Self.environment["DATABASE_URL_ICU"]!
+        case .postgresStandby: Self.environment["DATABASE_URL_STANDBY"]!
+        case .pgbouncer: Self.environment["DATABASE_URL_BOUNCER"]!
         case .browser, .prometheusParser: Self.e2ePython
         case .gnuTime: "/usr/bin/time"
         case .node: Self.nodePath

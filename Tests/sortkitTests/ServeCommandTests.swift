@@ -313,4 +313,24 @@ struct ServeCommandTests {
             #expect(a == b, "after the writes: \(path)")
         }
     }
+
+    @Test(
+        "--read-replica: a server reading from a hot standby serves its own writes in its next reads",
+        .needs(.postgres, for: "sortkit serve --read-replica"), .needs(.postgresStandby, for: "sortkit serve --read-replica"))
+    func readReplica() async throws {
+        let table = "replica_" + UUID().uuidString.prefix(8).lowercased()
+        let folder = try CommandRunner.folder(with: ["\(table).csv": "title,price\nDune,9.99\nEmma,4.5\n"])
+        let server = try Server(
+            ["\(table).csv", "--postgres", try Service.postgres.value(), "--read-replica", try Service.postgresStandby.value()], in: folder)
+        defer { server.stop() }
+        try await server.waitUntilServing("/api/tables/\(table)/rows?limit=1")
+        let output = try String(contentsOf: server.log, encoding: .utf8)
+        #expect(output.contains("from PostgreSQL (reads from 1 replica)"), "\(output)")
+        for round in 1...5 {
+            let (_, status) = try await server.send("PATCH", "/api/tables/\(table)/rows/1", json: #"{"price": "\#(round * 100)"}"#)
+            #expect(status == 200)
+            let (dearest, _) = try await server.get("/api/tables/\(table)/rows?sort=-price&limit=1")
+            #expect(dearest.contains(#""price":\#(round * 100)"#), "round \(round): \(dearest)")
+        }
+    }
 }

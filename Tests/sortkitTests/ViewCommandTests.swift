@@ -37,6 +37,8 @@ struct ViewCommandTests {
             (["view", "missing.csv"], "sortkit view: cannot read 'missing.csv'"),
             (["view", "books.csv", "--page", "0"], "--page must be 1 or more"),
             (["serve", "--postgres", "mysql://x"], "--postgres: the PostgreSQL URL must look like postgres://"),
+            (["serve", "--read-replica", "postgres://app@db2/app"], "--read-replica reads from a standby of a PostgreSQL primary"),
+            (["serve", "--postgres", "postgres://app@db1/app", "--read-replica", "mysql://x"], "--read-replica: the PostgreSQL URL must look like"),
             (["serve", "books.csv", "--preset", "Cheapest"], "--preset needs NAME=SPEC"),
             (["serve", "books.csv", "--preset", "Odd=price:sideways"], "--preset Odd: "),
             (["serve", "--preset", "Cheapest=price"], "--preset applies to imported CSV files"),

@@ -68,25 +68,35 @@ extension PostgresTableStore {
 
     /// Runs `body` between `BEGIN` and `COMMIT` (`ROLLBACK` if it throws), retrying the whole
     /// transaction with a short random back-off when PostgreSQL reports a serialization
-    /// failure, a deadlock or a unique violation that a concurrent writer caused.
+    /// failure, a deadlock or a unique violation that a concurrent writer caused (or, on a
+    /// standby, a conflict with recovery: 40001 too).
+    ///
+    /// A connection that isn't leased within `connectionWait` (if any) is a
+    /// ``TableStoreError/Kind/unavailable`` error. `ready` runs on the connection before
+    /// `BEGIN`, `committed` after `COMMIT`.
     static func transaction<T: Sendable>(
-        _ client: PostgresClient, _ logger: Logger, budget: Duration? = nil, _ body: (_PostgresSession) async throws -> T
+        _ client: PostgresClient, _ logger: Logger, budget: Duration? = nil, connectionWait: Duration? = nil,
+        ready: (_PostgresSession) async throws -> Void = { _ in }, committed: (_PostgresSession) async -> Void = { _ in },
+        _ body: (_PostgresSession) async throws -> T
     ) async throws -> T {
         var attempt = 0
         while true {
             attempt += 1
             do {
-                return try await client.withConnection { connection in
+                return try await leased(client, within: connectionWait) { connection in
                     let session = _PostgresSession(connection: connection, logger: logger)
+                    try await ready(session)
                     try await session.execute("BEGIN")
+                    let value: T
                     do {
-                        let value = try await body(session)
+                        value = try await body(session)
                         try await session.execute("COMMIT")
-                        return value
                     } catch {
                         try? await session.execute("ROLLBACK")
                         throw error
                     }
+                    await committed(session)
+                    return value
                 }
             } catch let error as PSQLError where attempt < 50 && isRetryable(error) {
                 try await Task.sleep(for: .microseconds(Int.random(in: 0...(200 * min(attempt, 20)))))

@@ -33,6 +33,11 @@ public final class PostgresTableStore: _SQLTableStore {
     /// The longest a page's query may run — its SQL (`SET LOCAL statement_timeout`), or a
     /// search's scan of the in-memory index — before the page throws ``TableStoreError/Kind/timedOut``.
     let queryBudget: Duration
+    /// The read replicas, and this store's last write position that reads on them wait for.
+    let replicas: _PostgresReplicas
+    /// The longest a transaction on the primary waits for a connection before it fails as
+    /// unavailable (`nil`: as long as PostgresNIO's pool waits).
+    let connectionWait: Duration?
 
     /// Connects to the database at `url` (see `PostgresClient.Configuration(url:)`) and
     /// brings its SortKit tables up to date. With `schema`, every table lives in that
@@ -43,32 +48,58 @@ public final class PostgresTableStore: _SQLTableStore {
     /// server wrote; without it, by SQL where the table stores the keys an order needs.
     /// `queryBudget` bounds a page's SQL (PostgreSQL's `statement_timeout`) and in-memory work;
     /// `indexLimits` what the in-memory indexes keep (see ``IndexLimits``).
+    ///
+    /// `readReplicas` are streaming standbys of the same database (`pg_basebackup -R`): reads
+    /// go to them in turn, writes to `url`. A read waits up to `replicaWait` for the replica to
+    /// replay what this store wrote and read before, then reads from the primary, so a server
+    /// always sees its own writes and never older data than it saw; a replica that can't be
+    /// reached within `replicaWait` is left out for 5 s. `connectionWait` bounds how long a
+    /// transaction on the primary waits for a connection before it fails with
+    /// ``TableStoreError/Kind/unavailable``: with a lost primary, reads go on from the replicas
+    /// and writes fail after it (without it, PostgresNIO's pool keeps a request waiting while
+    /// it retries a refusing server, about a minute).
+    ///
+    ///     let store = try await PostgresTableStore(
+    ///         url: "postgres://app:secret@db1:5432/app", readReplicas: ["postgres://app:secret@db2:5432/app"],
+    ///         connectionWait: .seconds(10))
     public init(
         url: String, schema: String? = nil, maximumConnections: Int = 10, logger: Logger? = nil, inMemoryIndex: Bool = true,
-        queryBudget: Duration = .seconds(5), indexLimits: IndexLimits = IndexLimits()
+        queryBudget: Duration = .seconds(5), indexLimits: IndexLimits = IndexLimits(), readReplicas: [String] = [],
+        replicaWait: Duration = .seconds(1), connectionWait: Duration? = nil
     ) async throws {
         self.inMemoryIndex = inMemoryIndex
         indexes = _TableIndexCache(limits: indexLimits)
         self.queryBudget = queryBudget
+        self.connectionWait = connectionWait
         var configuration = try PostgresClient.Configuration(url: url)
         configuration.options.maximumConnections = maximumConnections
+        var startup: [(String, String)] = []
         if let schema {
             guard !schema.isEmpty else { throw TableStoreError.invalid("the PostgreSQL schema name is empty") }
-            configuration.options.additionalStartupParameters.append(("search_path", SQLDialect.postgresql.quoted(schema)))
+            startup.append(("search_path", SQLDialect.postgresql.quoted(schema)))
         }
+        configuration.options.additionalStartupParameters = startup
         let logger = logger ?? Logger(label: "sortkit.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let replicas = try _PostgresReplicas(
+            urls: readReplicas, maximumConnections: maximumConnections, startup: startup, wait: replicaWait, logger: logger)
         self.client = client
+        self.replicas = replicas
         self.logger = logger
-        runner = Task { await client.run() }
+        runner = Task {
+            await withDiscardingTaskGroup { group in
+                for client in [client] + replicas.clients { group.addTask { await client.run() } }
+            }
+        }
         do {
             if let schema {
-                try await Self.transaction(client, logger) { session in
+                try await Self.transaction(client, logger, connectionWait: connectionWait) { session in
                     try await session.execute("CREATE SCHEMA IF NOT EXISTS \(SQLDialect.postgresql.quoted(schema))")
                 }
             }
             try await Self.migrate(client, logger)
-            secret = try await Self.transaction(client, logger) { session in
+            // A write: the first reads on a replica wait for the migrations too.
+            secret = try await Self.writeTransaction(client, replicas, logger, connectionWait: connectionWait) { session in
                 guard case .blob(let bytes)? = try await session.value("SELECT value FROM sortkit_meta WHERE key = 'cursor-secret'")
                 else { throw TableStoreError.invalid("the database has no cursor secret") }
                 return Data(bytes)
@@ -93,11 +124,13 @@ public final class PostgresTableStore: _SQLTableStore {
 
     /// Runs `body` in a transaction on a pooled connection (see ``transaction(_:_:budget:_:)``).
     func write<T: Sendable>(_ body: (_PostgresSession) async throws -> T) async throws -> T {
-        try await Self.transaction(client, logger, body)
+        try await writeTransaction(body)
     }
 
+    /// Runs `body` on a read replica that has replayed this store's writes, or the primary
+    /// (see ``readTransaction(budget:_:)``).
     func read<T: Sendable>(_ body: (_PostgresSession) async throws -> T) async throws -> T {
-        try await Self.transaction(client, logger, body)
+        try await readTransaction(body)
     }
 
     // MARK: What PostgreSQL does its own way
@@ -181,7 +214,7 @@ public final class PostgresTableStore: _SQLTableStore {
         select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
     ) async throws -> (rows: [[SQLValue]], filtered: Int?) {
         let milliseconds = max(1, queryBudget._nanoseconds / 1_000_000)
-        return try await Self.transaction(client, logger, budget: queryBudget) { session in
+        return try await readTransaction(budget: queryBudget) { session in
             try await session.execute("SET LOCAL statement_timeout = \(milliseconds)")
             let rows = try await session.select(select.sql, select.arguments)
             guard let count else { return (rows, nil) }
