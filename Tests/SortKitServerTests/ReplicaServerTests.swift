@@ -2,8 +2,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import SortKitSQL
 import SortKit
+import SortKitSQL
 import SortKitTestSupport
 import Testing
 
