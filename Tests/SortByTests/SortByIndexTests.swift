@@ -130,6 +130,40 @@ struct SortByIndexSearchTests {
         #expect(index.ids(preset: "price-desc", matching: emil, offset: 0, limit: 10) == [0, 2, 3])
     }
 
+    /// Past ``SortByIndex/_inOrderTests`` rows a search tests the rest in id order into a
+    /// bitmap: pages of sparse, dense and absent terms, after updates and deletes, equal a
+    /// filter of the preset's order.
+    @Test("Searches whose pages lie past the in-order tests equal a filter of the preset's order (seeded)")
+    func sparseSearch() {
+        var random = IndexRandom(default: 0x5EED_0203)
+        let words = ["alpha", "Beta", "gämma", "delta", "ÉPSILON", "zeta", "eta", "theta"]
+        func item(_ random: inout IndexRandom) -> Item {
+            // "needle" in about one title in 5,000: sparse; "alpha" in one in eight: dense.
+            let rare = Int.random(in: 0..<5_000, using: &random) == 0 ? " Needle" : ""
+            return Item(
+                title: words.randomElement(using: &random)! + " \(Int.random(in: 0..<1_000, using: &random))" + rare,
+                price: Double(Int.random(in: 0..<500, using: &random)), shelf: Shelf.allCases.randomElement(using: &random)!)
+        }
+        let count = 3 * SortByIndex<Item>._inOrderTests
+        var index = SortByIndex(presets: itemPresets, rows: (0..<count).map { _ in item(&random) }, searchable: { [$0.title, "\($0.shelf)"] })
+        for _ in 0..<300 {
+            let id = Int.random(in: 0..<count, using: &random)
+            if Bool.random(using: &random) { index.update(id, to: item(&random)) } else { index.delete(id) }
+        }
+        for preset in itemPresets.keys.sorted() {
+            let order = index.ids(preset: preset, offset: 0, limit: .max)
+            for text in ["needle", "NEEDLE todo", "alpha 7", "gamma", "epsilon done", "absent"] {
+                let query = SearchQuery(text)
+                let expected = order.filter { query.matches([index[$0]!.title, "\(index[$0]!.shelf)"]) }
+                for (offset, limit) in [(0, 10), (3, 5), (expected.count - 2, 10), (0, .max), (5, 0)] where offset >= 0 {
+                    let page = index.ids(preset: preset, matching: query, offset: offset, limit: limit)
+                    let wanted = Array(expected.dropFirst(offset).prefix(limit))
+                    #expect(page == wanted, "\(preset) '\(text)' offset \(offset) limit \(limit): \(random.replay)")
+                }
+            }
+        }
+    }
+
     @Test("SearchQuery folds case and diacritics and never matches across fields")
     func query() {
         #expect(SearchQuery("straße ÉCLAIR").matches(["STRASSE", "eclair"]))

@@ -187,11 +187,18 @@ public struct SortByIndex<Row> {
     /// Row ids of a page of the rows matching `query`, in a preset's order: the replica is read
     /// in order and filtered, so no sort happens. A blank query is the unfiltered page.
     ///
+    /// The first ``_inOrderTests`` rows are tested as the order reaches them, which finds the
+    /// page of a common term at once. If that doesn't fill the page the matches are sparse, and
+    /// testing the rest in the preset's order would read their search text in random order (a
+    /// cache miss a row: 0.4 s for a term no row has at 1M rows); they are tested in id order
+    /// instead, where the text lies as it was made, into a bitmap the order is then read through.
+    ///
     /// - Precondition: The index was created with `searchable` fields, or the query is blank.
     @inlinable public func ids(preset: String, matching query: SearchQuery, offset: Int, limit: Int) -> [Int] {
         if query.isBlank { return ids(preset: preset, offset: offset, limit: limit) }
         precondition(searchable != nil, "the index has no searchable fields")
         if relevancePresets.contains(preset) { return relevant(query, offset: offset, limit: limit) }
+        guard limit > 0 else { return [] }
         let blocks: [[UInt32]]
         if let list = manualLists[preset] {
             blocks = [list.ids]
@@ -202,14 +209,36 @@ public struct SortByIndex<Row> {
         }
         var skipped = 0
         var result: [Int] = []
+        var tested = 0
+        var matching: [UInt64]? = nil
         for block in blocks {
-            for id in block where query.matches(folded: searchText[Int(id)]) {
+            for id in block {
+                let matches: Bool
+                if let matching {
+                    matches = matching[Int(id) >> 6] & (1 << (UInt64(id) & 63)) != 0
+                } else {
+                    matches = query.matches(folded: searchText[Int(id)])
+                    tested += 1
+                    if tested == Self._inOrderTests { matching = matchingBitmap(query) }
+                }
+                guard matches else { continue }
                 if skipped < offset { skipped += 1; continue }
                 result.append(Int(id))
                 if result.count >= limit { return result }
             }
         }
         return result
+    }
+
+    /// How many rows a search tests in a preset's order before it tests the rest in id order
+    /// (see ``ids(preset:matching:offset:limit:)``).
+    @usableFromInline static var _inOrderTests: Int { 16_384 }
+
+    /// A bit per row id, set where the row is live and its search text matches `query`.
+    @inlinable internal func matchingBitmap(_ query: SearchQuery) -> [UInt64] {
+        var bits = [UInt64](repeating: 0, count: (rows.count + 63) / 64)
+        for id in rows.indices where live[id] && query.matches(folded: searchText[id]) { bits[id >> 6] |= 1 << UInt64(id & 63) }
+        return bits
     }
 
     /// The matching rows by ``RelevanceScore``, best first, ties by id: only the first
