@@ -478,11 +478,18 @@ struct IndexTests {
             let removed = Set(touched.filter { $0 < liveBefore.count && liveBefore[$0] }.map { UInt32($0) })
             let added = touched.filter { live[$0] }.sorted().map { UInt32($0) }
             let after = built()
-            let updated = before.updated(
-                removing: removed, adding: added, slotCount: cells.count,
-                { variant.value(of: Collation.normalized(cells[Int($0)][0]), type: .string) }, collation: variant.collation)
-            #expect(updated.order == after.order && updated.groupStarts == after.groupStarts, "round \(round), \(variant)")
-            #expect(zip(updated.ranks, after.ranks).enumerated().allSatisfy { !live[$0.offset] || $0.element.0 == $0.element.1 }, "round \(round)")
+            // Both ways: the merge (incremental up to 0 rows) and rows joining one at a time.
+            for incremental in [0, 16] {
+                let updated = before.updated(
+                    removing: removed, adding: added, slotCount: cells.count,
+                    { variant.value(of: Collation.normalized(cells[Int($0)][0]), type: .string) }, collation: variant.collation,
+                    incrementalUpTo: incremental)
+                #expect(updated.order == after.order && updated.groupStarts == after.groupStarts, "round \(round), \(variant), \(incremental)")
+                #expect(
+                    zip(updated.ranks, after.ranks).enumerated().allSatisfy { !live[$0.offset] || $0.element.0 == $0.element.1 },
+                    "round \(round), \(incremental)")
+                #expect(updated.ranks.count == cells.count)
+            }
         }
     }
 
