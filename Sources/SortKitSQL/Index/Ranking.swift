@@ -254,6 +254,14 @@ struct _Ranking: Sendable {
         removing removed: Set<UInt32>, adding added: [UInt32], slotCount: Int, _ valueOf: (UInt32) -> SortValue, collation: Collation,
         incrementalUpTo: Int = 16
     ) -> _Ranking {
+        // A row written with the same value for this order (a price edit, for the title's
+        // order) keeps its place: nothing to move.
+        let staying = Set(added.filter { removed.contains($0) && keepsPlace($0, removed: removed, valueOf, collation: collation) })
+        if !staying.isEmpty {
+            let (removed, added) = (removed.subtracting(staying), added.filter { !staying.contains($0) })
+            if removed.isEmpty && added.isEmpty && ranks.count == slotCount { return self }
+            return updated(removing: removed, adding: added, slotCount: slotCount, valueOf, collation: collation, incrementalUpTo: incrementalUpTo)
+        }
         if added.count <= incrementalUpTo {
             let kept = removing(removed, slotCount: slotCount)
             return added.isEmpty ? kept : kept.adding(added, slotCount: slotCount, valueOf, collation: collation)
@@ -384,6 +392,35 @@ struct _Ranking: Sendable {
         sorted.append(contentsOf: nullSlots)
         ties.append(contentsOf: repeatElement(true, count: nullSlots.count))
         return _Ranking(slotCount: slotCount, sorted: sorted, ties: ties, isNull: { $0 >= nonNull })
+    }
+
+    /// Whether `slot`, written (in `removed` and added again), still belongs where it stands:
+    /// its value equals another member's of its group, or, alone in its group, lies strictly
+    /// between the groups around it (each read through a member not written, whose value is
+    /// its group's); a null stays a null. `false` when that can't be told.
+    private func keepsPlace(_ slot: UInt32, removed: Set<UInt32>, _ valueOf: (UInt32) -> SortValue, collation: Collation) -> Bool {
+        guard Int(slot) < ranks.count else { return false }
+        let value = valueOf(slot)
+        let group = ranks[Int(slot)]
+        if group == Self.null { return value.isNull }
+        guard !value.isNull else { return false }
+        /// A member of `group` not written, if any.
+        func steady(_ group: Int) -> UInt32? {
+            order[Int(groupStarts[group])..<Int(groupStarts[group + 1])].first { !removed.contains($0) }
+        }
+        if let member = steady(Int(group)) {
+            return SortValue.compare(valueOf(member), value, collation: collation) == .orderedSame
+        }
+        guard Int(groupStarts[Int(group) + 1]) - Int(groupStarts[Int(group)]) == 1 else { return false }
+        if group > 0 {
+            guard let below = steady(Int(group) - 1), SortValue.compare(valueOf(below), value, collation: collation) == .orderedAscending
+            else { return false }
+        }
+        if Int(group) + 1 < distinct {
+            guard let above = steady(Int(group) + 1), SortValue.compare(valueOf(above), value, collation: collation) == .orderedDescending
+            else { return false }
+        }
+        return true
     }
 
     /// The ranking with `added` slots (live, not in it; ascending) joined one at a time, each
