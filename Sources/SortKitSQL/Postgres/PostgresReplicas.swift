@@ -12,9 +12,13 @@ import Synchronization
 final class _PostgresReplicas: Sendable {
     /// One pool per replica.
     let clients: [PostgresClient]
-    /// The longest a read waits for a replica's connection, and for the replica to replay the
-    /// store's floor, before it reads from the primary instead.
+    /// The longest a read waits for the replica to replay the store's floor before it reads
+    /// from the primary instead.
     let wait: Duration
+    /// The longest a read waits for a replica's connection before it leaves the replica out:
+    /// ``wait``, and at least 5 s (a loaded machine's new connection, TLS and SCRAM included,
+    /// can take seconds; 1 s left healthy standbys out under the test suite's load).
+    var connectionWait: Duration { max(wait, .seconds(5)) }
     /// The least WAL position (as a 64-bit number) this store's next read must see: raised by
     /// each write's commit and by each read's position, so a server reads its own writes and
     /// never reads older data than it read before (with several replicas, one may lag). 0
@@ -28,7 +32,7 @@ final class _PostgresReplicas: Sendable {
     private let turn = Atomic<Int>(0)
     private let counts = Mutex(_ReplicaReads())
     /// How long a replica that couldn't be reached is left out.
-    static let backOff = Duration.seconds(5)
+    static let backOff = Duration.seconds(30)
 
     init(urls: [String], maximumConnections: Int, startup: [(String, String)], wait: Duration, logger: Logger) throws {
         clients = try urls.map { url in
@@ -120,7 +124,7 @@ extension PostgresTableStore {
             let replicas = replicas, floor = replicas.floorPosition
             do {
                 let value = try await Self.transaction(
-                    replicas.clients[index], logger, budget: budget, connectionWait: replicas.wait,
+                    replicas.clients[index], logger, budget: budget, connectionWait: replicas.connectionWait,
                     ready: { session in
                         let position = try await Self.awaitReplay(of: floor, on: session, within: replicas.wait)
                         replicas.reached(position, byWrite: false)

@@ -52,9 +52,10 @@ public final class PostgresTableStore: _SQLTableStore {
     /// `readReplicas` are streaming standbys of the same database (`pg_basebackup -R`): reads
     /// go to them in turn, writes to `url`. A read waits up to `replicaWait` for the replica to
     /// replay what this store wrote and read before, then reads from the primary, so a server
-    /// always sees its own writes and never older data than it saw; a replica that can't be
-    /// reached within `replicaWait` is left out for 5 s. `connectionWait` bounds how long a
-    /// transaction on the primary waits for a connection before it fails with
+    /// always sees its own writes and never older data than it saw; a replica that gives no
+    /// connection within 5 s (or `replicaWait`, if longer) is left out for 30 s.
+    /// `connectionWait` bounds how long a transaction on the primary waits for a connection
+    /// before it fails with
     /// ``TableStoreError/Kind/unavailable``: with a lost primary, reads go on from the replicas
     /// and writes fail after it (without it, PostgresNIO's pool keeps a request waiting while
     /// it retries a refusing server, about a minute).
