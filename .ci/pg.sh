@@ -16,10 +16,13 @@ if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || [ ! -x /usr/sbin/pgb
 fi
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)  # initdb/pg_ctl are not on PATH
 as_pg() { (cd / && runuser -u postgres -- "$@"); }              # initdb/postgres refuse to run as root
-pg_cleanup() {  # stop if running, delete everything; also clears leftovers of a kill -9'd run
+stop_pgbouncer() {  # the one its pid file names, if that process is a pgbouncer
   local pid
   pid=$(cat "$PGDIR/pgbouncer.pid" 2>/dev/null) || true
   [ -z "$pid" ] || [ "$(cat "/proc/$pid/comm" 2>/dev/null)" != pgbouncer ] || kill "$pid" 2>/dev/null || true
+}
+pg_cleanup() {  # stop if running, delete everything; also clears leftovers of a kill -9'd run
+  stop_pgbouncer
   for data in "$PGDIR/standby" "$PGDIR/data"; do
     [ ! -f "$data/postmaster.pid" ] ||
       as_pg "$PGBIN/pg_ctl" -D "$data" -m immediate stop >/dev/null 2>&1 || true
@@ -87,7 +90,8 @@ INI
   as_pg /usr/sbin/pgbouncer -d "$PGDIR/pgbouncer.ini" && sleep 0.3 &&
     "$PGBIN/psql" -X -q -h 127.0.0.1 -p "$BOUNCER_PORT" -U ci -d pgbouncer -c 'SHOW VERSION' >/dev/null 2>&1 && break
   [ "$try" != 8 ] || { cat "$PGDIR/pgbouncer.log" >&2; exit 1; }
-  pid=$(cat "$PGDIR/pgbouncer.pid" 2>/dev/null) && kill "$pid" 2>/dev/null; sleep 0.3
+  stop_pgbouncer
+  sleep 0.3
 done
 export PGHOST=127.0.0.1 PGPORT PGUSER=ci PGPASSWORD=ci PGDATABASE=ci  # for psql & libpq-based tools
 export DATABASE_URL="postgres://ci:ci@127.0.0.1:$PGPORT/ci"

@@ -30,13 +30,18 @@ struct ReplicaServerTests {
         prefix + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
     }
 
-    /// Runs `commands` on PgBouncer's console.
-    static func console(_ commands: String...) async throws {
+    /// Runs `commands` with psql on the database at `url`.
+    static func psql(_ url: String, _ commands: [String]) async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SORTKIT_PSQL"]!)
-        process.arguments = ["-X", "-q", url(try Service.pgbouncer.value(), database: "pgbouncer")] + commands.flatMap { ["-c", $0] }
+        process.arguments = ["-X", "-q", url] + commands.flatMap { ["-c", $0] }
         try process.run()
         #expect(await exitStatus(of: process) == 0, "psql \(commands)")
+    }
+
+    /// Runs `commands` on PgBouncer's console.
+    static func console(_ commands: String...) async throws {
+        try await psql(url(try Service.pgbouncer.value(), database: "pgbouncer"), commands)
     }
 
     /// The ids of `uri`'s page.
@@ -132,29 +137,7 @@ struct ReplicaServerTests {
 
     /// Pauses or resumes the standby's replay (`.ci/pg.sh` grants both functions to the test role).
     static func replay(_ standby: String, _ call: String) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SORTKIT_PSQL"]!)
-        process.arguments = ["-X", "-q", "-c", "SELECT \(call)", standby]
-        try process.run()
-        #expect(await exitStatus(of: process) == 0, "psql \(call)")
-    }
-
-    @Test("A replica that can't be reached: reads go to the primary, and the replica is left out for a while")
-    func replicaUnreachable() async throws {
-        let primary = try Service.postgres.value()
-        // Port 1: nothing listens there.
-        let closed = Self.url(primary, database: "ci").replacingOccurrences(of: #":\d+/"#, with: ":1/", options: .regularExpression)
-        let store = try await PostgresTableStore(
-            url: primary, schema: Self.unique("down_"), queryBudget: testQueryBudget, readReplicas: [closed],
-            replicaWait: .milliseconds(500))
-        try await store.importCSV(Self.csv(50), as: "books", delimiter: UInt8(ascii: ","), presets: [:])
-        let started = ContinuousClock.now
-        try await application(SortKitServer(store: store)).test(.router) { client async throws in
-            for _ in 0..<10 { #expect(try await Self.ids(client, "/api/tables/books/rows?sort=title&limit=2") == [1, 2]) }
-        }
-        #expect(store._replicaReads.unreachable == 1 && store._replicaReads.replica == 0, "\(store._replicaReads)")
-        #expect(ContinuousClock.now - started < .seconds(20), "one wait of 5 s, then the primary")
-        await store.close()
+        try await psql(standby, ["SELECT \(call)"])
     }
 
     @Test("With the primary lost, reads go on from the standby and writes answer 503 within the connection wait")

@@ -247,7 +247,7 @@ struct _Ranking: Sendable {
     /// one pass over the order with a removal bitmap (no allocation per group: a title column
     /// has a group per row) and O(k log n) value comparisons for k changed rows.
     ///
-    /// Up to `incrementalUpTo` added rows join one at a time instead (``adding(_:slotCount:_:collation:)``):
+    /// Up to `incrementalUpTo` added rows join one at a time instead (``add(_:_:collation:)``):
     /// a row edited and read again costs a few moves of memory, not the merge's passes (60 ms
     /// for a write then the next page at 1M rows, most of it here).
     func updated(
@@ -257,14 +257,13 @@ struct _Ranking: Sendable {
         // A row written with the same value for this order (a price edit, for the title's
         // order) keeps its place: nothing to move.
         let staying = Set(added.filter { removed.contains($0) && keepsPlace($0, removed: removed, valueOf, collation: collation) })
-        if !staying.isEmpty {
-            let (removed, added) = (removed.subtracting(staying), added.filter { !staying.contains($0) })
-            if removed.isEmpty && added.isEmpty && ranks.count == slotCount { return self }
-            return updated(removing: removed, adding: added, slotCount: slotCount, valueOf, collation: collation, incrementalUpTo: incrementalUpTo)
-        }
+        let removed = staying.isEmpty ? removed : removed.subtracting(staying)
+        let added = staying.isEmpty ? added : added.filter { !staying.contains($0) }
+        if removed.isEmpty && added.isEmpty && ranks.count == slotCount { return self }
         if added.count <= incrementalUpTo {
-            let kept = removing(removed, slotCount: slotCount)
-            return added.isEmpty ? kept : kept.adding(added, slotCount: slotCount, valueOf, collation: collation)
+            var kept = removing(removed, slotCount: slotCount)
+            kept.add(added, valueOf, collation: collation)
+            return kept
         }
         var gone = [Bool](repeating: false, count: max(slotCount, ranks.count))
         for slot in removed where Int(slot) < gone.count { gone[Int(slot)] = true }
@@ -423,48 +422,46 @@ struct _Ranking: Sendable {
         return true
     }
 
-    /// The ranking with `added` slots (live, not in it; ascending) joined one at a time, each
-    /// by binary search over the groups' values: into its group in slot order, or as a new
-    /// group, whose later groups' ranks move up by one in one pass over the slots. Each row
-    /// costs a move of the order's tail and a pass over the group starts.
-    private func adding(_ added: [UInt32], slotCount: Int, _ valueOf: (UInt32) -> SortValue, collation: Collation) -> _Ranking {
-        var ranking = self
-        if ranking.ranks.count < slotCount { ranking.ranks += repeatElement(Self.null, count: slotCount - ranking.ranks.count) }
+    /// Joins `added` slots (live, not in the ranking; ascending) one at a time, each by binary
+    /// search over the groups' values: into its group in slot order, or as a new group, whose
+    /// later groups' ranks move up by one in one pass over the slots. Each row costs a move of
+    /// the order's tail and a pass over the group starts. In place: `ranks` already has a rank
+    /// per slot (``removing(_:slotCount:)`` made it).
+    private mutating func add(_ added: [UInt32], _ valueOf: (UInt32) -> SortValue, collation: Collation) {
         /// Where `slot` goes among `order[range]`, which is in slot order.
         func place(of slot: UInt32, in range: Range<Int>) -> Int {
             var low = range.lowerBound, high = range.upperBound
             while low < high {
                 let middle = (low + high) / 2
-                if ranking.order[middle] < slot { low = middle + 1 } else { high = middle }
+                if order[middle] < slot { low = middle + 1 } else { high = middle }
             }
             return low
         }
         for slot in added {
             let value = valueOf(slot)
             if value.isNull {
-                ranking.order.insert(slot, at: place(of: slot, in: ranking.nonNullCount..<ranking.order.count))
-                ranking.ranks[Int(slot)] = Self.null
+                order.insert(slot, at: place(of: slot, in: nonNullCount..<order.count))
+                ranks[Int(slot)] = Self.null
                 continue
             }
-            let (group, exact) = ranking.insertionPoint(of: value, valueOf, collation: collation)
+            let (group, exact) = insertionPoint(of: value, valueOf, collation: collation)
             if exact {
-                ranking.order.insert(slot, at: place(of: slot, in: Int(ranking.groupStarts[group])..<Int(ranking.groupStarts[group + 1])))
+                order.insert(slot, at: place(of: slot, in: Int(groupStarts[group])..<Int(groupStarts[group + 1])))
             } else {
-                ranking.order.insert(slot, at: Int(ranking.groupStarts[group]))
-                ranking.groupStarts.insert(ranking.groupStarts[group], at: group)
-                if group + 1 < ranking.groupStarts.count - 1 {
+                order.insert(slot, at: Int(groupStarts[group]))
+                groupStarts.insert(groupStarts[group], at: group)
+                if group + 1 < groupStarts.count - 1 {
                     let first = UInt32(group)
-                    ranking.ranks.withUnsafeMutableBufferPointer { ranks in
+                    ranks.withUnsafeMutableBufferPointer { ranks in
                         for index in ranks.indices where ranks[index] != Self.null && ranks[index] >= first { ranks[index] += 1 }
                     }
                 }
             }
-            ranking.groupStarts.withUnsafeMutableBufferPointer { starts in
+            groupStarts.withUnsafeMutableBufferPointer { starts in
                 for index in (group + 1)..<starts.count { starts[index] += 1 }
             }
-            ranking.ranks[Int(slot)] = UInt32(group)
+            ranks[Int(slot)] = UInt32(group)
         }
-        return ranking
     }
 
     /// The ranking without the `removed` slots (a bulk delete): no value is read and nothing

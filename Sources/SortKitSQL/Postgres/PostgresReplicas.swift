@@ -144,12 +144,8 @@ extension PostgresTableStore {
         return try await Self.transaction(client, logger, budget: budget, connectionWait: connectionWait, body)
     }
 
-    /// Runs `body` in a write transaction on the primary and, with replicas, raises the floor
-    /// to the WAL position after its commit, which the next reads wait for.
-    func writeTransaction<T: Sendable>(_ body: (_PostgresSession) async throws -> T) async throws -> T {
-        try await Self.writeTransaction(client, replicas, logger, connectionWait: connectionWait, body)
-    }
-
+    /// Runs `body` in a write transaction on `client` (the primary) and, with replicas, raises
+    /// the floor to the WAL position after its commit, which the next reads wait for.
     static func writeTransaction<T: Sendable>(
         _ client: PostgresClient, _ replicas: _PostgresReplicas, _ logger: Logger, connectionWait: Duration?,
         _ body: (_PostgresSession) async throws -> T

@@ -123,9 +123,9 @@ public final class PostgresTableStore: _SQLTableStore {
 
     // MARK: Sessions
 
-    /// Runs `body` in a transaction on a pooled connection (see ``transaction(_:_:budget:_:)``).
+    /// Runs `body` in a write transaction on the primary (see ``writeTransaction(_:_:_:connectionWait:_:)``).
     func write<T: Sendable>(_ body: (_PostgresSession) async throws -> T) async throws -> T {
-        try await writeTransaction(body)
+        try await Self.writeTransaction(client, replicas, logger, connectionWait: connectionWait, body)
     }
 
     /// Runs `body` on a read replica that has replayed this store's writes, or the primary
