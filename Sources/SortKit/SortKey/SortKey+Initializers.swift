@@ -115,7 +115,7 @@ extension SortKey {
             _source: .value { ranks.rank(of: $0[keyPath: keyPath]) }, direction: direction, collation: .binary, nulls: .last,
             identity: .keyPath(_KeyPathBox(keyPath), .order(String(reflecting: order))))
         if let offset = MemoryLayout<Row>.offset(of: keyPath) {
-            _load = { ranks.rank(of: $0.load(fromByteOffset: offset, as: Value.self)) }
+            _load = { ranks.rank(at: $0 + offset) }
         }
     }
 
@@ -142,23 +142,56 @@ extension SortKey {
 /// buffer rather than an array so that reading them costs no reference counting: a top-k
 /// selection reads them for every row on every core, and retaining one shared array from two
 /// cores made the rank lookup a sixth of the selection's time.
+///
+/// A one-byte plain value (a case of a payload-free enum, a `Bool`) is also ranked by a table
+/// of its byte: the closures that read ranks run unspecialized, where each `==` of the scan is
+/// a call through the type's witness table, and a top-k selection asks once per row. A byte
+/// the table doesn't hold (a value outside the list) takes the scan, so the answer is the
+/// scan's for every value.
 @usableFromInline
 internal final class _Ranks<Value: Equatable>: @unchecked Sendable {
     @usableFromInline let order: UnsafeMutableBufferPointer<Value>
+    /// Per byte, the rank of the listed value with that byte, or `UInt8.max`; empty unless
+    /// `Value` is a one-byte plain type and the list is shorter than 255.
+    @usableFromInline let byteRanks: UnsafeMutableBufferPointer<UInt8>
 
     @inlinable init(_ order: [Value]) {
         self.order = .allocate(capacity: order.count)
         _ = self.order.initialize(from: order)
+        guard _isPOD(Value.self), MemoryLayout<Value>.size == 1, order.count < Int(UInt8.max) else {
+            byteRanks = UnsafeMutableBufferPointer(start: nil, count: 0)
+            return
+        }
+        byteRanks = .allocate(capacity: 256)
+        byteRanks.initialize(repeating: UInt8.max)
+        for value in order.reversed() {
+            let byte = withUnsafeBytes(of: value) { $0[0] }
+            byteRanks[Int(byte)] = UInt8(Self.scan(value, in: self.order))
+        }
     }
 
     deinit {
         order.deinitialize()
         order.deallocate()
+        byteRanks.deallocate()
     }
 
     @inlinable func rank(of value: Value) -> SortValue {
+        .integer(Int64(Self.scan(value, in: order)))
+    }
+
+    /// The rank of the value stored at `pointer`, read in place.
+    @inlinable func rank(at pointer: UnsafeRawPointer) -> SortValue {
+        if !byteRanks.isEmpty {
+            let rank = byteRanks[Int(pointer.load(as: UInt8.self))]
+            if rank != UInt8.max { return .integer(Int64(rank)) }
+        }
+        return rank(of: pointer.load(as: Value.self))
+    }
+
+    @inlinable static func scan(_ value: Value, in order: UnsafeMutableBufferPointer<Value>) -> Int {
         var rank = 0
         while rank < order.count, order[rank] != value { rank += 1 }
-        return .integer(Int64(rank))
+        return rank
     }
 }

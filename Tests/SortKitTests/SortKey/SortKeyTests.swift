@@ -58,6 +58,32 @@ struct SortKeyTests {
         #expect(titles == ["Dune", "Anna Karenina", "Persuasion", "Zorba", "emma"])
     }
 
+    /// One-byte values are ranked by a table of their byte (`_Ranks`); values the table
+    /// doesn't hold take the scan. Both must agree with a scan by `==` everywhere.
+    @Test("Explicit order of one-byte values: the byte table agrees with a scan by ==")
+    func oneByteOrders() {
+        struct Parity: Equatable { var bits: UInt8; static func == (a: Self, b: Self) -> Bool { a.bits % 2 == b.bits % 2 } }
+        struct Row { var id: Int; var status: Status; var flag: Bool; var tag: UInt8; var parity: Parity }
+        var random = SeededRandom.fromEnvironment(default: 0xB17E)
+        let rows = (0..<3_000).map { id in
+            Row(
+                id: id, status: Status.allCases.randomElement(using: &random)!, flag: Bool.random(using: &random),
+                tag: UInt8.random(in: 0...7, using: &random), parity: Parity(bits: UInt8.random(in: 0...9, using: &random)))
+        }
+        func check<V: Equatable & SendableMetatype>(_ path: KeyPath<Row, V> & Sendable, _ order: [V], _ name: String) {
+            let rank = { (row: Row) in order.firstIndex(of: row[keyPath: path]) ?? order.count }
+            let expected = rows.sorted { (rank($0), $0.id) < (rank($1), $1.id) }.map(\.id)
+            let keys = [SortKey<Row>(path, order: order), SortKey(\.id)]
+            #expect(rows.sorted(by: keys).map(\.id) == expected, "\(name), \(random.replay)")
+            #expect(rows.min(count: 40, sortedBy: keys).map(\.id) == Array(expected.prefix(40)), "\(name) top-40, \(random.replay)")
+        }
+        check(\.status, [.done, .todo], "enum, a case unlisted")
+        check(\.status, Status.allCases.reversed(), "enum, every case")
+        check(\.flag, [true], "Bool")
+        check(\.tag, [5, 3, 5, 0], "UInt8 with a duplicate")
+        check(\.parity, [Parity(bits: 3)], "== that isn't bitwise")
+    }
+
     @Test("Optional enum: nil is null, placed by the null policy")
     func optionalEnum() {
         var books = library
