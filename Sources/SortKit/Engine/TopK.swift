@@ -180,7 +180,13 @@ internal struct _TopK {
                 }
             }
             if result == .orderedDescending { continue }
-            if result == .orderedSame, compare(position, top, scratch: &scratch) != .orderedAscending { continue }
+            if result == .orderedSame {
+                // The leading keys tie. With no other key, the earlier position wins the tie, and
+                // every heap member came before this row: it is out (the common case of a key with
+                // few values, `status:len`). Otherwise the keys after the leading ones decide.
+                if leading == keys.count { continue }
+                if compare(position, top, from: leading, scratch: &scratch) != .orderedAscending { continue }
+            }
             heap[0] = decorated(position)
             siftDown(&heap)
             top = heap[0]
@@ -237,9 +243,12 @@ internal struct _TopK {
     }
 
     /// The full comparison of a row with a heap member, position last. The row's keys are
-    /// evaluated one at a time, only as far as needed (or taken from `candidate` if decorated).
-    private func compare(_ position: Int, _ b: Entry, candidate: Entry? = nil, scratch: inout _KeyScratch) -> ComparisonResult {
-        for k in keys.indices {
+    /// evaluated one at a time, only as far as needed (or taken from `candidate` if decorated);
+    /// `start` skips keys already known to tie.
+    private func compare(
+        _ position: Int, _ b: Entry, candidate: Entry? = nil, from start: Int = 0, scratch: inout _KeyScratch
+    ) -> ComparisonResult {
+        for k in start..<keys.count {
             let key = keys[k]
             let result: ComparisonResult
             if let comparator = key.comparator {

@@ -179,6 +179,25 @@ struct SortEngineTests {
         }
     }
 
+    /// When the keys the selection reads inline all tie with the heap's largest member, the
+    /// earlier row wins: rows must come out in input order among ties, in each core's slice.
+    @Test("Top-k with keys of few values: ties keep input order, one slice and one per core")
+    func topKTies() async {
+        await offPool {
+            var random = SeededRandom.fromEnvironment(default: 0x5EED_0046)
+            for count in [5_000, 150_000] {
+                let values = (0..<count).map { _ in Int.random(in: 0..<3, using: &random) }
+                let keySets: [[SortKey<Int>]] = [
+                    [SortKey(\.self)], [SortKey(.descending) { $0 % 3 }, SortKey { $0 % 2 }], [SortKey(\.self), SortKey { $0 % 2 }, SortKey { _ in 0 }],
+                ]
+                for keys in keySets {
+                    let expected = Array(values._referenceSortedIndices(by: keys).prefix(50))
+                    #expect(values.indices(ofMin: 50, sortedBy: keys) == expected, "\(count) rows, \(keys.count) keys, \(random.replay)")
+                }
+            }
+        }
+    }
+
     @Test("Large inputs take the parallel encoding path")
     func parallelEncoding() async {
         await offPool {
