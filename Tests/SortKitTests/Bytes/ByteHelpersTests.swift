@@ -133,10 +133,12 @@ struct ByteHelpersTests {
         let edges: [UInt8] = [
             0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF3, 0xF4, 0xF5, 0xFF,
         ]
-        let sequences: [[UInt8]] = ["é", "ж", "中", "😀", "\u{10FFFF}", "\u{D7FF}", "\u{E000}", "abcdefgh"].map { Array($0.utf8) }
+        // Runs of two- and three-byte letters, which are checked a word at a time.
+        let sequences: [[UInt8]] = ["é", "ж", "中", "😀", "\u{10FFFF}", "\u{D7FF}", "\u{E000}", "abcdefgh", "жжжж", "中中", "\u{800}\u{FFFF}"]
+            .map { Array($0.utf8) }
         for _ in 0..<100_000 {
             var bytes: [UInt8] = []
-            for _ in 0..<Int.random(in: 0...14, using: &random) {
+            for _ in 0..<Int.random(in: 0...24, using: &random) {
                 if Bool.random(using: &random) { bytes.append(edges.randomElement(using: &random)!) } else { bytes += sequences.randomElement(using: &random)! }
             }
             let expected = String(validating: bytes, as: UTF8.self) != nil
@@ -151,9 +153,11 @@ struct ByteHelpersTests {
                 for third in [0x00, 0x80, 0xBF, 0xC0] {
                     let bytes = [UInt8(lead), UInt8(second), UInt8(third), 0x80]
                     for length in 2...4 {
+                        // Alone (checked byte-wise), and twice with ASCII after it (a word at a time).
                         let prefix = Array(bytes.prefix(length))
-                        if prefix.withUnsafeBufferPointer(_isValidUTF8) != (String(validating: prefix, as: UTF8.self) != nil) {
-                            Issue.record("\(prefix.map { String($0, radix: 16) })")
+                        for candidate in [prefix, prefix + prefix + Array("abcdefgh".utf8)]
+                        where candidate.withUnsafeBufferPointer(_isValidUTF8) != (String(validating: candidate, as: UTF8.self) != nil) {
+                            Issue.record("\(candidate.map { String($0, radix: 16) })")
                             return
                         }
                     }
