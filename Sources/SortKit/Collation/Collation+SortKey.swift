@@ -227,8 +227,7 @@ extension Collation {
             sink.finish(with: bytes)
             return
         }
-        let tables = _TableFolds.shared
-        let folds = self == .caseInsensitive ? tables.caseFoldedUTF8 : tables.diacriticFoldedUTF8
+        let folds = self == .caseInsensitive ? _TableFolds.shared.caseFoldedUTF8 : _TableFolds.shared.diacriticFoldedUTF8
         var i = 0
         while i < bytes.count {
             let lead = bytes[i]

@@ -243,14 +243,14 @@ internal struct _TableFolds: Sendable {
         return _isKanaOrCJKPunctuation(value) ? range.count + extra.count + Int(value - kana.lowerBound) : nil
     }
     /// Each scalar's folds as UTF-8, by ``slot(_:)``.
-    let caseFoldedUTF8: [[UInt8]]
-    let diacriticFoldedUTF8: [[UInt8]]
+    let caseFoldedUTF8: _FoldTable
+    let diacriticFoldedUTF8: _FoldTable
 
     static let shared: _TableFolds = {
         let scalars = (Array(range) + Array(extra) + Array(kana)).map { String(Unicode.Scalar($0)!) }
         return _TableFolds(
-            caseFoldedUTF8: scalars.map { Array(_slowCaseFold($0).utf8) },
-            diacriticFoldedUTF8: scalars.map { Array(_slowDiacriticFold($0).utf8) })
+            caseFoldedUTF8: _FoldTable(scalars.map { Array(_slowCaseFold($0).utf8) }),
+            diacriticFoldedUTF8: _FoldTable(scalars.map { Array(_slowDiacriticFold($0).utf8) }))
     }()
 
     /// Whether a scalar in ``range`` may be folded alone: not a combining mark (those change
@@ -261,8 +261,39 @@ internal struct _TableFolds: Sendable {
     }
 }
 
+/// Folds by slot, read without reference counting: every slot's UTF-8 in one buffer, with its
+/// start, allocated once for the life of the process. Sort keys read a fold per non-ASCII
+/// scalar on every core; the nested arrays this replaces were retained and released at each
+/// read, on objects both cores share (a fifth of `sortkit view --by title` on multilingual
+/// titles went to reference counting, most of it here).
+internal struct _FoldTable: @unchecked Sendable {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    /// Where each slot's fold starts in `bytes`, and one past the last fold's end.
+    private let starts: UnsafeBufferPointer<Int32>
+
+    init(_ folds: [[UInt8]]) {
+        let flat = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, folds.reduce(0) { $0 + $1.count }))
+        let starts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: folds.count + 1)
+        var end = 0
+        for (slot, fold) in folds.enumerated() {
+            starts[slot] = Int32(end)
+            _ = UnsafeMutableBufferPointer(rebasing: flat[end..<end + fold.count]).initialize(from: fold)
+            end += fold.count
+        }
+        starts[folds.count] = Int32(end)
+        bytes = UnsafeBufferPointer(flat)
+        self.starts = UnsafeBufferPointer(starts)
+    }
+
+    /// The fold of the scalar in `slot`, as UTF-8.
+    @inline(__always)
+    subscript(slot: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes[Int(starts[slot])..<Int(starts[slot + 1])])
+    }
+}
+
 /// `string` folded scalar by scalar with the table, or `nil` if a scalar is outside it.
-private func _tableFold(_ string: String, _ table: KeyPath<_TableFolds, [[UInt8]]>) -> String? {
+private func _tableFold(_ string: String, _ table: KeyPath<_TableFolds, _FoldTable>) -> String? {
     guard string.unicodeScalars.allSatisfy({ $0.value < 0x80 || _TableFolds.slot($0.value) != nil || _isIdeographOrHangul($0.value) }) else {
         return nil
     }
