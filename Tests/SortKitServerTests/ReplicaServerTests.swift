@@ -140,6 +140,24 @@ struct ReplicaServerTests {
         try await psql(standby, ["SELECT \(call)"])
     }
 
+    @Test("A replica that can't be reached: reads go to the primary, and the replica is left out for a while")
+    func replicaUnreachable() async throws {
+        let primary = try Service.postgres.value()
+        // Port 1: nothing listens there.
+        let closed = Self.url(primary, database: "ci").replacingOccurrences(of: #":\d+/"#, with: ":1/", options: .regularExpression)
+        let store = try await PostgresTableStore(
+            url: primary, schema: Self.unique("down_"), queryBudget: testQueryBudget, readReplicas: [closed],
+            replicaWait: .milliseconds(500))
+        try await store.importCSV(Self.csv(50), as: "books", delimiter: UInt8(ascii: ","), presets: [:])
+        let started = ContinuousClock.now
+        try await application(SortKitServer(store: store)).test(.router) { client async throws in
+            for _ in 0..<10 { #expect(try await Self.ids(client, "/api/tables/books/rows?sort=title&limit=2") == [1, 2]) }
+        }
+        #expect(store._replicaReads.unreachable == 1 && store._replicaReads.replica == 0, "\(store._replicaReads)")
+        #expect(ContinuousClock.now - started < .seconds(20), "one wait of 5 s, then the primary")
+        await store.close()
+    }
+
     @Test("With the primary lost, reads go on from the standby and writes answer 503 within the connection wait")
     func primaryLost() async throws {
         // The primary through PgBouncer under a name this test alone uses, so cutting it off
