@@ -50,6 +50,18 @@ package struct _ArenaView {
     }
 }
 
+extension _ArenaView {
+    /// A view of a copy of `arena` that lives as long as the process (tables made once).
+    package static func permanent(_ arena: _ByteArena) -> _ArenaView {
+        let bytes = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, arena.bytes.count))
+        let ends = UnsafeMutableBufferPointer<Int>.allocate(capacity: max(1, arena.ends.count))
+        _ = bytes.initialize(from: arena.bytes)
+        _ = ends.initialize(from: arena.ends)
+        return _ArenaView(
+            bytes: UnsafeBufferPointer(rebasing: bytes[..<arena.bytes.count]), ends: UnsafeBufferPointer(rebasing: ends[..<arena.ends.count]))
+    }
+}
+
 extension _ByteArena {
     /// `body` over `0..<count` cut into `parts` ranges, side by side on the cores, each with
     /// views of `arenas` (only read); the results in range order.

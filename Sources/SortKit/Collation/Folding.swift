@@ -224,8 +224,8 @@ internal struct _UnicodeTables: Sendable {
 /// case folding (σ, ς and Σ all fold to σ), so the folds of its scalars concatenate to the fold
 /// of the text. That saves Foundation's normalization (about 10 µs a string) on names like
 /// "Jürgen", "Łukasz" or "Αλέξης"; a test checks the table against the general path on random
-/// text.
-internal struct _TableFolds: Sendable {
+/// text. (`@unchecked Sendable`: its views' memory is never written or freed.)
+internal struct _TableFolds: @unchecked Sendable {
     static let range: Range<UInt32> = 0x80..<0x530
     /// Latin Extended Additional, kept after ``range`` in the tables.
     static let extra: Range<UInt32> = 0x1E00..<0x1F00
@@ -242,15 +242,25 @@ internal struct _TableFolds: Sendable {
         if extra.contains(value) { return range.count + Int(value - extra.lowerBound) }
         return _isKanaOrCJKPunctuation(value) ? range.count + extra.count + Int(value - kana.lowerBound) : nil
     }
-    /// Each scalar's folds as UTF-8, by ``slot(_:)``.
-    let caseFoldedUTF8: _FoldTable
-    let diacriticFoldedUTF8: _FoldTable
+    /// Each scalar's folds as UTF-8, by ``slot(_:)``: views of memory made once and never
+    /// freed, read without reference counting. Sort keys read a fold per non-ASCII scalar on
+    /// every core; the nested arrays these replace were retained and released at each read, on
+    /// objects both cores share (a fifth of `sortkit view --by title` on multilingual titles
+    /// went to reference counting, most of it there).
+    let caseFoldedUTF8: _ArenaView
+    let diacriticFoldedUTF8: _ArenaView
 
     static let shared: _TableFolds = {
         let scalars = (Array(range) + Array(extra) + Array(kana)).map { String(Unicode.Scalar($0)!) }
-        return _TableFolds(
-            caseFoldedUTF8: _FoldTable(scalars.map { Array(_slowCaseFold($0).utf8) }),
-            diacriticFoldedUTF8: _FoldTable(scalars.map { Array(_slowDiacriticFold($0).utf8) }))
+        func table(_ fold: (String) -> String) -> _ArenaView {
+            var arena = _ByteArena()
+            for scalar in scalars {
+                arena.bytes += fold(scalar).utf8
+                arena.close()
+            }
+            return .permanent(arena)
+        }
+        return _TableFolds(caseFoldedUTF8: table(_slowCaseFold), diacriticFoldedUTF8: table(_slowDiacriticFold))
     }()
 
     /// Whether a scalar in ``range`` may be folded alone: not a combining mark (those change
@@ -261,39 +271,8 @@ internal struct _TableFolds: Sendable {
     }
 }
 
-/// Folds by slot, read without reference counting: every slot's UTF-8 in one buffer, with its
-/// start, allocated once for the life of the process. Sort keys read a fold per non-ASCII
-/// scalar on every core; the nested arrays this replaces were retained and released at each
-/// read, on objects both cores share (a fifth of `sortkit view --by title` on multilingual
-/// titles went to reference counting, most of it here).
-internal struct _FoldTable: @unchecked Sendable {
-    private let bytes: UnsafeBufferPointer<UInt8>
-    /// Where each slot's fold starts in `bytes`, and one past the last fold's end.
-    private let starts: UnsafeBufferPointer<Int32>
-
-    init(_ folds: [[UInt8]]) {
-        let flat = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(1, folds.reduce(0) { $0 + $1.count }))
-        let starts = UnsafeMutableBufferPointer<Int32>.allocate(capacity: folds.count + 1)
-        var end = 0
-        for (slot, fold) in folds.enumerated() {
-            starts[slot] = Int32(end)
-            _ = UnsafeMutableBufferPointer(rebasing: flat[end..<end + fold.count]).initialize(from: fold)
-            end += fold.count
-        }
-        starts[folds.count] = Int32(end)
-        bytes = UnsafeBufferPointer(flat)
-        self.starts = UnsafeBufferPointer(starts)
-    }
-
-    /// The fold of the scalar in `slot`, as UTF-8.
-    @inline(__always)
-    subscript(slot: Int) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: bytes[Int(starts[slot])..<Int(starts[slot + 1])])
-    }
-}
-
 /// `string` folded scalar by scalar with the table, or `nil` if a scalar is outside it.
-private func _tableFold(_ string: String, _ table: KeyPath<_TableFolds, _FoldTable>) -> String? {
+private func _tableFold(_ string: String, _ table: KeyPath<_TableFolds, _ArenaView>) -> String? {
     guard string.unicodeScalars.allSatisfy({ $0.value < 0x80 || _TableFolds.slot($0.value) != nil || _isIdeographOrHangul($0.value) }) else {
         return nil
     }

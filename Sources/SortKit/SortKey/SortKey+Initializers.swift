@@ -164,7 +164,7 @@ internal final class _Ranks<Value: Equatable>: @unchecked Sendable {
         }
         byteRanks = .allocate(capacity: 256)
         byteRanks.initialize(repeating: UInt8.max)
-        for value in order.reversed() {
+        for value in order {
             let byte = withUnsafeBytes(of: value) { $0[0] }
             byteRanks[Int(byte)] = UInt8(Self.scan(value, in: self.order))
         }

@@ -87,24 +87,23 @@ struct _Cells: Sendable {
         let arena = base[column], baseCount = baseCount, written = written
         let transform = key.transform
         let text = key.interpretation == .text || (key.interpretation == .inferred && type == .string)
-        // A base cell's value: `len` and `random=` from its bytes, others as `value` reads its text.
-        let fromBase: @Sendable (Int) -> SortValue = { slot in
-            switch transform {
-            case .length: return arena.withBytes(slot) { _lengthUnlessBlank($0) }.map(SortValue.integer) ?? .null
-            case .random(let seed) where text: return arena.withBytes(slot) { _randomValueOfNFCText($0, seed: seed) }
-            default: return key.sortValue(of: arena.withBytes(slot) { String(decoding: $0, as: UTF8.self) }, columnType: type)
-            }
-        }
-        // `len` and `random=` of text cost less per row (a pass over a few bytes) than numbering
-        // the distinct cells does (a hash and a compare per row, on one core).
-        let fromBytes: Bool
+        // A base cell's value: `len` and `random=` of text from its bytes, which costs less per
+        // row than numbering the distinct cells does (a hash and a compare per row, on one
+        // core); other keys as `value` reads its text.
+        let fromBytes: (@Sendable (UnsafeBufferPointer<UInt8>) -> SortValue)?
         switch transform {
-        case .length: fromBytes = true
-        case .random: fromBytes = text
-        default: fromBytes = false
+        case .length: fromBytes = { _lengthUnlessBlank($0).map(SortValue.integer) ?? .null }
+        case .random(let seed) where text: fromBytes = { _randomValueOfNFCText($0, seed: seed) }
+        default: fromBytes = nil
         }
-        if distinct, !fromBytes, baseCount >= 4_096, _CSVColumns.repeats(arena), let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4)) {
-            let values = firsts.map(fromBase)
+        let fromText: @Sendable (Int) -> SortValue = { slot in
+            key.sortValue(of: arena.withBytes(slot) { String(decoding: $0, as: UTF8.self) }, columnType: type)
+        }
+        let fromBase = fromBytes.map { read in { @Sendable slot in arena.withBytes(slot, read) } } ?? fromText
+        if distinct, fromBytes == nil, baseCount >= 4_096, _CSVColumns.repeats(arena),
+            let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4))
+        {
+            let values = firsts.map(fromText)
             return { slot in
                 guard slot < baseCount, written.isEmpty || written[slot] == nil else { return cells.value(slot, column, key, type: type) }
                 return values[Int(ids[slot])]
