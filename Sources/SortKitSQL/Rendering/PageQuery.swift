@@ -90,6 +90,7 @@ struct PageQuery {
     }
 
     func select(after values: [SQLValue]?, offset: Int, limit: Int) -> (sql: String, arguments: [SQLValue]) {
+        if ordering.isManual && !info.manualReady { return partlyComputed(after: values, offset: offset, limit: limit).render(ordering.dialect) }
         let columns = info.schema.columns.indices.map { ", t.c\($0)" }.joined()
         var fragment = SQLFragment("SELECT t.id\(columns)")
         for (index, term) in ordering.terms.enumerated() {
@@ -111,6 +112,50 @@ struct PageQuery {
         fragment.append(" OFFSET ")
         fragment.bind(.integer(Int64(offset)))
         return fragment.render(ordering.dialect)
+    }
+
+    /// The page of a manual order not written out in full (``_ImplicitLabels``): the first
+    /// rows of those with entries (in label order, off the list's label index) and of those
+    /// without (in id order, which is their label order, off the primary key), merged; each
+    /// part's first `offset + limit` rows hold the page. The parts carry ids and labels only;
+    /// the page's rows are read after (an offset of 500,000 on 1M rows: 0.36 s, not 1.6 s).
+    private func partlyComputed(after values: [SQLValue]?, offset: Int, limit: Int) -> SQLFragment {
+        let columns = info.schema.columns.indices.map { ", t.c\($0)" }.joined()
+        var list = SQLFragment()
+        list.bind(.text(info.list))
+        func part(_ label: String, join: SQLFragment, _ own: [SQLFragment], order: String) -> SQLFragment {
+            var fragment = SQLFragment("SELECT * FROM (SELECT \(label) AS e0, t.id AS e1 FROM \(info.physical) AS t")
+            fragment.append(join)
+            fragment.append(" WHERE ")
+            fragment.append(SQLFragment.joined(own + conditions, separator: " AND "))
+            fragment.append(" ORDER BY \(order) LIMIT ")
+            fragment.bind(.integer(Int64(offset + limit)))
+            fragment.append(")")
+            return fragment
+        }
+        var entries = [SQLFragment("o.pos >= 0")]
+        var low: SQLFragment?
+        if let values, let seek = try? ordering.after(values) {
+            entries.append(seek)
+            // Labels are unique, so the rows after the cursor's are those with larger labels.
+            let labels = values.first?.integer.flatMap { $0 < Int64.max / 2 ? ($0 + 1)...Int64.max / 2 : nil }
+            low = SQLFragment()
+            low?.bind(.integer(labels.flatMap { _ImplicitLabels.ids(labelledIn: $0)?.lowerBound } ?? _ImplicitLabels.ids.upperBound + 1))
+        }
+        let computed = [_ImplicitLabels.rows(list: list, low: low)]
+        var join = SQLFragment(" JOIN ordered_item AS o ON o.list = ")
+        join.append(list)
+        join.append(" AND o.id = t.id")
+        var fragment = SQLFragment("SELECT t.id\(columns), m.e0, m.e1 FROM (SELECT * FROM (")
+        fragment.append(part("o.pos", join: join, entries, order: "o.pos, t.id"))
+        fragment.append(" AS a UNION ALL ")
+        fragment.append(part(_ImplicitLabels.sql, join: SQLFragment(), computed, order: "t.id"))
+        fragment.append(" AS b) AS n ORDER BY e0, e1 LIMIT ")
+        fragment.bind(.integer(Int64(limit)))
+        fragment.append(" OFFSET ")
+        fragment.bind(.integer(Int64(offset)))
+        fragment.append(") AS m JOIN \(info.physical) AS t ON t.id = m.e1 ORDER BY m.e0, m.e1")
+        return fragment
     }
 
     func count() -> (sql: String, arguments: [SQLValue]) {

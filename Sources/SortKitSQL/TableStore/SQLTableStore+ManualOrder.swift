@@ -12,18 +12,23 @@ enum _ManualLabels: Equatable {
     case numbered(step: UInt64)
 }
 
-/// The manual order of a table, kept in `ordered_item` (``SQLiteOrderedListStore``'s layout):
-/// OrderKeys' `LabelPlanner` plans each move through ``_LabelReplay`` (its reads answered by
-/// SQL, which a store reads asynchronously), and the labels are written in two phases.
+/// The manual order of a table, kept in `ordered_item` (``SQLiteOrderedListStore``'s layout;
+/// an imported table's rows without an entry at labels computed from their ids, see
+/// ``_ImplicitLabels``): OrderKeys' `LabelPlanner` plans each move through ``_LabelReplay``
+/// (its reads answered by SQL, which a store reads asynchronously), and the labels are
+/// written in two phases.
 extension _SQLTableStore {
-    /// Writes out the manual order (id order until now) before its first move: one label per
-    /// row, in id order, in one statement. A row's label is computed from its id (`first +
-    /// (id - smallest id) × step`), so the rows go in as they are stored, with no numbering
-    /// pass: half the time of `ROW_NUMBER() OVER (ORDER BY id)` on SQLite (1M rows: 0.95 s
-    /// instead of 1.93). Ids spread so far apart that their labels would lie closer than
-    /// numbered rows' (the usual step, 2^32, for fewer than 2^29 rows) are numbered instead.
-    static func prepareManualOrder(_ info: _TableInfo, _ session: Session) async throws {
-        guard !info.manualReady else { return }
+    /// Makes the manual order ready for a move: an imported table's order stays partly
+    /// computed (``_ImplicitLabels``) while every row has a place; a table stored before that
+    /// layout, with a row whose id has no computed label, has its order written out first.
+    /// Returns `info` as it is after.
+    ///
+    /// Writing out is one label per row, in id order, in one statement. A row's label is
+    /// computed from its id (`first + (id - smallest id) × step`), so the rows go in as they
+    /// are stored, with no numbering pass. Ids spread so far apart that their labels would
+    /// lie closer than numbered rows' are numbered instead.
+    static func prepareManualOrder(_ info: _TableInfo, _ session: Session) async throws -> _TableInfo {
+        guard !info.manualReady, try await !everyRowPlaced(info, session) else { return info }
         let row = try await session.select("SELECT COUNT(*), MIN(id), MAX(id) FROM \(info.physical)", [], long: true).first ?? []
         let ids = row.count == 3 ? row[1].integer.flatMap { low in row[2].integer.map { low...$0 } } : nil
         let (list, first) = (SQLValue.text(info.list), SQLValue.integer(Int64(OrderLabels.first)))
@@ -38,6 +43,9 @@ extension _SQLTableStore {
         try await session.execute(
             "INSERT INTO ordered_item (list, id, pos) SELECT $1, id, \(labels) FROM \(info.physical) ORDER BY id", values, long: true)
         try await session.execute("UPDATE sortkit_table SET manual_ready = \(dialect.boolean(true)) WHERE id = $1", [.integer(info.id)])
+        var ready = info
+        ready.manualReady = true
+        return ready
     }
 
     /// How ``prepareManualOrder(_:_:)`` labels `count` rows whose ids span `ids`: from the ids,
@@ -59,21 +67,16 @@ extension _SQLTableStore {
             var known: [_LabelReplay.Query: _LabelReplay.Answer] = [:]
             switch destination {
             case .after(let anchor), .before(let anchor):
-                guard let answers = try await detach(id, anchor: anchor, list: list, session) else { return }
+                guard let answers = try await detach(id, anchor: anchor, info, session) else { return }
                 known = answers
                 if case .after = destination { placement = .after(anchor) } else { placement = .before(anchor) }
             case .toIndex(let index):
                 guard index >= 0 else { throw TableStoreError.invalid("toIndex must be 0 or more, got \(index)") }
-                let predecessor =
-                    index == 0
-                    ? nil
-                    : try await session.integer(
-                        "SELECT id FROM ordered_item WHERE list = $1 AND id != $2 ORDER BY pos, id LIMIT 1 OFFSET $3",
-                        [.text(list), .integer(id), .integer(Int64(index - 1))])
-                _ = try await detach(id, anchor: nil, list: list, session)
+                let predecessor = index == 0 ? nil : try await row(at: index - 1, excluding: id, info, session)
+                _ = try await detach(id, anchor: nil, info, session)
                 placement = index > 0 && predecessor == nil ? .before(nil) : .after(predecessor)
             }
-            try await apply(plan(id, placement, list: list, known: known, session), to: list, absent: id, session)
+            try await apply(plan(id, placement, info, known: known, session), to: list, absent: id, session)
         } catch let error as OrderKeyError where error.isUnknownID {
             throw TableStoreError(.notFound, "table '\(info.schema.name)': \(error.description)")
         }
@@ -83,14 +86,14 @@ extension _SQLTableStore {
     /// anchor, in its order, inside a write that holds the list. The block is taken out in one
     /// statement; when the gap beside the anchor holds it with room to spare (2^20 labels
     /// apart, or an append's or prepend's step at an end), its labels are spaced evenly there
-    /// and written in one statement: a block of any size is a few statements. Otherwise each
-    /// row is placed after the one before it, as single moves are, relabels included.
+    /// and written in one statement: a block of any size is a few statements. Otherwise the
+    /// narrowest window around the anchor that holds its rows and the block is re-spaced
+    /// (``respaced(_:beside:at:after:_:_:)``); only in a list too crowded for that is each row
+    /// placed after the one before it, as single moves are.
     static func moveBlock(_ block: [Int64], to destination: MoveDestination, _ info: _TableInfo, _ session: Session) async throws {
         let list = SQLValue.text(info.list)
         do {
-            let removed = Set(
-                try await session.integers("DELETE FROM ordered_item WHERE list = $1 AND id \(dialect.inIDs(2)) RETURNING id", [list, dialect.ids(block)]))
-            if let missing = block.first(where: { !removed.contains($0) }) { throw OrderKeyError.unknownID(missing) }
+            try await detachRows(block, info, session)
             let anchor: Int64
             let after: Bool
             switch destination {
@@ -98,27 +101,57 @@ extension _SQLTableStore {
             case .before(let id): (anchor, after) = (id, false)
             case .toIndex: throw TableStoreError.invalid("a block moves after or before a row, not to an index")
             }
-            let neighbour = after ? "min(pos) FROM ordered_item WHERE list = $1 AND pos > a.pos" : "max(pos) FROM ordered_item WHERE list = $1 AND pos < a.pos"
-            guard
-                let row = try await session.select(
-                    "SELECT a.pos, (SELECT \(neighbour)) FROM ordered_item AS a WHERE a.list = $1 AND a.id = $2", [list, .integer(anchor)]
-                ).first, let label = row[0].integer
-            else { throw OrderKeyError.unknownID(anchor) }
-            let other = row[1].integer
-            let (low, high) = after ? (label, other) : (other, label)
+            guard case .label(let label?) = try await answer(.label(anchor), info, session) else { throw OrderKeyError.unknownID(anchor) }
+            var other: UInt64?
+            if case .label(let label) = try await answer(after ? .after(label) : .before(label), info, session) { other = label }
+            let (low, high) = after ? (Int64(label), other.map(Int64.init)) : (other.map(Int64.init), Int64(label))
             if let labels = evenLabels(block.count, between: low, and: high) {
                 try await session.execute(
-                    "INSERT INTO ordered_item (list, id, pos) SELECT $1, id, pos FROM \(dialect.idsAndLabels(2))",
-                    [list, dialect.ids(block), dialect.ids(labels)])
+                    """
+                    INSERT INTO ordered_item (list, id, pos) SELECT $1, id, pos FROM \(dialect.idsAndLabels(2)) WHERE true
+                    ON CONFLICT (list, id) DO UPDATE SET pos = excluded.pos
+                    """, [list, dialect.ids(block), dialect.ids(labels)])
+                return
+            }
+            if let writes = try await respaced(block, beside: anchor, at: Int64(label), after: after, info, session) {
+                try await apply(writes, to: info.list, absent: block[0], session)
                 return
             }
             var placement: _Placement = after ? .after(anchor) : .before(anchor)
             for id in block {
-                try await apply(plan(id, placement, list: info.list, session), to: info.list, absent: id, session)
+                try await apply(plan(id, placement, info, session), to: info.list, absent: id, session)
                 placement = .after(id)
             }
         } catch let error as OrderKeyError where error.isUnknownID {
             throw TableStoreError(.notFound, "table '\(info.schema.name)': \(error.description)")
+        }
+    }
+
+    /// The writes that place `block` (detached) beside `anchor` (at `label`) when the gap
+    /// there is too narrow: the narrowest window of labels around the anchor's, doubling from
+    /// the block's own room, that holds its rows and the block 2^21 labels apart, re-spaced
+    /// evenly with the block in place — a read of the window's count per doubling, one of its
+    /// rows, one write. `nil` when even the whole label space is too crowded.
+    static func respaced(
+        _ block: [Int64], beside anchor: Int64, at label: Int64, after: Bool, _ info: _TableInfo, _ session: Session
+    ) async throws -> [LabelWrite<Int64>]? {
+        let (limit, spacing) = (Int64(OrderLabels.limit), Int64(1) << 21)
+        var half = Int64(block.count + 1) * spacing
+        while true {
+            let window = UInt64(max(0, label - half))...UInt64(min(limit - 1, label + half))
+            let width = Int64(window.upperBound - window.lowerBound)
+            if case .count(let count) = try await answer(.count(window), info, session), width / Int64(count + block.count + 1) >= spacing {
+                guard case .items(let items) = try await answer(.items(window), info, session) else { return nil }
+                var ids = items.map(\.id)
+                guard let at = ids.firstIndex(of: anchor) else { throw OrderKeyError.unknownID(anchor) }
+                ids.insert(contentsOf: block, at: after ? at + 1 : at)
+                let slots = Int128(ids.count + 1)
+                return ids.enumerated().map { index, id in
+                    LabelWrite(id: id, label: window.lowerBound + UInt64(Int128(width) * Int128(index + 1) / slots))
+                }
+            }
+            if window == 0...UInt64(limit - 1) { return nil }
+            half *= 2
         }
     }
 
@@ -149,9 +182,20 @@ extension _SQLTableStore {
     /// planner answer, or `nil` when the move is a no-op (`id` is its own anchor). An unknown
     /// id or anchor throws, and the transaction's rollback undoes the delete.
     static func detach(
-        _ id: Int64, anchor: Int64?, list: String, _ session: Session
+        _ id: Int64, anchor: Int64?, _ info: _TableInfo, _ session: Session
     ) async throws -> [_LabelReplay.Query: _LabelReplay.Answer]? {
-        let values: [SQLValue] = [.text(list), .integer(id)]
+        let values: [SQLValue] = [.text(info.list), .integer(id)]
+        if !info.manualReady {
+            var known: [_LabelReplay.Query: _LabelReplay.Answer] = [:]
+            if let anchor {
+                let label = try await implicitAnswer(.label(anchor), info, session)
+                guard case .label(_?) = label else { throw OrderKeyError.unknownID(anchor) }
+                if anchor == id { return nil }
+                known[.label(anchor)] = label
+            }
+            try await detachRows([id], info, session)
+            return known
+        }
         if let anchor, anchor != id, dialect.writesInWith {
             // One round trip: the delete and the anchor's label (read as before the delete).
             let row = try await session.select(
@@ -180,19 +224,37 @@ extension _SQLTableStore {
 
     /// The label writes that place `id` (already detached) in the list.
     static func plan(
-        _ id: Int64, _ placement: _Placement, list: String, known: [_LabelReplay.Query: _LabelReplay.Answer] = [:], _ session: Session
+        _ id: Int64, _ placement: _Placement, _ info: _TableInfo, known: [_LabelReplay.Query: _LabelReplay.Answer] = [:], _ session: Session
     ) async throws -> [LabelWrite<Int64>] {
         try await _LabelReplay.run(
             known: known,
             { reader in
                 var random = SystemRandomNumberGenerator()
                 return try LabelPlanner.insert(id, placement, in: reader, using: &random)
-            }, fetch: { try await answer($0, list: list, session) })
+            }, fetch: { try await answer($0, info, session) })
     }
 
-    /// One planner read, answered from `ordered_item`.
-    static func answer(_ query: _LabelReplay.Query, list: String, _ session: Session) async throws -> _LabelReplay.Answer {
-        let list = SQLValue.text(list)
+    /// The row at `index` (from 0) of the manual order without row `id`, or `nil` past its end.
+    static func row(at index: Int, excluding id: Int64, _ info: _TableInfo, _ session: Session) async throws -> Int64? {
+        let values: [SQLValue] = [.text(info.list), .integer(id), .integer(Int64(index))]
+        if info.manualReady {
+            return try await session.integer("SELECT id FROM ordered_item WHERE list = $1 AND id != $2 ORDER BY pos, id LIMIT 1 OFFSET $3", values)
+        }
+        // The first index + 1 rows of each part hold the first index + 1 of the whole.
+        return try await session.integer(
+            """
+            SELECT id FROM (
+              SELECT * FROM (SELECT id, pos FROM ordered_item WHERE list = $1 AND id != $2 AND pos >= 0 ORDER BY pos LIMIT $3 + 1) AS a
+              UNION ALL SELECT * FROM (
+                SELECT t.id, \(implicitLabel) AS pos FROM \(info.physical) AS t WHERE \(implicitRows(info)) AND t.id != $2 ORDER BY t.id LIMIT $3 + 1) AS b
+            ) AS m ORDER BY pos LIMIT 1 OFFSET $3
+            """, values)
+    }
+
+    /// One planner read of the manual order.
+    static func answer(_ query: _LabelReplay.Query, _ info: _TableInfo, _ session: Session) async throws -> _LabelReplay.Answer {
+        guard info.manualReady else { return try await implicitAnswer(query, info, session) }
+        let list = SQLValue.text(info.list)
         /// `what` of the list's rows that pass `condition`.
         func select(_ what: String, _ condition: String = "", _ values: [SQLValue] = []) async throws -> [[SQLValue]] {
             try await session.select("SELECT \(what) FROM ordered_item WHERE list = $1" + condition, [list] + values)
@@ -217,14 +279,16 @@ extension _SQLTableStore {
     }
 
     /// Writes labels. One write of the row being placed (`absent`: not in the list) at a
-    /// free label is a plain insert; otherwise two phases: park every written row at a unique
-    /// negative label, then flip them all, so the `UNIQUE (list, pos)` constraint never sees
+    /// free label is a plain insert (over its detached entry, if it has one); otherwise two
+    /// phases: park every written row at a unique negative label, then flip them all (and no
+    /// detached entry, which lies below), so the `UNIQUE (list, pos)` constraint never sees
     /// two rows at one label midway.
     static func apply(_ writes: [LabelWrite<Int64>], to list: String, absent: Int64, _ session: Session) async throws {
         guard !writes.isEmpty else { return }
         if writes.count == 1 && writes[0].id == absent {
             try await session.execute(
-                "INSERT INTO ordered_item (list, id, pos) VALUES ($1, $2, $3)", [.text(list), .integer(absent), .integer(Int64(writes[0].label))])
+                "INSERT INTO ordered_item (list, id, pos) VALUES ($1, $2, $3) ON CONFLICT (list, id) DO UPDATE SET pos = excluded.pos",
+                [.text(list), .integer(absent), .integer(Int64(writes[0].label))])
             return
         }
         try await session.execute(
@@ -232,6 +296,7 @@ extension _SQLTableStore {
             INSERT INTO ordered_item (list, id, pos) SELECT $1, id, pos FROM \(dialect.idsAndLabels(2)) WHERE true
             ON CONFLICT (list, id) DO UPDATE SET pos = excluded.pos
             """, [.text(list), dialect.ids(writes.map(\.id)), dialect.ids(writes.map { -Int64($0.label) - 1 })])
-        try await session.execute("UPDATE ordered_item SET pos = -pos - 1 WHERE list = $1 AND pos < 0", [.text(list)])
+        try await session.execute(
+            "UPDATE ordered_item SET pos = -pos - 1 WHERE list = $1 AND pos < 0 AND pos >= $2", [.text(list), .integer(-Int64(OrderLabels.limit))])
     }
 }

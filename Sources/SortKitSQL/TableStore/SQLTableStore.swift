@@ -95,8 +95,8 @@ extension _SQLTableStore {
 
     /// Imports a CSV file as a new table: read into columns on every core, types inferred,
     /// the rows written in one transaction (by the store's `load`) while the table's
-    /// in-memory index is built on the other cores; the manual order is id order until a row
-    /// is first moved.
+    /// in-memory index is built on the other cores; the manual order is id order, computed
+    /// from the ids, and a move writes only the rows it places.
     @discardableResult
     public func importCSV(
         _ csv: [UInt8], as name: String, delimiter: UInt8 = UInt8(ascii: ","), presets: [String: SortSpec] = [:]
@@ -146,9 +146,11 @@ extension _SQLTableStore {
             else { throw TableStoreError.invalid("the database returned no id") }
             try await Self.count(1, info, session)
             try await Self.logChanges([id], info, session)
-            // Until the manual order is written out it is id order, where a new row is last.
+            // A new row goes last in the manual order.
             if info.manualReady {
-                try await Self.apply(Self.plan(id, .before(nil), list: info.list, session), to: info.list, absent: id, session)
+                try await Self.apply(Self.plan(id, .before(nil), info, session), to: info.list, absent: id, session)
+            } else {
+                try await Self.placeInserted(id, info, session)
             }
             return id
         }
@@ -212,8 +214,7 @@ extension _SQLTableStore {
         try await write { session in
             let (info, sequence) = try await infoLockingList(table, session)
             try await Self.checkRowsExist([id], info, session)
-            try await Self.prepareManualOrder(info, session)
-            try await Self.move(id, to: destination, info, session)
+            try await Self.move(id, to: destination, Self.prepareManualOrder(info, session), session)
             return sequence
         }
     }
@@ -221,14 +222,13 @@ extension _SQLTableStore {
     public func move(_ ids: [Int64], in table: String, to destination: MoveDestination, keepingOrder: Bool) async throws {
         let anchor = try _BlockMove.check(ids, destination)
         try await write { session in
-            let (info, _) = try await infoLockingList(table, session)
-            try await Self.checkRowsExist(ids + [anchor], info, session)
-            try await Self.prepareManualOrder(info, session)
+            let (stored, _) = try await infoLockingList(table, session)
+            try await Self.checkRowsExist(ids + [anchor], stored, session)
+            let info = try await Self.prepareManualOrder(stored, session)
             var block = ids
             if keepingOrder {
-                block = try await session.integers(
-                    "SELECT id FROM ordered_item WHERE list = $1 AND id \(Self.dialect.inIDs(2)) ORDER BY pos, id",
-                    [.text(info.list), Self.dialect.ids(ids)])
+                let labels = try await Self.manualLabels(of: ids, info, session)
+                block = ids.sorted { (labels[$0] ?? .max, $0) < (labels[$1] ?? .max, $1) }
             }
             try await Self.moveBlock(block, to: destination, info, session)
         }
@@ -263,9 +263,7 @@ extension _SQLTableStore {
             }
         }
         if inMemoryIndex, case .spec(let spec) = request.order { return try await fromIndex(spec) }
-        // A manual order not written out yet is id order.
-        let order = request.order == .manual && !info.manualReady ? .spec(SortSpec()) : request.order
-        let ordering = try Self.ordering(order, info)
+        let ordering = try Self.ordering(request.order, info)
         // Reads never add key columns: an order whose keys aren't stored (and that SQL can't
         // compute: PostgreSQL) is served from the index whatever the setting.
         if case .spec(let spec) = request.order, !ordering.variants.isSubset(of: info.variants) { return try await fromIndex(spec) }

@@ -12,8 +12,9 @@ struct _TableInfo {
     /// row write, which logs the row's id): what an in-memory index is current for.
     var schemaVersion: Int64 = 1
     var dataVersion: Int64 = 0
-    /// Whether the manual order is written out (`ordered_item`); until a row is first moved
-    /// it is id order.
+    /// Whether the manual order is written out in full (`ordered_item` holds every row);
+    /// otherwise — an imported table — a row without an entry sits at a label computed from
+    /// its id (``_ImplicitLabels``).
     var manualReady: Bool = true
 
     /// The physical table: named by its catalog id, never by user text.
