@@ -2,6 +2,7 @@ import Foundation
 import OrderKeys
 import SortKit
 import Testing
+import SortKitTestSupport
 
 @testable import SortKitSQL
 
@@ -16,6 +17,18 @@ struct ImplicitOrderTests {
         }
         let sql = store as! any _SQLTableStore
         return try await run(sql)
+    }
+
+    /// Rows whose label (their entry's, or computed from the id) another row shares, plus
+    /// rows with no label at all: 0 in a sound list.
+    static func labelFaults(_ store: any TableStore) async throws -> Int64? {
+        try await integer(
+            store,
+            """
+            SELECT (SELECT count(*) FROM (SELECT coalesce(o.pos, \(_ImplicitLabels.sql)) AS label FROM st_1 AS t
+              LEFT JOIN ordered_item AS o ON o.list = 'sortkit:st_1' AND o.id = t.id GROUP BY label HAVING count(*) > 1) AS d)
+            + (SELECT count(*) FROM ordered_item WHERE list = 'sortkit:st_1' AND id NOT IN (SELECT id FROM st_1))
+            """)
     }
 
     /// The whole manual order, read one way: one page, pages by cursor, or pages by offset.
@@ -122,6 +135,7 @@ struct ImplicitOrderTests {
             }
             let order = try await Self.manual(store, limit: 7)
             #expect(order == model, "\(backend) round \(round): \(step), \(replay)")
+            #expect(try await Self.labelFaults(store) == 0, "\(backend) round \(round): \(step), \(replay)")
             if order != model { return }
         }
         #expect(try await Self.manual(store, limit: 9, byOffset: true) == model, "\(backend) by offset, \(replay)")
@@ -148,9 +162,24 @@ struct ImplicitOrderTests {
             model.insert(contentsOf: block, at: model.firstIndex(of: 1_500)! + 1)
             moved.formUnion(block)
             #expect(try await Self.manual(store, limit: 1_000) == model, "\(backend) round \(round)")
+            #expect(try await Self.labelFaults(store) == 0, "\(backend) round \(round)")
         }
         let entries = try await Self.integer(store, "SELECT count(*) FROM ordered_item") ?? 0
         #expect(entries >= Int64(moved.count) && entries < Int64(count / 2), "\(backend): \(entries) entries for \(moved.count) moved rows")
+    }
+
+    @Test("SQLite: a manual page, first and after a cursor, seeks the label index and the primary key; no table scan")
+    func manualPagePlan() async throws {
+        let store = try SQLiteTableStore(path: try temporaryDatabase(), queryBudget: testQueryBudget)
+        let csv = "n\n" + (1...2_000).map { "\($0)\n" }.joined()
+        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        try await store.move([5, 6], in: "t", to: .after(1_000))
+        for cursor in [nil, [SQLValue.integer(_ImplicitLabels.label(1_500)), .integer(1_500)]] {
+            let plan = try await store.queryPlan(of: "t", PageRequest(order: .manual, limit: 50), cursorValues: cursor)
+            #expect(plan.contains { $0.contains("SEARCH o USING INDEX") }, "\(plan)")
+            #expect(plan.contains { $0.contains("SEARCH t USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)") }, "\(plan)")
+            #expect(!plan.contains { $0.hasPrefix("SCAN t") }, "\(plan)")
+        }
     }
 
     @Test("A row moved after the last one and a row inserted next never share a label; an unknown anchor changes nothing")
@@ -175,9 +204,16 @@ struct ImplicitOrderTests {
         }
         let sql = store as! any _SQLTableStore
         try await run(sql)
+        // Until a move, id order, the row past the computed labels included (cursor and offset).
+        #expect(try await Self.manual(store, limit: 2) == [1, 3, 1 << 40])
+        #expect(try await Self.manual(store, limit: 2, byOffset: true) == [1, 3, 1 << 40])
+        // A row inserted with an id past them goes last; the first move writes the order out.
+        let new = try await store.insert(["title": "d"], into: "t")
+        #expect(new == (1 << 40) + 1)
+        #expect(try await Self.manual(store, limit: 2) == [1, 3, 1 << 40, new])
         try await store.move(3, in: "t", to: .before(1))
-        #expect(try await Self.manual(store, limit: 10) == [3, 1, 1 << 40])
-        #expect(try await Self.integer(store, "SELECT count(*) FROM ordered_item") == 3)
+        #expect(try await Self.manual(store, limit: 2) == [3, 1, 1 << 40, new])
+        #expect(try await Self.integer(store, "SELECT count(*) FROM ordered_item") == 4)
         #expect(try await Self.integer(store, "SELECT manual_ready FROM sortkit_table") == 1)
     }
 }

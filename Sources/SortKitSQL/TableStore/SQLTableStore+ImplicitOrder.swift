@@ -168,11 +168,15 @@ extension _SQLTableStore {
     /// its computed label is last already unless a move wrote a larger one (or its id has no
     /// computed label); then it gets an entry after the last label.
     static func placeInserted(_ id: Int64, _ info: _TableInfo, _ session: Session) async throws {
+        var known: [_LabelReplay.Query: _LabelReplay.Answer] = [:]
         if _ImplicitLabels.ids.contains(id) {
             let largest = try await session.integer("SELECT max(pos) FROM ordered_item WHERE list = $1", [.text(info.list)])
             guard let largest, largest >= _ImplicitLabels.label(id) else { return }
+            // Every other row's computed label lies below this row's: the largest entry is
+            // the last label (no walk past the rows inserted since, which have entries too).
+            known[.last] = .label(UInt64(largest))
         }
         try await detachRows([id], info, session)
-        try await apply(plan(id, .before(nil), info, session), to: info.list, absent: id, session)
+        try await apply(plan(id, .before(nil), info, known: known, session), to: info.list, absent: id, session)
     }
 }

@@ -29,6 +29,9 @@ extension _SQLTableStore {
     /// lie closer than numbered rows' are numbered instead.
     static func prepareManualOrder(_ info: _TableInfo, _ session: Session) async throws -> _TableInfo {
         guard !info.manualReady, try await !everyRowPlaced(info, session) else { return info }
+        // Such a table has never moved (a move writes it out first): its only entries are rows
+        // inserted since with ids past the computed labels' — last in id order, as written below.
+        try await session.execute("DELETE FROM ordered_item WHERE list = $1", [.text(info.list)])
         let row = try await session.select("SELECT COUNT(*), MIN(id), MAX(id) FROM \(info.physical)", [], long: true).first ?? []
         let ids = row.count == 3 ? row[1].integer.flatMap { low in row[2].integer.map { low...$0 } } : nil
         let (list, first) = (SQLValue.text(info.list), SQLValue.integer(Int64(OrderLabels.first)))

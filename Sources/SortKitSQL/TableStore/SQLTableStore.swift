@@ -263,7 +263,11 @@ extension _SQLTableStore {
             }
         }
         if inMemoryIndex, case .spec(let spec) = request.order { return try await fromIndex(spec) }
-        let ordering = try Self.ordering(request.order, info)
+        // A table stored before computed labels whose ids outrun them has never moved: its
+        // manual order is id order until the first move writes it out.
+        var order = request.order
+        if order == .manual, !info.manualReady, try await !read({ try await Self.everyRowPlaced(info, $0) }) { order = .spec(SortSpec()) }
+        let ordering = try Self.ordering(order, info)
         // Reads never add key columns: an order whose keys aren't stored (and that SQL can't
         // compute: PostgreSQL) is served from the index whatever the setting.
         if case .spec(let spec) = request.order, !ordering.variants.isSubset(of: info.variants) { return try await fromIndex(spec) }
