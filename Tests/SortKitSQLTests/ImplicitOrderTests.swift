@@ -1,8 +1,8 @@
 import Foundation
 import OrderKeys
 import SortKit
-import Testing
 import SortKitTestSupport
+import Testing
 
 @testable import SortKitSQL
 
