@@ -229,8 +229,8 @@ struct TableStoreTests {
         #expect(try await first.rows.map(\.id) + store.page(of: "books", request).rows.map(\.id) == manual)
     }
 
-    /// The first move writes the manual order out, each row's label computed from its id.
-    @Test("The first move writes the manual order out in id order across deleted ids; blocks then move in one gap", arguments: Backend.available)
+    /// An imported table's manual order is id order, each row's label computed from its id.
+    @Test("An imported table's first moves keep id order across deleted ids; blocks then move in one gap", arguments: Backend.available)
     func manualOrderAfterDeletes(_ backend: Backend) async throws {
         let store = try await backend.open(try backend.newLocation())
         let csv = "title\n" + (1...40).map { "t\($0)" }.joined(separator: "\n") + "\n"
