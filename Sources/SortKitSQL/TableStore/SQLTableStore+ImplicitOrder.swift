@@ -53,24 +53,21 @@ enum _ImplicitLabels {
 /// The manual order of a table that isn't written out in full (see ``_ImplicitLabels``): its
 /// planner reads, its rows' labels and its first rows read entries and computed labels alike.
 extension _SQLTableStore {
-    /// `WHERE` conditions of the table's rows (as `t`) that sit at their computed label, ids
-    /// between parameters `$low` and `$high` when given (see ``_ImplicitLabels/rows(list:low:high:)``).
-    static func implicitRows(_ info: _TableInfo, low: Int? = nil, high: Int? = nil) -> String {
-        _ImplicitLabels.rows(list: SQLFragment("$1"), low: low.map { SQLFragment("$\($0)") }, high: high.map { SQLFragment("$\($0)") })
-            .render(dialect).sql
-    }
-
-    /// The SQL of a row's computed label (the row as `t`).
-    static var implicitLabel: String { _ImplicitLabels.sql }
-
     /// One planner read of a table's manual order that isn't written out: the entries' answer
     /// and the computed labels' answer, combined.
     static func implicitAnswer(_ query: _LabelReplay.Query, _ info: _TableInfo, _ session: Session) async throws -> _LabelReplay.Answer {
         let list = SQLValue.text(info.list)
-        let rows = "FROM \(info.physical) AS t WHERE \(implicitRows(info, low: 4, high: 5))"
+        // The list is `$1`, the computed side's id range `$4`...`$5`.
+        let computed = _ImplicitLabels.rows(list: SQLFragment("$1"), low: SQLFragment("$4"), high: SQLFragment("$5"))
+        let rows = "FROM \(info.physical) AS t WHERE " + computed.render(dialect).sql
+        /// The list, a label range and the ids labelled in it.
+        func bounds(_ low: Int64, _ high: Int64) -> [SQLValue] {
+            let ids = low <= high ? _ImplicitLabels.ids(labelledIn: low...high) : nil
+            return [list, .integer(low), .integer(high), .integer(ids?.lowerBound ?? 1), .integer(ids?.upperBound ?? 0)]
+        }
         /// The smaller or larger of an entry's label and a computed one (from an id).
         func pick(_ sql: String, _ values: [SQLValue], larger: Bool) async throws -> _LabelReplay.Answer {
-            let row = try await session.select(sql, [list] + values)[0]
+            let row = try await session.select(sql, values)[0]
             let labels = [row[0].integer, row[1].integer.map(_ImplicitLabels.label)].compactMap { $0 }
             return .label((larger ? labels.max() : labels.min()).map(UInt64.init))
         }
@@ -87,7 +84,6 @@ extension _SQLTableStore {
             var (low, high, larger) = (Int64(0), limit - 1, query == .last)
             if case .after(let value) = query { low = Int64(value) + 1 }
             if case .before(let value) = query { (high, larger) = (Int64(value) - 1, true) }
-            let ids = low <= high ? _ImplicitLabels.ids(labelledIn: low...high) : nil
             // The computed side as `ORDER BY … LIMIT 1`, not `min`/`max`: PostgreSQL then walks
             // the primary key and stops at the first row without an entry (0.1 ms) instead of
             // hashing the whole table against the entries (220 ms at 1M rows).
@@ -96,27 +92,20 @@ extension _SQLTableStore {
                 """
                 SELECT (SELECT \(aggregate)(pos) FROM ordered_item WHERE list = $1 AND pos BETWEEN $2 AND $3),
                 (SELECT t.id \(rows) ORDER BY t.id \(larger ? "DESC" : "ASC") LIMIT 1)
-                """, [.integer(low), .integer(high), .integer(ids?.lowerBound ?? 1), .integer(ids?.upperBound ?? 0)],
-                larger: larger)
+                """, bounds(low, high), larger: larger)
         case .count(let range):
-            let labels = Int64(range.lowerBound)...Int64(range.upperBound)
-            let ids = _ImplicitLabels.ids(labelledIn: labels)
             let row = try await session.select(
                 """
                 SELECT (SELECT count(*) FROM ordered_item WHERE list = $1 AND pos BETWEEN $2 AND $3),
                 (SELECT count(*) \(rows))
-                """,
-                [list, .integer(labels.lowerBound), .integer(labels.upperBound), .integer(ids?.lowerBound ?? 1), .integer(ids?.upperBound ?? 0)])[0]
+                """, bounds(Int64(range.lowerBound), Int64(range.upperBound)))[0]
             return .count(Int((row[0].integer ?? 0) + (row[1].integer ?? 0)))
         case .items(let range):
-            let labels = Int64(range.lowerBound)...Int64(range.upperBound)
-            let ids = _ImplicitLabels.ids(labelledIn: labels)
             let rows = try await session.select(
                 """
                 SELECT id, pos FROM ordered_item WHERE list = $1 AND pos BETWEEN $2 AND $3
-                UNION ALL SELECT t.id, \(implicitLabel) \(rows)
-                """,
-                [list, .integer(labels.lowerBound), .integer(labels.upperBound), .integer(ids?.lowerBound ?? 1), .integer(ids?.upperBound ?? 0)])
+                UNION ALL SELECT t.id, \(_ImplicitLabels.sql) \(rows)
+                """, bounds(Int64(range.lowerBound), Int64(range.upperBound)))
             return .items(rows.map { ($0[0].integer ?? 0, UInt64($0[1].integer ?? 0)) }.sorted { $0.1 < $1.1 })
         }
     }
@@ -139,16 +128,11 @@ extension _SQLTableStore {
     /// an order not written out, where a row without an entry still has a place — sets each
     /// entry to ``_ImplicitLabels/detached(_:)``, which the move's own writes replace.
     static func detachRows(_ ids: [Int64], _ info: _TableInfo, _ session: Session) async throws {
-        let list = SQLValue.text(info.list)
         if info.manualReady {
-            try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id \(dialect.inIDs(2))", [list, dialect.ids(ids)])
+            try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id \(dialect.inIDs(2))", [.text(info.list), dialect.ids(ids)])
             return
         }
-        try await session.execute(
-            """
-            INSERT INTO ordered_item (list, id, pos) SELECT $1, id, pos FROM \(dialect.idsAndLabels(2)) WHERE true
-            ON CONFLICT (list, id) DO UPDATE SET pos = excluded.pos
-            """, [list, dialect.ids(ids), dialect.ids(ids.map(_ImplicitLabels.detached))])
+        try await setLabels(ids, ids.map(_ImplicitLabels.detached), in: info.list, session)
     }
 
     /// Whether every row of a table whose order isn't written out has a place: an entry, or an

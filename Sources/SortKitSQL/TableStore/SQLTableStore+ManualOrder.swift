@@ -94,7 +94,6 @@ extension _SQLTableStore {
     /// (``respaced(_:beside:at:after:_:_:)``); only in a list too crowded for that is each row
     /// placed after the one before it, as single moves are.
     static func moveBlock(_ block: [Int64], to destination: MoveDestination, _ info: _TableInfo, _ session: Session) async throws {
-        let list = SQLValue.text(info.list)
         do {
             try await detachRows(block, info, session)
             let anchor: Int64
@@ -109,11 +108,7 @@ extension _SQLTableStore {
             if case .label(let label) = try await answer(after ? .after(label) : .before(label), info, session) { other = label }
             let (low, high) = after ? (Int64(label), other.map(Int64.init)) : (other.map(Int64.init), Int64(label))
             if let labels = evenLabels(block.count, between: low, and: high) {
-                try await session.execute(
-                    """
-                    INSERT INTO ordered_item (list, id, pos) SELECT $1, id, pos FROM \(dialect.idsAndLabels(2)) WHERE true
-                    ON CONFLICT (list, id) DO UPDATE SET pos = excluded.pos
-                    """, [list, dialect.ids(block), dialect.ids(labels)])
+                try await setLabels(block, labels, in: info.list, session)
                 return
             }
             if let writes = try await respaced(block, beside: anchor, at: Int64(label), after: after, info, session) {
@@ -237,21 +232,13 @@ extension _SQLTableStore {
             }, fetch: { try await answer($0, info, session) })
     }
 
-    /// The row at `index` (from 0) of the manual order without row `id`, or `nil` past its end.
+    /// The row at `index` (from 0) of the manual order without row `id`, or `nil` past its
+    /// end: the manual page of one row at that offset, as pages read it.
     static func row(at index: Int, excluding id: Int64, _ info: _TableInfo, _ session: Session) async throws -> Int64? {
-        let values: [SQLValue] = [.text(info.list), .integer(id), .integer(Int64(index))]
-        if info.manualReady {
-            return try await session.integer("SELECT id FROM ordered_item WHERE list = $1 AND id != $2 ORDER BY pos, id LIMIT 1 OFFSET $3", values)
-        }
-        // The first index + 1 rows of each part hold the first index + 1 of the whole.
-        return try await session.integer(
-            """
-            SELECT id FROM (
-              SELECT * FROM (SELECT id, pos FROM ordered_item WHERE list = $1 AND id != $2 AND pos >= 0 ORDER BY pos LIMIT $3 + 1) AS a
-              UNION ALL SELECT * FROM (
-                SELECT t.id, \(implicitLabel) AS pos FROM \(info.physical) AS t WHERE \(implicitRows(info)) AND t.id != $2 ORDER BY t.id LIMIT $3 + 1) AS b
-            ) AS m ORDER BY pos LIMIT 1 OFFSET $3
-            """, values)
+        var query = PageQuery(info: info, ordering: try ordering(.manual, info), search: SearchQuery(""), columnSearch: [:])
+        query.excluding = [id]
+        let select = query.select(after: nil, offset: index, limit: 1)
+        return try await session.select(select.sql, select.arguments).first?.first?.integer
     }
 
     /// One planner read of the manual order.
@@ -294,12 +281,18 @@ extension _SQLTableStore {
                 [.text(list), .integer(absent), .integer(Int64(writes[0].label))])
             return
         }
+        try await setLabels(writes.map(\.id), writes.map { -Int64($0.label) - 1 }, in: list, session)
+        try await session.execute(
+            "UPDATE ordered_item SET pos = -pos - 1 WHERE list = $1 AND pos < 0 AND pos >= $2", [.text(list), .integer(-Int64(OrderLabels.limit))])
+    }
+
+    /// Sets the labels of `ids` in `list` (`labels[i]` for `ids[i]`), writing entries for rows
+    /// that have none, in one statement.
+    static func setLabels(_ ids: [Int64], _ labels: [Int64], in list: String, _ session: Session) async throws {
         try await session.execute(
             """
             INSERT INTO ordered_item (list, id, pos) SELECT $1, id, pos FROM \(dialect.idsAndLabels(2)) WHERE true
             ON CONFLICT (list, id) DO UPDATE SET pos = excluded.pos
-            """, [.text(list), dialect.ids(writes.map(\.id)), dialect.ids(writes.map { -Int64($0.label) - 1 })])
-        try await session.execute(
-            "UPDATE ordered_item SET pos = -pos - 1 WHERE list = $1 AND pos < 0 AND pos >= $2", [.text(list), .integer(-Int64(OrderLabels.limit))])
+            """, [.text(list), dialect.ids(ids), dialect.ids(labels)])
     }
 }
