@@ -166,6 +166,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Memory all tables' in-memory indexes may take (their estimated size); a table whose index doesn't fit is served from the database's own indexes (a B-tree per column and direction, a trigram search index). No limit by default.",
+            valueName: "SIZE"))
+    var indexMemory: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Sort text in this language's order (the Unicode Collation Algorithm with CLDR's data) where a key names no collation: sv, uk, de-u-co-phonebk, und (the root order).",
             valueName: "TAG"))
     var locale: String?
@@ -182,12 +188,15 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
-    /// The in-memory indexes' limits from `--ranking-memory` and `--table-ranking-memory`.
+    /// The in-memory indexes' limits from `--ranking-memory`, `--table-ranking-memory` and
+    /// `--index-memory` (with `--locale`'s collation for the database's indexes).
     var indexLimits: IndexLimits {
         get throws {
             IndexLimits(
                 rankingBytesPerTable: try ByteSize.parse(tableRankingMemory, option: "--table-ranking-memory"),
-                rankingBytes: try ByteSize.parse(rankingMemory, option: "--ranking-memory"))
+                rankingBytes: try ByteSize.parse(rankingMemory, option: "--ranking-memory"),
+                indexBytes: try indexMemory.map { try ByteSize.parse($0, option: "--index-memory") },
+                databaseCollation: try defaultCollation ?? .natural)
         }
     }
 
@@ -418,6 +427,16 @@ struct ServeCommand: AsyncParsableCommand {
             place = db
         }
         try await DemoLibrary.install(in: store)
+        if let indexMemory {
+            // Stored tables first, in the order they were made; imports below place themselves.
+            let placements = try await store.placeIndexes()
+            let fromDatabase = placements.filter { $0.value == .database }.keys.sorted()
+            say(
+                "sortkit: --index-memory \(indexMemory): "
+                    + (fromDatabase.isEmpty
+                        ? "every stored table fits in memory" : "serving \(fromDatabase.map { "'\($0)'" }.joined(separator: ", ")) from the database's indexes")
+            )
+        }
         let existing = Set(try await store.tables().map(\.name))
         for file in files {
             let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
@@ -452,8 +471,9 @@ struct ServeCommand: AsyncParsableCommand {
                 let elapsed = ContinuousClock.now - start
                 let rows = try await store.page(of: name, PageRequest(limit: 0)).total
                 metrics.imported(table: name, rows: rows, duration: elapsed)
+                let served = try await store.indexPlacement(of: name) == .database ? "; served from the database's indexes" : ""
                 say(
-                    "sortkit: imported \(file) as table '\(name)' (\(schema.columns.count) columns, \(Self.importRate(rows: rows, in: elapsed)))")
+                    "sortkit: imported \(file) as table '\(name)' (\(schema.columns.count) columns, \(Self.importRate(rows: rows, in: elapsed))\(served))")
             } catch {
                 throw ValidationError("\(file): \(error)")
             }

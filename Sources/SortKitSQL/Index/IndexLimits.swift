@@ -23,17 +23,51 @@ public struct IndexLimits: Sendable, Hashable {
     public var newVariantsPerRequest: Int
     /// Searches of one table that may wait for the one running (a 503 beyond).
     public var waitingSearchesPerTable: Int
+    /// Bytes all tables' in-memory indexes may take together (`sortkit serve --index-memory`),
+    /// by their estimated size (``IndexPlacement/estimatedBytes(rows:textBytes:columns:)``); a
+    /// table whose index doesn't fit beside those already held is served from the database's own
+    /// indexes instead. `nil`: every table is held in memory.
+    public var indexBytes: Int?
+    /// The text collation the database's column indexes serve, for tables served from the
+    /// database: the server's default (`sortkit serve --locale`), `natural` otherwise.
+    public var databaseCollation: Collation
 
     /// Limits; the defaults keep 256 MB of rankings per table (32 orders of a 1M-row table)
-    /// and 1 GB in all.
+    /// and 1 GB in all, and every table in memory.
+    ///
+    ///     IndexLimits(indexBytes: 64 << 20)   // tables past 64 MB of indexes are served by SQL
     public init(
         rankingBytesPerTable: Int = 256 << 20, rankingBytes: Int = 1 << 30, newVariantsPerRequest: Int = 4,
-        waitingSearchesPerTable: Int = 16
+        waitingSearchesPerTable: Int = 16, indexBytes: Int? = nil, databaseCollation: Collation = .natural
     ) {
         self.rankingBytesPerTable = max(0, rankingBytesPerTable)
         self.rankingBytes = max(0, rankingBytes)
         self.newVariantsPerRequest = max(1, newVariantsPerRequest)
         self.waitingSearchesPerTable = max(0, waitingSearchesPerTable)
+        self.indexBytes = indexBytes.map { max(0, $0) }
+        self.databaseCollation = databaseCollation
+    }
+}
+
+/// Where a store answers a table's sorted pages from (`GET /api/tables` shows it as `served`).
+///
+///     try await store.indexPlacement(of: "books")   // .memory, or .database under --index-memory
+public enum IndexPlacement: String, Sendable, Hashable {
+    /// The store's in-memory index: every sort variant, search and deep page in milliseconds.
+    case memory
+    /// The database's own indexes: a B-tree per column and direction (under
+    /// ``IndexLimits/databaseCollation``), a trigram index for search (SQLite FTS5 `trigram`,
+    /// PostgreSQL `pg_trgm`), exact counts by SQL. Other sort variants are computed by the
+    /// query on SQLite and refused on PostgreSQL.
+    case database
+
+    /// The estimated bytes of a table's in-memory index: its cells and folded search text
+    /// (twice the text), their offsets (8 bytes a cell), and per row its id, liveness and
+    /// three kept orders. What ``IndexLimits/indexBytes`` counts.
+    ///
+    ///     IndexPlacement.estimatedBytes(rows: 1_000_000, textBytes: 62 << 20, columns: 7)   // about 216 MB
+    public static func estimatedBytes(rows: Int, textBytes: Int, columns: Int) -> Int {
+        2 * textBytes + rows * (8 * (columns + 1) + 8 + 1 + 3 * 8)
     }
 }
 

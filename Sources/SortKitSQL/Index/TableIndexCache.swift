@@ -29,6 +29,9 @@ final class _TableIndexCache: Sendable {
         var clock: UInt64 = 0
         /// Per table, the line its searches wait in.
         var lines: [Int64: _Line] = [:]
+        /// Per table placed under ``IndexLimits/indexBytes``, its index's estimated bytes
+        /// (held in memory) or `nil` (served from the database).
+        var placed: [Int64: Int?] = [:]
     }
 
     private let state = Mutex(State())
@@ -193,7 +196,38 @@ final class _TableIndexCache: Sendable {
             state.indexes[table] = nil
             state.lastUse[table] = nil
             state.lines[table] = nil
+            state.placed[table] = nil
         }
+    }
+
+    // MARK: Placement under the index budget
+
+    /// Whether an index of `bytes` fits ``IndexLimits/indexBytes`` beside the indexes of the
+    /// tables placed in memory other than `table` (always, without a budget).
+    func fits(_ bytes: Int, table: Int64? = nil) -> Bool {
+        guard let budget = limits.indexBytes else { return true }
+        let held = state.withLock { state in state.placed.reduce(0) { $0 + ($1.key == table ? 0 : $1.value ?? 0) } }
+        return held + bytes <= budget
+    }
+
+    /// Records where `table` is served from: in memory, counting `bytes`, or from the database.
+    func place(_ table: Int64, bytes: Int, inMemory: Bool) {
+        state.withLock { state in
+            state.placed[table] = inMemory ? bytes : Int?.none
+            if !inMemory { state.indexes[table] = nil }
+        }
+    }
+
+    /// Where `table` was placed, if it was.
+    func placement(_ table: Int64) -> IndexPlacement? {
+        state.withLock { state in state.placed[table].map { $0 == nil ? .database : .memory } }
+    }
+
+    /// Whether `table` was placed in the database (by an import or the store's
+    /// `placeIndexes()` under a budget).
+    func servesFromDatabase(_ table: Int64) -> Bool {
+        guard limits.indexBytes != nil else { return false }
+        return state.withLock { state in state.placed[table].map { $0 == nil } ?? false }
     }
 
     /// Runs `body`, a page from `index`, directly, or — when `request` searches, which may

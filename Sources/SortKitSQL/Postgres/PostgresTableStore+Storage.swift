@@ -37,6 +37,8 @@ extension PostgresTableStore {
                 "CREATE INDEX sortkit_change_version ON sortkit_change (table_id, version)",
             ]
         ),
+        // Tables served from the database's own indexes (`--index-memory`) record their collation.
+        (3, "database indexes", ["ALTER TABLE sortkit_table ADD COLUMN db_index text"]),
     ]
 
     /// Applies the migrations the database lacks. Two servers starting at once serialize on

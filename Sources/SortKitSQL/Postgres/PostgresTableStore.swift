@@ -144,11 +144,11 @@ public final class PostgresTableStore: _SQLTableStore {
                 """
                 WITH t AS (SELECT \(Self.catalogColumns) FROM sortkit_table WHERE name = $1 FOR NO KEY UPDATE),
                      l AS (UPDATE ordered_list SET moves = moves + 1 WHERE list = (SELECT 'sortkit:st_' || id FROM t) RETURNING moves)
-                SELECT t.id, t.schema, t.variants, t.row_count, t.version, t.data_version, t.manual_ready, (SELECT moves FROM l) FROM t
+                SELECT t.*, (SELECT moves FROM l) FROM t
                 """, [.text(table)]
             ).first
         else { throw TableStoreError.unknownTable(table) }
-        guard let moves = row[7].integer else { throw TableStoreError.invalid("the manual order of '\(table)' is missing") }
+        guard let moves = row[8].integer else { throw TableStoreError.invalid("the manual order of '\(table)' is missing") }
         return (try Self.decodeInfo(row), moves)
     }
 
@@ -177,10 +177,12 @@ public final class PostgresTableStore: _SQLTableStore {
     /// The rows encoded in `COPY`'s text format on every core straight from the columns and
     /// streamed in one transaction, into a table whose primary key and preset indexes are
     /// built after them; the planner's statistics are gathered after the commit.
-    func load(_ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema) async throws -> _TableInfo {
+    func load(
+        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema, databaseIndex: Collation?
+    ) async throws -> _TableInfo {
         let count = columns.count
         let info = try await write { session in
-            let info = try await create(schema, session, manualReady: false, indexesLater: true)
+            let info = try await create(schema, session, manualReady: false, indexesLater: true, databaseIndex: databaseIndex)
             try await session.copy(
                 into: info.physical, columns: ["id"] + info.physicalColumns,
                 chunks: _CopyText.chunks(columns, folded: folded, typed: typed, info: info))
@@ -189,7 +191,7 @@ public final class PostgresTableStore: _SQLTableStore {
             }
             try await Self.count(count, info, session)
             try await session.execute("ALTER TABLE \(info.physical) ADD PRIMARY KEY (id)")
-            try await Self.createPresetIndexes(info, session)
+            try await Self.createIndexes(info, session)
             return try await Self.info(schema.name, session)
         }
         // The planner's statistics (for the SQL path) after the commit, in the background: the

@@ -62,14 +62,22 @@ struct PageQuery {
 
     private var conditions: [SQLFragment] {
         let find = ordering.dialect == .sqlite ? "instr(" : "strpos("
-        var conditions = search.terms.map { term in
+        var conditions: [SQLFragment] = []
+        for term in search.terms {
+            if let indexed = indexedMatch(term) {
+                conditions.append(indexed)
+                // PostgreSQL's `LIKE` is the exact test; SQLite's trigram `LIKE` folds ASCII case.
+                if ordering.dialect == .postgresql { continue }
+            }
             var fragment = SQLFragment(find + "t.s, ")
             fragment.bind(.text(term))
             fragment.append(") > 0")
-            return fragment
+            conditions.append(fragment)
         }
         for (column, query) in columnSearch.sorted(by: { $0.key < $1.key }) {
             for term in query.terms {
+                // A column's term is in the row's folded text too: the search index narrows.
+                if let indexed = indexedMatch(term) { conditions.append(indexed) }
                 // The column's folded text: SQLite folds it with memory's function; PostgreSQL
                 // cuts it out of the stored folded row (fields are joined by U+001F).
                 let folded = ordering.dialect == .sqlite ? "sortkit_fold(t.c\(column))" : "split_part(t.s, chr(31), \(column + 1))"
@@ -87,6 +95,31 @@ struct PageQuery {
             conditions.append(fragment)
         }
         return conditions
+    }
+
+    /// For a table served from the database, the rows whose folded text holds `term` as its
+    /// search index finds them: SQLite's FTS5 `trigram` table by `LIKE` (terms of three
+    /// characters or more without `%` or `_`; it folds ASCII case, so `instr` stays the exact
+    /// test), PostgreSQL's `pg_trgm` index by an exact `LIKE`.
+    private func indexedMatch(_ term: String) -> SQLFragment? {
+        guard info.databaseIndex != nil else { return nil }
+        switch ordering.dialect {
+        case .sqlite:
+            guard term.unicodeScalars.count >= 3, !term.contains("%"), !term.contains("_") else { return nil }
+            var fragment = SQLFragment("t.id IN (SELECT rowid FROM \(info.searchIndex) WHERE s LIKE ")
+            fragment.bind(.text("%" + term + "%"))
+            fragment.append(")")
+            return fragment
+        case .postgresql:
+            var pattern = ""
+            for scalar in term.unicodeScalars {
+                if scalar == "\\" || scalar == "%" || scalar == "_" { pattern.unicodeScalars.append("\\") }
+                pattern.unicodeScalars.append(scalar)
+            }
+            var fragment = SQLFragment("t.s LIKE ")
+            fragment.bind(.text("%" + pattern + "%"))
+            return fragment
+        }
     }
 
     func select(after values: [SQLValue]?, offset: Int, limit: Int) -> (sql: String, arguments: [SQLValue]) {

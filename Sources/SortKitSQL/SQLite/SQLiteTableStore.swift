@@ -132,6 +132,11 @@ public final class SQLiteTableStore: _SQLTableStore {
                     CREATE INDEX sortkit_change_version ON sortkit_change (table_id, version);
                     """)
         }
+        // Tables served from the database's own indexes (`--index-memory`) record their
+        // collation; others have none.
+        migrator.registerMigration("v5: database indexes") { db in
+            try db.execute(sql: "ALTER TABLE sortkit_table ADD COLUMN db_index TEXT")
+        }
         return migrator
     }
 
@@ -269,10 +274,16 @@ public final class SQLiteTableStore: _SQLTableStore {
     /// the background: the table is served sooner. The transaction is still all or nothing; a
     /// crash of the machine (not of the process) in the next moments could lose it, as an
     /// import never happened.
-    func load(_ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema) async throws -> _TableInfo {
+    func load(
+        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema, databaseIndex: Collation?
+    ) async throws -> _TableInfo {
         try await write(durable: columns.count < 100_000) { session in
-            let created = try await create(schema, session, manualReady: false)
+            // A table served from the database gets its indexes after its rows: built from
+            // them in one pass each, not kept up to date row by row.
+            let later = databaseIndex != nil
+            let created = try await create(schema, session, manualReady: false, indexesLater: later, databaseIndex: databaseIndex)
             try await session.onConnection { db in try Self.bulkInsert(columns, folded: folded, typed: typed, created, db) }
+            if later { try await Self.createIndexes(created, session) }
             try await Self.count(columns.count, created, session)
             try await session.execute("UPDATE sortkit_table SET next_id = $1 WHERE id = $2", [.integer(Int64(columns.count + 1)), .integer(created.id)])
             return try await Self.info(schema.name, session)

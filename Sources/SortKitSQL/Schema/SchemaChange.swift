@@ -83,17 +83,20 @@ struct _PhysicalMigration {
     let droppedVariants: [KeyVariant]
     let addedVariants: [KeyVariant]
 
-    init(_ info: _TableInfo, _ changes: [SchemaChange], dialect: SQLDialect) throws {
+    init(_ info: _TableInfo, _ changes: [SchemaChange], dialect: SQLDialect, databaseIndex: Collation?) throws {
         old = info
         let schema = try info.schema.applying(changes)
         added = info.schema.columns.count..<schema.columns.count
         let retyped = info.schema.columns.indices.filter { info.schema.columns[$0].type != schema.columns[$0].type }
         self.retyped = retyped
         let kept = info.variants.filter { !retyped.contains($0.column) }
-        let variants = kept.union(try schema.requiredVariants(dialect))
+        let variants = kept.union(try schema.requiredVariants(dialect, databaseIndex: databaseIndex))
         droppedVariants = info.variants.subtracting(kept).sorted()
         addedVariants = variants.subtracting(kept).sorted()
-        new = _TableInfo(id: info.id, schema: schema, variants: variants, rowCount: info.rowCount)
+        var new = _TableInfo(id: info.id, schema: schema, variants: variants, rowCount: info.rowCount)
+        new.manualReady = info.manualReady
+        new.databaseIndex = databaseIndex
+        self.new = new
     }
 
     /// Typed columns to drop: the old `n<i>` of retyped columns that had one.

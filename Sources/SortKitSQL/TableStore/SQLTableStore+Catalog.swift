@@ -6,7 +6,7 @@ import SortKit
 /// schema changes, for both stores.
 extension _SQLTableStore {
     /// The catalog columns ``decodeInfo(_:)`` reads, in its order.
-    static var catalogColumns: String { "id, schema, variants, row_count, version, data_version, manual_ready" }
+    static var catalogColumns: String { "id, schema, variants, row_count, version, data_version, manual_ready, db_index" }
 
     /// A table's catalog entry, held as `lock` says to the end of the transaction.
     static func info(_ table: String, _ session: Session, lock: _CatalogLock = .none) async throws -> _TableInfo {
@@ -22,13 +22,15 @@ extension _SQLTableStore {
         return _TableInfo(
             id: row[0].integer ?? 0, schema: try TableSchema.decode(row[1].cell), variants: Set(variants),
             rowCount: Int(row[3].integer ?? 0), schemaVersion: row[4].integer ?? 0, dataVersion: row[5].integer ?? 0,
-            manualReady: row[6].integer != 0)
+            manualReady: row[6].integer != 0, databaseIndex: row[7] == .null ? nil : Collation(rawValue: row[7].cell))
     }
 
     /// Creates the catalog entry and the physical table, with its default key columns; its
     /// preset indexes too unless `indexesLater` (an import builds them after its rows are in:
     /// a B-tree built from the rows is faster than one kept up to date row by row).
-    func create(_ schema: TableSchema, _ session: Session, manualReady: Bool = true, indexesLater: Bool = false) async throws -> _TableInfo {
+    func create(
+        _ schema: TableSchema, _ session: Session, manualReady: Bool = true, indexesLater: Bool = false, databaseIndex: Collation? = nil
+    ) async throws -> _TableInfo {
         try schema.validateDefinition()
         let dialect = Self.dialect
         guard
@@ -38,8 +40,9 @@ extension _SQLTableStore {
                 ON CONFLICT (name) DO NOTHING RETURNING id
                 """, [.text(schema.name), .text(schema.json)])
         else { throw TableStoreError.tableExists(schema.name) }
-        var info = _TableInfo(id: id, schema: schema, variants: try schema.requiredVariants(dialect))
+        var info = _TableInfo(id: id, schema: schema, variants: try schema.requiredVariants(dialect, databaseIndex: databaseIndex))
         info.manualReady = manualReady
+        info.databaseIndex = databaseIndex
         var columns = [dialect.idColumn(keyLater: indexesLater)]
         for (index, column) in schema.columns.enumerated() {
             columns.append("c\(index) \(dialect.textColumn)")
@@ -49,22 +52,66 @@ extension _SQLTableStore {
         columns.append("s TEXT NOT NULL DEFAULT ''")
         try await session.execute("CREATE TABLE \(info.physical) (\(columns.joined(separator: ", ")))")
         try await created(info, session)
-        if !indexesLater { try await Self.createPresetIndexes(info, session) }
+        if !indexesLater { try await Self.createIndexes(info, session) }
         try await Self.saveCatalog(info, session)
         return info
     }
 
-    static func createPresetIndexes(_ info: _TableInfo, _ session: Session) async throws {
-        for (number, columns) in try info.schema.presetIndexes(dialect).enumerated() {
-            try await session.execute("CREATE INDEX \(info.physical)_preset\(number) ON \(info.physical) (\(columns))", [], long: true)
+    /// The preset indexes; for a table served from the database (``_TableInfo/databaseIndex``)
+    /// also an index per column and direction and the search index.
+    static func createIndexes(_ info: _TableInfo, _ session: Session) async throws {
+        let table = info.physical
+        let presets = try info.schema.presetIndexes(dialect)
+        for (number, columns) in presets.enumerated() {
+            try await session.execute("CREATE INDEX \(table)_preset\(number) ON \(table) (\(columns))", [], long: true)
+        }
+        guard info.databaseIndex != nil else { return }
+        for (suffix, columns) in try info.schema.columnIndexes(dialect, info.databaseIndex) where !presets.contains(columns) {
+            try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_\(suffix) ON \(table) (\(columns))", [], long: true)
+        }
+        try await createSearchIndex(info, session)
+    }
+
+    /// The trigram index of the folded search text (`s`), which serves the search's
+    /// substring tests (see ``PageQuery``): on SQLite an FTS5 `trigram` table over the
+    /// table's rows, kept by triggers; on PostgreSQL a `pg_trgm` GIN index.
+    static func createSearchIndex(_ info: _TableInfo, _ session: Session) async throws {
+        let table = info.physical, search = info.searchIndex
+        switch dialect {
+        case .sqlite:
+            guard try await session.integer("SELECT count(*) FROM sqlite_master WHERE name = $1", [.text(search)]) == 0 else { return }
+            // `detail='none'`: a third of the index's size; `LIKE` is served all the same.
+            try await session.execute(
+                "CREATE VIRTUAL TABLE \(search) USING fts5(s, content='\(table)', content_rowid='id', tokenize='trigram', detail='none')")
+            try await session.execute("INSERT INTO \(search)(\(search)) VALUES ('rebuild')", [], long: true)
+            let remove = "INSERT INTO \(search)(\(search), rowid, s) VALUES ('delete', old.id, old.s);"
+            let add = "INSERT INTO \(search)(rowid, s) VALUES (new.id, new.s);"
+            try await session.execute("CREATE TRIGGER \(search)_i AFTER INSERT ON \(table) BEGIN \(add) END")
+            try await session.execute("CREATE TRIGGER \(search)_d AFTER DELETE ON \(table) BEGIN \(remove) END")
+            try await session.execute("CREATE TRIGGER \(search)_u AFTER UPDATE OF s ON \(table) BEGIN \(remove) \(add) END")
+        case .postgresql:
+            // The extension goes in `public` (a store's own schema may be dropped with its
+            // tables); its operator class is named with the schema it is in.
+            let extensionSchema: String
+            do {
+                try await session.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
+                let found = try await session.select("SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'")
+                extensionSchema = found.first?.first?.cell ?? "public"
+            } catch {
+                throw TableStoreError.invalid(
+                    "serving '\(info.schema.name)' from the database needs PostgreSQL's pg_trgm extension for its search index, and it couldn't be created (\(error)); create it as a superuser (CREATE EXTENSION pg_trgm) or raise --index-memory"
+                )
+            }
+            try await session.execute(
+                "CREATE INDEX IF NOT EXISTS \(search) ON \(table) USING gin (s \(extensionSchema).gin_trgm_ops)", [], long: true)
         }
     }
 
     static func saveCatalog(_ info: _TableInfo, _ session: Session) async throws {
         let variants = String(decoding: try JSONEncoder().encode(info.variants.sorted()), as: UTF8.self)
         try await session.execute(
-            "UPDATE sortkit_table SET schema = $1, variants = $2, version = version + 1 WHERE id = $3",
-            [.text(info.schema.json), .text(variants), .integer(info.id)])
+            "UPDATE sortkit_table SET schema = $1, variants = $2, db_index = $3, version = version + 1 WHERE id = $4",
+            [.text(info.schema.json), .text(variants), info.databaseIndex.map { .text($0.rawValue) } ?? .null, .integer(info.id)])
     }
 
     /// Adds `delta` to the table's row count.
@@ -144,14 +191,19 @@ extension _SQLTableStore {
 
     /// Applies a schema change: checks every row against the new types, changes the physical
     /// columns, rewrites every row's derived columns and rebuilds the preset indexes.
-    func migrate(_ info: _TableInfo, _ changes: [SchemaChange], _ session: Session) async throws -> TableSchema {
+    func migrate(
+        _ info: _TableInfo, _ changes: [SchemaChange], _ session: Session, databaseIndex: Collation?? = nil
+    ) async throws -> TableSchema {
         let dialect = Self.dialect
-        let migration = try _PhysicalMigration(info, changes, dialect: dialect)
+        let migration = try _PhysicalMigration(info, changes, dialect: dialect, databaseIndex: databaseIndex ?? info.databaseIndex)
         let padding = Array(repeating: "", count: migration.added.count)
         let rows = try await Self.allCells(info, session)
         try migration.validate(rows.map { ($0.id, $0.cells + padding) })
         let table = info.physical
         for number in 0..<info.schema.presets.count { try await session.execute("DROP INDEX IF EXISTS \(table)_preset\(number)", [], long: true) }
+        for (suffix, _) in try info.schema.columnIndexes(dialect, info.databaseIndex) {
+            try await session.execute("DROP INDEX IF EXISTS \(table)_\(suffix)", [], long: true)
+        }
         var alterations = migration.droppedVariants.map { "DROP COLUMN \($0.columnName)" }
         alterations += migration.droppedTypedColumns.map { "DROP COLUMN n\($0)" }
         alterations += migration.added.map { "ADD COLUMN c\($0) \(dialect.textColumn)" }
@@ -161,7 +213,7 @@ extension _SQLTableStore {
         try await rewrite(
             table, columns: migration.new.physicalColumns, rows: rows.map { [.integer($0.id)] + migration.new.rowValues($0.cells + padding) },
             session)
-        try await Self.createPresetIndexes(migration.new, session)
+        try await Self.createIndexes(migration.new, session)
         try await Self.saveCatalog(migration.new, session)
         return migration.new.schema
     }

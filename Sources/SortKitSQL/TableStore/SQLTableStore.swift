@@ -40,7 +40,10 @@ protocol _SQLTableStore: TableStore {
     func dropping(_ info: _TableInfo, _ session: Session) async throws
     /// Creates table `schema` and writes every record of `columns` into it, in one
     /// transaction; returns its catalog entry.
-    func load(_ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema) async throws -> _TableInfo
+    /// A table served from the database (`databaseIndex`) gets its column and search indexes.
+    func load(
+        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema, databaseIndex: Collation?
+    ) async throws -> _TableInfo
     /// A page's rows (`select`) and — with `count` — the filtered count, read in one snapshot
     /// within ``queryBudget``.
     func pageRows(
@@ -76,6 +79,49 @@ extension _SQLTableStore {
         return indexes.usage(table: id)
     }
 
+    public func indexPlacement(of table: String) async throws -> IndexPlacement {
+        let id = try await read { session in try await Self.info(table, session).id }
+        return indexes.servesFromDatabase(id) ? .database : .memory
+    }
+
+    @discardableResult
+    public func placeIndexes() async throws -> [String: IndexPlacement] {
+        let names = try await read { session in try await session.select("SELECT name FROM sortkit_table ORDER BY id").map { $0[0].cell } }
+        var placements: [String: IndexPlacement] = [:]
+        let collation = indexes.limits.databaseCollation
+        for name in names {
+            guard inMemoryIndex, indexes.limits.indexBytes != nil else {
+                placements[name] = .memory
+                continue
+            }
+            // The text's size from up to 10,000 rows, scaled to the table.
+            let octets = Self.dialect == .sqlite ? "length(CAST(s AS BLOB))" : "octet_length(s)"
+            let (info, sample) = try await read { session in
+                let info = try await Self.info(name, session)
+                let sample = try await session.select(
+                    "SELECT count(*), coalesce(sum(\(octets)), 0) FROM (SELECT s FROM \(info.physical) LIMIT 10000) AS x"
+                ).first
+                return (info, sample)
+            }
+            if let placed = indexes.placement(info.id) {
+                placements[name] = placed
+                continue
+            }
+            let sampled = max(1, Int(sample?[0].integer ?? 0))
+            let textBytes = Int(sample?[1].integer ?? 0) * info.rowCount / sampled
+            let bytes = IndexPlacement.estimatedBytes(rows: info.rowCount, textBytes: textBytes, columns: info.schema.columns.count)
+            let inMemory = indexes.fits(bytes, table: info.id)
+            if !inMemory, info.databaseIndex != collation {
+                try await write { session in
+                    _ = try await migrate(Self.info(name, session, lock: .update), [], session, databaseIndex: .some(collation))
+                }
+            }
+            indexes.place(info.id, bytes: bytes, inMemory: inMemory)
+            placements[name] = inMemory ? .memory : .database
+        }
+        return placements
+    }
+
     public func createTable(_ schema: TableSchema) async throws {
         try await write { session in _ = try await create(schema, session) }
     }
@@ -85,6 +131,7 @@ extension _SQLTableStore {
             let info = try await Self.info(table, session, lock: .update)
             try await dropping(info, session)
             try await session.execute("DROP TABLE \(info.physical)", [], long: true)
+            if Self.dialect == .sqlite { try await session.execute("DROP TABLE IF EXISTS \(info.searchIndex)", [], long: true) }
             try await session.execute("DELETE FROM ordered_item WHERE list = $1", [.text(info.list)])
             try await session.execute("DELETE FROM sortkit_change WHERE table_id = $1", [.integer(info.id)])
             try await session.execute("DELETE FROM sortkit_table WHERE id = $1", [.integer(info.id)])
@@ -111,14 +158,20 @@ extension _SQLTableStore {
         guard !exists else { throw TableStoreError.tableExists(name) }
         let variants = try _TableIndex.defaultVariants(schema)
         let (folded, typed) = columns.derived(schema)
+        // Under an index budget, a table whose index doesn't fit beside those held is served
+        // from the database's own indexes, built after its rows.
+        let bytes = IndexPlacement.estimatedBytes(rows: columns.count, textBytes: folded.bytes.count, columns: schema.columns.count)
+        let inMemory = indexes.fits(bytes)
         // A child task: when the load fails, leaving this scope waits for the build, so the
         // memory it holds is freed before the import's error returns.
         async let building =
-            inMemoryIndex
+            inMemoryIndex && inMemory
             ? _TableIndex(
                 schema: schema, schemaVersion: 0, dataVersion: 0, ids: (0..<columns.count).map { Int64($0 + 1) },
                 columns: columns.columns, variants: variants, folded: folded, typedValues: typed) : nil
-        let info = try await load(columns, folded: folded, typed: typed, as: schema)
+        let info = try await load(
+            columns, folded: folded, typed: typed, as: schema, databaseIndex: inMemory ? nil : indexes.limits.databaseCollation)
+        if indexes.limits.indexBytes != nil { indexes.place(info.id, bytes: bytes, inMemory: inMemory) }
         indexes.installImported(await building, info)
         return schema
     }
@@ -262,7 +315,8 @@ extension _SQLTableStore {
                 try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, deadline: deadline)
             }
         }
-        if inMemoryIndex, case .spec(let spec) = request.order { return try await fromIndex(spec) }
+        let fromDatabase = indexes.servesFromDatabase(info.id)
+        if inMemoryIndex, !fromDatabase, case .spec(let spec) = request.order { return try await fromIndex(spec) }
         // A table stored before computed labels whose ids outrun them has never moved: its
         // manual order is id order until the first move writes it out.
         var order = request.order
@@ -270,7 +324,14 @@ extension _SQLTableStore {
         let ordering = try Self.ordering(order, info)
         // Reads never add key columns: an order whose keys aren't stored (and that SQL can't
         // compute: PostgreSQL) is served from the index whatever the setting.
-        if case .spec(let spec) = request.order, !ordering.variants.isSubset(of: info.variants) { return try await fromIndex(spec) }
+        if case .spec(let spec) = request.order, !ordering.variants.isSubset(of: info.variants) {
+            guard fromDatabase else { return try await fromIndex(spec) }
+            // Served from the database under the index budget: the in-memory index is what
+            // doesn't fit, so an order PostgreSQL can't compute is refused, naming what can.
+            throw TableStoreError.invalid(
+                "table '\(info.schema.name)' is served from the database's indexes (its in-memory index doesn't fit --index-memory), which sort each column by itself\(info.databaseIndex.map { $0 == .natural ? "" : " (\($0.rawValue))" } ?? "") and several columns together; '\(spec)' needs an order it doesn't keep"
+            )
+        }
         let query = try PageQuery(request, info: info, ordering: ordering)
         let result = try await pageRows(select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count())
         let columns = info.schema.columns.count

@@ -16,9 +16,15 @@ struct _TableInfo {
     /// otherwise — an imported table — a row without an entry sits at a label computed from
     /// its id (``_ImplicitLabels``).
     var manualReady: Bool = true
+    /// The text collation of the database's own indexes on every column (both directions)
+    /// and its trigram search index, when the table has them (``IndexPlacement/database``);
+    /// `nil` when it has its presets' indexes only.
+    var databaseIndex: Collation? = nil
 
     /// The physical table: named by its catalog id, never by user text.
     var physical: String { "st_\(id)" }
+    /// The search index: SQLite's FTS5 table, PostgreSQL's GIN index.
+    var searchIndex: String { "st_\(id)_search" }
     /// The manual order's list in `ordered_item`.
     var list: String { "sortkit:st_\(id)" }
 
@@ -152,13 +158,35 @@ extension TableSchema {
         }
     }
 
-    /// The stored key columns a table needs: those its presets read, for their indexes. Other
-    /// orders are served by the store's in-memory index (or, on SQLite's SQL path, by keys
+    /// The stored key columns a table needs: those its presets read, for their indexes, and —
+    /// served from the database under `databaseIndex` — those of every column's own order.
+    /// Other orders are served by the store's in-memory index (or, on SQLite's SQL path, by keys
     /// computed in the query), so reads never add columns.
-    func requiredVariants(_ dialect: SQLDialect) throws -> Set<KeyVariant> {
+    func requiredVariants(_ dialect: SQLDialect, databaseIndex: Collation? = nil) throws -> Set<KeyVariant> {
         var variants: Set<KeyVariant> = []
-        for spec in presets.values { variants.formUnion(try SQLOrdering(.spec(spec), schema: self, dialect: dialect).variants) }
+        for spec in Array(presets.values) + columnOrders(databaseIndex) {
+            variants.formUnion(try SQLOrdering(.spec(spec), schema: self, dialect: dialect).variants)
+        }
         return variants
+    }
+
+    /// Every column's order in both directions under `collation` (none without one): the
+    /// orders a table served from the database has an index for.
+    func columnOrders(_ collation: Collation?) -> [SortSpec] {
+        guard let collation else { return [] }
+        return columns.flatMap { column in
+            [SortDirection.ascending, .descending].map { SortSpec([SortSpec.Key(column.name, $0)]).withDefaultCollation(collation) }
+        }
+    }
+
+    /// The database indexes of a table served from the database, by name suffix: per column
+    /// `c<i>a` and `c<i>d`, the index columns of its order each way.
+    func columnIndexes(_ dialect: SQLDialect, _ collation: Collation?) throws -> [(suffix: String, columns: String)] {
+        try columnOrders(collation).enumerated().map { number, spec in
+            let columns = try SQLOrdering(.spec(spec), schema: self, dialect: dialect).indexColumns.render(dialect)
+            precondition(columns.arguments.isEmpty, "order expressions are literal")
+            return ("c\(number / 2)" + (number % 2 == 0 ? "a" : "d"), columns.sql)
+        }
     }
 
     /// The presets' index column lists, by index number (presets sorted by name).

@@ -20,6 +20,20 @@ public protocol TableStore: Sendable {
     /// What `table`'s in-memory index holds now (rows, rankings and their bytes against their
     /// budget); `nil` when no index of it is loaded (or the store keeps none).
     func indexUsage(of table: String) async throws -> IndexUsage?
+    /// Where `table`'s sorted pages are answered from: the store's in-memory index, or — under
+    /// an index budget (``IndexLimits/indexBytes``) that its index doesn't fit — the database's
+    /// own indexes.
+    func indexPlacement(of table: String) async throws -> IndexPlacement
+    /// Places every stored table under the index budget, in the order they were made: a table
+    /// whose estimated index fits beside those before it is held in memory, others are served
+    /// from the database, which first gets their column and search indexes if they lack them
+    /// (a schema change of each such table, once). Without a budget every table is in memory.
+    /// Imports place themselves as they arrive. Returns each table's placement, by name.
+    ///
+    ///     let store = try SQLiteTableStore(path: "db.sqlite", indexLimits: IndexLimits(indexBytes: 64 << 20))
+    ///     try await store.placeIndexes()   // ["books": .database, "authors": .memory]
+    @discardableResult
+    func placeIndexes() async throws -> [String: IndexPlacement]
     /// Creates an empty table.
     func createTable(_ schema: TableSchema) async throws
     /// Creates table `name` from CSV (header first, types inferred), all rows or none.
@@ -169,6 +183,14 @@ public enum MoveDestination: Sendable, Hashable {
 }
 
 extension TableStore {
+    /// A store without an index budget holds every table in memory (or in none).
+    public func indexPlacement(of table: String) async throws -> IndexPlacement { .memory }
+
+    @discardableResult
+    public func placeIndexes() async throws -> [String: IndexPlacement] {
+        Dictionary(try await tables().map { ($0.name, .memory) }, uniquingKeysWith: { first, _ in first })
+    }
+
     /// The schema alone: a store that keeps nothing else reads the catalog again for each
     /// page and row.
     public func table(_ name: String) async throws -> StoredTable {

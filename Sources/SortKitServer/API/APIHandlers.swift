@@ -16,8 +16,8 @@ struct APIHandlers: Sendable {
     }
 
     /// `GET /api/tables`: each table's columns, sort settings, presets, row count (from the
-    /// catalog) and what its in-memory index holds against its budget (`null` while none is
-    /// loaded).
+    /// catalog), where its pages are served from (`memory` or `database`) and what its
+    /// in-memory index holds against its budget (`null` while none is loaded).
     func tables() async throws -> Reply {
         var tables: [JSON] = []
         for entry in try await store.catalog() {
@@ -28,6 +28,7 @@ struct APIHandlers: Sendable {
                 .object([
                     ("name", .string(schema.name)),
                     ("rows", .integer(Int64(entry.rowCount))),
+                    ("served", .string(try await store.indexPlacement(of: schema.name).rawValue)),
                     (
                         "columns",
                         .array(

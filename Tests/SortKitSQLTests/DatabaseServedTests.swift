@@ -1,0 +1,139 @@
+import Foundation
+import OrderKeys
+import SortKit
+import SortKitTestSupport
+import Testing
+
+@testable import SortKitSQL
+
+/// Tables served from the database's own indexes under an index budget (`--index-memory`):
+/// the same pages as the in-memory index, row for row, with searches, column filters, cursors
+/// and writes; the budget's placement; and the indexes the queries use.
+@Suite("Tables served from the database's indexes")
+struct DatabaseServedTests {
+    /// The backends with a SQL store to compare: SQLite and PostgreSQL.
+    static let backends = [Backend.sqlite, .postgres].filter(Backend.available.contains)
+
+    /// A store at `location` with an index budget of `bytes` (1: every imported table is
+    /// served from the database).
+    static func open(_ backend: Backend, _ location: String, budget bytes: Int?) async throws -> any TableStore {
+        let limits = IndexLimits(indexBytes: bytes)
+        if backend == .postgres {
+            return try await PostgresTableStore(
+                url: try Service.postgres.value(), schema: location, queryBudget: testQueryBudget, indexLimits: limits)
+        }
+        return try SQLiteTableStore(path: location, queryBudget: testQueryBudget, indexLimits: limits)
+    }
+
+    /// Search terms: pieces of the random tables' text, folded or not, short and long, and
+    /// LIKE's own wildcards.
+    static let terms = ["a", "é", "e\u{301}", "ss", "ß", "σ", "ж", "10", "00", "aa", "abé", "x-", "%", "_", "😀", "zz", "todo", "one", "-5", "2011-0"]
+
+    @Test("Pages served from the database agree with the in-memory index (seeded)", arguments: backends)
+    func agreeWithMemory(_ backend: Backend) async throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 2041
+        var random = SplitMix64(seed: seed)
+        let database = try await Self.open(backend, try backend.newLocation(), budget: 1)
+        let memory = try await Self.open(backend, try backend.newLocation(), budget: nil)
+        var served = 0, refused = 0
+        for tableNumber in 0..<6 {
+            let csv = DifferentialTests.randomCSV(rows: Int.random(in: 0...70, using: &random), using: &random)
+            let name = "d\(tableNumber)"
+            for store in [database, memory] { try await store.importCSV(Array(csv.utf8), as: name, delimiter: UInt8(ascii: ","), presets: [:]) }
+            #expect(try await database.indexPlacement(of: name) == .database)
+            #expect(try await memory.indexPlacement(of: name) == .memory)
+            let columns = try await memory.schema(of: name).columns.map(\.name)
+            for round in 0..<24 {
+                if round == 12 {
+                    // Writes through both: the search index and key columns follow them.
+                    let ids = try await memory.page(of: name, PageRequest(limit: 1_000)).rows.map(\.id)
+                    for id in ids.shuffled(using: &random).prefix(3) {
+                        for store in [database, memory] { try await store.delete(id, from: name) }
+                    }
+                    if let id = try await memory.page(of: name, PageRequest(limit: 1_000)).rows.map(\.id).randomElement(using: &random) {
+                        for store in [database, memory] { try await store.update(id, in: name, set: ["s": "Zz todo ÉÉ", "m": "-5"]) }
+                    }
+                    for store in [database, memory] { _ = try await store.insert(["s": "abé one", "e": "todo", "i": "10"], into: name) }
+                }
+                var spec = DifferentialTests.randomSpec(columns: columns, using: &random)
+                if Bool.random(using: &random) {
+                    // The orders the database keeps indexes for: columns as they are, nulls anywhere.
+                    spec = SortSpec(
+                        spec.keys.map { key in
+                            SortSpec.Key(key.column, key.direction, key.modifiers.filter { if case .nulls = $0 { true } else { false } })
+                        })
+                }
+                let search = Int.random(in: 0..<3, using: &random) == 0 ? "" : Self.terms.randomElement(using: &random)!
+                var request = PageRequest(order: .spec(spec), search: search, limit: 1_000)
+                if Int.random(in: 0..<4, using: &random) == 0 {
+                    request.columnSearch = [columns.randomElement(using: &random)!: Self.terms.randomElement(using: &random)!]
+                }
+                let context = "\(backend): table \(tableNumber), \(spec), search '\(search)' \(request.columnSearch), seed \(seed)"
+                let expected = try await memory.page(of: name, request)
+                let got: TablePage
+                do {
+                    got = try await database.page(of: name, request)
+                } catch let error as TableStoreError where backend == .postgres {
+                    // PostgreSQL serves the orders it has key columns for; others name the problem.
+                    #expect("\(error)".contains("served from the database"), "\(context): \(error)")
+                    refused += 1
+                    continue
+                }
+                served += 1
+                #expect(got.rows.map(\.id) == expected.rows.map(\.id), "\(context) (replay with SORTKIT_SEED=\(seed))")
+                #expect(got.filtered == expected.filtered, "\(context): count")
+                #expect(got.rows.map(\.cells) == expected.rows.map(\.cells), "\(context): cells")
+                request.limit = Int.random(in: 1...9, using: &random)
+                let paged = try await DifferentialTests.keysetPages(database, name, request, most: expected.rows.count)
+                #expect(paged == expected.rows.map(\.id), "\(context): keyset paging")
+            }
+        }
+        // Most orders are each column by itself, several together, any null placement.
+        #expect(served > refused, "\(backend): served \(served), refused \(refused)")
+    }
+
+    @Test("The budget holds the tables that fit in memory and serves the rest from the database", arguments: backends)
+    func placement(_ backend: Backend) async throws {
+        let location = try backend.newLocation()
+        let small = "name,n\n" + (1...50).map { "row \($0),\($0)" }.joined(separator: "\n") + "\n"
+        let big = "title,price\n" + (1...3_000).map { "Title number \($0) çà,\($0 % 97)" }.joined(separator: "\n") + "\n"
+        let smallBytes = IndexPlacement.estimatedBytes(rows: 50, textBytes: 600, columns: 2)
+        do {
+            // Without a budget, both in memory; nothing is built in the database.
+            let store = try await Self.open(backend, location, budget: nil)
+            try await store.importCSV(Array(small.utf8), as: "small", delimiter: UInt8(ascii: ","), presets: [:])
+            try await store.importCSV(Array(big.utf8), as: "big", delimiter: UInt8(ascii: ","), presets: [:])
+            #expect(try await store.placeIndexes() == ["small": .memory, "big": .memory])
+        }
+        // A new server with a budget that holds the small table only: the big one gets its
+        // database indexes at placement, once, and is served by them.
+        let store = try await Self.open(backend, location, budget: smallBytes * 4)
+        #expect(try await store.placeIndexes() == ["small": .memory, "big": .database])
+        #expect(try await store.indexPlacement(of: "big") == .database)
+        let page = try await store.page(of: "big", PageRequest(order: .spec(try SortSpec(parsing: "-price,title")), search: "number 12", limit: 3))
+        #expect(page.rows.map { $0.cells[0] } == ["Title number 1260 çà", "Title number 2812 çà", "Title number 1259 çà"])
+        #expect(page.filtered == 188) // two terms, "number" and "12"
+        #expect(try await store.indexUsage(of: "big") == nil, "no in-memory index is loaded for a table served from the database")
+        // An import under the same budget that doesn't fit is served from the database at once.
+        try await store.importCSV(Array(big.utf8), as: "big2", delimiter: UInt8(ascii: ","), presets: [:])
+        #expect(try await store.indexPlacement(of: "big2") == .database)
+        try await store.dropTable("big2")
+        #expect(try await store.page(of: "small", PageRequest(order: .spec(try SortSpec(parsing: "-n")), limit: 1)).rows.first?.cells == ["row 50", "50"])
+        #expect(try await store.indexUsage(of: "small") != nil)
+    }
+
+    @Test("The database's indexes serve each column's order both ways and the search")
+    func plans() async throws {
+        let path = try temporaryDatabase()
+        let store = try SQLiteTableStore(path: path, queryBudget: testQueryBudget, indexLimits: IndexLimits(indexBytes: 1))
+        let csv = "title,price\n" + (1...500).map { "Book \($0),\($0)" }.joined(separator: "\n") + "\n"
+        try await store.importCSV(Array(csv.utf8), as: "books", delimiter: UInt8(ascii: ","), presets: [:])
+        for spec in ["title", "-title", "price", "-price:nulls-last"] {
+            let plan = try await store.queryPlan(of: "books", PageRequest(order: .spec(try SortSpec(parsing: spec)), limit: 10)).joined(separator: " | ")
+            #expect(plan.contains("USING INDEX st_1_c"), "\(spec): \(plan)")
+            #expect(!plan.contains("TEMP B-TREE"), "\(spec): \(plan)")
+        }
+        let plan = try await store.queryPlan(of: "books", PageRequest(search: "book 12", limit: 10)).joined(separator: " | ")
+        #expect(plan.contains("VIRTUAL TABLE INDEX"), "\(plan)")
+    }
+}
