@@ -65,6 +65,37 @@ struct IndexLimitsTests {
         #expect(total <= 5 * one, "\(total) bytes in all")
     }
 
+    @Test("Each structure of the index stays within its stated bytes per row, imported and read again, multilingual text included")
+    func structureBytes() async throws {
+        let path = try temporaryDatabase()
+        let importer = try SQLiteTableStore(path: path, queryBudget: testQueryBudget)
+        let words = ["Île", "sjö", "東京", "Ωκεανός", "Река", "e\u{301}t\u{E9}", "plain", "ß"]
+        var csv = "title,author,price,when\n"
+        for row in 0..<20_000 {
+            csv += "\(words[row % 8]) \(words[row * 7 % 8]) \(row),A. \(words[row * 3 % 8]),\(row % 977).5,2020-01-\(10 + row % 19)\n"
+        }
+        try await importer.importCSV(Array(csv.utf8), as: "m", delimiter: UInt8(ascii: ","), presets: [:])
+        let cellBytes = csv.utf8.count - csv.split(separator: "\n", maxSplits: 1)[0].utf8.count
+        for (round, spec) in ["title", "-price,title"].enumerated() {
+            // The index an import built, then one another store reads from the database.
+            let store = round == 0 ? importer : try SQLiteTableStore(path: path, queryBudget: testQueryBudget)
+            _ = try await store.page(of: "m", PageRequest(order: .spec(try SortSpec(parsing: spec)), search: round == 1 ? "sjö" : "", limit: 5))
+            let usage = try #require(try await store.indexUsage(of: "m"))
+            let rows = usage.rows, bytes = usage.structureBytes
+            let perRow = bytes.mapValues { Double($0) / Double(rows) }
+            print(
+                "index bytes per row after \(spec): \(perRow.sorted { $0.key < $1.key }.map { "\($0.key) \(String(format: "%.1f", $0.value))" }.joined(separator: ", "))"
+            )
+            // Stated: the cells' bytes and 8 per cell; the folded text at most the cells' bytes
+            // again (folding can grow ß to ss) and 8 per row; 8 per id; 1 per row for liveness;
+            // 12 per row per ranking (order, rank, groups).
+            #expect(bytes["cells"]! <= cellBytes + 8 * 4 * rows + 256, "cells \(bytes["cells"]!) for \(cellBytes) bytes of text")
+            #expect(bytes["folded"]! <= cellBytes + 8 * rows + 256, "folded \(bytes["folded"]!)")
+            #expect(bytes["ids"]! <= 8 * rows + 256 && bytes["live"]! <= rows + 256, "\(bytes)")
+            #expect(bytes["rankings"]! <= 12 * rows * max(1, usage.rankings) + 4_096, "\(usage.rankings) rankings: \(bytes["rankings"]!)")
+        }
+    }
+
     @Test("One request may ask for a few orders the table hasn't built: more is a 400 naming them")
     func newVariantsPerRequest() async throws {
         let store = try SQLiteTableStore(

@@ -25,6 +25,16 @@ package struct _ByteArena: Sendable {
         bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range(index)])) }
     }
 
+    /// The arena in storage of its own size when its arrays hold more than a sixteenth
+    /// spare (arenas grown by appends reserve up to twice what they hold): what an index keeps
+    /// for a table's life shouldn't carry the growth's slack.
+    package func compacted() -> _ByteArena {
+        func tight<Element>(_ array: [Element]) -> [Element] {
+            array.capacity > array.count + array.count / 16 + 16 ? array.withUnsafeBufferPointer { Array($0) } : array
+        }
+        return _ByteArena(bytes: tight(bytes), ends: tight(ends))
+    }
+
     /// Ends the string appended since the last `close()`.
     @inlinable
     package mutating func close() { ends.append(bytes.count) }

@@ -80,6 +80,12 @@ public struct IndexUsage: Sendable, Hashable {
     public var rankingBytes: Int
     /// The budget of ``rankingBytes`` (``IndexLimits/rankingBytesPerTable``).
     public var rankingBudget: Int
+    /// The bytes each structure of the index holds (allocated, not only used), by name:
+    /// `cells` (every cell's bytes and its end, 8 bytes), `folded` (the search text and its
+    /// end per row), `ids` (8 bytes a row), `live` (1 byte a row), `rankings`.
+    ///
+    ///     usage.structureBytes["cells"]! / usage.rows   // bytes per row of the cells
+    public var structureBytes: [String: Int] = [:]
 }
 
 /// The moment a request's work must be done by: its time budget from the moment the request

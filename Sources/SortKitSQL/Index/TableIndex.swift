@@ -35,6 +35,21 @@ struct _TableIndex: Sendable {
 
     var slotCount: Int { ids.count }
 
+    /// The bytes each structure has allocated (capacities, not counts), by
+    /// ``IndexUsage/structureBytes``' names; rows written since the base count their text and
+    /// 16 bytes a string.
+    var structureBytes: [String: Int] {
+        func arena(_ arena: _ByteArena) -> Int { arena.bytes.capacity + arena.ends.capacity * MemoryLayout<Int>.stride }
+        let written = cells.written.values.reduce(0) { sum, row in sum + row.reduce(0) { $0 + $1.utf8.count + 16 } }
+        return [
+            "cells": cells.base.reduce(0) { $0 + arena($1) } + written,
+            "folded": arena(folded.base) + folded.written.values.reduce(0) { $0 + $1.utf8.count + 16 },
+            "ids": ids.capacity * MemoryLayout<Int64>.stride,
+            "live": live.capacity,
+            "rankings": rankings.values.reduce(0) { $0 + $1.byteCount },
+        ]
+    }
+
     /// The slot of row `id`, if it has one (live or not).
     func slot(of id: Int64) -> Int? {
         var low = 0, high = ids.count
@@ -206,8 +221,8 @@ extension _TableIndex {
         self.ids = ids
         live = [Bool](repeating: true, count: ids.count)
         liveCount = ids.count
-        cells = _Cells(base: columns, baseCount: ids.count)
-        self.folded = _FoldedText(base: folded ?? Self.foldAll(columns, count: ids.count))
+        cells = _Cells(base: columns.map { $0.compacted() }, baseCount: ids.count)
+        self.folded = _FoldedText(base: (folded ?? Self.foldAll(columns, count: ids.count)).compacted())
         rankings = [:]
         let built = Self.buildRankings(Array(variants), cells: cells, live: live, schema: schema, typedValues: typedValues)
         for (variant, ranking) in zip(variants, built) { rankings[variant] = ranking }

@@ -52,8 +52,12 @@ final class _TableIndexCache: Sendable {
         return try await refreshes.run {
             if let index = self.current(table, schemaVersion: schemaVersion, dataVersion: dataVersion) { return index }
             let old = self.state.withLock { $0.indexes[table] }
-            let index = try await refresh(old?.schemaVersion == schemaVersion ? old : nil)
+            let kept = old?.schemaVersion == schemaVersion ? old : nil
+            let index = try await refresh(kept)
             self.install(index, table: table)
+            // What reading the whole table allocated on every core and freed goes back to the
+            // system (not after each small update).
+            if kept == nil { Task.detached(priority: .background) { _returnFreedMemoryToSystem() } }
             return index
         }
     }
@@ -159,7 +163,8 @@ final class _TableIndexCache: Sendable {
             state.indexes[table].map { index in
                 IndexUsage(
                     rows: index.liveCount, rankings: index.rankings.count,
-                    rankingBytes: index.rankings.values.reduce(0) { $0 + $1.byteCount }, rankingBudget: limits.rankingBytesPerTable)
+                    rankingBytes: index.rankings.values.reduce(0) { $0 + $1.byteCount }, rankingBudget: limits.rankingBytesPerTable,
+                    structureBytes: index.structureBytes)
             }
         }
     }

@@ -50,6 +50,10 @@ struct APIHandlers: Sendable {
                             .object([
                                 ("rows", .integer(Int64(usage.rows))), ("rankings", .integer(Int64(usage.rankings))),
                                 ("rankingBytes", .integer(Int64(usage.rankingBytes))), ("rankingBudget", .integer(Int64(usage.rankingBudget))),
+                                (
+                                    "bytes",
+                                    .object(usage.structureBytes.sorted { $0.key < $1.key }.map { ($0.key, .integer(Int64($0.value))) })
+                                ),
                             ])
                         } ?? .null
                     ),

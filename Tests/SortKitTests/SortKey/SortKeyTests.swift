@@ -70,7 +70,7 @@ struct SortKeyTests {
                 id: id, status: Status.allCases.randomElement(using: &random)!, flag: Bool.random(using: &random),
                 tag: UInt8.random(in: 0...7, using: &random), parity: Parity(bits: UInt8.random(in: 0...9, using: &random)))
         }
-        func check<V: Equatable & SendableMetatype>(_ path: KeyPath<Row, V> & Sendable, _ order: [V], _ name: String) {
+        func check<V: Equatable & SendableMetatype>(_ path: any KeyPath<Row, V> & Sendable, _ order: [V], _ name: String) {
             let rank = { (row: Row) in order.firstIndex(of: row[keyPath: path]) ?? order.count }
             let expected = rows.sorted { (rank($0), $0.id) < (rank($1), $1.id) }.map(\.id)
             let keys = [SortKey<Row>(path, order: order), SortKey(\.id)]
