@@ -67,6 +67,11 @@ public final class SQLiteTableStore: _SQLTableStore {
             // 64 MB of page cache per connection (SQLite's default is 2 MB): big imports and
             // sorts spill to disk far less.
             try db.execute(sql: "PRAGMA cache_size = -65536")
+            // Reads through a memory map of the file (up to SQLite's 2 GB limit): a table served
+            // from the database reads its rows in an index's order, page after random page,
+            // and a mapped page costs no copy into the cache (a 1M-row read in title order
+            // took 4.4 s instead of 10.4 s).
+            try db.execute(sql: "PRAGMA mmap_size = 2147483648")
             // No checkpoint inside a commit: `checkpointer` runs them on its own connection. It
             // goes by the log file's size, so the file is cut back to its threshold when SQLite
             // starts the log over (else, after one big import, it would stay over it for good).
