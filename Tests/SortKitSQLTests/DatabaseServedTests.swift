@@ -37,7 +37,8 @@ struct DatabaseServedTests {
         let memory = try await Self.open(backend, try backend.newLocation(), budget: nil)
         var served = 0, refused = 0
         for tableNumber in 0..<6 {
-            let csv = DifferentialTests.randomCSV(rows: Int.random(in: 0...70, using: &random), using: &random)
+            // At least a row: an empty table's index takes nothing, so it is held in memory.
+            let csv = DifferentialTests.randomCSV(rows: Int.random(in: 1...70, using: &random), using: &random)
             let name = "d\(tableNumber)"
             for store in [database, memory] { try await store.importCSV(Array(csv.utf8), as: name, delimiter: UInt8(ascii: ","), presets: [:]) }
             #expect(try await database.indexPlacement(of: name) == .database)
@@ -122,13 +123,43 @@ struct DatabaseServedTests {
         #expect(try await store.indexUsage(of: "small") != nil)
     }
 
+    @Test("A database-served table: cells too long for a B-tree entry, schema changes, a drop and the same name again", arguments: backends)
+    func oddTables(_ backend: Backend) async throws {
+        var random = SplitMix64(seed: 77)
+        // 4,000 letters that don't compress: past PostgreSQL's 2,704-byte B-tree entry.
+        let long = String((0..<4_000).map { _ in Character(UnicodeScalar(UInt8.random(in: 97...122, using: &random))) })
+        let csv = "note,n\nb \(long),2\n\"a, \(long.prefix(9))\",10\n,1\nÉ,\n"
+        let store = try await Self.open(backend, try backend.newLocation(), budget: 1)
+        for round in 0..<2 {
+            try await store.importCSV(Array(csv.utf8), as: "odd", delimiter: UInt8(ascii: ","), presets: [:])
+            #expect(try await store.indexPlacement(of: "odd") == .database)
+            func notes(_ spec: String, _ search: String = "") async throws -> [String] {
+                try await store.page(of: "odd", PageRequest(order: .spec(try SortSpec(parsing: spec)), search: search, limit: 10)).rows.map {
+                    String($0.cells[0].prefix(3))
+                }
+            }
+            #expect(try await notes("note") == ["a, ", "b \(long.prefix(1))", "É", ""], "round \(round)")
+            #expect(try await notes("-n") == ["a, ", "b \(long.prefix(1))", "", "É"])
+            #expect(try await notes("n", String(long.dropFirst(100).prefix(20))) == ["b \(long.prefix(1))"])
+            // A longer cell written later, and schema changes: the indexes follow.
+            try await store.update(4, in: "odd", set: ["note": "c " + long])
+            try await store.alter("odd", [.addColumn("extra", .integer), .changeType("n", to: .float), .renameColumn("note", to: "text")])
+            try await store.update(3, in: "odd", set: ["extra": "5", "n": "0.5"])
+            let page = try await store.page(of: "odd", PageRequest(order: .spec(try SortSpec(parsing: "-extra,n")), search: String(long.prefix(30)), limit: 5))
+            #expect(page.rows.map(\.id) == [1, 4] && page.filtered == 2, "round \(round)")
+            #expect(try await store.page(of: "odd", PageRequest(order: .spec(try SortSpec(parsing: "n")), limit: 5)).rows.map(\.id) == [3, 1, 2, 4])
+            #expect(try await store.page(of: "odd", PageRequest(order: .spec(try SortSpec(parsing: "-text")), limit: 5)).rows.map(\.id) == [4, 1, 2, 3])
+            try await store.dropTable("odd")
+        }
+    }
+
     @Test("The database's indexes serve each column's order both ways and the search")
     func plans() async throws {
         let path = try temporaryDatabase()
         let store = try SQLiteTableStore(path: path, queryBudget: testQueryBudget, indexLimits: IndexLimits(indexBytes: 1))
         let csv = "title,price\n" + (1...500).map { "Book \($0),\($0)" }.joined(separator: "\n") + "\n"
         try await store.importCSV(Array(csv.utf8), as: "books", delimiter: UInt8(ascii: ","), presets: [:])
-        for spec in ["title", "-title", "price", "-price:nulls-last"] {
+        for spec in ["title", "-title", "price", "-price"] {
             let plan = try await store.queryPlan(of: "books", PageRequest(order: .spec(try SortSpec(parsing: spec)), limit: 10)).joined(separator: " | ")
             #expect(plan.contains("USING INDEX st_1_c"), "\(spec): \(plan)")
             #expect(!plan.contains("TEMP B-TREE"), "\(spec): \(plan)")

@@ -32,6 +32,8 @@ final class _TableIndexCache: Sendable {
         /// Per table placed under ``IndexLimits/indexBytes``, its index's estimated bytes
         /// (held in memory) or `nil` (served from the database).
         var placed: [Int64: Int?] = [:]
+        /// Bytes claimed by imports running, not placed yet.
+        var claimed = 0
     }
 
     private let state = Mutex(State())
@@ -56,8 +58,8 @@ final class _TableIndexCache: Sendable {
             let index = try await refresh(kept)
             self.install(index, table: table)
             // What reading the whole table allocated on every core and freed goes back to the
-            // system (not after each small update).
-            if kept == nil { Task.detached(priority: .background) { _returnFreedMemoryToSystem() } }
+            // system (not after each small update; at the default priority, as below).
+            if kept == nil { Task.detached { _returnFreedMemoryToSystem() } }
             return index
         }
     }
@@ -211,13 +213,36 @@ final class _TableIndexCache: Sendable {
     /// tables placed in memory other than `table` (always, without a budget).
     func fits(_ bytes: Int, table: Int64? = nil) -> Bool {
         guard let budget = limits.indexBytes else { return true }
-        let held = state.withLock { state in state.placed.reduce(0) { $0 + ($1.key == table ? 0 : $1.value ?? 0) } }
-        return held + bytes <= budget
+        return state.withLock { state in Self.held(state, besides: table) + bytes <= budget }
     }
 
-    /// Records where `table` is served from: in memory, counting `bytes`, or from the database.
-    func place(_ table: Int64, bytes: Int, inMemory: Bool) {
+    private static func held(_ state: State, besides table: Int64?) -> Int {
+        state.claimed + state.placed.reduce(0) { $0 + ($1.key == table ? 0 : $1.value ?? 0) }
+    }
+
+    /// For an import: whether an index of `bytes` fits, and if so the bytes are counted at
+    /// once (so two imports at the same time can't both take the room one has) until
+    /// ``place(_:bytes:inMemory:claimed:)`` or ``release(_:)``.
+    func claim(_ bytes: Int) -> Bool {
+        guard let budget = limits.indexBytes else { return true }
+        return state.withLock { state in
+            guard Self.held(state, besides: nil) + bytes <= budget else { return false }
+            state.claimed += bytes
+            return true
+        }
+    }
+
+    /// Gives back an import's claim that won't be placed (the import failed).
+    func release(_ bytes: Int) {
+        guard limits.indexBytes != nil else { return }
+        state.withLock { $0.claimed -= bytes }
+    }
+
+    /// Records where `table` is served from: in memory, counting `bytes`, or from the database;
+    /// `claimed` bytes of an import's claim are given back.
+    func place(_ table: Int64, bytes: Int, inMemory: Bool, claimed: Int = 0) {
         state.withLock { state in
+            state.claimed -= claimed
             state.placed[table] = inMemory ? bytes : Int?.none
             if !inMemory { state.indexes[table] = nil }
         }
@@ -229,10 +254,13 @@ final class _TableIndexCache: Sendable {
     }
 
     /// Whether `table` was placed in the database (by an import or the store's
-    /// `placeIndexes()` under a budget).
-    func servesFromDatabase(_ table: Int64) -> Bool {
+    /// `placeIndexes()` under a budget), or, not placed yet, has the database's indexes.
+    func servesFromDatabase(_ table: Int64, indexed: Bool) -> Bool {
         guard limits.indexBytes != nil else { return false }
-        return state.withLock { state in state.placed[table].map { $0 == nil } ?? false }
+        // A table with the database's indexes that isn't placed yet (an import committed a
+        // moment ago, placed right after) is served from them: loading it would take the
+        // memory it was put there to spare.
+        return state.withLock { state in state.placed[table].map { $0 == nil } ?? indexed }
     }
 
     /// Runs `body`, a page from `index`, directly, or — when `request` searches, which may

@@ -69,7 +69,17 @@ extension _SQLTableStore {
         // PostgreSQL builds a GIN index in memory up to this bound (64 MB by default) and
         // spills beyond it; for this transaction only.
         if dialect == .postgresql { try await session.execute("SET LOCAL maintenance_work_mem = '512MB'") }
-        for (suffix, columns) in try info.schema.columnIndexes(dialect, info.databaseIndex) where !presets.contains(columns) {
+        // A PostgreSQL B-tree entry holds at most 2,704 bytes: a column with a longer key is
+        // sorted without an index (its key column is there all the same).
+        var unindexed: Set<Int> = []
+        if dialect == .postgresql {
+            for variant in info.variants {
+                let longest = try await session.integer("SELECT coalesce(max(octet_length(\(variant.columnName))), 0) FROM \(table)") ?? 0
+                if longest > 2_000 { unindexed.insert(variant.column) }
+            }
+        }
+        for (column, suffix, columns) in try info.schema.columnIndexes(dialect, info.databaseIndex)
+        where !presets.contains(columns) && !unindexed.contains(column) {
             try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_\(suffix) ON \(table) (\(columns))", [], long: true)
         }
         try await createSearchIndex(info, session)
@@ -98,18 +108,20 @@ extension _SQLTableStore {
         case .postgresql:
             // The extension goes in `public` (a store's own schema may be dropped with its
             // tables); its operator class is named with the schema it is in.
-            let extensionSchema: String
-            do {
-                try await session.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
-                let found = try await session.select("SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'")
-                extensionSchema = found.first?.first?.cell ?? "public"
-            } catch {
-                throw TableStoreError.invalid(
-                    "serving '\(info.schema.name)' from the database needs PostgreSQL's pg_trgm extension for its search index, and it couldn't be created (\(error)); create it as a superuser (CREATE EXTENSION pg_trgm) or raise --index-memory"
-                )
+            let find = "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'"
+            var extensionSchema = try await session.select(find).first?.first?.cell
+            if extensionSchema == nil {
+                do {
+                    try await session.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
+                } catch {
+                    throw TableStoreError.invalid(
+                        "serving '\(info.schema.name)' from the database needs PostgreSQL's pg_trgm extension for its search index, and this role can't create it; create it once as a superuser (CREATE EXTENSION pg_trgm SCHEMA public) or raise --index-memory"
+                    )
+                }
+                extensionSchema = try await session.select(find).first?.first?.cell ?? "public"
             }
             try await session.execute(
-                "CREATE INDEX IF NOT EXISTS \(search) ON \(table) USING gin (s \(extensionSchema).gin_trgm_ops)", [], long: true)
+                "CREATE INDEX IF NOT EXISTS \(search) ON \(table) USING gin (s \(extensionSchema ?? "public").gin_trgm_ops)", [], long: true)
         }
     }
 
@@ -207,7 +219,7 @@ extension _SQLTableStore {
         try migration.validate(rows.map { ($0.id, $0.cells + padding) })
         let table = info.physical
         for number in 0..<info.schema.presets.count { try await session.execute("DROP INDEX IF EXISTS \(table)_preset\(number)", [], long: true) }
-        for (suffix, _) in try info.schema.columnIndexes(dialect, info.databaseIndex) {
+        for (_, suffix, _) in try info.schema.columnIndexes(dialect, info.databaseIndex) {
             try await session.execute("DROP INDEX IF EXISTS \(table)_\(suffix)", [], long: true)
         }
         var alterations = migration.droppedVariants.map { "DROP COLUMN \($0.columnName)" }

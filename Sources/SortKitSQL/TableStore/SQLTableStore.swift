@@ -80,8 +80,8 @@ extension _SQLTableStore {
     }
 
     public func indexPlacement(of table: String) async throws -> IndexPlacement {
-        let id = try await read { session in try await Self.info(table, session).id }
-        return indexes.servesFromDatabase(id) ? .database : .memory
+        let info = try await read { session in try await Self.info(table, session) }
+        return indexes.servesFromDatabase(info.id, indexed: info.databaseIndex != nil) ? .database : .memory
     }
 
     @discardableResult
@@ -151,7 +151,7 @@ extension _SQLTableStore {
         // The columns, folded text and typed values are freed when the import returns; the
         // malloc arenas of the cores that made them give the memory back (about 300 MB after
         // a 1M-row import, which the resident size would otherwise keep).
-        defer { Task.detached(priority: .background) { _returnFreedMemoryToSystem() } }
+        defer { Task.detached { _returnFreedMemoryToSystem() } }
         return try await importColumns(csv, as: name, delimiter: delimiter, presets: presets)
     }
 
@@ -169,7 +169,7 @@ extension _SQLTableStore {
         // Under an index budget, a table whose index doesn't fit beside those held is served
         // from the database's own indexes, built after its rows.
         let bytes = IndexPlacement.estimatedBytes(rows: columns.count, textBytes: folded.bytes.count, columns: schema.columns.count)
-        let inMemory = indexes.fits(bytes)
+        let inMemory = indexes.claim(bytes)
         // A child task: when the load fails, leaving this scope waits for the build, so the
         // memory it holds is freed before the import's error returns.
         async let building =
@@ -177,9 +177,15 @@ extension _SQLTableStore {
             ? _TableIndex(
                 schema: schema, schemaVersion: 0, dataVersion: 0, ids: (0..<columns.count).map { Int64($0 + 1) },
                 columns: columns.columns, variants: variants, folded: folded, typedValues: typed) : nil
-        let info = try await load(
-            columns, folded: folded, typed: typed, as: schema, databaseIndex: inMemory ? nil : indexes.limits.databaseCollation)
-        if indexes.limits.indexBytes != nil { indexes.place(info.id, bytes: bytes, inMemory: inMemory) }
+        let info: _TableInfo
+        do {
+            info = try await load(
+                columns, folded: folded, typed: typed, as: schema, databaseIndex: inMemory ? nil : indexes.limits.databaseCollation)
+        } catch {
+            if inMemory { indexes.release(bytes) }
+            throw error
+        }
+        if indexes.limits.indexBytes != nil { indexes.place(info.id, bytes: bytes, inMemory: inMemory, claimed: inMemory ? bytes : 0) }
         indexes.installImported(await building, info)
         return schema
     }
@@ -323,7 +329,7 @@ extension _SQLTableStore {
                 try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, deadline: deadline)
             }
         }
-        let fromDatabase = indexes.servesFromDatabase(info.id)
+        let fromDatabase = indexes.servesFromDatabase(info.id, indexed: info.databaseIndex != nil)
         if inMemoryIndex, !fromDatabase, case .spec(let spec) = request.order { return try await fromIndex(spec) }
         // A table stored before computed labels whose ids outrun them has never moved: its
         // manual order is id order until the first move writes it out.

@@ -181,11 +181,11 @@ extension TableSchema {
 
     /// The database indexes of a table served from the database, by name suffix: per column
     /// `c<i>a` and `c<i>d`, the index columns of its order each way.
-    func columnIndexes(_ dialect: SQLDialect, _ collation: Collation?) throws -> [(suffix: String, columns: String)] {
+    func columnIndexes(_ dialect: SQLDialect, _ collation: Collation?) throws -> [(column: Int, suffix: String, columns: String)] {
         try columnOrders(collation).enumerated().map { number, spec in
             let columns = try SQLOrdering(.spec(spec), schema: self, dialect: dialect).indexColumns.render(dialect)
             precondition(columns.arguments.isEmpty, "order expressions are literal")
-            return ("c\(number / 2)" + (number % 2 == 0 ? "a" : "d"), columns.sql)
+            return (number / 2, "c\(number / 2)" + (number % 2 == 0 ? "a" : "d"), columns.sql)
         }
     }
 
