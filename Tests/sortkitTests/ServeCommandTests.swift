@@ -103,6 +103,31 @@ struct ServeCommandTests {
         }
     }
 
+    @Test("--index-memory: a table that doesn't fit is served from the database's indexes and says so; bad sizes are refused naming the flag")
+    func indexMemory() async throws {
+        let folder = CommandRunner.processFolder.appendingPathComponent("index-memory-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for size in ["abc", "0", "-5", "12X", "99999999999T", "", "６４M"] {
+            let result = try await CommandRunner.run(["serve", "--index-memory", size, "--db", "bad.sqlite", "--port", "1"], in: folder)
+            #expect(result.status != 0 && result.stderr.contains("--index-memory"), "'\(size)': \(result.stderr)")
+        }
+        try Data("name,n\nÉmile,2\nAda,10\nzoë,1\n".utf8).write(to: folder.appendingPathComponent("people.csv"))
+        // One byte: the demo library and the import are both served from the database.
+        let server = try Server(["people.csv", "--db", "people.sqlite", "--index-memory", "1"], in: folder)
+        defer { server.stop() }
+        try await server.waitUntilServing("/api/tables/people/rows?sort=-n")
+        let (body, status) = try await server.get("/api/tables/people/rows?sort=-n&q=e")
+        #expect(status == 200 && body.contains("\"filtered\":2") && body.range(of: "Émile")!.lowerBound < body.range(of: "zoë")!.lowerBound, "\(body)")
+        // A term of three letters goes through the trigram index, folded.
+        let (folded, _) = try await server.get("/api/tables/people/rows?q=ZOE")
+        #expect(folded.contains("\"filtered\":1") && folded.contains("zoë"), "\(folded)")
+        let (tables, _) = try await server.get("/api/tables")
+        #expect(tables.contains("\"served\":\"database\"") && !tables.contains("\"served\":\"memory\""), "\(tables)")
+        let log = try String(contentsOf: server.log, encoding: .utf8)
+        #expect(log.contains("--index-memory 1: serving 'books' from the database's indexes"), "\(log)")
+        #expect(log.contains("imported people.csv as table 'people'") && log.contains("; served from the database's indexes)"), "\(log)")
+    }
+
     @Test("serve FILE.csv imports it and says how many rows at what rate; an empty, missing or directory FILE stops the start naming it")
     func importedFiles() async throws {
         let folder = CommandRunner.processFolder.appendingPathComponent("import-\(UUID().uuidString)")
