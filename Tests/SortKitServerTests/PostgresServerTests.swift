@@ -35,7 +35,8 @@ struct PostgresServerTests {
                 try await client.execute(uri: uri, method: .get) { ($0.status, $0.text) }
             }
             #expect(reply.0 == expected.0, "\(uri)")
-            // Cursors are signed with each database's own secret; compare replies without them.
+            // Cursors are signed with each database's own secret; compare replies without them
+            // (and without the index's allocated bytes).
             #expect(Self.withoutCursor(reply.1) == Self.withoutCursor(expected.1), "\(uri)")
         }
         try await application(postgres).test(.router) { client in
@@ -76,5 +77,8 @@ struct PostgresServerTests {
     static func withoutCursor(_ text: String) -> String {
         text.replacingOccurrences(of: #""next":"[^"]*""#, with: #""next":"…""#, options: .regularExpression)
             .replacingOccurrences(of: #"after=[^"&]*"#, with: "after=…", options: .regularExpression)
+            // What the index's arrays have allocated depends on how they grew (the rows read
+            // from one database or the other), not on what they hold.
+            .replacingOccurrences(of: #""bytes":\{[^}]*\}"#, with: #""bytes":{…}"#, options: .regularExpression)
     }
 }
