@@ -209,24 +209,14 @@ final class _TableIndexCache: Sendable {
 
     // MARK: Placement under the index budget
 
-    /// Whether an index of `bytes` fits ``IndexLimits/indexBytes`` beside the indexes of the
-    /// tables placed in memory other than `table` (always, without a budget).
-    func fits(_ bytes: Int, table: Int64? = nil) -> Bool {
-        guard let budget = limits.indexBytes else { return true }
-        return state.withLock { state in Self.held(state, besides: table) + bytes <= budget }
-    }
-
-    private static func held(_ state: State, besides table: Int64?) -> Int {
-        state.claimed + state.placed.reduce(0) { $0 + ($1.key == table ? 0 : $1.value ?? 0) }
-    }
-
-    /// For an import: whether an index of `bytes` fits, and if so the bytes are counted at
-    /// once (so two imports at the same time can't both take the room one has) until
-    /// ``place(_:bytes:inMemory:claimed:)`` or ``release(_:)``.
+    /// Whether an index of `bytes` fits ``IndexLimits/indexBytes`` beside those held and
+    /// claimed (always, without a budget); if so the bytes are counted at once (two imports
+    /// at the same time can't both take the room one has) until ``place(_:bytes:inMemory:)``
+    /// or ``release(_:)``.
     func claim(_ bytes: Int) -> Bool {
         guard let budget = limits.indexBytes else { return true }
         return state.withLock { state in
-            guard Self.held(state, besides: nil) + bytes <= budget else { return false }
+            guard state.claimed + state.placed.values.reduce(0, { $0 + ($1 ?? 0) }) + bytes <= budget else { return false }
             state.claimed += bytes
             return true
         }
@@ -238,11 +228,12 @@ final class _TableIndexCache: Sendable {
         state.withLock { $0.claimed -= bytes }
     }
 
-    /// Records where `table` is served from: in memory, counting `bytes`, or from the database;
-    /// `claimed` bytes of an import's claim are given back.
-    func place(_ table: Int64, bytes: Int, inMemory: Bool, claimed: Int = 0) {
+    /// Records where `table` is served from under a budget: in memory, its claim of `bytes`
+    /// now held by it, or from the database.
+    func place(_ table: Int64, bytes: Int, inMemory: Bool) {
+        guard limits.indexBytes != nil else { return }
         state.withLock { state in
-            state.claimed -= claimed
+            if inMemory { state.claimed -= bytes }
             state.placed[table] = inMemory ? bytes : Int?.none
             if !inMemory { state.indexes[table] = nil }
         }
@@ -255,12 +246,12 @@ final class _TableIndexCache: Sendable {
 
     /// Whether `table` was placed in the database (by an import or the store's
     /// `placeIndexes()` under a budget), or, not placed yet, has the database's indexes.
-    func servesFromDatabase(_ table: Int64, indexed: Bool) -> Bool {
+    func servesFromDatabase(_ info: _TableInfo) -> Bool {
         guard limits.indexBytes != nil else { return false }
         // A table with the database's indexes that isn't placed yet (an import committed a
         // moment ago, placed right after) is served from them: loading it would take the
         // memory it was put there to spare.
-        return state.withLock { state in state.placed[table].map { $0 == nil } ?? indexed }
+        return state.withLock { state in state.placed[info.id].map { $0 == nil } ?? (info.databaseIndex != nil) }
     }
 
     /// Runs `body`, a page from `index`, directly, or — when `request` searches, which may

@@ -105,7 +105,8 @@ struct PageQuery {
         guard info.databaseIndex != nil else { return nil }
         switch ordering.dialect {
         case .sqlite:
-            guard term.unicodeScalars.count >= 3, !term.contains("%"), !term.contains("_") else { return nil }
+            // By scalars: a combining mark after `%` makes a Character that isn't "%".
+            guard term.unicodeScalars.count >= 3, !term.unicodeScalars.contains(where: { $0 == "%" || $0 == "_" }) else { return nil }
             var fragment = SQLFragment("t.id IN (SELECT rowid FROM \(info.searchIndex) WHERE s LIKE ")
             fragment.bind(.text("%" + term + "%"))
             fragment.append(")")

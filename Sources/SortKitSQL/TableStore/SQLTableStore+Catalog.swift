@@ -72,11 +72,12 @@ extension _SQLTableStore {
         // A PostgreSQL B-tree entry holds at most 2,704 bytes: a column with a longer key is
         // sorted without an index (its key column is there all the same).
         var unindexed: Set<Int> = []
-        if dialect == .postgresql {
-            for variant in info.variants {
-                let longest = try await session.integer("SELECT coalesce(max(octet_length(\(variant.columnName))), 0) FROM \(table)") ?? 0
-                if longest > 2_000 { unindexed.insert(variant.column) }
-            }
+        let variants = info.variants.sorted()
+        if dialect == .postgresql, !variants.isEmpty {
+            // One scan of the table for every key column's longest key.
+            let longest = variants.map { "coalesce(max(octet_length(\($0.columnName))), 0)" }.joined(separator: ", ")
+            let row = try await session.select("SELECT \(longest) FROM \(table)").first ?? []
+            for (variant, length) in zip(variants, row) where (length.integer ?? 0) > 2_000 { unindexed.insert(variant.column) }
         }
         for (column, suffix, columns) in try info.schema.columnIndexes(dialect, info.databaseIndex)
         where !presets.contains(columns) && !unindexed.contains(column) {
@@ -109,8 +110,8 @@ extension _SQLTableStore {
             // The extension goes in `public` (a store's own schema may be dropped with its
             // tables); its operator class is named with the schema it is in.
             let find = "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'"
-            var extensionSchema = try await session.select(find).first?.first?.cell
-            if extensionSchema == nil {
+            var extensionSchema = try await session.select(find).first?.first?.cell ?? ""
+            if extensionSchema.isEmpty {
                 do {
                     try await session.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
                 } catch {
@@ -121,7 +122,7 @@ extension _SQLTableStore {
                 extensionSchema = try await session.select(find).first?.first?.cell ?? "public"
             }
             try await session.execute(
-                "CREATE INDEX IF NOT EXISTS \(search) ON \(table) USING gin (s \(extensionSchema ?? "public").gin_trgm_ops)", [], long: true)
+                "CREATE INDEX IF NOT EXISTS \(search) ON \(table) USING gin (s \(extensionSchema).gin_trgm_ops)", [], long: true)
         }
     }
 

@@ -81,36 +81,30 @@ extension _SQLTableStore {
 
     public func indexPlacement(of table: String) async throws -> IndexPlacement {
         let info = try await read { session in try await Self.info(table, session) }
-        return indexes.servesFromDatabase(info.id, indexed: info.databaseIndex != nil) ? .database : .memory
+        return indexes.servesFromDatabase(info) ? .database : .memory
     }
 
     @discardableResult
     public func placeIndexes() async throws -> [String: IndexPlacement] {
         let names = try await read { session in try await session.select("SELECT name FROM sortkit_table ORDER BY id").map { $0[0].cell } }
+        guard inMemoryIndex, indexes.limits.indexBytes != nil else { return Dictionary(uniqueKeysWithValues: names.map { ($0, .memory) }) }
         var placements: [String: IndexPlacement] = [:]
         let collation = indexes.limits.databaseCollation
+        let octets = Self.dialect == .sqlite ? "length(CAST(s AS BLOB))" : "octet_length(s)"
         for name in names {
-            guard inMemoryIndex, indexes.limits.indexBytes != nil else {
-                placements[name] = .memory
-                continue
-            }
-            // The text's size from up to 10,000 rows, scaled to the table.
-            let octets = Self.dialect == .sqlite ? "length(CAST(s AS BLOB))" : "octet_length(s)"
-            let (info, sample) = try await read { session in
-                let info = try await Self.info(name, session)
-                let sample = try await session.select(
-                    "SELECT count(*), coalesce(sum(\(octets)), 0) FROM (SELECT s FROM \(info.physical) LIMIT 10000) AS x"
-                ).first
-                return (info, sample)
-            }
+            let info = try await read { session in try await Self.info(name, session) }
             if let placed = indexes.placement(info.id) {
                 placements[name] = placed
                 continue
             }
+            // The text's size from up to 10,000 rows, scaled to the table.
+            let sample = try await read { session in
+                try await session.select("SELECT count(*), coalesce(sum(\(octets)), 0) FROM (SELECT s FROM \(info.physical) LIMIT 10000) AS x").first
+            }
             let sampled = max(1, Int(sample?[0].integer ?? 0))
             let textBytes = Int(sample?[1].integer ?? 0) * info.rowCount / sampled
             let bytes = IndexPlacement.estimatedBytes(rows: info.rowCount, textBytes: textBytes, columns: info.schema.columns.count)
-            let inMemory = indexes.fits(bytes, table: info.id)
+            let inMemory = indexes.claim(bytes)
             if !inMemory, info.databaseIndex != collation {
                 try await write { session in
                     _ = try await migrate(Self.info(name, session, lock: .update), [], session, databaseIndex: .some(collation))
@@ -185,7 +179,7 @@ extension _SQLTableStore {
             if inMemory { indexes.release(bytes) }
             throw error
         }
-        if indexes.limits.indexBytes != nil { indexes.place(info.id, bytes: bytes, inMemory: inMemory, claimed: inMemory ? bytes : 0) }
+        indexes.place(info.id, bytes: bytes, inMemory: inMemory)
         indexes.installImported(await building, info)
         return schema
     }
@@ -329,7 +323,7 @@ extension _SQLTableStore {
                 try index.tablePage(request, spec: spec, cursor: cursor, secret: secret, cache: indexes, table: info.id, deadline: deadline)
             }
         }
-        let fromDatabase = indexes.servesFromDatabase(info.id, indexed: info.databaseIndex != nil)
+        let fromDatabase = indexes.servesFromDatabase(info)
         if inMemoryIndex, !fromDatabase, case .spec(let spec) = request.order { return try await fromIndex(spec) }
         // A table stored before computed labels whose ids outrun them has never moved: its
         // manual order is id order until the first move writes it out.

@@ -183,19 +183,20 @@ extension TableSchema {
     /// `c<i>a` and `c<i>d`, the index columns of its order each way.
     func columnIndexes(_ dialect: SQLDialect, _ collation: Collation?) throws -> [(column: Int, suffix: String, columns: String)] {
         try columnOrders(collation).enumerated().map { number, spec in
-            let columns = try SQLOrdering(.spec(spec), schema: self, dialect: dialect).indexColumns.render(dialect)
-            precondition(columns.arguments.isEmpty, "order expressions are literal")
-            return (number / 2, "c\(number / 2)" + (number % 2 == 0 ? "a" : "d"), columns.sql)
+            (number / 2, "c\(number / 2)" + (number % 2 == 0 ? "a" : "d"), try indexColumns(spec, dialect))
         }
+    }
+
+    /// The index column list that serves `spec`'s order.
+    private func indexColumns(_ spec: SortSpec, _ dialect: SQLDialect) throws -> String {
+        let columns = try SQLOrdering(.spec(spec), schema: self, dialect: dialect).indexColumns.render(dialect)
+        precondition(columns.arguments.isEmpty, "order expressions are literal")
+        return columns.sql
     }
 
     /// The presets' index column lists, by index number (presets sorted by name).
     func presetIndexes(_ dialect: SQLDialect) throws -> [String] {
-        try presets.keys.sorted().map { name in
-            let columns = try SQLOrdering(.spec(presets[name]!), schema: self, dialect: dialect).indexColumns.render(dialect)
-            precondition(columns.arguments.isEmpty, "order expressions are literal")
-            return columns.sql
-        }
+        try presets.keys.sorted().map { try indexColumns(presets[$0]!, dialect) }
     }
 }
 
