@@ -27,7 +27,9 @@ struct DatabaseServedTests {
 
     /// Search terms: pieces of the random tables' text, folded or not, short and long, and
     /// LIKE's own wildcards.
-    static let terms = ["a", "é", "e\u{301}", "ss", "ß", "σ", "ж", "10", "00", "aa", "abé", "x-", "%", "_", "😀", "zz", "todo", "one", "-5", "2011-0"]
+    static let terms = [
+        "a", "é", "e\u{301}", "ss", "ß", "σ", "ж", "10", "00", "aa", "abé", "x-", "%", "_", "😀", "zz", "todo", "one", "-5", "2011-0", "a%\u{301}b", "é_\u{301}",
+    ]
 
     @Test("Pages served from the database agree with the in-memory index (seeded)", arguments: backends)
     func agreeWithMemory(_ backend: Backend) async throws {
@@ -166,5 +168,12 @@ struct DatabaseServedTests {
         }
         let plan = try await store.queryPlan(of: "books", PageRequest(search: "book 12", limit: 10)).joined(separator: " | ")
         #expect(plan.contains("VIRTUAL TABLE INDEX"), "\(plan)")
+        // LIKE's wildcards are found by scalar: a mark after % doesn't hide it (search folding
+        // drops U+0301 but keeps the enclosing U+20DD, which makes "%⃝" one Character), and
+        // such a term is tested by instr alone.
+        for term in ["bo%\u{301}k", "b_\u{301}ok", "bo%\u{20DD}k", "b_\u{20DD}ok"] {
+            let wildcard = try await store.queryPlan(of: "books", PageRequest(search: term, limit: 10)).joined(separator: " | ")
+            #expect(!wildcard.contains("VIRTUAL TABLE"), "\(term.unicodeScalars.map(\.value)): \(wildcard)")
+        }
     }
 }
