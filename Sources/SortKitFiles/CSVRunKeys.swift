@@ -4,7 +4,8 @@ import SortKit
 /// The sort keys of one run of CSV records, built when the run is sorted from its key
 /// columns' values (``_Run``).
 ///
-/// A column with few distinct values (at most half the records: statuses, authors, prices) is
+/// A column with few distinct values (its first values repeat, ``_valuesRepeat(_:)``, and at
+/// most half the records are distinct: statuses, authors, prices) is
 /// numbered through a hash table of its values, each distinct value encoded once
 /// (``_CSVSortKey`` — collation, nulls, direction) and ranked among the others, so a record's
 /// key holds the value's 1–4-byte rank instead of its collation key. Other columns are encoded
@@ -37,7 +38,7 @@ struct _RunKeys: Sendable {
             _concurrentPerform(
                 iterations: values.count,
                 _UncheckedBox { field in
-                    results[field] = _numberDistinct(values[field], limit: max(16, count / 2))
+                    results[field] = _valuesRepeat(values[field]) ? _numberDistinct(values[field], limit: max(16, count / 2)) : nil
                 })
         }
         var key = key
@@ -53,10 +54,11 @@ struct _RunKeys: Sendable {
             if let (ids, firsts) = numbered[component.field] {
                 var encodings = _ByteArena()
                 let plain = component.plainText(grouping: key.grouping)
+                var pieces = component.plainKeys(grouping: key.grouping)
                 values[component.field].bytes.withUnsafeBufferPointer { bytes in
                     for first in firsts {
                         let field = UnsafeBufferPointer(rebasing: bytes[values[component.field].range(first)])
-                        key.encode(component, utf8: field, plain: plain, to: &encodings.bytes)
+                        key.encode(component, utf8: field, validUTF8: true, plain: plain, pieces: &pieces, to: &encodings.bytes)
                         encodings.close()
                     }
                 }
@@ -153,19 +155,27 @@ private func _inferType(_ values: _ByteArena, only: [Int]?) -> ColumnType {
     let records = only ?? Array(0..<values.count)
     let inferences = _ByteArena.inSlices([values], count: records.count, parts: _slices(records.count)) { views, range in
         var inference = _TypeInference()
-        for index in records[range] { inference.add(String(decoding: views[0][index], as: UTF8.self)) }
+        // From the bytes, and only until a value settles it as text (titles: the first one).
+        for index in records[range] where !inference.isSettled { inference.add(utf8: views[0][index]) }
         return inference
     }
     return inferences.dropFirst().reduce(into: inferences[0]) { $0.merge($1) }.type
 }
 
-/// Every value of a field encoded by `component`, in one slice per core.
+/// Every value of a field encoded by `component`, in four slices per core (slices of
+/// multilingual text take unequal times; a core that finishes early takes the next).
 private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Component, _ key: _CSVSortKey) -> _ByteArena {
     let plain = component.plainText(grouping: key.grouping)
-    let parts = _ByteArena.inSlices([values], count: values.count, parts: _slices(values.count)) { views, range in
+    let parts = _ByteArena.inSlices([values], count: values.count, parts: _slices(values.count, perCore: 4)) { views, range in
         var part = _ByteArena()
+        // Room for keys about five times the text (a locale key of Latin text; untouched
+        // pages cost address space only): growing by doubling copied and faulted the arena.
+        let text = range.isEmpty ? 0 : views[0].ends[range.upperBound - 1] - (range.lowerBound == 0 ? 0 : views[0].ends[range.lowerBound - 1])
+        part.bytes.reserveCapacity(5 * text + 8 * range.count)
+        part.ends.reserveCapacity(range.count)
+        var pieces = component.plainKeys(grouping: key.grouping)
         for index in range {
-            key.encode(component, utf8: views[0][index], plain: plain, to: &part.bytes)
+            key.encode(component, utf8: views[0][index], validUTF8: true, plain: plain, pieces: &pieces, to: &part.bytes)
             part.close()
         }
         return part
@@ -173,7 +183,7 @@ private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Componen
     return _ByteArena.joined(parts)
 }
 
-/// Slices for `count` values: one per core, at least 4,096 values each.
-private func _slices(_ count: Int) -> Int {
-    max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 4096))
+/// Slices for `count` values: `perCore` per core, at least 4,096 values each.
+private func _slices(_ count: Int, perCore: Int = 1) -> Int {
+    max(1, min(perCore * ProcessInfo.processInfo.activeProcessorCount, count / 4096))
 }

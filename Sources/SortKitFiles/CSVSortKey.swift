@@ -25,11 +25,16 @@ struct _CSVSortKey: Sendable {
         /// done to it. Its key is the collation's key of the field's bytes, built without a
         /// `String` or a `SortValue` (``_CSVSortKey/encode(_:utf8:plain:to:)``).
         struct PlainText {
-            let collation: Collation
             let descending: Bool
             /// A blank field's byte: nulls at the high end of the value order, by SortKit's one
             /// null rule, inverted with the rest of a descending key.
             let null: UInt8
+        }
+
+        /// The builder of this component's collation keys that ``_CSVSortKey/encode(_:utf8:plain:pieces:to:)``
+        /// takes for plain text values (one per thread), or `nil` when they aren't plain text.
+        func plainKeys(grouping: Bool) -> _SortKeyPieces? {
+            plainText(grouping: grouping) == nil ? nil : _SortKeyPieces(key.collation)
         }
 
         /// ``PlainText`` for this component's values, or `nil` when they aren't plain text
@@ -40,7 +45,7 @@ struct _CSVSortKey: Sendable {
             else { return nil }
             let descending = key.direction == .descending
             let nullsHigh = key.nulls.nullsFirst(key.direction) == descending
-            return PlainText(collation: key.collation, descending: descending, null: nullsHigh != descending ? 0xFF : 0x00)
+            return PlainText(descending: descending, null: nullsHigh != descending ? 0xFF : 0x00)
         }
     }
 
@@ -123,10 +128,16 @@ struct _CSVSortKey: Sendable {
 
     /// Appends the encoding of one value (a field's UTF-8 bytes) for `component`: a plain
     /// text value straight from the bytes with `plain` (``Component/plainText(grouping:)``,
-    /// read once per column), others, and malformed UTF-8 (which the `String` path repairs
-    /// before deciding what is blank), through ``encode(_:_:to:)``.
-    func encode(_ component: Component, utf8 field: UnsafeBufferPointer<UInt8>, plain: Component.PlainText?, to bytes: inout [UInt8]) {
-        guard let plain, _isASCII(field) || _isValidUTF8(field) else {
+    /// read once per column) and `pieces` (its collation's keys, one builder per thread:
+    /// ``Component/plainKeys(grouping:)``), others, and malformed UTF-8 (which the `String` path repairs
+    /// before deciding what is blank), through ``encode(_:_:to:)``. `validUTF8`: the caller
+    /// knows the field is valid UTF-8 (a field of a record the scanner checked, split at ASCII
+    /// bytes), so it isn't checked again.
+    func encode(
+        _ component: Component, utf8 field: UnsafeBufferPointer<UInt8>, validUTF8: Bool = false, plain: Component.PlainText?,
+        pieces: inout _SortKeyPieces?, to bytes: inout [UInt8]
+    ) {
+        guard let plain, pieces != nil, validUTF8 || _isASCII(field) || _isValidUTF8(field) else {
             encode(component, String(decoding: field, as: UTF8.self), to: &bytes)
             return
         }
@@ -136,7 +147,7 @@ struct _CSVSortKey: Sendable {
         }
         let start = bytes.count
         bytes.append(0x01)
-        SortValue._appendStringSortKey(ofValidUTF8: field, collation: plain.collation, to: &bytes)
+        SortValue._appendStringSortKey(ofValidUTF8: field, pieces: &pieces!, to: &bytes)
         Self.closeValue(&bytes, from: start, descending: plain.descending)
     }
 
@@ -155,28 +166,40 @@ struct _CSVSortKey: Sendable {
     /// (a key has one or two), then the stretches between them moved back to front.
     static func escapeZeros(_ bytes: inout [UInt8], from start: Int) {
         let end = bytes.count
-        var zeros: [Int] = []
-        bytes.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var at = start
-            while at < end, let hit = memchr(base + at, 0, end - at) {
-                let position = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                zeros.append(position)
-                at = position + 1
+        @inline(__always)
+        func eachZero(_ body: (Int) -> Void) {
+            bytes.withUnsafeBufferPointer { buffer in
+                guard let base = buffer.baseAddress else { return }
+                var at = start
+                while at < end, let hit = memchr(base + at, 0, end - at) {
+                    let position = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    body(position)
+                    at = position + 1
+                }
             }
         }
-        guard !zeros.isEmpty else { return }
-        bytes.append(contentsOf: repeatElement(0, count: zeros.count))
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            // Each stretch after a zero moves right by the number of zeros up to it.
-            var stretchEnd = end
-            for (k, zero) in zeros.enumerated().reversed() {
-                let shift = k + 1
-                (base + zero + 1 + shift).update(from: base + zero + 1, count: stretchEnd - zero - 1)
-                base[zero + shift] = 0xFF
-                base[zero + k] = 0
-                stretchEnd = zero
+        var count = 0
+        eachZero { _ in count += 1 }
+        guard count > 0 else { return }
+        // The zeros' positions on the stack: a key per record allocated nothing else here.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { zeros in
+            var found = 0
+            eachZero {
+                zeros[found] = $0
+                found += 1
+            }
+            bytes.append(contentsOf: repeatElement(0, count: count))
+            bytes.withUnsafeMutableBufferPointer { buffer in
+                let base = buffer.baseAddress!
+                // Each stretch after a zero moves right by the number of zeros up to it.
+                var stretchEnd = end
+                for k in stride(from: count - 1, through: 0, by: -1) {
+                    let zero = zeros[k], shift = k + 1
+                    (base + zero + 1 + shift).update(from: base + zero + 1, count: stretchEnd - zero - 1)
+                    base[zero + shift] = 0xFF
+                    base[zero + k] = 0
+                    stretchEnd = zero
+                }
             }
         }
     }

@@ -170,6 +170,17 @@ package func _numberDistinct(_ values: _ByteArena, limit: Int) -> (ids: [UInt32]
     }
 }
 
+/// Whether a column's first values repeat at all (more than one in twenty) so that numbering
+/// its distinct values (``_numberDistinct(_:limit:)``) pays: not ids, titles or timestamps,
+/// whose numbering would hash every value only to give up at its limit.
+package func _valuesRepeat(_ column: _ByteArena) -> Bool {
+    let sample = _ByteArena(
+        bytes: Array(column.bytes.prefix(column.count > 4_096 ? column.ends[4_095] : column.bytes.count)),
+        ends: Array(column.ends.prefix(4_096)))
+    guard let (_, firsts) = _numberDistinct(sample, limit: sample.count) else { return true }
+    return firsts.count * 20 < sample.count * 19
+}
+
 /// A 64-bit finalizer (MurmurHash3's fmix64 constants): every input bit affects every output bit.
 @inlinable @inline(__always)
 package func _mix(_ value: UInt64) -> UInt64 {

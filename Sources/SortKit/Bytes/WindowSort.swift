@@ -182,9 +182,12 @@ package func _compareKeys(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPoin
 /// Every key's first 16 bytes (big-endian, zero-padded) are radix-sorted, then the groups that
 /// still tie by ``_windowSort(_:_:depth:keys:)``. A run's keys of ranks (statuses, authors,
 /// prices: 5 bytes) sort in one radix pass per varying byte; `sortkit sort` measured it against
-/// `Array.sort` with a `memcmp` closure on 1M keys — see the `csv-sort.sh` table in Benchmarks/README.md. Inputs beyond
+/// `Array.sort` with a `memcmp` closure on 1M keys — see the `csv-sort.sh` table in Benchmarks/README.md.
+/// From 65,536 keys on, each core sorts an equal share of the positions and the sorted shares
+/// are merged (a tie takes the earlier share's position first, which keeps the sort stable):
+/// the sort was a third of `sortkit sort --by title:locale=sv` on one core. Inputs beyond
 /// 2^32 − 1 keys (`limit`, which tests lower) are sorted by comparison.
-package func _sortByteKeys(_ keys: _ByteArena, limit: Int = _maximumRecordCount) -> [Int] {
+package func _sortByteKeys(_ keys: _ByteArena, limit: Int = _maximumRecordCount, parallelFrom: Int = 65_536) -> [Int] {
     keys.bytes.withUnsafeBufferPointer { bytes in
         keys.ends.withUnsafeBufferPointer { ends in
             let arena = _ArenaKeys(bytes: bytes, ends: ends)
@@ -194,16 +197,76 @@ package func _sortByteKeys(_ keys: _ByteArena, limit: Int = _maximumRecordCount)
                     return result == .orderedSame ? a < b : result == .orderedAscending
                 }
             }
-            var records = (0..<ends.count).map { arena.window(UInt32($0), depth: 0) }
-            _radixSort(&records)
-            var start = 0
-            while start < records.count {
-                var end = start + 1
-                while end < records.count, records[end].hasSameKey(as: records[start]) { end += 1 }
-                if end - start > 1 { _windowSort(&records, start..<end, depth: 16, keys: arena) }
-                start = end
-            }
-            return records.map { Int($0.index) }
+            let shares = ends.count >= parallelFrom ? Swift.max(1, Swift.min(2, ProcessInfo.processInfo.activeProcessorCount)) : 1
+            guard shares > 1 else { return _sortArenaRange(arena, 0..<ends.count).map { Int($0.index) } }
+            let middle = ends.count / 2
+            let slots = _ResultSlots<[_KeyRecord]>(count: 2)
+            // The arena is only read.
+            _concurrentPerform(iterations: 2, _UncheckedBox { slots.set($0, _sortArenaRange(arena, $0 == 0 ? 0..<middle : middle..<ends.count)) })
+            let sorted = slots.values
+            return _mergeSorted(sorted[0], sorted[1], arena)
         }
     }
+}
+
+/// The positions of `range` in key order, ties in position order.
+private func _sortArenaRange(_ arena: _ArenaKeys, _ range: Range<Int>) -> [_KeyRecord] {
+    var records = range.map { arena.window(UInt32($0), depth: 0) }
+    _radixSort(&records)
+    var start = 0
+    while start < records.count {
+        var end = start + 1
+        while end < records.count, records[end].hasSameKey(as: records[start]) { end += 1 }
+        if end - start > 1 { _windowSort(&records, start..<end, depth: 16, keys: arena) }
+        start = end
+    }
+    return records
+}
+
+/// Two sorted shares merged by their keys; on equal keys the first share's position (the
+/// lower one) goes first. The merge itself runs in two halves side by side: the first share's
+/// middle record splits it, and the second share at the first key not below that record's
+/// (equal keys of the second share follow every equal key of the first).
+private func _mergeSorted(_ first: [_KeyRecord], _ second: [_KeyRecord], _ arena: _ArenaKeys) -> [Int] {
+    let split = first.count / 2
+    var low = 0, high = second.count
+    if split < first.count {
+        let pivot = Int(first[split].index)
+        while low < high {
+            let middle = (low + high) / 2
+            if arena.compare(Int(second[middle].index), pivot, from: 0) == .orderedAscending { low = middle + 1 } else { high = middle }
+        }
+    }
+    let halves = [(0..<split, 0..<low), (split..<first.count, low..<second.count)]
+    var merged = [Int](repeating: 0, count: first.count + second.count)
+    merged.withUnsafeMutableBufferPointer { merged in
+        nonisolated(unsafe) let merged = merged
+        // Each half writes its own range of `merged`.
+        _concurrentPerform(
+            iterations: 2,
+            _UncheckedBox { half in
+                let (a, b) = halves[half]
+                var i = a.lowerBound, j = b.lowerBound, out = a.lowerBound + b.lowerBound
+                while i < a.upperBound && j < b.upperBound {
+                    let x = Int(first[i].index), y = Int(second[j].index)
+                    if arena.compare(y, x, from: 0) == .orderedAscending {
+                        merged[out] = y
+                        j += 1
+                    } else {
+                        merged[out] = x
+                        i += 1
+                    }
+                    out += 1
+                }
+                for k in i..<a.upperBound {
+                    merged[out] = Int(first[k].index)
+                    out += 1
+                }
+                for k in j..<b.upperBound {
+                    merged[out] = Int(second[k].index)
+                    out += 1
+                }
+            })
+    }
+    return merged
 }

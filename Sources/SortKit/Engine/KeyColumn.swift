@@ -337,8 +337,9 @@ private func _encodeStringsByDictionary(
 
 /// Collation keys of every string, concatenated into one arena, and each key's first 8 bytes as
 /// its raw word. Building the keys (normalization, folding, digit runs) is the costly part of a
-/// string sort, so large columns are split into one slice per core, each building its own arena;
-/// the arenas are then joined in order.
+/// string sort, so large columns are split into one slice per core, each building its own arena
+/// (a locale collation's keys from cached words, ``_SortKeyPieces``); the arenas are then
+/// joined in order.
 private func _encodeStringsByPrefix(
     _ values: [SortValue], collation: Collation, raw: inout [UInt64], isNull: inout [Bool]
 ) -> (arena: [UInt8], starts: [Int]) {
@@ -348,11 +349,12 @@ private func _encodeStringsByPrefix(
         var slice: Slice = ([], [], [UInt64](repeating: 0, count: range.count), [])
         slice.arena.reserveCapacity(range.count * 24)
         slice.starts.reserveCapacity(range.count)
+        var keys = _SortKeyPieces(collation)
         for i in range {
             slice.starts.append(slice.arena.count)
             guard case .string(let s) = values[i] else { slice.nulls.append(i); continue }
             let start = slice.arena.count
-            collation.appendSortKey(for: s, to: &slice.arena)
+            keys.appendSortKey(for: s, to: &slice.arena)
             slice.raw[i - range.lowerBound] = _prefixWord(slice.arena[start...])
         }
         return slice

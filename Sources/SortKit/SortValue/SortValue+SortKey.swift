@@ -40,6 +40,13 @@ extension SortValue {
         collation._appendSortKey(forValidUTF8: bytes, to: &key)
     }
 
+    /// ``_appendStringSortKey(ofValidUTF8:collation:to:)`` with the collation's keys built from
+    /// cached pieces (``_SortKeyPieces``): the same bytes.
+    package static func _appendStringSortKey(ofValidUTF8 bytes: UnsafeBufferPointer<UInt8>, pieces: inout _SortKeyPieces, to key: inout [UInt8]) {
+        key.append(0x30)
+        pieces.appendSortKey(forValidUTF8: bytes, to: &key)
+    }
+
     private func _sortKey(collation: Collation, tieBreak: Bool) -> [UInt8]? {
         var key: [UInt8] = []
         switch self {

@@ -193,15 +193,8 @@ extension _CSVColumns {
 }
 
 extension _CSVColumns {
-    /// Whether a column's first values repeat at all (more than one in twenty) so that
-    /// numbering its distinct values pays: not ids, titles or timestamps.
-    static func repeats(_ column: _ByteArena) -> Bool {
-        let sample = _ByteArena(
-            bytes: Array(column.bytes.prefix(column.count > 4_096 ? column.ends[4_095] : column.bytes.count)),
-            ends: Array(column.ends.prefix(4_096)))
-        guard let (_, firsts) = _numberDistinct(sample, limit: sample.count) else { return true }
-        return firsts.count * 20 < sample.count * 19
-    }
+    /// Whether numbering a column's distinct values pays (``_valuesRepeat(_:)``).
+    static func repeats(_ column: _ByteArena) -> Bool { _valuesRepeat(column) }
 }
 
 /// A cell of ASCII digits with an optional sign that fits in 64 bits, read without a `String`

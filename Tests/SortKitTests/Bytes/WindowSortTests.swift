@@ -34,12 +34,15 @@ struct WindowSortTests {
             let expected = keys.indices.sorted { a, b in
                 keys[a] == keys[b] ? a < b : keys[a].lexicographicallyPrecedes(keys[b])
             }
-            let actual = _sortByteKeys(arena)
-            let first = actual.indices.first { $0 < expected.count && actual[$0] != expected[$0] }
-            #expect(
-                actual.count == expected.count && first == nil,
-                "\(count) keys, seed \(seed): first difference at \(first ?? -1): \(first.map { "\(keys[actual[$0]]) (\(actual[$0])) where \(keys[expected[$0]]) (\(expected[$0])) belongs" } ?? "")"
-            )
+            // One core's sort, and shares sorted on every core and merged (from two keys on).
+            for (parallelFrom, path) in [(Int.max, "one share"), (2, "merged shares")] {
+                let actual = _sortByteKeys(arena, parallelFrom: parallelFrom)
+                let first = actual.indices.first { $0 < expected.count && actual[$0] != expected[$0] }
+                #expect(
+                    actual.count == expected.count && first == nil,
+                    "\(path), \(count) keys, seed \(seed): first difference at \(first ?? -1): \(first.map { "\(keys[actual[$0]]) (\(actual[$0])) where \(keys[expected[$0]]) (\(expected[$0])) belongs" } ?? "")"
+                )
+            }
         }
     }
 

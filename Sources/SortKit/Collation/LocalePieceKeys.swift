@@ -1,0 +1,169 @@
+import Foundation
+
+/// Sort keys under one collation for many strings, built from a bounded cache of their
+/// pieces' keys: for a locale collation, most of a title's or a name's words are words other
+/// rows hold too, and a word's collation elements are the costly part of a key (NFD, contractions,
+/// NFC for the tie-break: 0.9–2 µs a multilingual title, against a hash and a few copies).
+///
+/// A piece ends before each U+0020 (see ``LocaleCollation/comparePrimaries(of:toKey:scratch:)``
+/// for why no contraction, composition or variable state reaches across one), so a text's
+/// key is its pieces' levels one level after another — primaries, `01`, secondaries (the
+/// pieces in reverse order for a backwards-secondary table), `01`, tertiaries — then `00` and
+/// the pieces' NFC bytes, which are the text's NFC. That is byte for byte the key
+/// ``Collation/_appendSortKey(forValidUTF8:to:)`` writes (`Tests/SortKitTests/LocalePieceKeysTests.swift`
+/// checks it on seeded random text in every tailoring). Other collations, and locale tables
+/// with contextual elements, are passed through.
+///
+/// The cache holds at most ``pieceLimit`` pieces of at most ``longestPiece`` bytes; once a
+/// few thousand lookups show that pieces rarely repeat (unique identifiers), it stops
+/// looking. One per thread: it is a value with its own storage.
+///
+///     var keys = _SortKeyPieces(.locale(try LocaleCollation("sv")))
+///     var key: [UInt8] = []
+///     keys.appendSortKey(forValidUTF8: bytes, to: &key)   // == the collation's own key
+package struct _SortKeyPieces {
+    /// Pieces kept at most.
+    package static let pieceLimit = 1 << 16
+    /// Longer pieces are built each time, not kept.
+    package static let longestPiece = 64
+    /// Lookups before the hit rate is judged, and the share of hits that keeps the cache on.
+    static let trialLookups = 4_096
+
+    package let collation: Collation
+    /// Whether keys are built from pieces (a locale collation without contextual elements,
+    /// while pieces repeat), else passed through.
+    private var usesPieces: Bool
+    /// The levels written: `locale`'s strength, or primary under `numeric`.
+    private let levels: Int
+    private let backwards: Bool
+    private var table = _IdTable(expectedCount: 1024)
+    private let seed = UInt64.random(in: 0...UInt64.max) | 1
+    /// The pieces' bytes.
+    private var pieces = _ByteArena()
+    /// Per piece, its primary, secondary and tertiary levels and its NFC, one after another in
+    /// `parts`; `bounds[4 * id + k]` is where part `k` ends (part 0 starts where the previous
+    /// piece's NFC ends).
+    private var parts: [UInt8] = []
+    private var bounds: [Int] = []
+    private var lookups = 0
+    /// Pieces found in the cache so far.
+    package private(set) var hits = 0
+    /// The current text's pieces, and a piece's key while it is built.
+    private var found: [Int] = []
+    private var scratch: [UInt8] = []
+
+    package init(_ collation: Collation) {
+        self.collation = collation
+        if case .locale(let locale) = collation, !locale.table.hasContexts {
+            usesPieces = true
+            let strength = locale.numeric ? .primary : locale.strength
+            levels = strength == .primary ? 1 : strength == .secondary ? 2 : 3
+            backwards = locale.table.backwardsSecondary
+        } else {
+            usesPieces = false
+            levels = 0
+            backwards = false
+        }
+    }
+
+    /// Appends the collation's sort key of valid UTF-8 text (``Collation/_appendSortKey(forValidUTF8:to:)``).
+    package mutating func appendSortKey(forValidUTF8 bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) {
+        guard usesPieces, bytes.count > 0 else {
+            collation._appendSortKey(forValidUTF8: bytes, to: &key)
+            return
+        }
+        found.removeAll(keepingCapacity: true)
+        var start = 0
+        while start < bytes.count {
+            var end = start + 1
+            while end < bytes.count && bytes[end] != 0x20 { end += 1 }
+            guard let id = piece(UnsafeBufferPointer(rebasing: bytes[start..<end])) else {
+                collation._appendSortKey(forValidUTF8: bytes, to: &key)
+                return
+            }
+            found.append(id)
+            start = end
+        }
+        Self.assemble(found, parts: parts, bounds: bounds, levels: levels, backwards: backwards, to: &key)
+        if lookups >= Self.trialLookups && hits * 4 < lookups { usesPieces = false }
+    }
+
+    /// The key of the text whose pieces are `found`: each level's bytes of every piece, then
+    /// their NFC (the arrays read through pointers: no retain or bounds check per piece).
+    private static func assemble(_ found: [Int], parts: [UInt8], bounds: [Int], levels: Int, backwards: Bool, to key: inout [UInt8]) {
+        found.withUnsafeBufferPointer { found in
+            parts.withUnsafeBufferPointer { parts in
+                bounds.withUnsafeBufferPointer { bounds in
+                    @inline(__always)
+                    func append(_ id: Int, _ part: Int) {
+                        let end = bounds[4 * id + part]
+                        let start = 4 * id + part == 0 ? 0 : bounds[4 * id + part - 1]
+                        key.append(contentsOf: UnsafeBufferPointer(rebasing: parts[start..<end]))
+                    }
+                    for id in found { append(id, 0) }
+                    if levels >= 2 {
+                        key.append(1)
+                        if backwards {
+                            for id in found.reversed() { append(id, 1) }
+                        } else {
+                            for id in found { append(id, 1) }
+                        }
+                    }
+                    if levels == 3 {
+                        key.append(1)
+                        for id in found { append(id, 2) }
+                    }
+                    key.append(0)
+                    for id in found { append(id, 3) }
+                }
+            }
+        }
+    }
+
+    /// Appends the collation's sort key of `string`.
+    package mutating func appendSortKey(for string: String, to key: inout [UInt8]) {
+        guard usesPieces else {
+            collation.appendSortKey(for: string, to: &key)
+            return
+        }
+        _withUTF8(string) { appendSortKey(forValidUTF8: $0, to: &key) }
+    }
+
+    /// The cached piece's id, built and kept if new; `nil` for a piece too long to keep or
+    /// once the cache is full and the piece isn't in it.
+    private mutating func piece(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard text.count <= Self.longestPiece else { return nil }
+        lookups += 1
+        let hash = _hashBytes(text, seed: seed)
+        let probe = pieces.bytes.withUnsafeBufferPointer { stored in
+            table.find(hash) { id in _equalBytes(UnsafeBufferPointer(rebasing: stored[pieces.range(id)]), text) }
+        }
+        switch probe {
+        case .found(let id):
+            hits += 1
+            return id
+        case .vacant(let slot):
+            guard table.count < Self.pieceLimit else { return nil }
+            scratch.removeAll(keepingCapacity: true)
+            collation._appendSortKey(forValidUTF8: text, to: &scratch)
+            // The key's levels are bytes 2 and up, each ended by a byte below 2: `01` before
+            // the next level, `00` before the NFC. A level the strength leaves out is empty.
+            var at = 0
+            for level in 0..<3 {
+                if level < levels {
+                    var end = at
+                    while scratch[end] >= 2 { end += 1 }
+                    parts.append(contentsOf: scratch[at..<end])
+                    at = end + 1
+                }
+                bounds.append(parts.count)
+            }
+            assert(at > 0 && scratch[at - 1] == 0, "a locale key's levels end with 00")
+            parts.append(contentsOf: scratch[at...])
+            bounds.append(parts.count)
+            pieces.bytes.append(contentsOf: text)
+            pieces.close()
+            return table.add(hash, at: slot)
+        }
+    }
+}

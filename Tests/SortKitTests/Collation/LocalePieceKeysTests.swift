@@ -1,0 +1,78 @@
+import Foundation
+import OrderKeys
+import Testing
+
+@testable import SortKit
+
+@Suite("Sort keys built from cached pieces")
+struct LocalePieceKeysTests {
+    /// Words that repeat (so the cache answers), contractions and digraphs that a space must
+    /// end, marks that join a letter or follow a space, digits for the numeric variant, spaces
+    /// at the ends and doubled, and a contextual table (ja), which is passed through.
+    static let pieces: [String] =
+        Array("aåäöAÖzZcCdhslyiıİñnoeé1209 -.жЖґєїяαάΩ中ア").map(String.init) + [
+            "ch", "CH", "aa", "dzs", "ll", "cs", "gy", "E\u{301}", "a\u{308}", "\u{301}", "o\u{323}\u{302}", "ー", "カー", "  ", "10 ", " 9",
+            "\u{0CCA}\u{0CD5}", "\u{0CC6}", "한", "ǻ", "ṩ", "\u{0F73}", "١٢", "â", "Â", "ǟ", "å", "čh", "ć", " \u{301}", "\u{0}",
+            "Ångström ", "Straße ", "Cafe\u{301} ", "Ґанок ", "Ωκεανός ", "花园 ", "Œuvre", "Ærø ",
+        ]
+
+    @Test("The key from pieces equals the collation's own key: every tailoring, strength and variant (seeded)")
+    func agreesWithCollation() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 38
+        var random = SplitMix64(seed: seed)
+        let heads = ["", " ", "The ", "the  ", "Åsa ", "Chapter 12 ", "chapter 012 "]
+        var compared = 0, hits = 0
+        for tag in LocaleCollation.availableIdentifiers + ["und", "ja"] {
+            let variants: [(LocaleCollation.Strength, Bool)] = [(.tertiary, false), (.secondary, false), (.primary, false), (.primary, true)]
+            for (strength, numeric) in variants {
+                let collation = Collation.locale(try LocaleCollation(tag, strength: strength, numeric: numeric))
+                var keys = _SortKeyPieces(collation)
+                for _ in 0..<30 {
+                    let text =
+                        heads.randomElement(using: &random)!
+                        + (0..<Int.random(in: 0...6, using: &random)).map { _ in Self.pieces.randomElement(using: &random)! }.joined()
+                    var built: [UInt8] = []
+                    keys.appendSortKey(for: text, to: &built)
+                    var expected: [UInt8] = []
+                    _withUTF8(text) { collation._appendSortKey(forValidUTF8: $0, to: &expected) }
+                    #expect(built == expected, "locale=\(tag) \(strength) numeric \(numeric): \(text.debugDescription) (seed \(seed))")
+                    compared += 1
+                }
+                hits += keys.hits
+            }
+        }
+        #expect(compared > 1_000)
+        #expect(hits > 1_000, "pieces the cache answered")
+        #expect(
+            LocaleCollation.availableIdentifiers.contains { (try? LocaleCollation($0))?.table.backwardsSecondary == true },
+            "a backwards-secondary table (fr-CA)")
+    }
+
+    @Test("Odd text: empty, only spaces, a megabyte-long word, a piece past the cache's length, many distinct words")
+    func oddText() throws {
+        let collation = Collation.locale(try LocaleCollation("sv"))
+        var keys = _SortKeyPieces(collation)
+        let long = String(repeating: "å", count: 600_000)
+        let texts =
+            [
+                "", " ", "   ", "a", " a", "a ", String(repeating: "x", count: _SortKeyPieces.longestPiece + 1) + " öl", long, "ö " + long,
+            ] + (0..<9_000).map { "word\($0) öl" }
+        for text in texts {
+            var built: [UInt8] = []
+            keys.appendSortKey(for: text, to: &built)
+            #expect(built == collation.sortKey(for: text), "\(text.prefix(40).debugDescription)")
+        }
+    }
+
+    @Test("Other collations pass through")
+    func otherCollations() {
+        for collation in [Collation.binary, .caseInsensitive, .folded, .natural] {
+            var keys = _SortKeyPieces(collation)
+            for text in ["", "Åsa 12", "Cafe\u{301} 9", "ﬁ"] {
+                var built: [UInt8] = []
+                keys.appendSortKey(for: text, to: &built)
+                #expect(built == collation.sortKey(for: text), "\(collation) \(text.debugDescription)")
+            }
+        }
+    }
+}
