@@ -197,8 +197,12 @@ package func _sortByteKeys(_ keys: _ByteArena, limit: Int = _maximumRecordCount,
                     return result == .orderedSame ? a < b : result == .orderedAscending
                 }
             }
-            let shares = ends.count >= parallelFrom ? Swift.max(1, Swift.min(2, ProcessInfo.processInfo.activeProcessorCount)) : 1
-            guard shares > 1 else { return _sortArenaRange(arena, 0..<ends.count).map { Int($0.index) } }
+            guard ends.count >= parallelFrom, ProcessInfo.processInfo.activeProcessorCount > 1 else {
+                return _sortArenaRange(arena, 0..<ends.count).map { Int($0.index) }
+            }
+            var records = _windows(arena, count: ends.count)
+            if _sortByBuckets(&records, arena) { return records.map { Int($0.index) } }
+            // Most keys share their first 16 bits that vary: halves on two cores, merged.
             let middle = ends.count / 2
             let slots = _ResultSlots<[_KeyRecord]>(count: 2)
             // The arena is only read.
@@ -209,9 +213,98 @@ package func _sortByteKeys(_ keys: _ByteArena, limit: Int = _maximumRecordCount,
     }
 }
 
+/// Every key's first window, computed in two halves side by side.
+private func _windows(_ arena: _ArenaKeys, count: Int) -> [_KeyRecord] {
+    [_KeyRecord](unsafeUninitializedCapacity: count) { buffer, initialized in
+        nonisolated(unsafe) let buffer = buffer
+        // Each half initializes its own range.
+        _concurrentPerform(
+            iterations: 2,
+            _UncheckedBox { half in
+                for index in (half == 0 ? 0..<count / 2 : count / 2..<count) {
+                    (buffer.baseAddress! + index).initialize(to: arena.window(UInt32(index), depth: 0))
+                }
+            })
+        initialized = count
+    }
+}
+
+/// Sorts records by their keys most significant digit first: a stable counting pass on the
+/// first 16 bits where the windows vary, then each bucket of equal digits sorted on its own
+/// (``_sortRecords(_:_:)``), the buckets shared among the cores in contiguous chunks: no merge,
+/// and a bucket's passes stay in cache. `false`, having changed nothing, when every window is
+/// equal or one bucket holds more than half of the records (two cores couldn't share it).
+private func _sortByBuckets(_ records: inout [_KeyRecord], _ arena: _ArenaKeys) -> Bool {
+    let count = records.count
+    let (firstHi, firstLo) = (records[0].hi, records[0].lo)
+    var (hiDiff, loDiff): (UInt64, UInt64) = (0, 0)
+    for record in records {
+        hiDiff |= record.hi ^ firstHi
+        loDiff |= record.lo ^ firstLo
+    }
+    guard hiDiff != 0 || loDiff != 0 else { return false }
+    // The 16 bits from the first varying byte on, of the window as one 128-bit number.
+    let shift = (hiDiff != 0 ? hiDiff.leadingZeroBitCount : 64 + loDiff.leadingZeroBitCount) / 8 * 8
+    @inline(__always)
+    func digit(_ record: _KeyRecord) -> Int {
+        let top = shift == 0 ? record.hi : shift < 64 ? record.hi << UInt64(shift) | record.lo >> UInt64(64 - shift) : record.lo << UInt64(shift - 64)
+        return Int(top >> 48)
+    }
+    var starts = [Int](repeating: 0, count: 65_537)
+    for record in records { starts[digit(record) + 1] += 1 }
+    guard starts.max()! * 2 <= count else { return false }
+    for bucket in 1...65_536 { starts[bucket] += starts[bucket - 1] }
+    let bounds = starts
+    var sorted = [_KeyRecord](unsafeUninitializedCapacity: count) { buffer, initialized in
+        for record in records {
+            let bucket = digit(record)
+            (buffer.baseAddress! + starts[bucket]).initialize(to: record)
+            starts[bucket] += 1
+        }
+        initialized = count
+    }
+    // Chunks of whole buckets, about an eighth of the records each.
+    var chunks: [Range<Int>] = []
+    var chunkStart = 0
+    for bucket in 1...65_536 where bounds[bucket] - bounds[chunkStart] >= max(1, count / 8) || bucket == 65_536 {
+        chunks.append(chunkStart..<bucket)
+        chunkStart = bucket
+    }
+    sorted.withUnsafeMutableBufferPointer { sorted in
+        nonisolated(unsafe) let sorted = sorted
+        // Each chunk sorts its own buckets' ranges of `sorted`.
+        _concurrentPerform(
+            iterations: chunks.count,
+            _UncheckedBox { chunk in
+                var bucketRecords: [_KeyRecord] = []
+                for bucket in chunks[chunk] where bounds[bucket + 1] - bounds[bucket] > 1 {
+                    let range = bounds[bucket]..<bounds[bucket + 1]
+                    bucketRecords.removeAll(keepingCapacity: true)
+                    bucketRecords.append(contentsOf: sorted[range])
+                    _sortRecords(&bucketRecords, arena)
+                    for (offset, record) in bucketRecords.enumerated() { sorted[range.lowerBound + offset] = record }
+                }
+            })
+    }
+    records = sorted
+    return true
+}
+
 /// The positions of `range` in key order, ties in position order.
 private func _sortArenaRange(_ arena: _ArenaKeys, _ range: Range<Int>) -> [_KeyRecord] {
     var records = range.map { arena.window(UInt32($0), depth: 0) }
+    _sortRecords(&records, arena)
+    return records
+}
+
+/// Records holding their keys' first windows (in position order), sorted by key, ties in
+/// position order: the windows radix-sorted, then each run of equal windows by
+/// ``_windowSort(_:_:depth:keys:)``.
+private func _sortRecords(_ records: inout [_KeyRecord], _ arena: _ArenaKeys) {
+    guard records.count > 16 else {
+        if records.count > 1 { _windowSort(&records, 0..<records.count, depth: 0, keys: arena) }
+        return
+    }
     _radixSort(&records)
     var start = 0
     while start < records.count {
@@ -220,7 +313,6 @@ private func _sortArenaRange(_ arena: _ArenaKeys, _ range: Range<Int>) -> [_KeyR
         if end - start > 1 { _windowSort(&records, start..<end, depth: 16, keys: arena) }
         start = end
     }
-    return records
 }
 
 /// Two sorted shares merged by their keys; on equal keys the first share's position (the

@@ -46,6 +46,33 @@ struct WindowSortTests {
         }
     }
 
+    /// Keys whose first bytes spread (sorted in buckets on every core), keys most of which
+    /// share their first 20 bytes (one bucket would hold most: halves sorted and merged), and
+    /// keys whose first windows are all equal, each with duplicates and proper prefixes.
+    @Test("Sorted in buckets on every core, or in halves merged, as the comparison sort does", arguments: ["spread", "mostly shared", "one window"])
+    func parallelPaths(shape: String) {
+        var random = SplitMix64(seed: 0x5EED_0081)
+        let shared = (0..<20).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let keys: [[UInt8]] = (0..<3_000).map { n in
+            let tail = (0..<Int.random(in: 0...3, using: &random)).map { _ in UInt8.random(in: 0...2, using: &random) }
+            switch shape {
+            case "spread": return (0..<Int.random(in: 0...18, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) } + tail
+            case "mostly shared": return n % 5 == 0 ? [UInt8.random(in: 0...255, using: &random)] + tail : shared + tail
+            default: return shared + (n % 7 == 0 ? [] : tail)
+            }
+        }
+        var arena = _ByteArena()
+        for key in keys {
+            arena.bytes.append(contentsOf: key)
+            arena.close()
+        }
+        let expected = keys.indices.sorted { a, b in
+            let order = _compareBytes(keys[a], keys[b])
+            return order == .orderedSame ? a < b : order == .orderedAscending
+        }
+        #expect(_sortByteKeys(arena, parallelFrom: 2) == expected, "\(shape), seed 0x5EED_0081 (fixed)")
+    }
+
     @Test("Keys sharing a 1 MB prefix sort without deep recursion, and equal the comparison sort")
     func longSharedPrefixes() {
         var random = SplitMix64(seed: 0x5EED_0080)
