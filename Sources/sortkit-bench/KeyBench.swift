@@ -18,26 +18,31 @@ struct KeyBench: ParsableCommand, TimedBookBench {
     func run() throws {
         let titles = books.map(\.title)
         // `natural` first: every other case is divided by it.
-        var cases: [(String, Collation)] = [("natural", .natural), ("binary", .binary), ("folded", .folded)]
+        // Each locale case twice: one key at a time, and as sorts build them (`_SortKeyPieces`:
+        // a word's levels kept per thread, a cache started empty in every run).
+        var cases: [(String, Collation, Bool)] = [("natural", .natural, false), ("binary", .binary, false), ("folded", .folded, false)]
         for tag in locales.split(separator: ",") {
-            let locale = try LocaleCollation(String(tag))
-            cases.append(("locale=\(tag)", .locale(locale)))
-            cases.append(("locale=\(tag):nocase", .locale(try LocaleCollation(String(tag), strength: .secondary))))
+            for strength in [LocaleCollation.Strength.tertiary, .secondary] {
+                let collation = Collation.locale(try LocaleCollation(String(tag), strength: strength))
+                let name = "locale=\(tag)\(strength == .secondary ? ":nocase" : "")"
+                cases += [(name, collation, false), ("\(name), words cached", collation, true)]
+            }
         }
         print("\(titles.count) titles (\(data.text.rawValue)), \(ProcessInfo.processInfo.activeProcessorCount) cores, one thread")
         print("| collation | median ms | ns per title | key bytes per title | × natural |")
         print("|---|---|---|---|---|")
         var natural = Double.nan
-        for (name, collation) in cases {
+        for (name, collation, cached) in cases {
             var bytes = 0
             let (measurement, problem) = measure(
                 runs: runs,
                 {
                     var key: [UInt8] = []
                     var total = 0
+                    var pieces = _SortKeyPieces(collation)
                     for title in titles {
                         key.removeAll(keepingCapacity: true)
-                        collation.appendSortKey(for: title, to: &key)
+                        if cached { pieces.appendSortKey(for: title, to: &key) } else { collation.appendSortKey(for: title, to: &key) }
                         total += key.count
                     }
                     bytes = total
