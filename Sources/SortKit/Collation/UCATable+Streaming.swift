@@ -40,11 +40,13 @@ extension _UCATable {
         while let value = current {
             if !isPlainStarter(value, entry: entry) { return .unsure }
             if numeric && Self.digitValue(value) != nil { return .unsure }
+            let next = scalars.next()?.value
             // A contraction that goes on with a starter may begin here, also in this letter's
             // or the next one's decomposition (Danish "A" + "â" is "Aa" + U+0302):
-            // ``appendStarters(of:to:)`` sends such text to NFD.
-            if entry & 0x80 != 0 { return .unsure }
-            let next = scalars.next()?.value
+            // ``appendStarters(of:to:)`` sends such text to NFD. An ASCII letter before an
+            // ASCII scalar or the end decomposes to nothing else, so only a pair of the two
+            // (checked below) can go on: root's "L·" left every English word in L unsure.
+            if entry & 0x80 != 0 && (value >= 0x80 || (next ?? 0) >= 0x80) { return .unsure }
             var nextEntry: UInt32 = 0
             if let next {
                 // A non-starter after this scalar may extend a contraction that begins here:

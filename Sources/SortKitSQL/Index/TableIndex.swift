@@ -78,6 +78,12 @@ struct _Cells: Sendable {
         }
     }
 
+    /// `body` of the cell's UTF-8 bytes: ``text(_:_:)`` without a `String` for a base cell.
+    func withCell<Result>(_ slot: Int, _ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if !written.isEmpty, let row = written[slot] { return _withUTF8(row[column], body) }
+        return base[column].withBytes(slot, body)
+    }
+
     /// The value `key` reads from the cell's text, as ``SortSpec/Key/sortValue(of:columnType:)``
     /// reads it: what ``reader(_:_:type:distinct:)`` falls back to for rows written since the
     /// base was built and for `enum=` keys (base cells it reads from their bytes).

@@ -77,6 +77,8 @@ struct LocaleCollationTests {
             pieces: [
                 "a", "Å", "ä", "ö", "é", "ß", "ı", "İ", "ł", "ø", "ch", "aa", "dzs", "ll", "c", "h", "ж", "Ж", "ґ", "є", "ї", "я", "α", "Ω", "ά", "中",
                 "文", "𠀋", "한", "カ", "ー", "e\u{301}", "\u{308}", "0", "7", "١", " ", "-", "'", "\u{212B}", "â", "ǟ", "A", "d", "z", "s",
+                // Root's "L·" contraction, and U+0387, which decomposes to the middle dot.
+                "L", "l", "·", "\u{387}", "Library",
             ], seed: 0x5EED_0038
         ) { $0.appendStreamedSortKey($1, to: &$2) }
     }
@@ -105,6 +107,20 @@ struct LocaleCollationTests {
             }
         }
         #expect(fast > 1_000, "the \(path.name) path took \(fast) texts")
+    }
+
+    @Test("A first letter that starts a contraction only with a non-ASCII scalar streams before ASCII, not before that scalar")
+    func leadingPrimaryBeforeASCII() throws {
+        func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+        for tag in ["und", "sv", "ca"] {
+            let collation = try LocaleCollation(tag)
+            for text in ["Library", "L", "Lx 9", "llama"] {
+                #expect(bytes(text).withUnsafeBufferPointer { collation.leadingPrimary(ofUTF8: $0) } != nil, "\(tag) \(text)")
+            }
+            for text in ["L·a", "l\u{387}x", "Lé"] {
+                #expect(bytes(text).withUnsafeBufferPointer { collation.leadingPrimary(ofUTF8: $0) } == nil, "\(tag) \(text)")
+            }
+        }
     }
 
     @Test("Strengths: nocase ignores case, fold accents too, natural compares numbers")
