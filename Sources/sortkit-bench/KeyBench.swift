@@ -18,9 +18,11 @@ struct KeyBench: ParsableCommand, TimedBookBench {
     func run() throws {
         let titles = books.map(\.title)
         // `natural` first: every other case is divided by it.
-        // Each locale case twice: one key at a time, and as sorts build them (`_SortKeyPieces`:
+        // `natural` and each locale case twice: one key at a time, and as sorts build them (`_SortKeyPieces`:
         // a word's levels kept per thread, a cache started empty in every run).
-        var cases: [(String, Collation, Bool)] = [("natural", .natural, false), ("binary", .binary, false), ("folded", .folded, false)]
+        var cases: [(String, Collation, Bool)] = [
+            ("natural", .natural, false), ("natural, words cached", .natural, true), ("binary", .binary, false), ("folded", .folded, false),
+        ]
         for tag in locales.split(separator: ",") {
             for strength in [LocaleCollation.Strength.tertiary, .secondary] {
                 let collation = Collation.locale(try LocaleCollation(String(tag), strength: strength))

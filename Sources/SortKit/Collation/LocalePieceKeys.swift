@@ -11,8 +11,10 @@ import Foundation
 /// pieces in reverse order for a backwards-secondary table), `01`, tertiaries — then `00` and
 /// the pieces' NFC bytes, which are the text's NFC. That is byte for byte the key
 /// ``Collation/_appendSortKey(forValidUTF8:to:)`` writes (`Tests/SortKitTests/LocalePieceKeysTests.swift`
-/// checks it on seeded random text in every tailoring). Other collations, and locale tables
-/// with contextual elements, are passed through.
+/// checks it on seeded random text in every tailoring). The folding collations (`nocase`,
+/// `fold`, `natural`) are the same with one level: a word's fold is its scalars', a digit run
+/// ends at a space. ``Collation/binary``, whose key is the NFC, and locale tables with
+/// contextual elements are passed through.
 ///
 /// The cache holds at most ``pieceLimit`` pieces of at most ``longestPiece`` bytes; once a
 /// few thousand lookups show that pieces rarely repeat (unique identifiers), it stops
@@ -52,15 +54,30 @@ package struct _SortKeyPieces {
     private var found: [Int] = []
     private var scratch: [UInt8] = []
 
+    /// Whether the key is a folding collation's (``Collation/sortKey(for:)``: the folded
+    /// primary part, `00`, the NFC), whose primary part may hold any byte: it is cut at the
+    /// NFC's length, not at its first zero.
+    private let folding: Bool
+
     package init(_ collation: Collation) {
         self.collation = collation
-        if case .locale(let locale) = collation, !locale.table.hasContexts {
+        switch collation {
+        case .locale(let locale) where !locale.table.hasContexts:
             usesPieces = true
+            folding = false
             let strength = locale.numeric ? .primary : locale.strength
             levels = strength == .primary ? 1 : strength == .secondary ? 2 : 3
             backwards = locale.table.backwardsSecondary
-        } else {
+        case .caseInsensitive, .folded, .natural:
+            // A fold is a scalar's, a digit run ends at a space and nothing composes across
+            // one: the same concatenation with one level.
+            usesPieces = true
+            folding = true
+            levels = 1
+            backwards = false
+        default:
             usesPieces = false
+            folding = false
             levels = 0
             backwards = false
         }
@@ -146,6 +163,18 @@ package struct _SortKeyPieces {
             guard table.count < Self.pieceLimit else { return nil }
             scratch.removeAll(keepingCapacity: true)
             collation._appendSortKey(forValidUTF8: text, to: &scratch)
+            if folding {
+                let nfc = _isASCII(text) ? text.count : _nfc(String(decoding: text, as: UTF8.self)).utf8.count
+                let separator = scratch.count - nfc - 1
+                guard separator >= 0, scratch[separator] == 0 else { return nil }
+                parts.append(contentsOf: scratch[..<separator])
+                bounds += [parts.count, parts.count, parts.count]
+                parts.append(contentsOf: scratch[(separator + 1)...])
+                bounds.append(parts.count)
+                pieces.bytes.append(contentsOf: text)
+                pieces.close()
+                return table.add(hash, at: slot)
+            }
             // The key's levels are bytes 2 and up, each ended by a byte below 2: `01` before
             // the next level, `00` before the NFC. A level the strength leaves out is empty.
             var at = 0
