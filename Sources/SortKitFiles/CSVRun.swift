@@ -64,12 +64,13 @@ struct _Run: Sendable {
     /// field). Added by the sort: value numbers (4 a field), the encoded values and their ends
     /// (about twice the values, 8 a component), the sort keys' ends and cursors (16), two
     /// radix records (48), the order (8) and the list of records written (16); the encodings
-    /// are counted at three times the values, which covers numbers. 20-byte keys. A quarter is
+    /// are counted at three times the values, which covers numbers, and the key builders' cached
+    /// words at half the values (``_CSVSortKey/Component/plainKeys(grouping:textBytes:)``). A quarter is
     /// added for what the allocator keeps beside them: measured, the peak RSS of sorting a
     /// narrow file (1.2M records, 13 bytes each) grew 1.15 bytes per byte of budget without it.
     static func peakBytes(count: Int, recordBytes: Int, valueBytes: Int, fields: Int, components: Int) -> Int {
         let held = recordBytes + valueBytes + count * (16 + 8 * fields)
-        let sorting = 3 * valueBytes + count * (4 * fields + 8 * components + 16 + 48 + 8 + 16)
+        let sorting = 7 * valueBytes / 2 + count * (4 * fields + 8 * components + 16 + 48 + 8 + 16)
         return (held + sorting) * 5 / 4
     }
 

@@ -54,7 +54,7 @@ struct _RunKeys: Sendable {
             if let (ids, firsts) = numbered[component.field] {
                 var encodings = _ByteArena()
                 let plain = component.plainText(grouping: key.grouping)
-                var pieces = component.plainKeys(grouping: key.grouping)
+                var pieces = component.plainKeys(grouping: key.grouping, textBytes: values[component.field].bytes.count * firsts.count / max(1, count))
                 values[component.field].bytes.withUnsafeBufferPointer { bytes in
                     for first in firsts {
                         let field = UnsafeBufferPointer(rebasing: bytes[values[component.field].range(first)])
@@ -173,7 +173,7 @@ private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Componen
         let text = range.isEmpty ? 0 : views[0].ends[range.upperBound - 1] - (range.lowerBound == 0 ? 0 : views[0].ends[range.lowerBound - 1])
         part.bytes.reserveCapacity(5 * text + 8 * range.count)
         part.ends.reserveCapacity(range.count)
-        var pieces = component.plainKeys(grouping: key.grouping)
+        var pieces = component.plainKeys(grouping: key.grouping, textBytes: text)
         for index in range {
             key.encode(component, utf8: views[0][index], validUTF8: true, plain: plain, pieces: &pieces, to: &part.bytes)
             part.close()

@@ -33,8 +33,11 @@ struct _CSVSortKey: Sendable {
 
         /// The builder of this component's collation keys that ``_CSVSortKey/encode(_:utf8:plain:pieces:to:)``
         /// takes for plain text values (one per thread), or `nil` when they aren't plain text.
-        func plainKeys(grouping: Bool) -> _SortKeyPieces? {
-            plainText(grouping: grouping) == nil ? nil : _SortKeyPieces(key.collation)
+        /// The builder keeps at most half of `textBytes` (the text it will encode, at least
+        /// 64 KB) of words and keys: what ``_Run/peakBytes(count:recordBytes:valueBytes:fields:components:)``
+        /// allows beside the encodings.
+        func plainKeys(grouping: Bool, textBytes: Int) -> _SortKeyPieces? {
+            plainText(grouping: grouping) == nil ? nil : _SortKeyPieces(key.collation, byteLimit: max(64 << 10, textBytes / 2))
         }
 
         /// ``PlainText`` for this component's values, or `nil` when they aren't plain text

@@ -236,6 +236,7 @@ private func _windows(_ arena: _ArenaKeys, count: Int) -> [_KeyRecord] {
 /// equal or one bucket holds more than half of the records (two cores couldn't share it).
 private func _sortByBuckets(_ records: inout [_KeyRecord], _ arena: _ArenaKeys) -> Bool {
     let count = records.count
+    guard count > 1 else { return false }
     let (firstHi, firstLo) = (records[0].hi, records[0].lo)
     var (hiDiff, loDiff): (UInt64, UInt64) = (0, 0)
     for record in records {

@@ -16,9 +16,10 @@ import Foundation
 /// ends at a space. ``Collation/binary``, whose key is the NFC, and locale tables with
 /// contextual elements are passed through.
 ///
-/// The cache holds at most ``pieceLimit`` pieces of at most ``longestPiece`` bytes; once a
-/// few thousand lookups show that pieces rarely repeat (unique identifiers), it stops
-/// looking. One per thread: it is a value with its own storage.
+/// The cache holds at most ``pieceLimit`` pieces of at most ``longestPiece`` bytes, and at most
+/// its byte limit of pieces and keys; once full it answers what it holds. When its first few
+/// thousand lookups show that pieces rarely repeat (unique identifiers: under a quarter found),
+/// it stops looking. One per thread: it is a value with its own storage.
 ///
 ///     var keys = _SortKeyPieces(.locale(try LocaleCollation("sv")))
 ///     var key: [UInt8] = []
@@ -28,6 +29,8 @@ package struct _SortKeyPieces {
     package static let pieceLimit = 1 << 16
     /// Longer pieces are built each time, not kept.
     package static let longestPiece = 64
+    /// The bytes kept (pieces and their keys) unless the builder is given its own bound.
+    package static let defaultByteLimit = 4 << 20
     /// Lookups before the hit rate is judged, and the share of hits that keeps the cache on.
     static let trialLookups = 4_096
 
@@ -59,8 +62,14 @@ package struct _SortKeyPieces {
     /// NFC's length, not at its first zero.
     private let folding: Bool
 
-    package init(_ collation: Collation) {
+    /// At most this many bytes of pieces and keys are kept.
+    private let byteLimit: Int
+
+    /// A builder of `collation`'s keys that keeps at most `byteLimit` bytes of words and keys
+    /// (a file sort bounds it by its slice's text, so that `--max-memory` holds).
+    package init(_ collation: Collation, byteLimit: Int = _SortKeyPieces.defaultByteLimit) {
         self.collation = collation
+        self.byteLimit = byteLimit
         switch collation {
         case .locale(let locale) where !locale.table.hasContexts:
             usesPieces = true
@@ -150,17 +159,19 @@ package struct _SortKeyPieces {
     /// once the cache is full and the piece isn't in it.
     private mutating func piece(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
         guard text.count <= Self.longestPiece else { return nil }
-        lookups += 1
         let hash = _hashBytes(text, seed: seed)
         let probe = pieces.bytes.withUnsafeBufferPointer { stored in
             table.find(hash) { id in _equalBytes(UnsafeBufferPointer(rebasing: stored[pieces.range(id)]), text) }
         }
         switch probe {
         case .found(let id):
+            lookups += 1
             hits += 1
             return id
         case .vacant(let slot):
-            guard table.count < Self.pieceLimit else { return nil }
+            // A full cache answers what it holds; its misses don't count against the hit rate.
+            guard table.count < Self.pieceLimit, parts.count + pieces.bytes.count < byteLimit else { return nil }
+            lookups += 1
             scratch.removeAll(keepingCapacity: true)
             collation._appendSortKey(forValidUTF8: text, to: &scratch)
             if folding {
