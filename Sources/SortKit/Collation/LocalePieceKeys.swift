@@ -64,6 +64,8 @@ package struct _SortKeyPieces {
 
     /// At most this many bytes of pieces and keys are kept.
     private let byteLimit: Int
+    /// The locale collation, for its ASCII fast path.
+    private let asciiLocale: LocaleCollation?
 
     /// A builder of `collation`'s keys that keeps at most `byteLimit` bytes of words and keys
     /// (a file sort bounds it by its slice's text, so that `--max-memory` holds).
@@ -72,6 +74,7 @@ package struct _SortKeyPieces {
         self.byteLimit = byteLimit
         switch collation {
         case .locale(let locale) where !locale.table.hasContexts:
+            asciiLocale = locale
             usesPieces = true
             folding = false
             let strength = locale.numeric ? .primary : locale.strength
@@ -80,11 +83,13 @@ package struct _SortKeyPieces {
         case .caseInsensitive, .folded, .natural:
             // A fold is a scalar's, a digit run ends at a space and nothing composes across
             // one: the same concatenation with one level.
+            asciiLocale = nil
             usesPieces = true
             folding = true
             levels = 1
             backwards = false
         default:
+            asciiLocale = nil
             usesPieces = false
             folding = false
             levels = 0
@@ -97,6 +102,14 @@ package struct _SortKeyPieces {
         guard usesPieces, bytes.count > 0 else {
             collation._appendSortKey(forValidUTF8: bytes, to: &key)
             return
+        }
+        // ASCII text's own fast paths write a key faster than the cache assembles one.
+        if _isASCII(bytes) {
+            if folding {
+                collation._appendSortKey(forValidUTF8: bytes, to: &key)
+                return
+            }
+            if asciiLocale?.appendASCIISortKey(bytes, to: &key) == true { return }
         }
         found.removeAll(keepingCapacity: true)
         var start = 0
