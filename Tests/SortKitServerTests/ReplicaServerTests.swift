@@ -35,7 +35,9 @@ struct ReplicaServerTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SORTKIT_PSQL"]!)
         process.arguments = ["-X", "-q", url] + commands.flatMap { ["-c", $0] }
-        try process.run()
+        // One launch at a time in the test process: Foundation's launch crashed in a memcpy
+        // beside another test's launch (a clean-clone `.ci/run`, 2026-11-29).
+        try process.launchAlone()
         #expect(await exitStatus(of: process) == 0, "psql \(commands)")
     }
 
