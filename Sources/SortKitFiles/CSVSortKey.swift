@@ -169,28 +169,21 @@ struct _CSVSortKey: Sendable {
     /// (a key has one or two), then the stretches between them moved back to front.
     static func escapeZeros(_ bytes: inout [UInt8], from start: Int) {
         let end = bytes.count
-        @inline(__always)
-        func eachZero(_ body: (Int) -> Void) {
+        guard start < end else { return }
+        // The zeros' positions, found with one pass of `memchr`, in room for every byte (on the
+        // stack for a key of ordinary length): a key per record allocated nothing else here.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: end - start) { zeros in
+            var count = 0
             bytes.withUnsafeBufferPointer { buffer in
-                guard let base = buffer.baseAddress else { return }
+                let base = buffer.baseAddress!
                 var at = start
                 while at < end, let hit = memchr(base + at, 0, end - at) {
-                    let position = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
-                    body(position)
-                    at = position + 1
+                    zeros[count] = base.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+                    at = zeros[count] + 1
+                    count += 1
                 }
             }
-        }
-        var count = 0
-        eachZero { _ in count += 1 }
-        guard count > 0 else { return }
-        // The zeros' positions on the stack: a key per record allocated nothing else here.
-        withUnsafeTemporaryAllocation(of: Int.self, capacity: count) { zeros in
-            var found = 0
-            eachZero {
-                zeros[found] = $0
-                found += 1
-            }
+            guard count > 0 else { return }
             bytes.append(contentsOf: repeatElement(0, count: count))
             bytes.withUnsafeMutableBufferPointer { buffer in
                 let base = buffer.baseAddress!

@@ -198,15 +198,24 @@ package func _sortByteKeys(_ keys: _ByteArena, limit: Int = _maximumRecordCount,
                 }
             }
             guard ends.count >= parallelFrom, ProcessInfo.processInfo.activeProcessorCount > 1 else {
-                return _sortArenaRange(arena, 0..<ends.count).map { Int($0.index) }
+                var records = (0..<ends.count).map { arena.window(UInt32($0), depth: 0) }
+                _sortRecords(&records, arena)
+                return records.map { Int($0.index) }
             }
             var records = _windows(arena, count: ends.count)
             if _sortByBuckets(&records, arena) { return records.map { Int($0.index) } }
             // Most keys share their first 16 bits that vary: halves on two cores, merged.
             let middle = ends.count / 2
             let slots = _ResultSlots<[_KeyRecord]>(count: 2)
-            // The arena is only read.
-            _concurrentPerform(iterations: 2, _UncheckedBox { slots.set($0, _sortArenaRange(arena, $0 == 0 ? 0..<middle : middle..<ends.count)) })
+            let windows = records
+            // The arena and the windows are only read.
+            _concurrentPerform(
+                iterations: 2,
+                _UncheckedBox { half in
+                    var part = Array(half == 0 ? windows[..<middle] : windows[middle...])
+                    _sortRecords(&part, arena)
+                    slots.set(half, part)
+                })
             let sorted = slots.values
             return _mergeSorted(sorted[0], sorted[1], arena)
         }
@@ -289,13 +298,6 @@ private func _sortByBuckets(_ records: inout [_KeyRecord], _ arena: _ArenaKeys) 
     }
     records = sorted
     return true
-}
-
-/// The positions of `range` in key order, ties in position order.
-private func _sortArenaRange(_ arena: _ArenaKeys, _ range: Range<Int>) -> [_KeyRecord] {
-    var records = range.map { arena.window(UInt32($0), depth: 0) }
-    _sortRecords(&records, arena)
-    return records
 }
 
 /// Records holding their keys' first windows (in position order), sorted by key, ties in

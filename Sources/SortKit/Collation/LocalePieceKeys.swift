@@ -41,7 +41,7 @@ package struct _SortKeyPieces {
     /// The levels written: `locale`'s strength, or primary under `numeric`.
     private let levels: Int
     private let backwards: Bool
-    private var table = _IdTable(expectedCount: 1024)
+    private var table = _IdTable()
     private let seed = UInt64.random(in: 0...UInt64.max) | 1
     /// The pieces' bytes.
     private var pieces = _ByteArena()
@@ -57,14 +57,10 @@ package struct _SortKeyPieces {
     private var found: [Int] = []
     private var scratch: [UInt8] = []
 
-    /// Whether the key is a folding collation's (``Collation/sortKey(for:)``: the folded
-    /// primary part, `00`, the NFC), whose primary part may hold any byte: it is cut at the
-    /// NFC's length, not at its first zero.
-    private let folding: Bool
-
     /// At most this many bytes of pieces and keys are kept.
     private let byteLimit: Int
-    /// The locale collation, for its ASCII fast path.
+    /// The locale collation, for its ASCII fast path and its levels; `nil` for a folding
+    /// collation (one level: the folded primary part).
     private let asciiLocale: LocaleCollation?
 
     /// A builder of `collation`'s keys that keeps at most `byteLimit` bytes of words and keys
@@ -76,7 +72,6 @@ package struct _SortKeyPieces {
         case .locale(let locale) where !locale.table.hasContexts:
             asciiLocale = locale
             usesPieces = true
-            folding = false
             let strength = locale.numeric ? .primary : locale.strength
             levels = strength == .primary ? 1 : strength == .secondary ? 2 : 3
             backwards = locale.table.backwardsSecondary
@@ -85,13 +80,11 @@ package struct _SortKeyPieces {
             // one: the same concatenation with one level.
             asciiLocale = nil
             usesPieces = true
-            folding = true
             levels = 1
             backwards = false
         default:
             asciiLocale = nil
             usesPieces = false
-            folding = false
             levels = 0
             backwards = false
         }
@@ -105,11 +98,11 @@ package struct _SortKeyPieces {
         }
         // ASCII text's own fast paths write a key faster than the cache assembles one.
         if _isASCII(bytes) {
-            if folding {
+            guard let asciiLocale else {
                 collation._appendSortKey(forValidUTF8: bytes, to: &key)
                 return
             }
-            if asciiLocale?.appendASCIISortKey(bytes, to: &key) == true { return }
+            if asciiLocale.appendASCIISortKey(bytes, to: &key) { return }
         }
         found.removeAll(keepingCapacity: true)
         var start = 0
@@ -187,32 +180,20 @@ package struct _SortKeyPieces {
             lookups += 1
             scratch.removeAll(keepingCapacity: true)
             collation._appendSortKey(forValidUTF8: text, to: &scratch)
-            if folding {
-                let nfc = _isASCII(text) ? text.count : _nfc(String(decoding: text, as: UTF8.self)).utf8.count
-                let separator = scratch.count - nfc - 1
-                guard separator >= 0, scratch[separator] == 0 else { return nil }
-                parts.append(contentsOf: scratch[..<separator])
-                bounds += [parts.count, parts.count, parts.count]
-                parts.append(contentsOf: scratch[(separator + 1)...])
-                bounds.append(parts.count)
-                pieces.bytes.append(contentsOf: text)
-                pieces.close()
-                return table.add(hash, at: slot)
-            }
-            // The key's levels are bytes 2 and up, each ended by a byte below 2: `01` before
-            // the next level, `00` before the NFC. A level the strength leaves out is empty.
-            var at = 0
+            // The key ends with `00` and the piece's NFC; before it, a folding key's primary
+            // part (any byte: a long digit run's length may hold a zero), or a locale key's
+            // levels, bytes 2 and up split by `01`. A level the strength leaves out is empty.
+            let nfc = _isASCII(text) ? text.count : _nfc(String(decoding: text, as: UTF8.self)).utf8.count
+            let separator = scratch.count - nfc - 1
+            guard separator >= 0, scratch[separator] == 0 else { return nil }
+            let levelParts =
+                asciiLocale == nil ? [scratch[..<separator]] : scratch[..<separator].split(separator: 1, omittingEmptySubsequences: false)
+            guard levelParts.count == levels else { return nil }
             for level in 0..<3 {
-                if level < levels {
-                    var end = at
-                    while scratch[end] >= 2 { end += 1 }
-                    parts.append(contentsOf: scratch[at..<end])
-                    at = end + 1
-                }
+                if level < levels { parts.append(contentsOf: levelParts[level]) }
                 bounds.append(parts.count)
             }
-            assert(at > 0 && scratch[at - 1] == 0, "a locale key's levels end with 00")
-            parts.append(contentsOf: scratch[at...])
+            parts.append(contentsOf: scratch[(separator + 1)...])
             bounds.append(parts.count)
             pieces.bytes.append(contentsOf: text)
             pieces.close()

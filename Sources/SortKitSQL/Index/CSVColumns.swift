@@ -142,7 +142,7 @@ package struct _CSVColumns: Sendable {
                 // A column of many distinct values (titles) is typed by its first values (one that
                 // settles it as text stops the scan) rather than numbered first.
                 let records =
-                    (Self.repeats(column) ? _numberDistinct(column, limit: max(16, min(column.count / 2, 65_536)))?.firsts : nil)
+                    (_valuesRepeat(column) ? _numberDistinct(column, limit: max(16, min(column.count / 2, 65_536)))?.firsts : nil)
                     ?? Array(0..<column.count)
                 column.bytes.withUnsafeBufferPointer { bytes in
                     for record in records {
@@ -181,7 +181,7 @@ extension _CSVColumns {
                     }
                 }
                 // Prices, dates and counts repeat: each distinct value is parsed once.
-                if Self.repeats(arena), let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4)) {
+                if _valuesRepeat(arena), let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4)) {
                     let distinct = firsts.map(value)
                     results.set(task, ids.map { distinct[Int($0)] })
                 } else {
@@ -190,11 +190,6 @@ extension _CSVColumns {
             })
         return (folded.values[0], Dictionary(uniqueKeysWithValues: zip(typedColumns, results.values)))
     }
-}
-
-extension _CSVColumns {
-    /// Whether numbering a column's distinct values pays (``_valuesRepeat(_:)``).
-    static func repeats(_ column: _ByteArena) -> Bool { _valuesRepeat(column) }
 }
 
 /// A cell of ASCII digits with an optional sign that fits in 64 bits, read without a `String`

@@ -122,7 +122,7 @@ struct _Ranking: Sendable {
     ) -> _Ranking? {
         let base = cells.base[column]
         guard cells.written.isEmpty, cells.baseCount == live.count, !live.contains(false),
-            base.count >= 1_024, _CSVColumns.repeats(base),
+            base.count >= 1_024, _valuesRepeat(base),
             let (ids, firsts) = _numberDistinct(base, limit: base.count * 3 / 4)
         else { return nil }
         return _Ranking(distinct: _Ranking(values: firsts.map(value), collation: collation), ids: ids)

@@ -60,8 +60,7 @@ extension _TableIndex {
         }
         var firsts = [UInt32](repeating: 0, count: slots.count)
         let parts = max(1, min(_scanCores, slots.count / 65_536))
-        _ByteArena.withViews([cells.base[column]]) { views in
-            let base = views[0], unwritten = cells.written.isEmpty
+        cells.withCellReader(column) { cell in
             firsts.withUnsafeMutableBufferPointer { firsts in
                 nonisolated(unsafe) let firsts = firsts
                 // Each part writes its own range; the cells are only read.
@@ -69,8 +68,7 @@ extension _TableIndex {
                     iterations: parts,
                     _UncheckedBox { part in
                         for index in (slots.count * part / parts)..<(slots.count * (part + 1) / parts) {
-                            let slot = slots[index]
-                            firsts[index] = unwritten && slot < cells.baseCount ? first(base[slot]) : cells.withCell(slot, column, first)
+                            firsts[index] = cell(slots[index], first)
                         }
                     })
             }
@@ -95,8 +93,7 @@ extension _TableIndex {
         let parts = max(1, min(_scanCores, candidates.count / 16_384))
         let slots = _ResultSlots<(keys: _ByteArena, blank: [Bool])>(count: parts)
         let cells = cells
-        _ByteArena.withViews([cells.base[column]]) { views in
-            let base = views[0], unwritten = cells.written.isEmpty
+        cells.withCellReader(column) { cell in
             // Each part reads its own candidates' cells.
             _concurrentPerform(
                 iterations: parts,
@@ -118,9 +115,7 @@ extension _TableIndex {
                         }
                         keys.close()
                     }
-                    for slot in candidates[range] {
-                        if unwritten && slot < cells.baseCount { add(base[slot]) } else { cells.withCell(slot, column, add) }
-                    }
+                    for slot in candidates[range] { cell(slot, add) }
                     slots.set(part, (keys, blank))
                 })
         }

@@ -61,6 +61,18 @@ struct _TableIndex: Sendable {
     }
 }
 
+/// A column's cells as UTF-8 bytes, from ``_Cells/withCellReader(_:_:)``.
+struct _CellReader {
+    let cells: _Cells
+    let column: Int
+    let base: _ArenaView
+
+    func callAsFunction<Result>(_ slot: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        if !cells.written.isEmpty, let row = cells.written[slot] { return _withUTF8(row[column], body) }
+        return body(base[slot])
+    }
+}
+
 /// Cells by slot and column: base arenas, and the rows written since as strings.
 struct _Cells: Sendable {
     /// Per column, the cells of slots `0..<baseCount`.
@@ -78,10 +90,10 @@ struct _Cells: Sendable {
         }
     }
 
-    /// `body` of the cell's UTF-8 bytes: ``text(_:_:)`` without a `String` for a base cell.
-    func withCell<Result>(_ slot: Int, _ column: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        if !written.isEmpty, let row = written[slot] { return _withUTF8(row[column], body) }
-        return base[column].withBytes(slot, body)
+    /// `body` with a reader of `column`'s cells as UTF-8 bytes (``text(_:_:)`` without a
+    /// `String` for a base cell, read through a view of its arena); valid inside `body` only.
+    func withCellReader<Result>(_ column: Int, _ body: (_CellReader) -> Result) -> Result {
+        _ByteArena.withViews([base[column]]) { views in body(_CellReader(cells: self, column: column, base: views[0])) }
     }
 
     /// The value `key` reads from the cell's text, as ``SortSpec/Key/sortValue(of:columnType:)``
@@ -121,7 +133,7 @@ struct _Cells: Sendable {
             key.sortValue(of: arena.withBytes(slot) { String(decoding: $0, as: UTF8.self) }, columnType: type)
         }
         let fromBase = fromBytes.map { read in { @Sendable slot in arena.withBytes(slot, read) } } ?? fromText
-        if distinct, fromBytes == nil, baseCount >= 4_096, _CSVColumns.repeats(arena),
+        if distinct, fromBytes == nil, baseCount >= 4_096, _valuesRepeat(arena),
             let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4))
         {
             let values = firsts.map(fromText)

@@ -20,6 +20,21 @@ struct WindowSortTests {
         }
     }
 
+    /// The keys in an arena, and their positions in the order of a stable comparison sort by
+    /// `memcmp` (element by element, 1 MB keys took minutes in a debug build).
+    static func arenaAndOracle(_ keys: [[UInt8]]) -> (_ByteArena, [Int]) {
+        var arena = _ByteArena()
+        for key in keys {
+            arena.bytes.append(contentsOf: key)
+            arena.close()
+        }
+        let expected = keys.indices.sorted { a, b in
+            let order = _compareBytes(keys[a], keys[b])
+            return order == .orderedSame ? a < b : order == .orderedAscending
+        }
+        return (arena, expected)
+    }
+
     @Test("Equals a stable comparison sort (memcmp, a prefix first, ties by position)", arguments: [0, 1, 15, 17, 300, 5_000])
     func matchesOracle(count: Int) {
         let seed = UInt64(count) &* 0x9E37_79B9 &+ 5
@@ -61,15 +76,7 @@ struct WindowSortTests {
             default: return shared + (n % 7 == 0 ? [] : tail)
             }
         }
-        var arena = _ByteArena()
-        for key in keys {
-            arena.bytes.append(contentsOf: key)
-            arena.close()
-        }
-        let expected = keys.indices.sorted { a, b in
-            let order = _compareBytes(keys[a], keys[b])
-            return order == .orderedSame ? a < b : order == .orderedAscending
-        }
+        let (arena, expected) = Self.arenaAndOracle(keys)
         #expect(_sortByteKeys(arena, parallelFrom: 2) == expected, "\(shape), seed 0x5EED_0081 (fixed)")
     }
 
@@ -82,16 +89,7 @@ struct WindowSortTests {
         var keys: [[UInt8]] = (0..<300).map { _ in prefix + (0..<Int.random(in: 0...3, using: &random)).map { _ in UInt8.random(in: 0...2, using: &random) } }
         keys += [Array(prefix.prefix(300_000)), Array(prefix.prefix(17)), [], prefix]
         keys.shuffle(using: &random)
-        var arena = _ByteArena()
-        for key in keys {
-            arena.bytes.append(contentsOf: key)
-            arena.close()
-        }
-        // memcmp as the oracle's comparison: element by element, 1 MB keys take minutes in a debug build.
-        let expected = keys.indices.sorted { a, b in
-            let order = _compareBytes(keys[a], keys[b])
-            return order == .orderedSame ? a < b : order == .orderedAscending
-        }
+        let (arena, expected) = Self.arenaAndOracle(keys)
         #expect(_sortByteKeys(arena) == expected, "seed 0x5EED_0080 (fixed)")
     }
 }
