@@ -59,36 +59,68 @@ struct FirstPageSelectionTests {
         var random = SplitMix64(seed: seed)
         // Over 4,096 rows whose prices and dates repeat: the selection numbers their distinct cells.
         // Numbers and dates with blanks, so that the columns are typed (checked below).
-        let prices = ["12.5", "-12.5", "0", "-0", "3", "1000.0", "", " ", "7.25", "-7.250", "123456789.125"]
+        // Plain decimals are read from their bytes; long ones, and integers past 2^53 that a
+        // Double can't tell apart, through the cells' reader.
+        let prices = [
+            "12.5", "-12.5", "0", "-0", "3", "1000.0", "", " ", "7.25", "-7.250", "123456789.125", "0.1", "0.30000000000000004", "-0.0",
+            "123456789012345678", "999999999999999.5",
+        ]
         let dates = ["2024-01-02", "1999-12-31", "", "2024-01-02", "1970-01-01", "0001-01-01"]
-        var records = [["price", "d", "t"]]
+        let integers = ["5", "-5", "007", "9007199254740993", "9007199254740992", "-9223372036854775808", "9223372036854775807", "", "0", "-0", "12"]
+        var records = [["price", "d", "t", "n"]]
         for _ in 0..<6_000 {
             records.append([
                 prices.randomElement(using: &random)!, dates.randomElement(using: &random)!,
                 (0..<Int.random(in: 0...3, using: &random)).map { _ in Self.heads.randomElement(using: &random)! }.joined(),
+                integers.randomElement(using: &random)!,
             ])
         }
         let (store, table) = try await Self.imported(CSV.format(records))
         var memory = table
         let types = try await store.table("t").schema.columns.map(\.type)
-        #expect(types == [.float, .date, .string])
-        let specs = ["-price:abs,t", "price,t:nocase", "price:num:nulls-first", "d:date,-t", "-d,price", "t:len,price", "t:random=7", "-price:text"]
+        #expect(types == [.float, .date, .string, .integer])
+        let specs = [
+            "-price:abs,t", "price,t:nocase", "price:num:nulls-first", "d:date,-t", "-d,price", "t:len,price", "t:random=7", "-price:text",
+            "n:abs,t", "-n,price", "n,-t", "-t:len,n", "-t:random=7", "t:num,n", "-price,n", "n:random=3",
+        ]
         func check(_ round: String) async throws {
             try await Self.checkPages(store, memory, specs, deep: 300, "\(round) (seed \(seed))")
         }
         try await check("after the import")
         // Rewritten rows read their strings, not their base cells' distinct values; so do new rows.
         for id in [Int64(5), 99, 4_000] {
-            let cells = ["-100000", "2030-01-01", "Zz"]
-            try await store.update(id, in: "t", set: ["price": cells[0], "d": cells[1], "t": cells[2]])
+            let cells = ["-100000", "2030-01-01", "Zz", "-7"]
+            try await store.update(id, in: "t", set: ["price": cells[0], "d": cells[1], "t": cells[2], "n": cells[3]])
             memory.rows[Int(id) - 1] = cells
         }
-        for cells in [["-99999", "1000-01-01", "a"], ["", "", ""]] {
-            let id = try await store.insert(["price": cells[0], "d": cells[1], "t": cells[2]], into: "t")
+        for cells in [["-99999", "1000-01-01", "a", "99"], ["", "", "", ""]] {
+            let id = try await store.insert(["price": cells[0], "d": cells[1], "t": cells[2], "n": cells[3]], into: "t")
             #expect(id == Int64(memory.rows.count + 1))
             memory.rows.append(cells)
         }
         try await check("after writes")
+    }
+
+    @Test("Plain decimals read from bytes are the Double that parsing the text gives; other forms are left to the parser (seeded)")
+    func plainDecimals() {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 0xDEC1
+        var random = SplitMix64(seed: seed)
+        let odd = ["", "-", ".", "1.", ".5", "+5", " 5", "5 ", "1e3", "1,5", "--1", "1.2.3", "١٢", "0x10", "1234567890123456", "nan", "-.5"]
+        for text in odd {
+            #expect(Array(text.utf8).withUnsafeBufferPointer { _plainDecimal($0, fraction: true) } == nil, "\(text.debugDescription)")
+        }
+        #expect(Array("1.5".utf8).withUnsafeBufferPointer { _plainDecimal($0, fraction: false) } == nil)
+        for round in 0..<20_000 {
+            let digits = Int.random(in: 1...15, using: &random)
+            var text = (0..<digits).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
+            if Bool.random(using: &random), digits > 1 {
+                let point = Int.random(in: 1..<digits, using: &random)
+                text.insert(".", at: text.index(text.startIndex, offsetBy: point))
+            }
+            if Bool.random(using: &random) { text = "-" + text }
+            let value = Array(text.utf8).withUnsafeBufferPointer { _plainDecimal($0, fraction: true) }
+            #expect(value?.bitPattern == Double(text)?.bitPattern, "round \(round): \(text) (seed \(seed))")
+        }
     }
 
     /// `csv` imported as table "t" into a store that keeps no ranking, so every page is a

@@ -84,6 +84,8 @@ struct KeyKindsTests {
             "ж\u{483}", "ж\u{489}", "\u{302E}", "\u{3030}", "Ω", "Ἀ", "ᾳ", "ỹ", "か\u{3099}", "\u{3099}", "。", "中", "한", "\u{1100}\u{1161}", "한\u{11A8}",
             "\u{1161}",
             "😀", "🇫🇷", "\u{200D}", "ب", "\u{0}", "ß", "Ab1 ?", "x\u{7F}y", "  ",
+            // Plain leads, which count without a walk, and what joins them.
+            "字", "나", "나\u{11A8}", "ӂ", "ǅ", "ɐ", "Ͼ", "字\u{3099}", "ӂ\u{301}", "\u{4DC0}", "\u{D7A4}",
         ]
         var random = SeededRandom.fromEnvironment(default: 0x1E_4C0)
         for round in 0..<5_000 {
