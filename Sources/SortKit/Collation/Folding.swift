@@ -397,7 +397,7 @@ internal func _asciiLowercased(_ string: String) -> String {
 
 /// Whether every scalar of well-formed UTF-8 is ``_isNFCAlone(_:)`` — or, with
 /// `allowingMarks`, a combining diacritical mark that folds away (``_foldsAway(_:)``) after such scalars.
-internal func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, allowingMarks: Bool = false) -> Bool {
+package func _allNFCAlone(_ bytes: UnsafeBufferPointer<UInt8>, allowingMarks: Bool = false) -> Bool {
     switch _nfcAloneKind(bytes) {
     case .alone: true
     case .aloneWithMarks: allowingMarks
