@@ -152,6 +152,8 @@ struct _CSVFile: Sendable {
             DispatchQueue.concurrentPerform(iterations: sliceCount) { slice in
                 let bytes = buffer.value
                 var scanner = start
+                // Checked by the first scan.
+                scanner.validatesUTF8 = false
                 var part = Part(widths: measureAll ? Array(repeating: _WidthStats(), count: width) : [])
                 var folded: [UInt8] = [], value: [UInt8] = []
                 for record in (count * slice / sliceCount)..<(count * (slice + 1) / sliceCount) {

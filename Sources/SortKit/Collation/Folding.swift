@@ -304,41 +304,37 @@ private func _tableFold(_ string: String, _ table: KeyPath<_TableFolds, _ArenaVi
 internal func _writeTableDiacriticFold(
     _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into out: UnsafeMutableBufferPointer<UInt8>, at position: Int
 ) -> Int? {
-    let table = _SearchFolds.shared
-    return table.bytes.withUnsafeBufferPointer { folds in
-        table.ends.withUnsafeBufferPointer { ends in
-            var i = start, o = position
-            while i < bytes.count {
-                let lead = bytes[i]
-                if lead < 0x80 {
-                    out[o] = lead == 0x1F ? 0x20 : _asciiLower(lead)
-                    o += 1
-                    i += 1
-                    continue
-                }
-                let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-                guard lead >= 0xC2, length < 4, i + length <= bytes.count else { return nil }
-                let value = _decodeUTF8Scalar(bytes, at: i, length: length)
-                if _foldsAway(value) {
-                    // dropped
-                } else if let slot = _SearchFolds.slot(value) {
-                    for j in (slot == 0 ? 0 : Int(ends[slot - 1]))..<Int(ends[slot]) {
-                        out[o] = folds[j]
-                        o += 1
-                    }
-                } else if _isIdeographOrHangul(value) {
-                    for j in i..<(i + length) {
-                        out[o] = bytes[j]
-                        o += 1
-                    }
-                } else {
-                    return nil
-                }
-                i += length
-            }
-            return o
+    let folds = _SearchFolds.shared.bytes, ends = _SearchFolds.shared.ends
+    var i = start, o = position
+    while i < bytes.count {
+        let lead = bytes[i]
+        if lead < 0x80 {
+            out[o] = lead == 0x1F ? 0x20 : _asciiLower(lead)
+            o += 1
+            i += 1
+            continue
         }
+        let length = lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        guard lead >= 0xC2, length < 4, i + length <= bytes.count else { return nil }
+        let value = _decodeUTF8Scalar(bytes, at: i, length: length)
+        if _foldsAway(value) {
+            // dropped
+        } else if let slot = _SearchFolds.slot(value) {
+            for j in (slot == 0 ? 0 : Int(ends[slot - 1]))..<Int(ends[slot]) {
+                out[o] = folds[j]
+                o += 1
+            }
+        } else if _isIdeographOrHangul(value) {
+            for j in i..<(i + length) {
+                out[o] = bytes[j]
+                o += 1
+            }
+        } else {
+            return nil
+        }
+        i += length
     }
+    return o
 }
 
 /// The diacritic folds (``_diacriticFold(_:)``) of the scalars search folds one at a time, as
@@ -348,12 +344,15 @@ internal func _writeTableDiacriticFold(
 /// Each fold is NFC, has no marks and starts with a starter that composes with nothing before
 /// it, so the folds of a text's scalars concatenate to the fold of the text (a test checks
 /// every scalar alone and between random neighbours, and seeded text against the `String` fold).
-internal struct _SearchFolds: Sendable {
+///
+/// The table lives as long as the process, read through pointers: a struct of arrays read per
+/// cell retained and released them, and two cores folding at once contended for their counts.
+internal struct _SearchFolds: @unchecked Sendable {
     static let shared = _SearchFolds()
     /// The folds' bytes, by ``slot(_:)``.
-    let bytes: [UInt8]
+    let bytes: UnsafeBufferPointer<UInt8>
     /// Where each slot's fold ends in ``bytes``; it starts where the slot before it ends.
-    let ends: [UInt32]
+    let ends: UnsafeBufferPointer<UInt32>
 
     private static let latin: Range<UInt32> = _TableFolds.range.lowerBound..<0x530
     private static let extended: Range<UInt32> = 0x1E00..<0x2000
@@ -369,8 +368,13 @@ internal struct _SearchFolds: Sendable {
             bytes += fold
             ends.append(UInt32(bytes.count))
         }
-        self.bytes = bytes
-        self.ends = ends
+        func permanent<Element>(_ array: [Element]) -> UnsafeBufferPointer<Element> {
+            let copy = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(1, array.count))
+            _ = copy.initialize(from: array)
+            return UnsafeBufferPointer(rebasing: copy[..<array.count])
+        }
+        self.bytes = permanent(bytes)
+        self.ends = permanent(ends)
     }
 
     /// The table's index of a scalar that folds alone; `nil` for others (combining marks,

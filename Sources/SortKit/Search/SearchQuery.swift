@@ -82,13 +82,14 @@ extension SearchQuery {
         // The ASCII before the first other byte is folded already; the rest is folded over the
         // copy, with room for folds that are longer than their text.
         let first = cell.firstIndex { $0 >= 0x80 } ?? cell.count
-        bytes.append(contentsOf: repeatElement(0, count: cell.count))
+        // The room: the cell's bytes again (a copy, faster than appending zeros), overwritten.
+        bytes.append(contentsOf: cell)
         let end = bytes.withUnsafeMutableBufferPointer { _writeTableDiacriticFold(cell, from: first, into: $0, at: start + first) }
         if let end {
-            bytes.removeSubrange(end...)
+            bytes.removeLast(bytes.count - end)
             return
         }
-        bytes.removeSubrange(start...)
+        bytes.removeLast(bytes.count - start)
         bytes.append(contentsOf: fold(String(decoding: cell, as: UTF8.self)).utf8)
     }
 }
