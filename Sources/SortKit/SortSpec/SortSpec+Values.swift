@@ -229,7 +229,7 @@ internal func _simpleCharacterCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int6
 /// scalar walk's branches mispredict at every change of script, which made a multilingual
 /// `len` page 1.6× the ASCII one.
 ///
-/// Plain leads: U+00C0–U+02FF (C3–CB), U+0370–U+047F (CE–D1), U+04C0–U+04FF (D3),
+/// Plain leads: U+00C0–U+02FF (C3–CB), U+0380–U+047F (CE–D1), U+04C0–U+04FF (D3),
 /// U+5000–U+9FFF (E5–E9) and U+B000–U+CFFF (EB, EC: Hangul syllables, which join only jamo):
 /// Grapheme_Cluster_Break Other, or LV/LVT, with nothing that joins them (marks, jamo,
 /// controls, ZWJ, emoji modifiers) among the plain leads and printable ASCII. Any other lead,

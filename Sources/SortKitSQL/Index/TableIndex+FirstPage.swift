@@ -127,7 +127,7 @@ extension _TableIndex {
         case .length?, .random?: break
         case .absolute?, nil: guard typedNumbers || key.interpretation == .number else { return nil }
         }
-        guard key.enumOrder == nil, need > 0, slots.count > 8 * need else { return nil }
+        guard key.enumOrder == nil, need > 0, slots.count > 8 * need, variant.column < cells.base.count else { return nil }
         // Plain digits (with a fraction in a float column) are read from the bytes.
         let decimal: Bool? = typedNumbers && (key.transform == nil || key.transform == .absolute) ? type == .float : nil
         let absolute = key.transform == .absolute, descending = key.direction == .descending
