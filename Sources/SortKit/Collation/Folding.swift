@@ -304,7 +304,7 @@ private func _tableFold(_ string: String, _ table: KeyPath<_TableFolds, _ArenaVi
 internal func _writeTableDiacriticFold(
     _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into out: UnsafeMutableBufferPointer<UInt8>, at position: Int
 ) -> Int? {
-    let folds = _SearchFolds.shared.bytes, ends = _SearchFolds.shared.ends
+    let folds = _SearchFolds.shared.folds
     var i = start, o = position
     while i < bytes.count {
         let lead = bytes[i]
@@ -320,8 +320,8 @@ internal func _writeTableDiacriticFold(
         if _foldsAway(value) {
             // dropped
         } else if let slot = _SearchFolds.slot(value) {
-            for j in (slot == 0 ? 0 : Int(ends[slot - 1]))..<Int(ends[slot]) {
-                out[o] = folds[j]
+            for byte in folds[slot] {
+                out[o] = byte
                 o += 1
             }
         } else if _isIdeographOrHangul(value) {
@@ -345,36 +345,28 @@ internal func _writeTableDiacriticFold(
 /// it, so the folds of a text's scalars concatenate to the fold of the text (a test checks
 /// every scalar alone and between random neighbours, and seeded text against the `String` fold).
 ///
-/// The table lives as long as the process, read through pointers: a struct of arrays read per
-/// cell retained and released them, and two cores folding at once contended for their counts.
+/// The table lives as long as the process (``_ArenaView/permanent(_:)``), read through
+/// pointers: a struct of arrays read per cell retained and released them, and two cores
+/// folding at once contended for their counts.
 internal struct _SearchFolds: @unchecked Sendable {
     static let shared = _SearchFolds()
-    /// The folds' bytes, by ``slot(_:)``.
-    let bytes: UnsafeBufferPointer<UInt8>
-    /// Where each slot's fold ends in ``bytes``; it starts where the slot before it ends.
-    let ends: UnsafeBufferPointer<UInt32>
+    /// Each slot's fold (``slot(_:)``).
+    let folds: _ArenaView
 
     private static let latin: Range<UInt32> = _TableFolds.range.lowerBound..<0x530
     private static let extended: Range<UInt32> = 0x1E00..<0x2000
     private static let kana: Range<UInt32> = 0x3000..<0x3100
 
     private init() {
-        var bytes: [UInt8] = []
-        var ends: [UInt32] = []
+        var folds = _ByteArena()
         for value in Array(Self.latin) + Array(Self.extended) + Array(Self.kana) {
             let fold = _slowDiacriticFold(String(Unicode.Scalar(value)!)).utf8
             // What `_writeTableDiacriticFold` makes room for.
             precondition(fold.count <= 2 * Unicode.Scalar(value)!.utf8.count, "the fold of U+\(String(value, radix: 16)) is too long")
-            bytes += fold
-            ends.append(UInt32(bytes.count))
+            folds.bytes += fold
+            folds.close()
         }
-        func permanent<Element>(_ array: [Element]) -> UnsafeBufferPointer<Element> {
-            let copy = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(1, array.count))
-            _ = copy.initialize(from: array)
-            return UnsafeBufferPointer(rebasing: copy[..<array.count])
-        }
-        self.bytes = permanent(bytes)
-        self.ends = permanent(ends)
+        self.folds = .permanent(folds)
     }
 
     /// The table's index of a scalar that folds alone; `nil` for others (combining marks,

@@ -150,14 +150,9 @@ package func _isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     return true
 }
 
-/// `random=SEED`'s value of text already in NFC, read as text, from its UTF-8: null for blank
-/// text, else the seeded hash of its binary sort key — 0x30, then the NFC bytes — as
+/// `random=SEED`'s value of text already in NFC, read as text, from its UTF-8: `nil` (null)
+/// for blank text, else the seeded hash of its binary sort key — 0x30, then the NFC bytes — as
 /// ``SortSpec/Key/transformed(_:)`` computes it from the string.
-package func _randomValueOfNFCText(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> SortValue {
-    _randomNumberOfNFCText(bytes, seed: seed).map(SortValue.integer) ?? .null
-}
-
-/// ``_randomValueOfNFCText(_:seed:)``'s number, `nil` for null.
 package func _randomNumberOfNFCText(_ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> Int64? {
     _isBlank(bytes) ? nil : _seededHash(prefix: 0x30, bytes, seed: seed)
 }

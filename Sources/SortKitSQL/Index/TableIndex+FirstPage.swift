@@ -7,16 +7,7 @@ extension _TableIndex {
     /// The first `need` matching rows in `spec`'s order by the engine's top-k over the cells
     /// (SortKit's own semantics, enum ranks included), without rankings.
     func selected(_ spec: SortSpec, matches: _Matches, need: Int) throws -> [Int] {
-        var slots: [Int]
-        if matches.count == slotCount {
-            slots = Array(0..<slotCount)
-        } else {
-            slots = []
-            slots.reserveCapacity(matches.count)
-            (matches.matches ?? live).withUnsafeBufferPointer { kept in
-                for slot in 0..<slotCount where kept[slot] { slots.append(slot) }
-            }
-        }
+        var slots = matches.slots(live: live)
         if let first = spec.keys.first,
             let candidates = try leadingPrimaryCandidates(first, slots: slots, need: need) ?? leadingNumberCandidates(first, slots: slots, need: need)
         {
@@ -133,24 +124,26 @@ extension _TableIndex {
         let absolute = key.transform == .absolute, descending = key.direction == .descending
         let parts = max(1, min(_scanCores, slots.count / 65_536))
         let failed = _ResultSlots<Bool>(count: parts)
-        let firsts = cells.withValueReader(variant.column, key, type: type, distinct: decimal == nil) { reader in
+        let integer = _BytesInteger(key, type: type), reader = cells.reader(variant.column, key, type: type, distinct: decimal == nil)
+        let baseCount = cells.baseCount, unwritten = cells.written.isEmpty
+        let firsts = cells.withCellReader(variant.column) { cell in
             [UInt64](unsafeUninitializedCapacity: slots.count) { firsts, initialized in
                 slots.withUnsafeBufferPointer { slots in
                     nonisolated(unsafe) let firsts = firsts, slots = slots
-                    // Each part writes its own range; the cells are only read.
+                    // Each part writes its own range; the cells are only read. What a row reads
+                    // is bound once, outside the loop: read per row, the written rows and a
+                    // closure's context were retained and released, on both cores at once.
                     _concurrentPerform(
                         iterations: parts,
                         _UncheckedBox { part in
                             var ok = true
-                            // Bound once per part: read per row, the written rows were retained and
-                            // released, on both cores at once.
-                            let integer = reader.integerFromBytes, base = reader.base, baseCount = reader.baseCount
-                            let unwritten = reader.written.isEmpty
+                            let base = cell.base
                             for index in (slots.count * part / parts)..<(slots.count * (part + 1) / parts) {
                                 firsts[index] = 0
                                 guard ok else { continue }
                                 let slot = slots[index]
-                                let isBase = slot < baseCount && (unwritten || reader.isBase(slot))
+                                // A base cell's bytes; a written row's value is read as text.
+                                let isBase = slot < baseCount && (unwritten || cell.cells.written[slot] == nil)
                                 var number: Double
                                 if let integer, isBase {
                                     guard let value = integer(base[slot]) else { continue }

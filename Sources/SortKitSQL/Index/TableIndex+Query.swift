@@ -375,7 +375,7 @@ extension _TableIndex {
 
     /// Orders too wide to pack in 128 bits: rows compared component by component.
     private func sortedByComparison(_ query: _IndexQuery, need: Int) -> [UInt32] {
-        var slots = (0..<slotCount).filter { query.matches.contains($0, live: live) }.map { UInt32($0) }
+        var slots = query.matches.slots(live: live).map { UInt32($0) }
         if let after = query.after {
             slots = slots.filter { slot in
                 let ordinals = query.components.map { $0.doubled(Int(slot)) }

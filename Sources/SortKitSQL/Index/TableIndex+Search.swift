@@ -9,6 +9,18 @@ struct _Matches: Sendable {
 
     @inline(__always)
     func contains(_ slot: Int, live: [Bool]) -> Bool { matches?[slot] ?? live[slot] }
+
+    /// The slots kept, ascending, of `live.count` slots: `0..<count` when every slot is kept,
+    /// else the kept flags read through a pointer into an array reserved at its size.
+    func slots(live: [Bool]) -> [Int] {
+        guard count < live.count else { return Array(0..<live.count) }
+        var slots: [Int] = []
+        slots.reserveCapacity(count)
+        (matches ?? live).withUnsafeBufferPointer { kept in
+            for slot in kept.indices where kept[slot] { slots.append(slot) }
+        }
+        return slots
+    }
 }
 
 extension _TableIndex {

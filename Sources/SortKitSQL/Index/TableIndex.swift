@@ -73,7 +73,6 @@ struct _CellReader {
     }
 }
 
-/// A key's value per slot, from ``_Cells/withValueReader(_:_:type:distinct:_:)``.
 /// The integer a key reads from a cell's bytes where it needs no `String`: `len`, and
 /// `random=` of text (the cells are stored in NFC). A value, not a closure: a closure called
 /// per row on every core had its context retained and released each time.
@@ -100,24 +99,6 @@ enum _BytesInteger: Sendable {
         case .random(let seed): _randomNumberOfNFCText(bytes, seed: seed)
         }
     }
-}
-
-struct _ValueReader {
-    let general: @Sendable (Int) -> SortValue
-    /// `len` and `random=` of a base cell, from its bytes.
-    let integerFromBytes: _BytesInteger?
-    let base: _ArenaView
-    let baseCount: Int
-    let written: [Int: [String]]
-
-    func callAsFunction(_ slot: Int) -> SortValue {
-        if let integerFromBytes, isBase(slot) { return integerFromBytes(base[slot]).map(SortValue.integer) ?? .null }
-        return general(slot)
-    }
-
-    /// Whether the slot's cell is its base cell (not written since).
-    @inline(__always)
-    func isBase(_ slot: Int) -> Bool { slot < baseCount && (written.isEmpty || written[slot] == nil) }
 }
 
 /// Cells by slot and column: base arenas, and the rows written since as strings.
@@ -168,11 +149,12 @@ struct _Cells: Sendable {
         // A base cell's value: `len` and `random=` of text from its bytes, which costs less per
         // row than numbering the distinct cells does (a hash and a compare per row, on one
         // core); other keys as `value` reads its text.
-        let fromBytes = Self.valueFromBytes(key, type: type)
+        let fromBytes = _BytesInteger(key, type: type)
         let fromText: @Sendable (Int) -> SortValue = { slot in
             key.sortValue(of: arena.withBytes(slot) { String(decoding: $0, as: UTF8.self) }, columnType: type)
         }
-        let fromBase = fromBytes.map { read in { @Sendable slot in arena.withBytes(slot, read) } } ?? fromText
+        let fromBase =
+            fromBytes.map { integer in { @Sendable slot in arena.withBytes(slot) { integer($0).map(SortValue.integer) ?? .null } } } ?? fromText
         if distinct, fromBytes == nil, baseCount >= 4_096, _valuesRepeat(arena),
             let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4))
         {
@@ -185,25 +167,6 @@ struct _Cells: Sendable {
         return { slot in
             guard slot < baseCount, written.isEmpty || written[slot] == nil else { return cells.value(slot, column, key, type: type) }
             return fromBase(slot)
-        }
-    }
-
-    /// The value `key` reads from a base cell's bytes where it needs no `String`: `len`, and
-    /// `random=` of text (the cells are stored in NFC); `nil` for other keys.
-    static func valueFromBytes(_ key: SortSpec.Key, type: ColumnType) -> (@Sendable (UnsafeBufferPointer<UInt8>) -> SortValue)? {
-        guard let integer = _BytesInteger(key, type: type) else { return nil }
-        return { bytes in integer(bytes).map(SortValue.integer) ?? .null }
-    }
-
-    /// `body` with ``reader(_:_:type:distinct:)``'s values for a pass over many rows on every
-    /// core: base cells that `len` and `random=` read from their bytes are read through a view
-    /// of the arena (valid inside `body` only). Read through the escaping reader, each cell was
-    /// an unspecialized `withUnsafeBufferPointer` on the arena's shared array, which cost more
-    /// than counting the cell's characters.
-    func withValueReader<Result>(_ column: Int, _ key: SortSpec.Key, type: ColumnType, distinct: Bool, _ body: (_ValueReader) -> Result) -> Result {
-        let general = reader(column, key, type: type, distinct: distinct)
-        return _ByteArena.withViews([base[column]]) { views in
-            body(_ValueReader(general: general, integerFromBytes: _BytesInteger(key, type: type), base: views[0], baseCount: baseCount, written: written))
         }
     }
 

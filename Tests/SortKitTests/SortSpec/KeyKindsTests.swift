@@ -96,6 +96,11 @@ struct KeyKindsTests {
             // The bytes' blank test, which `len` and `random=` read cells with, agrees too.
             #expect(Array(text.utf8).withUnsafeBufferPointer(_isBlank) == _isBlank(text), "round \(round): \(text.debugDescription), \(random.replay)")
         }
+        // Megabyte texts: plain letters throughout, and with a mark joining the last letter.
+        for tail in ["", "e\u{301}", "\u{301}", "\r\n"] {
+            let text = String(repeating: "Жé字나 a", count: 120_000) + tail
+            #expect(_characterCount(text) == Int64(text.count), "a megabyte text ending \(tail.debugDescription)")
+        }
     }
 
     @Test("empty=null: blank and whitespace-only typed text is null, placed by the null policy")
