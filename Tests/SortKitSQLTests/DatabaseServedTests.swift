@@ -125,6 +125,64 @@ struct DatabaseServedTests {
         #expect(try await store.indexUsage(of: "small") != nil)
     }
 
+    @Test(
+        "A database-served view streamed in one read (PostgreSQL) is the in-memory pages' rows and CSV; past a quarter of the pool it isn't streamed",
+        .needs(.postgres, for: "streamed views"), .timeLimit(.minutes(2)))
+    func streamedViews() async throws {
+        let csv = "title,price\n" + (1...500).map { "\"T\($0 % 37),é=\",\($0 % 23)" }.joined(separator: "\n") + "\n"
+        let url = try Service.postgres.value()
+        let streaming = try await PostgresTableStore(
+            url: url, schema: "st" + UUID().uuidString.lowercased().prefix(8), maximumConnections: 4, queryBudget: testQueryBudget,
+            indexLimits: IndexLimits(indexBytes: 1))
+        let memory = try await Self.open(.postgres, try Backend.postgres.newLocation(), budget: nil)
+        for store in [streaming, memory] { try await store.importCSV(Array(csv.utf8), as: "v", delimiter: UInt8(ascii: ","), presets: [:]) }
+        let table = try await streaming.table("v")
+        let export = CSVExport(defusing: [.string, .integer])
+        for (spec, search) in [("-price,title", ""), ("title", "t1"), ("price", "nothing")] {
+            let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), search: search, limit: 40)
+            // The first page by page, then the rest in one read from its cursor.
+            let first = try await streaming.page(of: table, request)
+            var rest = request
+            rest.after = first.next
+            var rows = first.rows, records: [UInt8] = [], nested: Bool?
+            if first.next != nil {
+                let streamed = try await streaming.streamPages(of: table, rest) { page in
+                    rows += page.rows
+                    // One stream may run with 4 connections: another is refused, having read nothing.
+                    if nested == nil { nested = try await streaming.streamPages(of: table, rest) { _ in Issue.record("read past the limit") } }
+                }
+                #expect(streamed && nested == false, "\(spec)")
+                rest.csv = export
+                #expect(try await streaming.streamPages(of: table, rest) { records += $0.csv ?? [] })
+            }
+            var all = request
+            all.limit = 1_000
+            let expected = try await memory.page(of: "v", all).rows
+            #expect(rows == expected, "\(spec) '\(search)': \(rows.count) rows streamed, \(expected.count) in memory")
+            var expectedRecords: [UInt8] = []
+            export.appendRecords(expected.dropFirst(first.rows.count).map(\.cells), to: &expectedRecords)
+            #expect(records == expectedRecords, "\(spec) '\(search)': the CSV records")
+        }
+        // A reader that goes away part way (a client gone): the read ends with its error, its
+        // connection is closed rather than drained, and the next read streams again.
+        struct Gone: Error {}
+        var batches = 0
+        await #expect(throws: Gone.self) {
+            _ = try await streaming.streamPages(of: table, PageRequest(order: .spec(try SortSpec(parsing: "title")), limit: 7)) { _ in
+                batches += 1
+                throw Gone()
+            }
+        }
+        #expect(batches == 1)
+        var again = 0
+        #expect(try await streaming.streamPages(of: table, PageRequest(order: .spec(try SortSpec(parsing: "-title")), limit: 7)) { again += $0.rows.count })
+        let after = try await streaming.page(of: table, PageRequest(limit: 3))
+        #expect(again == 500 && after.rows.count == 3)
+        // A table held in memory, or the manual order, is read page by page.
+        #expect(try await memory.streamPages(of: try await memory.table("v"), PageRequest(limit: 5)) { _ in } == false)
+        #expect(try await streaming.streamPages(of: table, PageRequest(order: .manual, limit: 5)) { _ in } == false)
+    }
+
     @Test("A database-served table: cells too long for a B-tree entry, schema changes, a drop and the same name again", arguments: backends)
     func oddTables(_ backend: Backend) async throws {
         var random = SplitMix64(seed: 77)

@@ -52,6 +52,65 @@ struct ExportImportTests {
         }
     }
 
+    /// A table with odd cells: formulas, quotes, separators and line breaks inside cells,
+    /// decomposed and other scripts' text, blanks, a 100 KB cell and numbers past 2^53.
+    static let oddCSV: String = {
+        let titles = [
+            "=1+2", "-5", "@SUM(A1)", "+1.5e3", "\"quoted\"", "a,b", "line\nbreak", "Zoë", "Zoe\u{301}", "Örn", "ключ", "東京", "", " ",
+            "\t tab", String(repeating: "é", count: 50_000),
+        ]
+        var lines = ["title,price,count"]
+        for index in 0..<230 {
+            let title = titles[index % titles.count]
+            let quoted = "\"" + title.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            let price = index % 11 == 0 ? "" : index % 13 == 0 ? "-\(index).5" : "\(index % 17).25"
+            lines.append("\(quoted),\(price),\(index % 7 == 0 ? "9007199254740993" : String(index % 5))")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }()
+
+    /// The backends a database-served download is checked on.
+    static let downloadBackends = ["sqlite", "postgres"].filter { $0 == "sqlite" || Service.postgres.shouldRun("downloads served from PostgreSQL") }
+
+    @Test(
+        "A download of a table served from the database (PostgreSQL: one read after the first page) is byte for byte the in-memory one",
+        arguments: downloadBackends)
+    func databaseServedDownload(_ backend: String) async throws {
+        /// A server whose store holds `odd` in memory (budget nil) or serves it from the database (budget 1).
+        func server(budget: Int?) async throws -> SortKitServer {
+            let limits = IndexLimits(indexBytes: budget)
+            let store: any TableStore =
+                backend == "postgres"
+                ? try await PostgresTableStore(
+                    url: try Service.postgres.value(), schema: "dl" + UUID().uuidString.lowercased().prefix(8), queryBudget: testQueryBudget,
+                    indexLimits: limits)
+                : try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: testQueryBudget, indexLimits: limits)
+            try await store.importCSV(Array(Self.oddCSV.utf8), as: "odd", delimiter: UInt8(ascii: ","), presets: [:])
+            #expect(try await store.indexPlacement(of: "odd") == (budget == nil ? .memory : .database))
+            var requestLimits = RequestLimits()
+            requestLimits.exportBatchRows = 9
+            return SortKitServer(store: store, limits: requestLimits, sortSettings: ["odd": TableSortSettings(pinned: PinnedRows([40, 3, 999]))])
+        }
+        let memory = try await server(budget: nil), database = try await server(budget: 1)
+        for query in [
+            "sort=title", "sort=-price,title", "sort=count,-title&formulas=keep", "q=zoe&sort=title", "q=e&sort=-count", "filter[title]=o&sort=price",
+            "sort=manual", "", "q=nothing-matches&sort=title",
+        ] {
+            var downloads: [String] = []
+            for server in [memory, database] {
+                let text = try await application(server).test(.router) { client in
+                    let (status, text) = try await client.execute(uri: "/api/tables/odd/rows.csv?" + query, method: .get) { ($0.status, $0.text) }
+                    #expect(status == .ok, "\(backend) \(query): \(text.prefix(200))")
+                    return text
+                }
+                downloads.append(text)
+            }
+            #expect(downloads[0] == downloads[1], "\(backend) \(query): the database-served download differs from memory's")
+            let records = try CSV.parse(Array(downloads[1].utf8)).count - 1
+            #expect(query.contains("nothing") ? records == 0 : records > 9, "\(backend) \(query): \(records) records")
+        }
+    }
+
     @Test("Imports beyond maxConcurrentImports are refused with 503 before their body is read; a slot given back lets the next one in")
     func concurrentImportLimit() async throws {
         let store = try SQLiteTableStore(path: temporaryDatabasePath(), queryBudget: testQueryBudget)

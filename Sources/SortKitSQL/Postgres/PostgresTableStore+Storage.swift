@@ -94,7 +94,9 @@ extension PostgresTableStore {
                         value = try await body(session)
                         try await session.execute("COMMIT")
                     } catch {
-                        try? await session.execute("ROLLBACK")
+                        // A connection closed part way (see `streamRows`) has ended its
+                        // transaction; PostgresNIO would wait forever for a query written to it.
+                        if !connection.isClosed { try? await session.execute("ROLLBACK") }
                         throw error
                     }
                     await committed(session)

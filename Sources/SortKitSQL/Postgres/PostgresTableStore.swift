@@ -1,9 +1,11 @@
 import Crypto
 import Foundation
 import Logging
+import NIOCore
 import OrderKeys
 import PostgresNIO
 import SortKit
+import Synchronization
 
 /// The ``TableStore`` on PostgreSQL, through PostgresNIO's connection pool: for data that
 /// outgrows one machine's memory, or several app servers sharing one database. It orders,
@@ -38,6 +40,11 @@ public final class PostgresTableStore: _SQLTableStore {
     /// The longest a transaction on the primary waits for a connection before it fails as
     /// unavailable (`nil`: as long as PostgresNIO's pool waits).
     let connectionWait: Duration?
+    /// The one-query reads of downloads running now (``streamRows(_:columns:csv:batchRows:_:)``)
+    /// and how many may: each holds a connection while its client reads, so at most a quarter
+    /// of the pool's; a download beyond them reads page by page.
+    private let streams = Mutex(0)
+    private let maximumStreams: Int
 
     /// Connects to the database at `url` (see `PostgresClient.Configuration(url:)`) and
     /// brings its SortKit tables up to date. With `schema`, every table lives in that
@@ -72,6 +79,7 @@ public final class PostgresTableStore: _SQLTableStore {
         indexes = _TableIndexCache(limits: indexLimits)
         self.queryBudget = queryBudget
         self.connectionWait = connectionWait
+        maximumStreams = max(1, maximumConnections / 4)
         var configuration = try PostgresClient.Configuration(url: url)
         configuration.options.maximumConnections = maximumConnections
         var startup: [(String, String)] = []
@@ -223,6 +231,66 @@ public final class PostgresTableStore: _SQLTableStore {
             guard let count else { return (rows, nil) }
             return (rows, Int(try await session.integer(count.sql, count.arguments) ?? 0))
         }
+    }
+
+    /// One query in one read transaction (on a replica when there are any), its rows handed on
+    /// as they arrive: the connection waits for `body` (the client) between batches. Text
+    /// arrives as its UTF-8 bytes, which CSV records are written from. A read that fails after
+    /// a batch went out isn't run again elsewhere: that would repeat rows. `false` when
+    /// ``maximumStreams`` run already.
+    func streamRows(
+        _ select: (sql: String, arguments: [SQLValue]), columns: Int, csv: CSVExport?, batchRows: Int,
+        _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
+    ) async throws -> Bool {
+        let maximum = maximumStreams
+        let admitted = streams.withLock { running in
+            guard running < maximum else { return false }
+            running += 1
+            return true
+        }
+        guard admitted else { return false }
+        defer { streams.withLock { $0 -= 1 } }
+        var started = false
+        try await readTransaction { session in
+            guard !started else { throw TableStoreError(.unavailable, "the database connection was lost during the read; try again") }
+            var rows: [TableRow] = [], records: [UInt8] = [], count = 0
+            func handOn() async throws {
+                started = true
+                try await body(rows, csv == nil ? nil : records, count)
+                rows.removeAll(keepingCapacity: true)
+                records.removeAll(keepingCapacity: true)
+                count = 0
+            }
+            do {
+                // One query, not a cursor: PostgreSQL plans no parallel workers for a cursor,
+                // and sorts 1M rows in 1.8 s with two, 4.0 s without.
+                for try await row in try await session.stream(select.sql, select.arguments) {
+                    var cells = row.makeIterator()
+                    let id = try cells.next()?.decode(Int64.self) ?? 0
+                    if let csv {
+                        for column in 0..<columns {
+                            let cell = cells.next()?.bytes ?? ByteBuffer()
+                            cell.withUnsafeReadableBytes {
+                                csv.appendCell($0.assumingMemoryBound(to: UInt8.self), column: column, count: columns, to: &records)
+                            }
+                        }
+                        records.append(0x0A)
+                    } else {
+                        rows.append(TableRow(id: id, cells: try (0..<columns).map { _ in try cells.next().map { try SQLValue($0) }?.cell ?? "" }))
+                    }
+                    count += 1
+                    if count == batchRows { try await handOn() }
+                }
+                if count > 0 { try await handOn() }
+            } catch {
+                // A client gone part way (or any failure): the connection is closed rather than
+                // drained, which would take the rest of the rows first (seconds at 1M rows); the
+                // pool opens another.
+                try? await session.connection.close()
+                throw error
+            }
+        }
+        return true
     }
 
     /// Reads a table into a new index, streaming its rows' bytes into arenas.

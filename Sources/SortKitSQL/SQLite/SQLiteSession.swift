@@ -11,8 +11,7 @@ struct _SQLiteSession: _SQLSession {
     func select(_ sql: String, _ values: [SQLValue], long: Bool) async throws -> [[SQLValue]] {
         let sql = Self.numbered(sql)
         let read: @Sendable (Database) throws -> [[SQLValue]] = { db in
-            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values.map(\.databaseValue)))
-                .map { $0.databaseValues.map(SQLValue.init) }
+            try db.sqlValueRows(sql, values, cached: true)
         }
         return long || !writing ? try await onConnection(read) : try visit(read)
     }

@@ -301,11 +301,19 @@ public final class SQLiteTableStore: _SQLTableStore {
     ) async throws -> (rows: [[SQLValue]], filtered: Int?) {
         try await read(budget: queryBudget) { db in
             func rows(_ statement: (sql: String, arguments: [SQLValue])) throws -> [[SQLValue]] {
-                try Row.fetchAll(db, sql: statement.sql, arguments: StatementArguments(statement.arguments.map(\.databaseValue)))
-                    .map { $0.databaseValues.map(SQLValue.init) }
+                try db.sqlValueRows(statement.sql, statement.arguments, cached: false)
             }
             return (try rows(select), try count.map { Int(try rows($0).first?.first?.integer ?? 0) })
         }
+    }
+
+    /// SQLite walks the order's index in a page as fast as in one query (its pages are mapped
+    /// into memory), and a reader's work can't wait for the client between rows: page by cursor.
+    func streamRows(
+        _ select: (sql: String, arguments: [SQLValue]), columns: Int, csv: CSVExport?, batchRows: Int,
+        _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
+    ) async throws -> Bool {
+        false
     }
 
     func loadIndex(_ info: _TableInfo, _ session: _SQLiteSession) async throws -> _TableIndex {

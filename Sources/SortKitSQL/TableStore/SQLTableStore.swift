@@ -51,6 +51,15 @@ protocol _SQLTableStore: TableStore {
     ) async throws -> (rows: [[SQLValue]], filtered: Int?)
     /// Reads `info`'s table into a new index.
     func loadIndex(_ info: _TableInfo, _ session: Session) async throws -> _TableIndex
+    /// Calls `body` with the rows of `select` (an id, then `columns` text cells) in batches of
+    /// `batchRows`, read by one query in one snapshot as they arrive: as rows, or — given
+    /// `csv` — as its CSV records, written from the cells' bytes (with the batch's row count).
+    /// `false`, having read nothing, where the store reads a view page by page instead (see
+    /// ``streamPages(of:_:_:)``).
+    func streamRows(
+        _ select: (sql: String, arguments: [SQLValue]), columns: Int, csv: CSVExport?, batchRows: Int,
+        _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
+    ) async throws -> Bool
 }
 
 extension _SQLTableStore {
@@ -347,6 +356,28 @@ extension _SQLTableStore {
             result.rows.map { row in TableRow(id: row[0].integer ?? 0, cells: (0..<columns).map { row[1 + $0].cell }) }, request,
             total: info.rowCount, filtered: result.filtered ?? info.rowCount, secret: secret
         ) { index in Array(result.rows[index][(1 + columns)...].prefix(ordering.terms.count)) }
+    }
+
+    /// A view of a table served from the database (or by a store without an in-memory index),
+    /// sorted by a spec, read by one query: `request`'s rows from its cursor or offset to the
+    /// end, `request.limit` rows a batch. Read page by page, each page sought by its cursor
+    /// through an index, PostgreSQL fetched each row's heap page at random (10 s for 1M rows);
+    /// one query lets it scan and sort (see docs/ServingBigTables).
+    public func streamPages(of table: StoredTable, _ request: PageRequest, _ body: (TablePage) async throws -> Void) async throws -> Bool {
+        let info = try await info(of: table)
+        guard case .spec = request.order, !inMemoryIndex || indexes.servesFromDatabase(info) else { return false }
+        let ordering = try Self.ordering(request.order, info)
+        // An order without stored keys: the page path serves it from the index or names the problem.
+        guard ordering.variants.isSubset(of: info.variants) else { return false }
+        let cursor = try request.checkedCursor(secret: secret)
+        let query = try PageQuery(request, info: info, ordering: ordering)
+        let select = query.select(after: cursor?.values, offset: cursor == nil ? request.offset : 0, limit: Int(Int64.max))
+        var given = 0
+        return try await streamRows(select, columns: info.schema.columns.count, csv: request.csv, batchRows: max(1, request.limit)) {
+            rows, csv, count in
+            given += count
+            try await body(TablePage(rows: rows, csv: csv, total: info.rowCount, filtered: given, next: nil))
+        }
     }
 
     /// The database's plan of the page query for `request` (SQLite's `EXPLAIN QUERY PLAN`

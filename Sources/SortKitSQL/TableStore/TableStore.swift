@@ -65,6 +65,18 @@ public protocol TableStore: Sendable {
     func row(_ id: Int64, in table: StoredTable) async throws -> TableRow
     /// Moves row `id` in the manual order.
     func move(_ id: Int64, in table: String, to destination: MoveDestination) async throws
+    /// The rest of a view in one read, for an export: `request`'s rows from its cursor or
+    /// offset to the end, in pages of `request.limit` rows passed to `body` as they are read
+    /// (each page's `next` is `nil`; `filtered` counts the rows given so far). Returns `false`,
+    /// having read nothing, where the store serves the view page by page instead (a table held
+    /// in memory, the manual order): then page by ``TablePage/next`` with ``page(of:_:)-(StoredTable,_)``.
+    ///
+    ///     let books = try await store.table("books")
+    ///     let request = PageRequest(order: .spec(SortSpec(parsing: "title")), limit: 10_000)
+    ///     if try await !store.streamPages(of: books, request, { page in write(page.rows) }) {
+    ///         // page by cursor
+    ///     }
+    func streamPages(of table: StoredTable, _ request: PageRequest, _ body: (TablePage) async throws -> Void) async throws -> Bool
     /// Deletes rows `ids`, in one transaction: all of them, or — for an unknown or repeated
     /// id — none.
     func delete(_ ids: [Int64], from table: String) async throws
@@ -203,6 +215,11 @@ extension TableStore {
 
     public func row(_ id: Int64, in table: StoredTable) async throws -> TableRow {
         try await row(id, in: table.schema.name)
+    }
+
+    /// A store that reads views page by page only: `false`, having read nothing.
+    public func streamPages(of table: StoredTable, _ request: PageRequest, _ body: (TablePage) async throws -> Void) async throws -> Bool {
+        false
     }
 
     /// Moves rows `ids` as one block, in the order listed (see

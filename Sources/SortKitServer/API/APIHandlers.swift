@@ -118,6 +118,21 @@ struct APIHandlers: Sendable {
             try await writer.write(ByteBuffer(bytes: header))
             try await writer.write(ByteBuffer(bytes: bytes(first)))
             var next = first.next
+            // The rest in one read where the store can (a table served from the database), as
+            // `page(_:_:)` asks for it: the table's rules applied, its pinned rows (all on the
+            // first page) left out.
+            if let cursor = next, !cursor.hasPrefix("pin:") {
+                var rest = firstRequest
+                rest.after = cursor
+                rest.order = handlers.sortedBy(rest.order, table: table)
+                if case .spec = rest.order, case let pinned = handlers.server.settings(for: table).pinned.ids, !pinned.isEmpty {
+                    rest.excluding = pinned
+                    rest.csv = nil
+                }
+                if try await handlers.store.streamPages(of: stored, rest, { try await writer.write(ByteBuffer(bytes: bytes($0))) }) {
+                    next = nil
+                }
+            }
             while let cursor = next {
                 request.after = cursor
                 // Each later batch reads the catalog again: a download can outlast a schema
