@@ -126,10 +126,16 @@ struct DatabaseServedTests {
     }
 
     @Test(
-        "A database-served view streamed in one read (PostgreSQL) is the in-memory pages' rows and CSV; past a quarter of the pool it isn't streamed",
+        "A database-served view streamed in one read (PostgreSQL) is the in-memory pages' rows and CSV; a slow or vanished client, and past a quarter of the pool",
         .needs(.postgres, for: "streamed views"), .timeLimit(.minutes(2)))
     func streamedViews() async throws {
-        let csv = "title,price\n" + (1...500).map { "\"T\($0 % 37),é=\",\($0 % 23)" }.joined(separator: "\n") + "\n"
+        // Text cells a spreadsheet would run as formulas, quotes, separators, line breaks.
+        let titles = ["=1+2", "-5", "@SUM(A1)", "+x", "\"q\"\"", "a,b", "l\nb", "é", "T"]
+        let csv =
+            "title,price\n"
+            + (1...500).map {
+                "\(titles[$0 % titles.count].isEmpty ? "" : "\"\(titles[$0 % titles.count].replacingOccurrences(of: "\"", with: "\"\""))\($0 % 37)\""),\($0 % 23)"
+            }.joined(separator: "\n") + "\n"
         let url = try Service.postgres.value()
         let streaming = try await PostgresTableStore(
             url: url, schema: "st" + UUID().uuidString.lowercased().prefix(8), maximumConnections: 4, queryBudget: testQueryBudget,
@@ -138,31 +144,56 @@ struct DatabaseServedTests {
         for store in [streaming, memory] { try await store.importCSV(Array(csv.utf8), as: "v", delimiter: UInt8(ascii: ","), presets: [:]) }
         let table = try await streaming.table("v")
         let export = CSVExport(defusing: [.string, .integer])
+        /// The view's rows in memory, all of them.
+        func expected(_ request: PageRequest) async throws -> [TableRow] {
+            var all = request
+            all.limit = 1_000
+            return try await memory.page(of: "v", all).rows
+        }
         for (spec, search) in [("-price,title", ""), ("title", "t1"), ("price", "nothing")] {
             let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), search: search, limit: 40)
             // The first page by page, then the rest in one read from its cursor.
             let first = try await streaming.page(of: table, request)
             var rest = request
             rest.after = first.next
-            var rows = first.rows, records: [UInt8] = [], nested: Bool?
+            var rows = first.rows, records: [UInt8] = [], nested: StreamedPages?
             if first.next != nil {
                 let streamed = try await streaming.streamPages(of: table, rest) { page in
                     rows += page.rows
                     // One stream may run with 4 connections: another is refused, having read nothing.
                     if nested == nil { nested = try await streaming.streamPages(of: table, rest) { _ in Issue.record("read past the limit") } }
                 }
-                #expect(streamed && nested == false, "\(spec)")
+                #expect(streamed == .finished && nested == .notStreamed, "\(spec)")
                 rest.csv = export
-                #expect(try await streaming.streamPages(of: table, rest) { records += $0.csv ?? [] })
+                #expect(try await streaming.streamPages(of: table, rest) { records += $0.csv ?? [] } == .finished)
             }
-            var all = request
-            all.limit = 1_000
-            let expected = try await memory.page(of: "v", all).rows
-            #expect(rows == expected, "\(spec) '\(search)': \(rows.count) rows streamed, \(expected.count) in memory")
+            let all = try await expected(request)
+            #expect(rows == all, "\(spec) '\(search)': \(rows.count) rows streamed, \(all.count) in memory")
             var expectedRecords: [UInt8] = []
-            export.appendRecords(expected.dropFirst(first.rows.count).map(\.cells), to: &expectedRecords)
+            export.appendRecords(all.dropFirst(first.rows.count).map(\.cells), to: &expectedRecords)
             #expect(records == expectedRecords, "\(spec) '\(search)': the CSV records")
         }
+        // A client slower than the database: the read stops once a batch waits over a second
+        // for room, with a cursor after the last row handed on; pages from it give the rest.
+        let request = PageRequest(order: .spec(try SortSpec(parsing: "-title")), limit: 7)
+        var rows: [TableRow] = []
+        let end = try await streaming.streamPages(of: table, request) { page in
+            rows += page.rows
+            if rows.count == 7 { try await Task.sleep(for: streaming.streamWait * 3) }
+        }
+        guard case .continues(let cursor) = end else {
+            Issue.record("a slow client's read ended \(end)")
+            return
+        }
+        var next: String? = cursor, paging = request
+        while let after = next {
+            paging.after = after
+            let page = try await streaming.page(of: table, paging)
+            rows += page.rows
+            next = page.next
+        }
+        let all = try await expected(request)
+        #expect(rows.count == 500 && rows == all, "a slow client: \(rows.count) rows")
         // A reader that goes away part way (a client gone): the read ends with its error, its
         // connection is closed rather than drained, and the next read streams again.
         struct Gone: Error {}
@@ -175,12 +206,14 @@ struct DatabaseServedTests {
         }
         #expect(batches == 1)
         var again = 0
-        #expect(try await streaming.streamPages(of: table, PageRequest(order: .spec(try SortSpec(parsing: "-title")), limit: 7)) { again += $0.rows.count })
+        let ended = try await streaming.streamPages(of: table, PageRequest(order: .spec(try SortSpec(parsing: "-title")), limit: 7)) {
+            again += $0.rows.count
+        }
         let after = try await streaming.page(of: table, PageRequest(limit: 3))
-        #expect(again == 500 && after.rows.count == 3)
+        #expect(ended == .finished && again == 500 && after.rows.count == 3)
         // A table held in memory, or the manual order, is read page by page.
-        #expect(try await memory.streamPages(of: try await memory.table("v"), PageRequest(limit: 5)) { _ in } == false)
-        #expect(try await streaming.streamPages(of: table, PageRequest(order: .manual, limit: 5)) { _ in } == false)
+        #expect(try await memory.streamPages(of: try await memory.table("v"), PageRequest(limit: 5)) { _ in } == .notStreamed)
+        #expect(try await streaming.streamPages(of: table, PageRequest(order: .manual, limit: 5)) { _ in } == .notStreamed)
     }
 
     @Test("A database-served table: cells too long for a B-tree entry, schema changes, a drop and the same name again", arguments: backends)

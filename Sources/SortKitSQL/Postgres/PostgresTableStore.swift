@@ -45,6 +45,9 @@ public final class PostgresTableStore: _SQLTableStore {
     /// of the pool's; a download beyond them reads page by page.
     private let streams = Mutex(0)
     private let maximumStreams: Int
+    /// How long a batch of a streamed read waits for the client to make room before the read
+    /// stops (the client goes on page by page).
+    let streamWait: Duration = .seconds(1)
 
     /// Connects to the database at `url` (see `PostgresClient.Configuration(url:)`) and
     /// brings its SortKit tables up to date. With `schema`, every table lives in that
@@ -220,77 +223,113 @@ public final class PostgresTableStore: _SQLTableStore {
         return info
     }
 
-    /// The page's statements in one transaction, bounded by `statement_timeout`.
+    /// The page's statements in one transaction, bounded by `statement_timeout`. Its rows come
+    /// as values (a download's later batches stream: ``streamRows(_:columns:csv:batchRows:_:)``).
     func pageRows(
-        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
-    ) async throws -> (rows: [[SQLValue]], filtered: Int?) {
+        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?
+    ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?) {
         let milliseconds = max(1, queryBudget._nanoseconds / 1_000_000)
         return try await readTransaction(budget: queryBudget) { session in
             try await session.execute("SET LOCAL statement_timeout = \(milliseconds)")
             let rows = try await session.select(select.sql, select.arguments)
-            guard let count else { return (rows, nil) }
-            return (rows, Int(try await session.integer(count.sql, count.arguments) ?? 0))
+            guard let count else { return (rows, nil, nil) }
+            return (rows, nil, Int(try await session.integer(count.sql, count.arguments) ?? 0))
         }
     }
 
-    /// One query in one read transaction (on a replica when there are any), its rows handed on
-    /// as they arrive: the connection waits for `body` (the client) between batches. Text
-    /// arrives as its UTF-8 bytes, which CSV records are written from. A read that fails after
-    /// a batch went out isn't run again elsewhere: that would repeat rows. `false` when
-    /// ``maximumStreams`` run already.
+    /// One query in one read transaction (on a replica when there are any), read by a task of
+    /// its own at most two batches ahead of `body` (the client). The transaction lasts only
+    /// while the client keeps up: a batch that finds no room for ``streamWait`` stops the read,
+    /// and the caller goes on page by page after the last row handed on. A read that fails
+    /// after a batch went out stops the same way rather than run again (which would repeat
+    /// rows). Text arrives as its UTF-8 bytes, which CSV records are written from.
+    /// ``StreamedPages/notStreamed`` when ``maximumStreams`` run already.
     func streamRows(
-        _ select: (sql: String, arguments: [SQLValue]), columns: Int, csv: CSVExport?, batchRows: Int,
+        _ select: (sql: String, arguments: [SQLValue]), columns: Int, terms: Int, csv: CSVExport?, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
-    ) async throws -> Bool {
+    ) async throws -> _StreamEnd {
         let maximum = maximumStreams
         let admitted = streams.withLock { running in
             guard running < maximum else { return false }
             running += 1
             return true
         }
-        guard admitted else { return false }
+        guard admitted else { return .notStreamed }
         defer { streams.withLock { $0 -= 1 } }
-        var started = false
-        try await readTransaction { session in
-            guard !started else { throw TableStoreError(.unavailable, "the database connection was lost during the read; try again") }
-            var rows: [TableRow] = [], records: [UInt8] = [], count = 0
-            func handOn() async throws {
-                started = true
-                try await body(rows, csv == nil ? nil : records, count)
-                rows.removeAll(keepingCapacity: true)
-                records.removeAll(keepingCapacity: true)
-                count = 0
+        let (batches, sink) = AsyncThrowingStream<_StreamBatch, any Error>.makeStream()
+        let ahead = _StreamBatch.Ahead()
+        return try await withThrowingTaskGroup(of: _StreamEnd.self) { group in
+            group.addTask {
+                try await self.readBatches(select, columns: columns, terms: terms, csv: csv, batchRows: batchRows, into: sink, ahead: ahead)
             }
             do {
-                // One query, not a cursor: PostgreSQL plans no parallel workers for a cursor,
-                // and sorts 1M rows in 1.8 s with two, 4.0 s without.
-                for try await row in try await session.stream(select.sql, select.arguments) {
-                    var cells = row.makeIterator()
-                    let id = try cells.next()?.decode(Int64.self) ?? 0
-                    if let csv {
-                        for column in 0..<columns {
-                            let cell = cells.next()?.bytes ?? ByteBuffer()
-                            cell.withUnsafeReadableBytes {
-                                csv.appendCell($0.assumingMemoryBound(to: UInt8.self), column: column, count: columns, to: &records)
-                            }
-                        }
-                        records.append(0x0A)
-                    } else {
-                        rows.append(TableRow(id: id, cells: try (0..<columns).map { _ in try cells.next().map { try SQLValue($0) }?.cell ?? "" }))
-                    }
-                    count += 1
-                    if count == batchRows { try await handOn() }
+                for try await batch in batches {
+                    try await body(batch.rows, batch.csv, batch.count)
+                    ahead.count.subtract(1, ordering: .releasing)
                 }
-                if count > 0 { try await handOn() }
             } catch {
-                // A client gone part way (or any failure): the connection is closed rather than
-                // drained, which would take the rest of the rows first (seconds at 1M rows); the
-                // pool opens another.
-                try? await session.connection.close()
+                // The client is gone (or the read failed): the reading task stops at once.
+                group.cancelAll()
                 throw error
             }
+            return try await group.next() ?? .finished
         }
-        return true
+    }
+
+    /// The reading side of ``streamRows(_:columns:terms:csv:batchRows:_:)``: batches into `sink`,
+    /// waiting up to ``streamWait`` for room while two are `ahead`.
+    private func readBatches(
+        _ select: (sql: String, arguments: [SQLValue]), columns: Int, terms: Int, csv: CSVExport?, batchRows: Int,
+        into sink: AsyncThrowingStream<_StreamBatch, any Error>.Continuation, ahead: _StreamBatch.Ahead
+    ) async throws -> _StreamEnd {
+        /// The read stops: the client fell behind, or a retry would repeat rows.
+        struct Stopped: Error {}
+        var last: [SQLValue]? = nil
+        do {
+            try await readTransaction { session in
+                guard last == nil else { throw Stopped() }
+                var batch = _StreamBatch(), lastRow: PostgresRow? = nil
+                func handOn() async throws {
+                    let waiting = ContinuousClock.now
+                    while ahead.count.load(ordering: .acquiring) >= 2 {
+                        guard ContinuousClock.now - waiting < streamWait else { throw Stopped() }
+                        try await Task.sleep(for: .milliseconds(2))
+                    }
+                    if let lastRow {
+                        let cells = lastRow.makeRandomAccess()
+                        last = try (0..<terms).map { try SQLValue(cells[1 + columns + $0]) }
+                    }
+                    ahead.count.add(1, ordering: .releasing)
+                    sink.yield(batch)
+                    batch = _StreamBatch()
+                }
+                do {
+                    // One query, not a cursor: PostgreSQL plans no parallel workers for a
+                    // cursor, and sorts 1M rows in 1.8 s with two, 4.0 s without.
+                    for try await row in try await session.stream(select.sql, select.arguments) {
+                        try batch.append(row, columns: columns, csv: csv)
+                        lastRow = row
+                        if batch.count == batchRows { try await handOn() }
+                    }
+                    if batch.count > 0 { try await handOn() }
+                } catch {
+                    // Stopped part way: the connection is closed rather than drained, which
+                    // would take the rest of the rows first (seconds at 1M rows); the pool
+                    // opens another.
+                    try? await session.connection.close()
+                    throw error
+                }
+            }
+            sink.finish()
+            return .finished
+        } catch {
+            guard last != nil || error is Stopped else {
+                sink.finish(throwing: error)
+                throw error
+            }
+            sink.finish()
+            return .stopped(after: last)
+        }
     }
 
     /// Reads a table into a new index, streaming its rows' bytes into arenas.
@@ -311,5 +350,35 @@ public final class PostgresTableStore: _SQLTableStore {
         return _TableIndex(
             schema: info.schema, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion, ids: ids, columns: arenas,
             variants: try _TableIndex.defaultVariants(info.schema))
+    }
+}
+
+/// A batch of a streamed view: its rows, or their CSV records.
+struct _StreamBatch: Sendable {
+    var rows: [TableRow] = []
+    var csv: [UInt8]? = nil
+    var count = 0
+
+    /// The batches read but not yet handed on.
+    final class Ahead: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    /// Adds `row` (an id, then `columns` text cells): as CSV written from the cells' bytes, or
+    /// as a row.
+    mutating func append(_ row: PostgresRow, columns: Int, csv export: CSVExport?) throws {
+        var cells = row.makeIterator()
+        let id = try cells.next()?.decode(Int64.self) ?? 0
+        if let export {
+            if csv == nil { csv = [] }
+            for column in 0..<columns {
+                let cell = cells.next()?.bytes ?? ByteBuffer()
+                cell.withUnsafeReadableBytes { export.appendCell($0.assumingMemoryBound(to: UInt8.self), column: column, count: columns, to: &csv!) }
+            }
+            csv!.append(0x0A)
+        } else {
+            rows.append(TableRow(id: id, cells: try (0..<columns).map { _ in try cells.next().map { try SQLValue($0) }?.cell ?? "" }))
+        }
+        count += 1
     }
 }

@@ -297,23 +297,23 @@ public final class SQLiteTableStore: _SQLTableStore {
 
     /// The page's statements on one reader, in one snapshot, interrupted past the budget.
     func pageRows(
-        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
-    ) async throws -> (rows: [[SQLValue]], filtered: Int?) {
+        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?
+    ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?) {
         try await read(budget: queryBudget) { db in
-            func rows(_ statement: (sql: String, arguments: [SQLValue])) throws -> [[SQLValue]] {
-                try db.sqlValueRows(statement.sql, statement.arguments, cached: false)
-            }
-            return (try rows(select), try count.map { Int(try rows($0).first?.first?.integer ?? 0) })
+            var records: [UInt8]? = csv == nil ? nil : []
+            let rows = try db.sqlValueRows(select.sql, select.arguments, cached: false, csv: csv, into: &records)
+            let filtered = try count.map { Int(try db.sqlValueRows($0.sql, $0.arguments, cached: false).first?.first?.integer ?? 0) }
+            return (rows, records, filtered)
         }
     }
 
     /// SQLite walks the order's index in a page as fast as in one query (its pages are mapped
     /// into memory), and a reader's work can't wait for the client between rows: page by cursor.
     func streamRows(
-        _ select: (sql: String, arguments: [SQLValue]), columns: Int, csv: CSVExport?, batchRows: Int,
+        _ select: (sql: String, arguments: [SQLValue]), columns: Int, terms: Int, csv: CSVExport?, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
-    ) async throws -> Bool {
-        false
+    ) async throws -> _StreamEnd {
+        .notStreamed
     }
 
     func loadIndex(_ info: _TableInfo, _ session: _SQLiteSession) async throws -> _TableIndex {

@@ -31,29 +31,43 @@ extension Database {
     /// SQLite. GRDB's `Row.fetchAll` copies each row with its column names and converts each
     /// cell twice (to `DatabaseValue`, then to `SQLValue`): for a database-served download of
     /// 10,000-row pages that was most of the time (allocations, reference counting). A
-    /// `cached` statement stays prepared on the connection for the next call.
+    /// `cached` statement stays prepared on the connection for the next call. With `csv`, the
+    /// cells of its first rows are appended to `records` as CSV from SQLite's bytes and come
+    /// back `.null`: a download's page makes no `String` per cell.
     func sqlValueRows(_ sql: String, _ arguments: [SQLValue], cached: Bool) throws -> [[SQLValue]] {
+        var none: [UInt8]? = nil
+        return try sqlValueRows(sql, arguments, cached: cached, csv: nil, into: &none)
+    }
+
+    func sqlValueRows(_ sql: String, _ arguments: [SQLValue], cached: Bool, csv: _PageCSV?, into records: inout [UInt8]?) throws -> [[SQLValue]] {
         let statement = try cached ? cachedStatement(sql: sql) : makeStatement(sql: sql)
-        try statement.setArguments(StatementArguments(arguments.map(\.databaseValue)))
+        // GRDB steps the statement (its checks for a cancelled read, its error reports); the
+        // cells are read from the row it stands on.
+        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(arguments.map(\.databaseValue)))
         let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
         let width = Int32(statement.columnCount)
         var rows: [[SQLValue]] = []
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { return rows }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqliteConnection)), sql: sql)
-            }
+        while try cursor.next() != nil {
             var row: [SQLValue] = []
             row.reserveCapacity(Int(width))
-            for column in 0..<width {
+            var first: Int32 = 0
+            if let csv, rows.count < csv.records, records != nil {
+                row.append(.integer(sqlite3_column_int64(handle, 0)))
+                for cell in 0..<csv.columns {
+                    let text = sqlite3_column_text(handle, Int32(cell + 1))
+                    let bytes = UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_column_bytes(handle, Int32(cell + 1))))
+                    csv.export.appendCell(bytes, column: cell, count: csv.columns, to: &records!)
+                    row.append(.null)
+                }
+                records!.append(0x0A)
+                first = Int32(csv.columns + 1)
+            }
+            for column in first..<width {
                 switch sqlite3_column_type(handle, column) {
                 case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(handle, column)))
                 case SQLITE_FLOAT: row.append(.double(sqlite3_column_double(handle, column)))
                 case SQLITE_TEXT:
-                    // The length first: the text may hold any bytes, `sqlite3_column_bytes` counts them all.
+                    // The text, then its length (SQLite's order): all its bytes, a NUL among them.
                     let text = sqlite3_column_text(handle, column)
                     let count = Int(sqlite3_column_bytes(handle, column))
                     row.append(.text(text.map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? ""))
@@ -66,6 +80,7 @@ extension Database {
             }
             rows.append(row)
         }
+        return rows
     }
 }
 

@@ -45,21 +45,22 @@ protocol _SQLTableStore: TableStore {
         _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema, databaseIndex: Collation?
     ) async throws -> _TableInfo
     /// A page's rows (`select`) and — with `count` — the filtered count, read in one snapshot
-    /// within ``queryBudget``.
+    /// within ``queryBudget``. With `csv`, a store may write the page's cells as CSV records
+    /// from their bytes instead (those cells then come back `.null`); `nil` if it didn't.
     func pageRows(
-        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?
-    ) async throws -> (rows: [[SQLValue]], filtered: Int?)
+        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?
+    ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)
     /// Reads `info`'s table into a new index.
     func loadIndex(_ info: _TableInfo, _ session: Session) async throws -> _TableIndex
-    /// Calls `body` with the rows of `select` (an id, then `columns` text cells) in batches of
-    /// `batchRows`, read by one query in one snapshot as they arrive: as rows, or — given
-    /// `csv` — as its CSV records, written from the cells' bytes (with the batch's row count).
-    /// `false`, having read nothing, where the store reads a view page by page instead (see
-    /// ``streamPages(of:_:_:)``).
+    /// Calls `body` with the rows of `select` (an id, `columns` text cells, then `terms` order
+    /// values) in batches of `batchRows`, read by one query in one snapshot as they arrive: as
+    /// rows, or — given `csv` — as CSV records written from the cells' bytes (with the batch's
+    /// row count). Returns how the read ended: ``_StreamEnd/notStreamed``, having read nothing,
+    /// where the store reads a view page by page instead (see ``streamPages(of:_:_:)``).
     func streamRows(
-        _ select: (sql: String, arguments: [SQLValue]), columns: Int, csv: CSVExport?, batchRows: Int,
+        _ select: (sql: String, arguments: [SQLValue]), columns: Int, terms: Int, csv: CSVExport?, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
-    ) async throws -> Bool
+    ) async throws -> _StreamEnd
 }
 
 extension _SQLTableStore {
@@ -350,12 +351,16 @@ extension _SQLTableStore {
             )
         }
         let query = try PageQuery(request, info: info, ordering: ordering)
-        let result = try await pageRows(select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count())
         let columns = info.schema.columns.count
-        return try query.page(
+        let result = try await pageRows(
+            select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count(),
+            csv: request.csv.map { _PageCSV(export: $0, columns: columns, records: request.limit) })
+        var page = try query.page(
             result.rows.map { row in TableRow(id: row[0].integer ?? 0, cells: (0..<columns).map { row[1 + $0].cell }) }, request,
             total: info.rowCount, filtered: result.filtered ?? info.rowCount, secret: secret
         ) { index in Array(result.rows[index][(1 + columns)...].prefix(ordering.terms.count)) }
+        if let csv = result.csv { (page.rows, page.csv) = ([], csv) }
+        return page
     }
 
     /// A view of a table served from the database (or by a store without an in-memory index),
@@ -363,20 +368,32 @@ extension _SQLTableStore {
     /// end, `request.limit` rows a batch. Read page by page, each page sought by its cursor
     /// through an index, PostgreSQL fetched each row's heap page at random (10 s for 1M rows);
     /// one query lets it scan and sort (see docs/ServingBigTables).
-    public func streamPages(of table: StoredTable, _ request: PageRequest, _ body: (TablePage) async throws -> Void) async throws -> Bool {
+    public func streamPages(
+        of table: StoredTable, _ request: PageRequest, _ body: (TablePage) async throws -> Void
+    ) async throws -> StreamedPages {
         let info = try await info(of: table)
-        guard case .spec = request.order, !inMemoryIndex || indexes.servesFromDatabase(info) else { return false }
+        guard case .spec = request.order, !inMemoryIndex || indexes.servesFromDatabase(info) else { return .notStreamed }
         let ordering = try Self.ordering(request.order, info)
         // An order without stored keys: the page path serves it from the index or names the problem.
-        guard ordering.variants.isSubset(of: info.variants) else { return false }
+        guard ordering.variants.isSubset(of: info.variants) else { return .notStreamed }
         let cursor = try request.checkedCursor(secret: secret)
         let query = try PageQuery(request, info: info, ordering: ordering)
         let select = query.select(after: cursor?.values, offset: cursor == nil ? request.offset : 0, limit: Int(Int64.max))
         var given = 0
-        return try await streamRows(select, columns: info.schema.columns.count, csv: request.csv, batchRows: max(1, request.limit)) {
-            rows, csv, count in
+        let end = try await streamRows(
+            select, columns: info.schema.columns.count, terms: ordering.terms.count, csv: request.csv, batchRows: max(1, request.limit)
+        ) { rows, csv, count in
             given += count
             try await body(TablePage(rows: rows, csv: csv, total: info.rowCount, filtered: given, next: nil))
+        }
+        switch end {
+        case .notStreamed: return .notStreamed
+        case .finished: return .finished
+        case .stopped(let terms):
+            // Nothing handed on: as if not streamed. Otherwise the cursor a page ending on the
+            // last row handed on would give.
+            guard let terms else { return .notStreamed }
+            return .continues(after: try KeysetCursor(order: request.order.description, search: request.cursorScope, values: terms).encoded(secret: secret))
         }
     }
 
@@ -420,4 +437,21 @@ extension _SQLTableStore {
             }
         }
     }
+}
+
+/// A page read for a download (``PageRequest/csv``): cells 1...`columns` of its first `records`
+/// rows are written as CSV records from their bytes, not read as values.
+struct _PageCSV {
+    let export: CSVExport
+    let columns: Int
+    let records: Int
+}
+
+/// How a store's one-query read of a view ended (``_SQLTableStore/streamRows(_:columns:terms:csv:batchRows:_:)``).
+enum _StreamEnd: Sendable {
+    /// The store reads views page by page; nothing was read.
+    case notStreamed
+    case finished
+    /// Stopped part way; the order values of the last row handed on (`nil`: none was).
+    case stopped(after: [SQLValue]?)
 }

@@ -67,16 +67,18 @@ public protocol TableStore: Sendable {
     func move(_ id: Int64, in table: String, to destination: MoveDestination) async throws
     /// The rest of a view in one read, for an export: `request`'s rows from its cursor or
     /// offset to the end, in pages of `request.limit` rows passed to `body` as they are read
-    /// (each page's `next` is `nil`; `filtered` counts the rows given so far). Returns `false`,
-    /// having read nothing, where the store serves the view page by page instead (a table held
-    /// in memory, the manual order): then page by ``TablePage/next`` with ``page(of:_:)-(StoredTable,_)``.
+    /// (each page's `next` is `nil`; `filtered` counts the rows given so far). The read ends
+    /// early, with a cursor to go on from page by page, when the client falls behind the
+    /// database (the read holds a connection and a snapshot only while it keeps up).
     ///
     ///     let books = try await store.table("books")
-    ///     let request = PageRequest(order: .spec(SortSpec(parsing: "title")), limit: 10_000)
-    ///     if try await !store.streamPages(of: books, request, { page in write(page.rows) }) {
-    ///         // page by cursor
+    ///     var request = PageRequest(order: .spec(SortSpec(parsing: "title")), limit: 10_000)
+    ///     switch try await store.streamPages(of: books, request, { page in write(page.rows) }) {
+    ///     case .finished: break
+    ///     case .notStreamed: break                                  // page by cursor from `request`
+    ///     case .continues(let cursor): request.after = cursor       // page by cursor from there
     ///     }
-    func streamPages(of table: StoredTable, _ request: PageRequest, _ body: (TablePage) async throws -> Void) async throws -> Bool
+    func streamPages(of table: StoredTable, _ request: PageRequest, _ body: (TablePage) async throws -> Void) async throws -> StreamedPages
     /// Deletes rows `ids`, in one transaction: all of them, or — for an unknown or repeated
     /// id — none.
     func delete(_ ids: [Int64], from table: String) async throws
@@ -183,6 +185,18 @@ public struct TablePage: Sendable, Hashable {
     public var next: String?
 }
 
+/// How ``TableStore/streamPages(of:_:_:)`` ended.
+public enum StreamedPages: Sendable, Hashable {
+    /// Every row of the view was handed on.
+    case finished
+    /// Nothing was read: the store serves this view page by page (a table held in memory, the
+    /// manual order, or as many streams running as it allows).
+    case notStreamed
+    /// The read stopped part way (the client fell behind, or the connection was lost): go on
+    /// page by page after this cursor.
+    case continues(after: String)
+}
+
 /// Where a manual-order move puts a row: right after or before another row, or at an index
 /// of the manual order (counted without the moved row, so `toIndex(0)` is the front).
 public enum MoveDestination: Sendable, Hashable {
@@ -217,9 +231,11 @@ extension TableStore {
         try await row(id, in: table.schema.name)
     }
 
-    /// A store that reads views page by page only: `false`, having read nothing.
-    public func streamPages(of table: StoredTable, _ request: PageRequest, _ body: (TablePage) async throws -> Void) async throws -> Bool {
-        false
+    /// A store that reads views page by page only: ``StreamedPages/notStreamed``.
+    public func streamPages(
+        of table: StoredTable, _ request: PageRequest, _ body: (TablePage) async throws -> Void
+    ) async throws -> StreamedPages {
+        .notStreamed
     }
 
     /// Moves rows `ids` as one block, in the order listed (see

@@ -129,8 +129,11 @@ struct APIHandlers: Sendable {
                     rest.excluding = pinned
                     rest.csv = nil
                 }
-                if try await handlers.store.streamPages(of: stored, rest, { try await writer.write(ByteBuffer(bytes: bytes($0))) }) {
-                    next = nil
+                switch try await handlers.store.streamPages(of: stored, rest, { try await writer.write(ByteBuffer(bytes: bytes($0))) }) {
+                case .finished: next = nil
+                case .notStreamed: break
+                // The client fell behind the database: page by page from where the read stopped.
+                case .continues(let cursor): next = cursor
                 }
             }
             while let cursor = next {
