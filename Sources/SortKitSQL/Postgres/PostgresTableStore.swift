@@ -45,9 +45,11 @@ public final class PostgresTableStore: _SQLTableStore {
     /// of the pool's; a download beyond them reads page by page.
     private let streams = Mutex(0)
     private let maximumStreams: Int
-    /// How long a batch of a streamed read waits for the client to make room before the read
-    /// stops (the client goes on page by page).
+    /// How long a batch of a streamed read waits for the client to make room, and how long the
+    /// whole read may last, before it stops (the client goes on page by page): a `DROP` or
+    /// `ALTER` of the table waits at most so long for its lock.
     let streamWait: Duration = .seconds(1)
+    let streamLimit: Duration = .seconds(30)
 
     /// Connects to the database at `url` (see `PostgresClient.Configuration(url:)`) and
     /// brings its SortKit tables up to date. With `schema`, every table lives in that
@@ -239,11 +241,12 @@ public final class PostgresTableStore: _SQLTableStore {
 
     /// One query in one read transaction (on a replica when there are any), read by a task of
     /// its own at most two batches ahead of `body` (the client). The transaction lasts only
-    /// while the client keeps up: a batch that finds no room for ``streamWait`` stops the read,
-    /// and the caller goes on page by page after the last row handed on. A read that fails
-    /// after a batch went out stops the same way rather than run again (which would repeat
-    /// rows). Text arrives as its UTF-8 bytes, which CSV records are written from.
-    /// ``StreamedPages/notStreamed`` when ``maximumStreams`` run already.
+    /// while the client keeps up, and at most ``streamLimit``: a batch that finds no room for
+    /// ``streamWait`` stops the read, as does the limit, and the caller goes on page by page
+    /// after the last row handed on. A read that fails after a batch went out stops the same
+    /// way rather than run again (which would repeat rows). Text arrives as its UTF-8 bytes,
+    /// which CSV records are written from. ``StreamedPages/notStreamed`` when
+    /// ``maximumStreams`` run already; a stream's slot is given back when its read ends.
     func streamRows(
         _ select: (sql: String, arguments: [SQLValue]), columns: Int, terms: Int, csv: CSVExport?, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
@@ -255,18 +258,21 @@ public final class PostgresTableStore: _SQLTableStore {
             return true
         }
         guard admitted else { return .notStreamed }
-        defer { streams.withLock { $0 -= 1 } }
         let (batches, sink) = AsyncThrowingStream<_StreamBatch, any Error>.makeStream()
         let ahead = _StreamBatch.Ahead()
         return try await withThrowingTaskGroup(of: _StreamEnd.self) { group in
             group.addTask {
-                try await self.readBatches(select, columns: columns, terms: terms, csv: csv, batchRows: batchRows, into: sink, ahead: ahead)
+                defer { self.streams.withLock { $0 -= 1 } }
+                return try await self.readBatches(
+                    select, columns: columns, terms: terms, csv: csv, batchRows: batchRows, into: sink, ahead: ahead)
             }
             do {
                 for try await batch in batches {
                     try await body(batch.rows, batch.csv, batch.count)
                     ahead.count.subtract(1, ordering: .releasing)
                 }
+                // A cancelled task's loop ends as if the rows had: not a finished download.
+                try Task.checkCancellation()
             } catch {
                 // The client is gone (or the read failed): the reading task stops at once.
                 group.cancelAll()
@@ -285,6 +291,7 @@ public final class PostgresTableStore: _SQLTableStore {
         /// The read stops: the client fell behind, or a retry would repeat rows.
         struct Stopped: Error {}
         var last: [SQLValue]? = nil
+        let started = ContinuousClock.now
         do {
             try await readTransaction { session in
                 guard last == nil else { throw Stopped() }
@@ -295,12 +302,15 @@ public final class PostgresTableStore: _SQLTableStore {
                         guard ContinuousClock.now - waiting < streamWait else { throw Stopped() }
                         try await Task.sleep(for: .milliseconds(2))
                     }
-                    if let lastRow {
-                        let cells = lastRow.makeRandomAccess()
-                        last = try (0..<terms).map { try SQLValue(cells[1 + columns + $0]) }
+                    guard ContinuousClock.now - started < streamLimit else { throw Stopped() }
+                    let terms = try lastRow.map { row in
+                        let cells = row.makeRandomAccess()
+                        return try (0..<terms).map { try SQLValue(cells[1 + columns + $0]) }
                     }
                     ahead.count.add(1, ordering: .releasing)
-                    sink.yield(batch)
+                    // Not enqueued: the client's task is cancelled, and the batch would be lost.
+                    guard case .enqueued = sink.yield(batch) else { throw CancellationError() }
+                    last = terms
                     batch = _StreamBatch()
                 }
                 do {
@@ -315,20 +325,20 @@ public final class PostgresTableStore: _SQLTableStore {
                 } catch {
                     // Stopped part way: the connection is closed rather than drained, which
                     // would take the rest of the rows first (seconds at 1M rows); the pool
-                    // opens another.
+                    // opens another. After a batch went out, a failure (a replica's too) only
+                    // stops the read: the caller goes on page by page.
                     try? await session.connection.close()
-                    throw error
+                    throw last != nil && !(error is CancellationError) ? Stopped() : error
                 }
             }
             sink.finish()
             return .finished
-        } catch {
-            guard last != nil || error is Stopped else {
-                sink.finish(throwing: error)
-                throw error
-            }
+        } catch is Stopped {
             sink.finish()
             return .stopped(after: last)
+        } catch {
+            sink.finish(throwing: error)
+            throw error
         }
     }
 
