@@ -127,7 +127,7 @@ struct DatabaseServedTests {
 
     @Test(
         "A database-served view streamed in one read (PostgreSQL) is the in-memory pages' rows and CSV; a slow or vanished client, and past a quarter of the pool",
-        .needs(.postgres, for: "streamed views"), .timeLimit(.minutes(2)))
+        .needs(.postgres, for: "streamed views"), .timeLimit(.minutes(10)))
     func streamedViews() async throws {
         // Text cells a spreadsheet would run as formulas, quotes, separators, line breaks.
         let titles = ["=1+2", "-5", "@SUM(A1)", "+x", "\"q\"\"", "a,b", "l\nb", "é", "T"]
@@ -175,11 +175,11 @@ struct DatabaseServedTests {
         }
         // A client slower than the database: the read stops once a batch waits over a second
         // for room, with a cursor after the last row handed on; pages from it give the rest.
-        let request = PageRequest(order: .spec(try SortSpec(parsing: "-title")), limit: 7)
+        let request = PageRequest(order: .spec(try SortSpec(parsing: "-title")), limit: 50)
         var rows: [TableRow] = []
         let end = try await streaming.streamPages(of: table, request) { page in
             rows += page.rows
-            if rows.count == 7 { try await Task.sleep(for: streaming.streamWait * 3) }
+            if rows.count == 50 { try await Task.sleep(for: streaming.streamWait * 3) }
         }
         guard case .continues(let cursor) = end else {
             Issue.record("a slow client's read ended \(end)")
@@ -195,7 +195,7 @@ struct DatabaseServedTests {
         let all = try await expected(request)
         #expect(rows.count == 500 && rows == all, "a slow client: \(rows.count) rows")
         // A reader that goes away part way (a client gone): the read ends with its error, its
-        // connection is closed rather than drained, and the next read streams again.
+        // slot and connection come back, and the next read streams again.
         struct Gone: Error {}
         var batches = 0
         await #expect(throws: Gone.self) {

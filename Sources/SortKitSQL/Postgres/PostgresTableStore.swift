@@ -243,8 +243,9 @@ public final class PostgresTableStore: _SQLTableStore {
     /// its own at most two batches ahead of `body` (the client). The transaction lasts only
     /// while the client keeps up, and at most ``streamLimit``: a batch that finds no room for
     /// ``streamWait`` stops the read, as does the limit, and the caller goes on page by page
-    /// after the last row handed on. A read that fails after a batch went out stops the same
-    /// way rather than run again (which would repeat rows). Text arrives as its UTF-8 bytes,
+    /// after the last row handed on (once the query's remaining rows are read and dropped). A
+    /// read that fails after a batch went out stops the same way rather than run again (which
+    /// would repeat rows). Text arrives as its UTF-8 bytes,
     /// which CSV records are written from. ``StreamedPages/notStreamed`` when
     /// ``maximumStreams`` run already; a stream's slot is given back when its read ends.
     func streamRows(
@@ -323,11 +324,13 @@ public final class PostgresTableStore: _SQLTableStore {
                     }
                     if batch.count > 0 { try await handOn() }
                 } catch {
-                    // Stopped part way: the connection is closed rather than drained, which
-                    // would take the rest of the rows first (seconds at 1M rows); the pool
-                    // opens another. After a batch went out, a failure (a replica's too) only
-                    // stops the read: the caller goes on page by page.
-                    try? await session.connection.close()
+                    // Stopped part way: PostgresNIO reads the rest of the query's rows and drops
+                    // them before the transaction's `ROLLBACK` (the query runs at the database's
+                    // speed, no longer the client's). Closing the connection instead ended it at
+                    // once, but the pool could hand the closed connection out again before it
+                    // heard of the close, and a query written to it never completes. After a
+                    // batch went out, a failure (a replica's too) only stops the read: the
+                    // caller goes on page by page.
                     throw last != nil && !(error is CancellationError) ? Stopped() : error
                 }
             }
