@@ -9,27 +9,25 @@ struct _PostgresSession: _SQLSession {
     let connection: PostgresConnection
     let logger: Logger
 
-    /// The rows of `sql` with `values` bound to `$1`, `$2`, ….
-    func rows(_ sql: String, _ values: [SQLValue] = []) async throws -> [PostgresRandomAccessRow] {
+    /// The rows of `sql` with `values` bound to `$1`, `$2`, …, as they arrive; PostgreSQL sends
+    /// more as the sequence is read.
+    func stream(_ sql: String, _ values: [SQLValue] = []) async throws -> PostgresRowSequence {
         try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: logger)
-            .collect().map { $0.makeRandomAccess() }
+    }
+
+    /// The rows of `sql`, collected.
+    func rows(_ sql: String, _ values: [SQLValue] = []) async throws -> [PostgresRandomAccessRow] {
+        try await stream(sql, values).collect().map { $0.makeRandomAccess() }
     }
 
     func select(_ sql: String, _ values: [SQLValue], long: Bool) async throws -> [[SQLValue]] {
         // Each row's cells in order, without a random-access copy of each row first.
-        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: logger)
-            .collect().map { row in try row.map { try SQLValue($0) } }
+        try await stream(sql, values).collect().map { row in try row.map { try SQLValue($0) } }
     }
 
     /// Calls `body` with each row of `sql` as it arrives, without collecting them.
     func forEachRow(_ sql: String, _ values: [SQLValue] = [], _ body: (PostgresRandomAccessRow) throws -> Void) async throws {
-        let rows = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: logger)
-        for try await row in rows { try body(row.makeRandomAccess()) }
-    }
-
-    /// The rows of `sql` as they arrive; PostgreSQL sends more as the sequence is read.
-    func stream(_ sql: String, _ values: [SQLValue] = []) async throws -> PostgresRowSequence {
-        try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.bindings(values)), logger: logger)
+        for try await row in try await stream(sql, values) { try body(row.makeRandomAccess()) }
     }
 
     /// Runs a statement.

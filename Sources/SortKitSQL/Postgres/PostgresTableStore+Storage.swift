@@ -94,8 +94,8 @@ extension PostgresTableStore {
                         value = try await body(session)
                         try await session.execute("COMMIT")
                     } catch {
-                        // A connection closed part way (see `streamRows`) has ended its
-                        // transaction; PostgresNIO would wait forever for a query written to it.
+                        // A connection lost part way has ended its transaction; PostgresNIO
+                        // would wait forever for a query written to it.
                         if !connection.isClosed { try? await session.execute("ROLLBACK") }
                         throw error
                     }

@@ -40,7 +40,7 @@ public final class PostgresTableStore: _SQLTableStore {
     /// The longest a transaction on the primary waits for a connection before it fails as
     /// unavailable (`nil`: as long as PostgresNIO's pool waits).
     let connectionWait: Duration?
-    /// The one-query reads of downloads running now (``streamRows(_:columns:csv:batchRows:_:)``)
+    /// The one-query reads of downloads running now (``streamRows(_:columns:terms:csv:batchRows:_:)``)
     /// and how many may: each holds a connection while its client reads, so at most a quarter
     /// of the pool's; a download beyond them reads page by page.
     private let streams = Mutex(0)
@@ -226,7 +226,7 @@ public final class PostgresTableStore: _SQLTableStore {
     }
 
     /// The page's statements in one transaction, bounded by `statement_timeout`. Its rows come
-    /// as values (a download's later batches stream: ``streamRows(_:columns:csv:batchRows:_:)``).
+    /// as values (a download's later batches stream: ``streamRows(_:columns:terms:csv:batchRows:_:)``).
     func pageRows(
         select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?
     ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?) {
@@ -245,9 +245,9 @@ public final class PostgresTableStore: _SQLTableStore {
     /// ``streamWait`` stops the read, as does the limit, and the caller goes on page by page
     /// after the last row handed on (once the query's remaining rows are read and dropped). A
     /// read that fails after a batch went out stops the same way rather than run again (which
-    /// would repeat rows). Text arrives as its UTF-8 bytes,
-    /// which CSV records are written from. ``StreamedPages/notStreamed`` when
-    /// ``maximumStreams`` run already; a stream's slot is given back when its read ends.
+    /// would repeat rows). Text arrives as its UTF-8 bytes, which CSV records are written from.
+    /// ``_StreamEnd/notStreamed`` when ``maximumStreams`` run already; a stream's slot is given
+    /// back when its read ends.
     func streamRows(
         _ select: (sql: String, arguments: [SQLValue]), columns: Int, terms: Int, csv: CSVExport?, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
@@ -381,7 +381,7 @@ struct _StreamBatch: Sendable {
     /// as a row.
     mutating func append(_ row: PostgresRow, columns: Int, csv export: CSVExport?) throws {
         var cells = row.makeIterator()
-        let id = try cells.next()?.decode(Int64.self) ?? 0
+        let id = cells.next()
         if let export {
             if csv == nil { csv = [] }
             for column in 0..<columns {
@@ -390,7 +390,8 @@ struct _StreamBatch: Sendable {
             }
             csv!.append(0x0A)
         } else {
-            rows.append(TableRow(id: id, cells: try (0..<columns).map { _ in try cells.next().map { try SQLValue($0) }?.cell ?? "" }))
+            rows.append(
+                TableRow(id: try id?.decode(Int64.self) ?? 0, cells: try (0..<columns).map { _ in try cells.next().map { try SQLValue($0) }?.cell ?? "" }))
         }
         count += 1
     }

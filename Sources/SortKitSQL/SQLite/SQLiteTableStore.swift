@@ -300,10 +300,10 @@ public final class SQLiteTableStore: _SQLTableStore {
         select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?
     ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?) {
         try await read(budget: queryBudget) { db in
-            var records: [UInt8]? = csv == nil ? nil : []
+            var records: [UInt8] = []
             let rows = try db.sqlValueRows(select.sql, select.arguments, cached: false, csv: csv, into: &records)
             let filtered = try count.map { Int(try db.sqlValueRows($0.sql, $0.arguments, cached: false).first?.first?.integer ?? 0) }
-            return (rows, records, filtered)
+            return (rows, csv == nil ? nil : records, filtered)
         }
     }
 

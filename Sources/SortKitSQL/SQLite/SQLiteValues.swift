@@ -35,11 +35,11 @@ extension Database {
     /// cells of its first rows are appended to `records` as CSV from SQLite's bytes and come
     /// back `.null`: a download's page makes no `String` per cell.
     func sqlValueRows(_ sql: String, _ arguments: [SQLValue], cached: Bool) throws -> [[SQLValue]] {
-        var none: [UInt8]? = nil
+        var none: [UInt8] = []
         return try sqlValueRows(sql, arguments, cached: cached, csv: nil, into: &none)
     }
 
-    func sqlValueRows(_ sql: String, _ arguments: [SQLValue], cached: Bool, csv: _PageCSV?, into records: inout [UInt8]?) throws -> [[SQLValue]] {
+    func sqlValueRows(_ sql: String, _ arguments: [SQLValue], cached: Bool, csv: _PageCSV?, into records: inout [UInt8]) throws -> [[SQLValue]] {
         let statement = try cached ? cachedStatement(sql: sql) : makeStatement(sql: sql)
         // GRDB steps the statement (its checks for a cancelled read, its error reports); the
         // cells are read from the row it stands on.
@@ -51,15 +51,15 @@ extension Database {
             var row: [SQLValue] = []
             row.reserveCapacity(Int(width))
             var first: Int32 = 0
-            if let csv, rows.count < csv.records, records != nil {
+            if let csv, rows.count < csv.records {
                 row.append(.integer(sqlite3_column_int64(handle, 0)))
                 for cell in 0..<csv.columns {
                     let text = sqlite3_column_text(handle, Int32(cell + 1))
                     let bytes = UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_column_bytes(handle, Int32(cell + 1))))
-                    csv.export.appendCell(bytes, column: cell, count: csv.columns, to: &records!)
+                    csv.export.appendCell(bytes, column: cell, count: csv.columns, to: &records)
                     row.append(.null)
                 }
-                records!.append(0x0A)
+                records.append(0x0A)
                 first = Int32(csv.columns + 1)
             }
             for column in first..<width {

@@ -71,6 +71,24 @@ public struct PinnedRows: Sendable, Hashable {
         return TablePage(rows: head + page.rows, total: page.total, filtered: page.filtered + top.count, next: next)
     }
 
+    /// The rest of the view after a cursor past the pinned rows, in one read where the store can
+    /// (see ``TableStore/streamPages(of:_:_:)``): the store's rows with the pinned ones left out,
+    /// as ``page(of:_:in:)-(StoredTable,_,_)`` reads them. ``StreamedPages/notStreamed`` from an
+    /// offset or a cursor inside the pinned rows.
+    ///
+    ///     var rest = request
+    ///     rest.after = firstPage.next
+    ///     let end = try await pins.streamPages(of: books, rest, in: store) { page in write(page) }
+    public func streamPages(
+        of table: StoredTable, _ request: PageRequest, in store: any TableStore, _ body: (TablePage) async throws -> Void
+    ) async throws -> StreamedPages {
+        guard !ids.isEmpty else { return try await store.streamPages(of: table, request, body) }
+        guard let after = request.after, !after.hasPrefix("pin:") else { return .notStreamed }
+        var rest = request
+        rest.excluding = ids
+        return try await store.streamPages(of: table, rest, body)
+    }
+
     /// The pinned rows that exist and match the request's search and column searches, in
     /// pinned order.
     func matching(_ table: StoredTable, _ request: PageRequest, in store: any TableStore) async throws -> [TableRow] {

@@ -118,18 +118,11 @@ struct APIHandlers: Sendable {
             try await writer.write(ByteBuffer(bytes: header))
             try await writer.write(ByteBuffer(bytes: bytes(first)))
             var next = first.next
-            // The rest in one read where the store can (a table served from the database), as
-            // `page(_:_:)` asks for it: the table's rules applied, its pinned rows (all on the
-            // first page) left out.
-            if let cursor = next, !cursor.hasPrefix("pin:") {
+            // The rest in one read where the store can (a table served from the database).
+            if let cursor = next {
                 var rest = firstRequest
                 rest.after = cursor
-                rest.order = handlers.sortedBy(rest.order, table: table)
-                if case .spec = rest.order, case let pinned = handlers.server.settings(for: table).pinned.ids, !pinned.isEmpty {
-                    rest.excluding = pinned
-                    rest.csv = nil
-                }
-                switch try await handlers.store.streamPages(of: stored, rest, { try await writer.write(ByteBuffer(bytes: bytes($0))) }) {
+                switch try await handlers.streamPages(stored, rest, { try await writer.write(ByteBuffer(bytes: bytes($0))) }) {
                 case .finished: next = nil
                 case .notStreamed: break
                 // The client fell behind the database: page by page from where the read stopped.
@@ -246,6 +239,16 @@ struct APIHandlers: Sendable {
         let name = table.schema.name
         request.order = sortedBy(request.order, table: name)
         return try await server.settings(for: name).pinned.page(of: table, request, in: store)
+    }
+
+    /// ``page(_:_:)``'s view from `request`'s cursor to its end, in one read where the store can
+    /// (``TableStore/streamPages(of:_:_:)``): the same rules and pinned rows.
+    func streamPages(_ table: StoredTable, _ request: PageRequest, _ body: (TablePage) async throws -> Void) async throws -> StreamedPages {
+        guard case .spec = request.order else { return try await store.streamPages(of: table, request, body) }
+        var request = request
+        let name = table.schema.name
+        request.order = sortedBy(request.order, table: name)
+        return try await server.settings(for: name).pinned.streamPages(of: table, request, in: store, body)
     }
 
     /// The order `table` sorts by when `order` is picked: a spec with the table's rules
