@@ -196,9 +196,8 @@ public final class PostgresTableStore: _SQLTableStore {
         let count = columns.count
         let info = try await write { session in
             let info = try await create(schema, session, manualReady: false, indexesLater: true, databaseIndex: databaseIndex)
-            try await session.copy(
-                into: info.physical, columns: ["id"] + info.physicalColumns,
-                chunks: _CopyText.chunks(columns, folded: folded, typed: typed, info: info))
+            let (groups, group) = _CopyText.chunks(columns, folded: folded, typed: typed, info: info)
+            try await session.copy(into: info.physical, columns: ["id"] + info.physicalColumns, groups: groups, group)
             if count > 0 {
                 try await session.execute("SELECT setval(pg_get_serial_sequence('\(info.physical)', 'id'), \(count))")
             }

@@ -1,0 +1,186 @@
+import Foundation
+import NIOCore
+import SortKit
+
+/// PostgreSQL's `COPY` text format: tab-separated, `\N` for NULL, backslash escapes, bytea
+/// as `\\x` hex. (PostgresNIO streams the bytes; the encoding of values is ours.)
+enum _CopyText {
+    static func append(_ row: [SQLValue], to buffer: inout ByteBuffer) {
+        var bytes = _CopyBytes(capacity: 256)
+        defer { bytes.free() }
+        append(row, to: &bytes)
+        bytes.withBytes { _ = buffer.writeBytes($0) }
+    }
+
+    static func append(_ row: [SQLValue], to bytes: inout _CopyBytes) {
+        for (index, value) in row.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: "\t")) }
+            append(value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "\n"))
+    }
+
+    static func append(_ value: SQLValue, to bytes: inout _CopyBytes) {
+        switch value {
+        case .null: bytes.append(UInt8(ascii: "\\"), UInt8(ascii: "N"))
+        case .integer(let integer): bytes.append(integer)
+        case .double(let double):
+            var text = double.isNaN ? "NaN" : double.isInfinite ? (double < 0 ? "-Infinity" : "Infinity") : "\(double)"
+            text.withUTF8 { bytes.append($0) }
+        case .text(var text): text.withUTF8 { escape($0, to: &bytes) }
+        case .blob(let blob):
+            bytes.append(UInt8(ascii: "\\"), UInt8(ascii: "\\"))
+            bytes.append(UInt8(ascii: "x"))
+            bytes.appendHex(blob)
+        }
+    }
+
+    /// An import's rows (ids 1…n) in the text format, straight from the columns read from the
+    /// CSV and what ``_CSVColumns/derived(_:)`` made of them: the values ``_TableInfo/rowValues(_:)``
+    /// gives, without a `String` per cell. Groups of `rowsPerChunk` rows per core, the chunks of
+    /// a group encoded side by side when it is asked for, so memory stays bounded for any number
+    /// of rows: pass `groups` and `group` to ``_PostgresSession/copy(into:columns:groups:_:)``.
+    static func chunks(
+        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], info: _TableInfo, rowsPerChunk: Int = 16_384
+    ) -> (groups: Int, group: @Sendable (Int) -> [ByteBuffer]) {
+        let count = columns.count, cores = ProcessInfo.processInfo.activeProcessorCount, perGroup = rowsPerChunk * cores
+        // The columns and arenas are only read, by one group at a time.
+        let inputs = _UncheckedBox((columns, folded, typed, info))
+        let group: @Sendable (Int) -> [ByteBuffer] = { number in
+            let (columns, folded, typed, info) = inputs.value
+            let groupStart = number * perGroup
+            let chunks = (0..<cores).map { groupStart + $0 * rowsPerChunk }.filter { $0 < count }
+            let results = _ResultSlots<ByteBuffer>(count: chunks.count)
+            info.withImportRows(columns, folded: folded, typed: typed) { rows in
+                let shared = _UncheckedBox(rows)
+                _concurrentPerform(
+                    iterations: chunks.count,
+                    _UncheckedBox { index in
+                        let rows = shared.value
+                        var bytes = _CopyBytes(capacity: rowsPerChunk * 160)
+                        defer { bytes.free() }
+                        for record in chunks[index]..<min(chunks[index] + rowsPerChunk, count) {
+                            bytes.append(Int64(record + 1))
+                            rows.forEachValue(of: record) { value in
+                                bytes.append(UInt8(ascii: "\t"))
+                                switch value {
+                                case .cell(let text), .folded(let text): escape(text, to: &bytes)
+                                case .value(let value): append(value, to: &bytes)
+                                }
+                            }
+                            bytes.append(UInt8(ascii: "\n"))
+                        }
+                        results.set(index, bytes.withBytes { ByteBuffer(bytes: $0) })
+                    })
+            }
+            return results.values
+        }
+        return ((count + perGroup - 1) / perGroup, group)
+    }
+
+    /// `text` with its backslashes, tabs, newlines and carriage returns escaped. Every other
+    /// byte is itself: the bytes of a multi-byte scalar are all ≥ 0x80.
+    static func escape(_ text: UnsafeBufferPointer<UInt8>, to bytes: inout _CopyBytes) {
+        var start = 0
+        for index in text.indices {
+            let escaped: UInt8
+            switch text[index] {
+            case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
+            case UInt8(ascii: "\t"): escaped = UInt8(ascii: "t")
+            case UInt8(ascii: "\n"): escaped = UInt8(ascii: "n")
+            case UInt8(ascii: "\r"): escaped = UInt8(ascii: "r")
+            default: continue
+            }
+            bytes.append(UnsafeBufferPointer(rebasing: text[start..<index]))
+            bytes.append(UInt8(ascii: "\\"), escaped)
+            start = index + 1
+        }
+        bytes.append(UnsafeBufferPointer(rebasing: text[start...]))
+    }
+}
+
+/// Bytes appended at a raw pointer. An import's rows make a dozen small writes each (a cell, a
+/// tab, …); through `ByteBuffer`'s checked writes they cost about 0.5 s of CPU at 1M rows,
+/// time the `COPY` waited for on a 2-core machine. Not copyable in effect: ``free()`` once.
+struct _CopyBytes {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(16, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    func free() { base.deallocate() }
+
+    /// Empties the buffer, keeping its memory.
+    mutating func removeAll() { count = 0 }
+
+    @inline(__always) private mutating func reserve(_ more: Int) {
+        guard count + more > capacity else { return }
+        let larger = max(capacity * 2, count + more)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.update(from: base, count: count)
+        base.deallocate()
+        base = moved
+        capacity = larger
+    }
+
+    @inline(__always) mutating func append(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count += 1
+    }
+
+    @inline(__always) mutating func append(_ first: UInt8, _ second: UInt8) {
+        reserve(2)
+        base[count] = first
+        base[count + 1] = second
+        count += 2
+    }
+
+    @inline(__always) mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (base + count).update(from: source, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// An integer in decimal.
+    mutating func append(_ integer: Int64) {
+        reserve(20)
+        var magnitude = integer.magnitude
+        if integer < 0 {
+            base[count] = UInt8(ascii: "-")
+            count += 1
+        }
+        var digits = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        for place in stride(from: count + digits - 1, through: count, by: -1) {
+            base[place] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        }
+        count += digits
+    }
+
+    /// Each byte as two lowercase hex digits.
+    mutating func appendHex(_ blob: [UInt8]) {
+        reserve(blob.count * 2)
+        let digits: StaticString = "0123456789abcdef"
+        let table = digits.utf8Start
+        for byte in blob {
+            base[count] = table[Int(byte >> 4)]
+            base[count + 1] = table[Int(byte & 15)]
+            count += 2
+        }
+    }
+
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+}
