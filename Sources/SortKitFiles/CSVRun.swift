@@ -180,7 +180,7 @@ struct _Run: Sendable {
         if output.unique {
             let sortKeys = keys.sortKeys
             chosen = order.indices.compactMap { position in
-                position == 0 || !sortKeys.bytes[sortKeys.range(order[position - 1])].elementsEqual(sortKeys.bytes[sortKeys.range(order[position])])
+                position == 0 || !sortKeys[order[position - 1]].elementsEqual(sortKeys[order[position]])
                     ? order[position] : nil
             }
         }
@@ -254,7 +254,7 @@ struct _Run: Sendable {
         if unique, let keys {
             let sortKeys = keys.sortKeys
             for position in order.indices where chosen.count < limit {
-                if position == 0 || !sortKeys.bytes[sortKeys.range(order[position - 1])].elementsEqual(sortKeys.bytes[sortKeys.range(order[position])]) {
+                if position == 0 || !sortKeys[order[position - 1]].elementsEqual(sortKeys[order[position]]) {
                     chosen.append(order[position])
                 }
             }

@@ -18,15 +18,15 @@ struct _RunKeys: Sendable {
     private enum Codes: Sendable {
         /// Per record, its value's number; per number, the encoded value and its rank.
         case dictionary(ids: [UInt32], encodings: _ByteArena, ranks: [UInt32], width: Int)
-        /// Per record, its encoded value.
-        case direct(_ByteArena)
+        /// Per record, its encoded value (in the parts the cores encoded).
+        case direct(_ArenaParts)
     }
 
     /// The key the run was sorted with (column types filled in).
     let key: _CSVSortKey
     private let codes: [Codes]
     /// Per record, the bytes it sorts by: ranks and encoded values, memcmp-ordered.
-    let sortKeys: _ByteArena
+    let sortKeys: _ArenaParts
 
     /// Builds the keys of the run whose key columns hold `values` (one arena per scanned field).
     init(key: _CSVSortKey, values: [_ByteArena]) {
@@ -73,7 +73,7 @@ struct _RunKeys: Sendable {
 
     /// Per record, its components' ranks (big-endian, fixed width) and encodings one after
     /// another; built component by component.
-    private static func concatenated(_ codes: [Codes], count: Int) -> _ByteArena {
+    private static func concatenated(_ codes: [Codes], count: Int) -> _ArenaParts {
         // One component encoded per record (a sort by one text column): its encodings are the keys.
         if codes.count == 1, case .direct(let encoded) = codes[0] { return encoded }
         var keys = _ByteArena()
@@ -81,7 +81,10 @@ struct _RunKeys: Sendable {
         for code in codes {
             switch code {
             case let .dictionary(_, _, _, width): for record in 0..<count { keys.ends[record] += width }
-            case let .direct(encoded): for record in 0..<count { keys.ends[record] += encoded.range(record).count }
+            case let .direct(encoded):
+                for (part, first) in zip(encoded.parts, encoded.firsts) {
+                    for index in 0..<part.count { keys.ends[first + index] += part.range(index).count }
+                }
             }
         }
         var cursors = [Int](repeating: 0, count: count)
@@ -105,19 +108,21 @@ struct _RunKeys: Sendable {
                         cursors[record] += width
                     }
                 case let .direct(encoded):
-                    encoded.bytes.withUnsafeBufferPointer { source in
-                        for record in 0..<count {
-                            let range = encoded.range(record)
-                            guard !range.isEmpty else { continue }
-                            UnsafeMutableRawPointer(bytes.baseAddress! + cursors[record]).copyMemory(
-                                from: source.baseAddress! + range.lowerBound, byteCount: range.count)
-                            cursors[record] += range.count
+                    for (part, first) in zip(encoded.parts, encoded.firsts) {
+                        part.bytes.withUnsafeBufferPointer { source in
+                            for index in 0..<part.count {
+                                let range = part.range(index), record = first + index
+                                guard !range.isEmpty else { continue }
+                                UnsafeMutableRawPointer(bytes.baseAddress! + cursors[record]).copyMemory(
+                                    from: source.baseAddress! + range.lowerBound, byteCount: range.count)
+                                cursors[record] += range.count
+                            }
                         }
                     }
                 }
             }
         }
-        return keys
+        return _ArenaParts([keys])
     }
 
     /// The records in key order, ties in record order.
@@ -128,7 +133,7 @@ struct _RunKeys: Sendable {
         for code in codes {
             switch code {
             case let .dictionary(ids, encodings, _, _): bytes.append(contentsOf: encodings.bytes[encodings.range(Int(ids[record]))])
-            case let .direct(encoded): bytes.append(contentsOf: encoded.bytes[encoded.range(record)])
+            case let .direct(encoded): bytes.append(contentsOf: encoded[record])
             }
         }
     }
@@ -164,7 +169,7 @@ private func _inferType(_ values: _ByteArena, only: [Int]?) -> ColumnType {
 
 /// Every value of a field encoded by `component`, in four slices per core (slices of
 /// multilingual text take unequal times; a core that finishes early takes the next).
-private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Component, _ key: _CSVSortKey) -> _ByteArena {
+private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Component, _ key: _CSVSortKey) -> _ArenaParts {
     let plain = component.plainText(grouping: key.grouping)
     let parts = _ByteArena.inSlices([values], count: values.count, parts: _slices(values.count, perCore: 4)) { views, range in
         var part = _ByteArena()
@@ -180,7 +185,7 @@ private func _encodeEach(_ values: _ByteArena, _ component: _CSVSortKey.Componen
         }
         return part
     }
-    return _ByteArena.joined(parts)
+    return _ArenaParts(parts)
 }
 
 /// Slices for `count` values: `perCore` per core, at least 4,096 values each.

@@ -11,14 +11,18 @@ struct CSVFileSorterTests {
 
     /// A random CSV: records as written (some fields quoted for no reason, CRLF or LF), and
     /// the fields they hold.
-    static func randomFile(rows: Int, crlf: Bool, bom: Bool, using random: inout SplitMix64) -> (
+    /// `distinct`: text fields end in a random number, so few repeat (keys encoded one per record,
+    /// not numbered as distinct values first).
+    static func randomFile(rows: Int, crlf: Bool, bom: Bool, distinct: Bool = false, using random: inout SplitMix64) -> (
         bytes: [UInt8], header: String, records: [String], fields: [[String]]
     ) {
         func field() -> String {
             switch Int.random(in: 0..<4, using: &random) {
             case 0: return String(Int.random(in: -20...20, using: &random))
             case 1: return ""
-            default: return (0..<Int.random(in: 1...3, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            default:
+                let text = (0..<Int.random(in: 1...3, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+                return distinct ? text + String(Int.random(in: 0...999_999, using: &random)) : text
             }
         }
         func written(_ text: String) -> String {
@@ -79,14 +83,20 @@ struct CSVFileSorterTests {
         var random = SplitMix64(seed: seed)
         for round in 0..<40 {
             let crlf = Bool.random(using: &random), bom = round % 7 == 0
-            let file = Self.randomFile(rows: Int.random(in: 0...400, using: &random), crlf: crlf, bom: bom, using: &random)
-            let spec = Self.randomSpec(using: &random)
+            // Two rounds big enough that a column's keys are encoded in parts on the cores
+            // (from 8,192 records), sorted where they lie.
+            let big = round < 2
+            let rows = big ? Int.random(in: 8_192...20_000, using: &random) : Int.random(in: 0...400, using: &random)
+            let file = Self.randomFile(rows: rows, crlf: crlf, bom: bom, distinct: big, using: &random)
+            // The big rounds by text keys: one column's (its keys are the sort keys) and two.
+            let spec = big ? try SortSpec(parsing: round == 0 ? "s" : "m:nocase,-s") : Self.randomSpec(using: &random)
             let table = TextTable(columns: ["s", "n", "m", "t"], rows: file.fields)
             let order = try table.sortedRowIndices(by: spec)
             let terminator = crlf ? "\r\n" : "\n"
             let expected = (bom ? [0xEF, 0xBB, 0xBF] : []) + Array(([file.header] + order.map { file.records[$0] }).map { $0 + terminator }.joined().utf8)
             // In memory on one core and in slices, and with spilled runs.
-            for (memory, slice) in [(CSVFileSorter.defaultMaxMemory, 1 << 20), (CSVFileSorter.defaultMaxMemory, 64), (1 << 16, 1 << 20), (1 << 12, 1 << 20)] {
+            let budgets = [(CSVFileSorter.defaultMaxMemory, 1 << 20), (CSVFileSorter.defaultMaxMemory, 64), (1 << 16, 1 << 20), (1 << 12, 1 << 20)]
+            for (memory, slice) in budgets.prefix(big ? 2 : 4) {
                 var sorter = CSVFileSorter(spec: spec, maxMemory: memory)
                 sorter.sliceMinimum = slice
                 let result = try sortFile(file.bytes, sorter)

@@ -168,6 +168,23 @@ private struct _ArenaKeys: _WindowKeys {
     }
 }
 
+/// Keys in several arenas, each record's found through its own pointer and length (one load,
+/// no search for the part that holds it).
+private struct _SpanKeys: _WindowKeys {
+    let spans: UnsafeBufferPointer<UnsafeBufferPointer<UInt8>>
+
+    @inline(__always)
+    func key(_ index: Int) -> UnsafeBufferPointer<UInt8> { spans[index] }
+
+    var isDescending: Bool { false }
+    var equalKeysAreTies: Bool { true }
+
+    @inline(__always)
+    func compare(_ a: Int, _ b: Int, from depth: Int) -> ComparisonResult {
+        _compareKeys(spans[a], spans[b], from: depth)
+    }
+}
+
 /// The memcmp order of two keys that are equal before `depth` when zero-padded: their real
 /// bytes agree up to the shorter one's end (or `depth`), so only what follows is compared.
 @inline(__always)
@@ -188,42 +205,74 @@ package func _compareKeys(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPoin
 /// the sort was a third of `sortkit sort --by title:locale=sv` on one core. Inputs beyond
 /// 2^32 − 1 keys (`limit`, which tests lower) are sorted by comparison.
 package func _sortByteKeys(_ keys: _ByteArena, limit: Int = _maximumRecordCount, parallelFrom: Int = 65_536) -> [Int] {
-    keys.bytes.withUnsafeBufferPointer { bytes in
-        keys.ends.withUnsafeBufferPointer { ends in
-            let arena = _ArenaKeys(bytes: bytes, ends: ends)
-            guard ends.count <= limit else {
-                return (0..<ends.count).sorted { a, b in
-                    let result = arena.compare(a, b, from: 0)
-                    return result == .orderedSame ? a < b : result == .orderedAscending
-                }
+    _sortByteKeys(_ArenaParts([keys]), limit: limit, parallelFrom: parallelFrom)
+}
+
+/// ``_sortByteKeys(_:limit:parallelFrom:)`` of keys in parts, read where they are: each key's
+/// bytes found through a pointer and a length per record (16 bytes a key, made on every core),
+/// not copied into one arena first.
+package func _sortByteKeys(_ keys: _ArenaParts, limit: Int = _maximumRecordCount, parallelFrom: Int = 65_536) -> [Int] {
+    guard keys.parts.count > 1 else {
+        let arena = keys.parts.first ?? _ByteArena()
+        return arena.bytes.withUnsafeBufferPointer { bytes in
+            arena.ends.withUnsafeBufferPointer { ends in
+                _sortByteKeys(_ArenaKeys(bytes: bytes, ends: ends), count: ends.count, limit: limit, parallelFrom: parallelFrom)
             }
-            guard ends.count >= parallelFrom, ProcessInfo.processInfo.activeProcessorCount > 1 else {
-                var records = (0..<ends.count).map { arena.window(UInt32($0), depth: 0) }
-                _sortRecords(&records, arena)
-                return records.map { Int($0.index) }
-            }
-            var records = _windows(arena, count: ends.count)
-            if _sortByBuckets(&records, arena) { return records.map { Int($0.index) } }
-            // Most keys share their first 16 bits that vary: halves on two cores, merged.
-            let middle = ends.count / 2
-            let slots = _ResultSlots<[_KeyRecord]>(count: 2)
-            let windows = records
-            // The arena and the windows are only read.
+        }
+    }
+    return _ByteArena.withViews(keys.parts) { views in
+        let count = keys.count, firsts = keys.firsts
+        var spans = [UnsafeBufferPointer<UInt8>](unsafeUninitializedCapacity: count) { buffer, initialized in
+            nonisolated(unsafe) let buffer = buffer
+            // Each part initializes its own records' spans.
             _concurrentPerform(
-                iterations: 2,
-                _UncheckedBox { half in
-                    var part = Array(half == 0 ? windows[..<middle] : windows[middle...])
-                    _sortRecords(&part, arena)
-                    slots.set(half, part)
+                iterations: views.count,
+                _UncheckedBox { part in
+                    for index in 0..<views[part].ends.count {
+                        (buffer.baseAddress! + firsts[part] + index).initialize(to: views[part][index])
+                    }
                 })
-            let sorted = slots.values
-            return _mergeSorted(sorted[0], sorted[1], arena)
+            initialized = count
+        }
+        defer { spans.removeAll() }
+        return spans.withUnsafeBufferPointer { spans in
+            _sortByteKeys(_SpanKeys(spans: spans), count: count, limit: limit, parallelFrom: parallelFrom)
         }
     }
 }
 
+private func _sortByteKeys<Keys: _WindowKeys>(_ arena: Keys, count: Int, limit: Int, parallelFrom: Int) -> [Int] {
+    guard count <= limit else {
+        return (0..<count).sorted { a, b in
+            let result = arena.compare(a, b, from: 0)
+            return result == .orderedSame ? a < b : result == .orderedAscending
+        }
+    }
+    guard count >= parallelFrom, ProcessInfo.processInfo.activeProcessorCount > 1 else {
+        var records = (0..<count).map { arena.window(UInt32($0), depth: 0) }
+        _sortRecords(&records, arena)
+        return records.map { Int($0.index) }
+    }
+    var records = _windows(arena, count: count)
+    if _sortByBuckets(&records, arena) { return records.map { Int($0.index) } }
+    // Most keys share their first 16 bits that vary: halves on two cores, merged.
+    let middle = count / 2
+    let slots = _ResultSlots<[_KeyRecord]>(count: 2)
+    let windows = records
+    // The arena and the windows are only read.
+    _concurrentPerform(
+        iterations: 2,
+        _UncheckedBox { half in
+            var part = Array(half == 0 ? windows[..<middle] : windows[middle...])
+            _sortRecords(&part, arena)
+            slots.set(half, part)
+        })
+    let sorted = slots.values
+    return _mergeSorted(sorted[0], sorted[1], arena)
+}
+
 /// Every key's first window, computed in two halves side by side.
-private func _windows(_ arena: _ArenaKeys, count: Int) -> [_KeyRecord] {
+private func _windows<Keys: _WindowKeys>(_ arena: Keys, count: Int) -> [_KeyRecord] {
     [_KeyRecord](unsafeUninitializedCapacity: count) { buffer, initialized in
         nonisolated(unsafe) let buffer = buffer
         // Each half initializes its own range.
@@ -243,7 +292,7 @@ private func _windows(_ arena: _ArenaKeys, count: Int) -> [_KeyRecord] {
 /// (``_sortRecords(_:_:)``), the buckets shared among the cores in contiguous chunks: no merge,
 /// and a bucket's passes stay in cache. `false`, having changed nothing, when every window is
 /// equal or one bucket holds more than half of the records (two cores couldn't share it).
-private func _sortByBuckets(_ records: inout [_KeyRecord], _ arena: _ArenaKeys) -> Bool {
+private func _sortByBuckets<Keys: _WindowKeys>(_ records: inout [_KeyRecord], _ arena: Keys) -> Bool {
     let count = records.count
     guard count > 1 else { return false }
     let (firstHi, firstLo) = (records[0].hi, records[0].lo)
@@ -303,7 +352,7 @@ private func _sortByBuckets(_ records: inout [_KeyRecord], _ arena: _ArenaKeys) 
 /// Records holding their keys' first windows (in position order), sorted by key, ties in
 /// position order: the windows radix-sorted, then each run of equal windows by
 /// ``_windowSort(_:_:depth:keys:)``.
-private func _sortRecords(_ records: inout [_KeyRecord], _ arena: _ArenaKeys) {
+private func _sortRecords<Keys: _WindowKeys>(_ records: inout [_KeyRecord], _ arena: Keys) {
     guard records.count > 16 else {
         if records.count > 1 { _windowSort(&records, 0..<records.count, depth: 0, keys: arena) }
         return
@@ -322,7 +371,7 @@ private func _sortRecords(_ records: inout [_KeyRecord], _ arena: _ArenaKeys) {
 /// lower one) goes first. The merge itself runs in two halves side by side: the first share's
 /// middle record splits it, and the second share at the first key not below that record's
 /// (equal keys of the second share follow every equal key of the first).
-private func _mergeSorted(_ first: [_KeyRecord], _ second: [_KeyRecord], _ arena: _ArenaKeys) -> [Int] {
+private func _mergeSorted<Keys: _WindowKeys>(_ first: [_KeyRecord], _ second: [_KeyRecord], _ arena: Keys) -> [Int] {
     let split = first.count / 2
     var low = 0, high = second.count
     if split < first.count {

@@ -49,8 +49,26 @@ struct WindowSortTests {
             let expected = keys.indices.sorted { a, b in
                 keys[a] == keys[b] ? a < b : keys[a].lexicographicallyPrecedes(keys[b])
             }
-            // One core's sort, and shares sorted on every core and merged (from two keys on).
+            // The same keys in parts (as the cores encode them), some of them empty.
+            var parts: [_ByteArena] = []
+            var start = 0
+            while start < keys.count || parts.isEmpty {
+                let end = min(keys.count, start + Int.random(in: 0...max(1, count / 3), using: &random))
+                parts.append(_ByteArena(bytes: Array(keys[start..<end].joined()), ends: []))
+                var total = 0
+                for key in keys[start..<end] {
+                    total += key.count
+                    parts[parts.count - 1].ends.append(total)
+                }
+                start = end
+            }
+            let inParts = _ArenaParts(parts)
+            #expect(inParts.count == keys.count && keys.indices.allSatisfy { Array(inParts[$0]) == keys[$0] }, "seed \(seed)")
+            // One core's sort, and shares sorted on every core and merged (from two keys on),
+            // from one arena and from parts.
             for (parallelFrom, path) in [(Int.max, "one share"), (2, "merged shares")] {
+                let parted = _sortByteKeys(inParts, parallelFrom: parallelFrom)
+                #expect(parted == expected, "\(path), \(count) keys in \(parts.count) parts, seed \(seed)")
                 let actual = _sortByteKeys(arena, parallelFrom: parallelFrom)
                 let first = actual.indices.first { $0 < expected.count && actual[$0] != expected[$0] }
                 #expect(
