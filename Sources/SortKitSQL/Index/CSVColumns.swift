@@ -106,10 +106,13 @@ package struct _CSVColumns: Sendable {
             columns[column].ends.reserveCapacity((bytes.count - position) / (width * 8) + 16)
         }
         var value: [UInt8] = []
+        var composer = _MarkComposer()
         while try scanner.scan(bytes, at: &position, final: true) != nil {
             for (column, span) in scanner.spans.enumerated() {
                 // A field without doubled quotes is its bytes: no copy on the way.
-                _CSVRecordScanner.withValue(span, in: bytes, scratch: &value) { Self.appendCell($0, to: &columns[column].bytes) }
+                _CSVRecordScanner.withValue(span, in: bytes, scratch: &value) {
+                    Self.appendCell($0, to: &columns[column].bytes, composer: &composer)
+                }
                 columns[column].close()
             }
         }
@@ -119,7 +122,7 @@ package struct _CSVColumns: Sendable {
     /// Appends a cell as stored: nothing for blank text, the NFC form otherwise. The cell is
     /// well-formed UTF-8: the scanner rejects a record that isn't, and a field of a
     /// well-formed record (its quotes undone) is well-formed.
-    static func appendCell(_ cell: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
+    static func appendCell(_ cell: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8], composer: inout _MarkComposer) {
         assert(_isValidUTF8(cell), "the scanner validates records")
         if _isASCII(cell) {
             // ASCII is its own NFC form; blank is spaces and control whitespace only.
@@ -130,9 +133,12 @@ package struct _CSVColumns: Sendable {
         // Well-formed text whose every scalar is its own NFC (most text in Latin, Greek,
         // Cyrillic and CJK scripts) is stored as it is, read from its bytes: a `String` per
         // cell and its scalars walked to find that out were a sixth of a multilingual import.
-        if _allNFCAlone(cell) {
-            guard !_isBlank(cell) else { return }
-            bytes.append(contentsOf: cell)
+        // So is text with accents typed apart from their letters ("Cafe\u{301}"), composed
+        // pair by pair.
+        let start = bytes.count
+        if composer.appendNFC(cell, to: &bytes) {
+            let blank = bytes.withUnsafeBufferPointer { _isBlank(UnsafeBufferPointer(rebasing: $0[start...])) }
+            if blank { bytes.removeLast(bytes.count - start) }
             return
         }
         let text = String(decoding: cell, as: UTF8.self)
