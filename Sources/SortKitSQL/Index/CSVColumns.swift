@@ -15,6 +15,31 @@ package struct _CSVColumns: Sendable {
     var columns: [_ByteArena]
     /// Records read (the header not counted).
     package var count: Int { columns.first?.count ?? 0 }
+    /// Per column, its distinct cells numbered (``_ColumnNumbering``), once ``number()`` ran;
+    /// empty before.
+    var numbered: [_ColumnNumbering?] = []
+
+    init(header: [String], columns: [_ByteArena]) {
+        self.header = header
+        self.columns = columns
+    }
+
+    /// Numbers the distinct cells of every column whose cells repeat, on every core: what
+    /// typing the columns, parsing their typed values and ranking them each did again (a tenth
+    /// of a 1M-row import's CPU, the same hashing three times).
+    mutating func number() {
+        let results = _ResultSlots<_ColumnNumbering?>(count: columns.count)
+        let columns = self.columns
+        _concurrentPerform(iterations: columns.count, _UncheckedBox { index in results.set(index, _ColumnNumbering(columns[index])) })
+        numbered = results.values
+    }
+
+    /// Column `index`'s numbering from ``number()`` if it has no more than `limit` distinct
+    /// cells; else, before ``number()``, what `_numberDistinct` finds under `limit`.
+    func numbering(_ index: Int, limit: Int) -> _ColumnNumbering? {
+        guard numbered.isEmpty else { return numbered[index].flatMap { $0.firsts.count <= limit ? $0 : nil } }
+        return _ColumnNumbering(columns[index], limit: limit)
+    }
 
     /// The text of record `record`'s cell in `column`.
     package func text(_ record: Int, _ column: Int) -> String {
@@ -158,9 +183,7 @@ package struct _CSVColumns: Sendable {
                 var inference = _TypeInference()
                 // A column of many distinct values (titles) is typed by its first values (one that
                 // settles it as text stops the scan) rather than numbered first.
-                let records =
-                    (_valuesRepeat(column) ? _numberDistinct(column, limit: max(16, min(column.count / 2, 65_536)))?.firsts : nil)
-                    ?? Array(0..<column.count)
+                let records = numbering(index, limit: max(16, min(column.count / 2, 65_536)))?.firsts ?? Array(0..<column.count)
                 column.bytes.withUnsafeBufferPointer { bytes in
                     for record in records {
                         inference.add(utf8: UnsafeBufferPointer(rebasing: bytes[column.range(record)]))
@@ -198,9 +221,9 @@ extension _CSVColumns {
                     }
                 }
                 // Prices, dates and counts repeat: each distinct value is parsed once.
-                if _valuesRepeat(arena), let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4)) {
-                    let distinct = firsts.map(value)
-                    results.set(task, ids.map { distinct[Int($0)] })
+                if let numbered = numbering(column, limit: max(16, arena.count / 4)) {
+                    let distinct = numbered.firsts.map(value)
+                    results.set(task, numbered.ids.map { distinct[Int($0)] })
                 } else {
                     results.set(task, (0..<arena.count).map(value))
                 }
@@ -226,4 +249,19 @@ private func _plainInteger(_ cell: UnsafeBufferPointer<UInt8>) -> Int64? {
         index += 1
     }
     return negative ? -value : value
+}
+
+/// A column's distinct cells numbered by their bytes (`_numberDistinct`): per record its
+/// number, per number its first record.
+struct _ColumnNumbering: Sendable {
+    let ids: [UInt32]
+    let firsts: [Int]
+
+    /// The numbering of a column whose cells repeat (`_valuesRepeat`) with at most `limit`
+    /// distinct cells (three quarters of them by default: the most any reader takes).
+    init?(_ column: _ByteArena, limit: Int? = nil) {
+        guard _valuesRepeat(column), let (ids, firsts) = _numberDistinct(column, limit: limit ?? column.count * 3 / 4) else { return nil }
+        self.ids = ids
+        self.firsts = firsts
+    }
 }

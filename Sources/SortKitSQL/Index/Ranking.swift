@@ -122,10 +122,9 @@ struct _Ranking: Sendable {
     ) -> _Ranking? {
         let base = cells.base[column]
         guard cells.written.isEmpty, cells.baseCount == live.count, !live.contains(false),
-            base.count >= 1_024, _valuesRepeat(base),
-            let (ids, firsts) = _numberDistinct(base, limit: base.count * 3 / 4)
+            base.count >= 1_024, let numbered = cells.numbering(column, limit: base.count * 3 / 4)
         else { return nil }
-        return _Ranking(distinct: _Ranking(values: firsts.map(value), collation: collation), ids: ids)
+        return _Ranking(distinct: _Ranking(values: numbered.firsts.map(value), collation: collation), ids: numbered.ids)
     }
 
     /// The ranking by `len` of a column's base cells (none written since, all live): each

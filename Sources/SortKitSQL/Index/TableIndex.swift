@@ -108,6 +108,16 @@ struct _Cells: Sendable {
     var baseCount: Int
     /// All cells of slots written after the base was built (updated, or new).
     var written: [Int: [String]] = [:]
+    /// Per column, the base cells' numbering an import made already (``_CSVColumns/number()``),
+    /// while the import's rankings are built; empty otherwise (each reader numbers its column).
+    var numbered: [_ColumnNumbering?] = []
+
+    /// Column `column`'s base cells numbered, if they repeat and have at most `limit` distinct
+    /// values: the import's numbering when there is one.
+    func numbering(_ column: Int, limit: Int) -> _ColumnNumbering? {
+        guard numbered.isEmpty else { return numbered[column].flatMap { $0.firsts.count <= limit ? $0 : nil } }
+        return _ColumnNumbering(base[column], limit: limit)
+    }
 
     /// The cell's text as stored (NFC, empty for blank).
     func text(_ slot: Int, _ column: Int) -> String {
@@ -155,10 +165,8 @@ struct _Cells: Sendable {
         }
         let fromBase =
             fromBytes.map { integer in { @Sendable slot in arena.withBytes(slot) { integer($0).map(SortValue.integer) ?? .null } } } ?? fromText
-        if distinct, fromBytes == nil, baseCount >= 4_096, _valuesRepeat(arena),
-            let (ids, firsts) = _numberDistinct(arena, limit: max(16, arena.count / 4))
-        {
-            let values = firsts.map(fromText)
+        if distinct, fromBytes == nil, baseCount >= 4_096, let numbered = numbering(column, limit: max(16, arena.count / 4)) {
+            let ids = numbered.ids, values = numbered.firsts.map(fromText)
             return { slot in
                 guard slot < baseCount, written.isEmpty || written[slot] == nil else { return cells.value(slot, column, key, type: type) }
                 return values[Int(ids[slot])]
@@ -253,7 +261,7 @@ extension _TableIndex {
     /// twice.
     init(
         schema: TableSchema, schemaVersion: Int64, dataVersion: Int64, ids: [Int64], columns: [_ByteArena], variants: Set<KeyVariant>,
-        folded: _ByteArena? = nil, typedValues: [Int: [SortValue]] = [:]
+        folded: _ByteArena? = nil, typedValues: [Int: [SortValue]] = [:], numbered: [_ColumnNumbering?] = []
     ) {
         self.schema = schema
         self.schemaVersion = schemaVersion
@@ -261,11 +269,13 @@ extension _TableIndex {
         self.ids = ids
         live = [Bool](repeating: true, count: ids.count)
         liveCount = ids.count
-        cells = _Cells(base: columns.map { $0.compacted() }, baseCount: ids.count)
+        cells = _Cells(base: columns.map { $0.compacted() }, baseCount: ids.count, numbered: numbered)
         self.folded = _FoldedText(base: (folded ?? Self.foldAll(columns, count: ids.count)).compacted())
         rankings = [:]
         let built = Self.buildRankings(Array(variants), cells: cells, live: live, schema: schema, typedValues: typedValues)
         for (variant, ranking) in zip(variants, built) { rankings[variant] = ranking }
+        // Later rankings number their columns themselves: the ids aren't kept for the table's life.
+        cells.numbered = []
     }
 
     /// The folded search text of every row, in one slice per core.

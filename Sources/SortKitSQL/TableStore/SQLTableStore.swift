@@ -160,7 +160,8 @@ extension _SQLTableStore {
     }
 
     private func importColumns(_ csv: [UInt8], as name: String, delimiter: UInt8, presets: [String: SortSpec]) async throws -> TableSchema {
-        let columns = try _CSVColumns.read(csv, delimiter: delimiter)
+        var columns = try _CSVColumns.read(csv, delimiter: delimiter)
+        columns.number()
         let schema = TableSchema(
             name: name, columns: zip(columns.header, columns.inferredTypes()).map { TableSchema.Column($0, $1) }, presets: presets)
         try schema.validateDefinition()
@@ -180,7 +181,7 @@ extension _SQLTableStore {
             inMemoryIndex && inMemory
             ? _TableIndex(
                 schema: schema, schemaVersion: 0, dataVersion: 0, ids: (0..<columns.count).map { Int64($0 + 1) },
-                columns: columns.columns, variants: variants, folded: folded, typedValues: typed) : nil
+                columns: columns.columns, variants: variants, folded: folded, typedValues: typed, numbered: columns.numbered) : nil
         let info: _TableInfo
         do {
             info = try await load(
