@@ -426,7 +426,9 @@ struct ServeCommand: AsyncParsableCommand {
             store = try SQLiteTableStore(path: db, queryBudget: budget, indexLimits: try indexLimits)
             place = db
         }
-        try await DemoLibrary.install(in: store)
+        // The demo library is what a bare `sortkit serve` shows; a server of one's own CSV files
+        // doesn't add a 'books' table to their database (as the help says).
+        if files.isEmpty { try await DemoLibrary.install(in: store) }
         if let indexMemory {
             // Stored tables first, in the order they were made; imports below place themselves.
             let placements = try await store.placeIndexes()
