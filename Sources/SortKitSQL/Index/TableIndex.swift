@@ -281,19 +281,24 @@ extension _TableIndex {
     /// The folded search text of every row, in one slice per core.
     static func foldAll(_ columns: [_ByteArena], count: Int) -> _ByteArena {
         let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 16_384))
-        return _ByteArena.joined(
-            _ByteArena.inSlices(columns, count: count, parts: slices) { views, range in
-                var part = _ByteArena()
-                part.ends.reserveCapacity(range.count + 1)
-                part.bytes.reserveCapacity((views.reduce(0) { $0 + $1.bytes.count } + count) / slices + 16)
-                var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: views.count)
-                for slot in range {
-                    for column in views.indices { cells[column] = views[column][slot] }
-                    _FoldedText.append(cells, to: &part.bytes)
-                    part.close()
-                }
-                return part
-            })
+        return _ByteArena.joined(_ByteArena.inSlices(columns, count: count, parts: slices) { views, range in fold(views, range) })
+    }
+
+    /// The folded search text of rows `range`, from views of every column's cells.
+    static func fold(_ views: [_ArenaView], _ range: Range<Int>) -> _ByteArena {
+        var part = _ByteArena()
+        part.ends.reserveCapacity(range.count + 1)
+        let text = views.reduce(0) { total, view in
+            total + (range.isEmpty ? 0 : view.ends[range.upperBound - 1] - (range.lowerBound == 0 ? 0 : view.ends[range.lowerBound - 1]))
+        }
+        part.bytes.reserveCapacity(text + range.count + 16)
+        var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: views.count)
+        for slot in range {
+            for column in views.indices { cells[column] = views[column][slot] }
+            _FoldedText.append(cells, to: &part.bytes)
+            part.close()
+        }
+        return part
     }
 
     /// The variant a spec key reads on this table: its column, how its text is read and the
