@@ -134,3 +134,32 @@ struct CopyTextTests {
         }
     }
 }
+
+extension CopyTextTests {
+    @Test("A cell's COPY escapes equal the byte-by-byte rule at every offset of an eight-byte word (seeded)")
+    func escapesAtEveryOffset() {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 0xE5C_A9E
+        var random = SplitMix64(seed: seed)
+        // The escaped bytes, their neighbours (0x0B, 0x0C, 0x0E, 0x5B, 0x5D), and bytes above 0x80.
+        let pieces: [[UInt8]] = [
+            [0x5C], [0x09], [0x0A], [0x0D], [0x0B], [0x0C], [0x0E], [0x5B], [0x5D], [0x61], [0x20], [0xC3, 0xA9], [0xE4, 0xB8, 0xAD], [0xFF],
+        ]
+        for round in 0..<3_000 {
+            let text = (0..<Int.random(in: 0...40, using: &random)).flatMap { _ in pieces.randomElement(using: &random)! }
+            var expected: [UInt8] = []
+            for byte in text {
+                switch byte {
+                case 0x5C: expected += [0x5C, 0x5C]
+                case 0x09: expected += [0x5C, UInt8(ascii: "t")]
+                case 0x0A: expected += [0x5C, UInt8(ascii: "n")]
+                case 0x0D: expected += [0x5C, UInt8(ascii: "r")]
+                default: expected.append(byte)
+                }
+            }
+            var bytes = _CopyBytes(capacity: 16)
+            defer { bytes.free() }
+            text.withUnsafeBufferPointer { _CopyText.escape($0, to: &bytes) }
+            #expect(bytes.withBytes { Array($0) } == expected, "round \(round): \(text) (seed \(seed))")
+        }
+    }
+}

@@ -82,7 +82,20 @@ enum _CopyText {
     /// byte is itself: the bytes of a multi-byte scalar are all ≥ 0x80.
     static func escape(_ text: UnsafeBufferPointer<UInt8>, to bytes: inout _CopyBytes) {
         var start = 0
-        for index in text.indices {
+        var index = 0
+        while index < text.count {
+            // Eight bytes at a time while none is a backslash or below 0x0E (tab, line feed and
+            // carriage return are): most cells have neither.
+            if index + 8 <= text.count, let base = text.baseAddress {
+                let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+                let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+                let backslash = word ^ (ones &* 0x5C)
+                if (word &- ones &* 0x0E) & ~word & highs == 0, (backslash &- ones) & ~backslash & highs == 0 {
+                    index += 8
+                    continue
+                }
+            }
+            defer { index += 1 }
             let escaped: UInt8
             switch text[index] {
             case UInt8(ascii: "\\"): escaped = UInt8(ascii: "\\")
