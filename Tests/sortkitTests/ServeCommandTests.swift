@@ -115,6 +115,7 @@ struct ServeCommandTests {
         // One byte: the import is served from the database (and no demo library is added to a
         // database served for its own files).
         let server = try Server(["people.csv", "--db", "people.sqlite", "--index-memory", "1"], in: folder)
+        defer { server.stop() }
         try await server.waitUntilServing("/api/tables/people/rows?sort=-n")
         let (body, status) = try await server.get("/api/tables/people/rows?sort=-n&q=e")
         #expect(status == 200 && body.contains("\"filtered\":2") && body.range(of: "Émile")!.lowerBound < body.range(of: "zoë")!.lowerBound, "\(body)")

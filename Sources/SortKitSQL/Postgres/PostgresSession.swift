@@ -56,12 +56,20 @@ struct _PostgresSession: _SQLSession {
     /// backend waited for each group's encoding (0.4–0.5 s of a 1M-row import's 2.1–2.3 s `COPY`).
     func copy(into table: String, columns: [String], groups: Int, _ group: @escaping @Sendable (Int) -> [ByteBuffer]) async throws {
         try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
-            // One group ahead. On a failed write the group being made is finished and dropped.
+            // One group ahead. When a write fails (or the import is cancelled), the group being
+            // made is waited for before the error goes on, so nothing reads the import's columns
+            // after it returns.
             var next = groups > 0 ? Task.detached { group(0) } : nil
-            for number in 0..<groups {
-                let buffers = await next!.value
-                next = number + 1 < groups ? Task.detached { group(number + 1) } : nil
-                for buffer in buffers { try await writer.write(buffer) }
+            do {
+                for number in 0..<groups {
+                    let buffers = await next!.value
+                    next = number + 1 < groups ? Task.detached { group(number + 1) } : nil
+                    try Task.checkCancellation()
+                    for buffer in buffers { try await writer.write(buffer) }
+                }
+            } catch {
+                _ = await next?.value
+                throw error
             }
         }
     }
