@@ -81,10 +81,7 @@ struct _RunKeys: Sendable {
         for code in codes {
             switch code {
             case let .dictionary(_, _, _, width): for record in 0..<count { keys.ends[record] += width }
-            case let .direct(encoded):
-                for (part, first) in zip(encoded.parts, encoded.firsts) {
-                    for index in 0..<part.count { keys.ends[first + index] += part.range(index).count }
-                }
+            case let .direct(encoded): encoded.forEachString { record, bytes in keys.ends[record] += bytes.count }
             }
         }
         var cursors = [Int](repeating: 0, count: count)
@@ -108,16 +105,10 @@ struct _RunKeys: Sendable {
                         cursors[record] += width
                     }
                 case let .direct(encoded):
-                    for (part, first) in zip(encoded.parts, encoded.firsts) {
-                        part.bytes.withUnsafeBufferPointer { source in
-                            for index in 0..<part.count {
-                                let range = part.range(index), record = first + index
-                                guard !range.isEmpty else { continue }
-                                UnsafeMutableRawPointer(bytes.baseAddress! + cursors[record]).copyMemory(
-                                    from: source.baseAddress! + range.lowerBound, byteCount: range.count)
-                                cursors[record] += range.count
-                            }
-                        }
+                    encoded.forEachString { record, source in
+                        guard let start = source.baseAddress, !source.isEmpty else { return }
+                        UnsafeMutableRawPointer(bytes.baseAddress! + cursors[record]).copyMemory(from: start, byteCount: source.count)
+                        cursors[record] += source.count
                     }
                 }
             }

@@ -67,29 +67,25 @@ package struct _ArenaParts: Sendable {
 
     package var count: Int { firsts[firsts.count - 1] }
 
-    /// The part holding string `index`, and the string's index in it.
-    @inline(__always)
-    package func locate(_ index: Int) -> (part: Int, index: Int) {
-        let part = _partHolding(index, firsts: firsts)
-        return (part, index - firsts[part])
-    }
-
-    /// String `index`'s bytes.
+    /// String `index`'s bytes: the last part whose first index is at most `index`, found by
+    /// halving.
     package subscript(index: Int) -> ArraySlice<UInt8> {
-        let (part, local) = locate(index)
-        return parts[part].bytes[parts[part].range(local)]
+        var low = 0, high = parts.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if firsts[middle] <= index { low = middle } else { high = middle - 1 }
+        }
+        return parts[low].bytes[parts[low].range(index - firsts[low])]
     }
-}
 
-/// The last part whose first index is at most `index` (`firsts` ascending, ending with the total).
-@inline(__always)
-package func _partHolding<Firsts: RandomAccessCollection<Int>>(_ index: Int, firsts: Firsts) -> Int where Firsts.Index == Int {
-    var low = 0, high = firsts.count - 2
-    while low < high {
-        let middle = (low + high + 1) / 2
-        if firsts[middle] <= index { low = middle } else { high = middle - 1 }
+    /// Calls `body` with each string's index and bytes, in order.
+    package func forEachString(_ body: (_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Void) {
+        _ByteArena.withViews(parts) { views in
+            for (view, first) in zip(views, firsts) {
+                for index in 0..<view.ends.count { body(first + index, view[index]) }
+            }
+        }
     }
-    return low
 }
 
 /// An arena's bytes and ends as pointers, for loops over many cells of several arenas: reading

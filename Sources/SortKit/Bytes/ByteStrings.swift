@@ -148,6 +148,10 @@ package func _isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 @inlinable
 package func _isDigit(_ scalar: Unicode.Scalar) -> Bool { scalar.value >= 0x30 && scalar.value <= 0x39 }
 
+/// How many bytes the UTF-8 sequence that `lead` starts has (1 for ASCII).
+@inline(__always)
+package func _utf8Length(lead: UInt8) -> Int { lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4 }
+
 /// The scalar value of the UTF-8 sequence of `length` bytes (its lead byte's count) at `i`;
 /// U+FFFD when the buffer ends inside it.
 @inline(__always)

@@ -303,7 +303,7 @@ extension Collation {
             var i = 0
             while i < bytes.count {
                 let lead = bytes[i]
-                let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+                let length = _utf8Length(lead: lead)
                 var digit: UInt8?
                 if lead < 0x80 {
                     if lead >= 0x30 && lead <= 0x39 { digit = lead - 0x30 }

@@ -33,6 +33,10 @@ package struct _MarkComposer {
         // Where the previous scalar begins in the input, and the scalar, when it is one that a
         // following mark may join.
         var previous: (at: Int, value: UInt32)? = nil
+        func scalar(at index: Int) -> (value: UInt32, length: Int) {
+            let length = _utf8Length(lead: bytes[index])
+            return (_decodeUTF8Scalar(bytes, at: index, length: length), length)
+        }
         var i = 0
         while i < bytes.count {
             // Eight ASCII bytes at a time: each is its own NFC and a starter.
@@ -41,27 +45,17 @@ package struct _MarkComposer {
                 i += 8
                 continue
             }
-            let lead = bytes[i]
-            let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
-            let value = _decodeUTF8Scalar(bytes, at: i, length: length)
+            let (value, length) = scalar(at: i)
             if _isNFCAlone(value) {
                 previous = (i, value)
                 i += length
                 continue
             }
             // A mark after such a scalar, followed by the end or by another such scalar.
-            guard (0x300...0x36F).contains(value), let joined = previous else {
+            let next = i + length
+            guard (0x300...0x36F).contains(value), let joined = previous, next == bytes.count || _isNFCAlone(scalar(at: next).value) else {
                 output.removeLast(output.count - start)
                 return false
-            }
-            let next = i + length
-            if next < bytes.count {
-                let nextLead = bytes[next]
-                let nextLength = nextLead < 0x80 ? 1 : nextLead < 0xE0 ? 2 : nextLead < 0xF0 ? 3 : 4
-                guard _isNFCAlone(_decodeUTF8Scalar(bytes, at: next, length: nextLength)) else {
-                    output.removeLast(output.count - start)
-                    return false
-                }
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copied..<joined.at]))
             output.append(contentsOf: pair(joined.value, value))

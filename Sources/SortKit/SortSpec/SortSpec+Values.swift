@@ -143,7 +143,7 @@ package func _isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let lead = bytes[i]
         // A stray continuation byte would be U+FFFD in a `String`: not whitespace.
         guard lead < 0x80 || lead >= 0xC2 else { return false }
-        let length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4
+        let length = _utf8Length(lead: lead)
         guard let scalar = Unicode.Scalar(_decodeUTF8Scalar(bytes, at: i, length: length)), _isWhitespace(scalar) else { return false }
         i += length
     }

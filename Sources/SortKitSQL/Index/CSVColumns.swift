@@ -19,11 +19,6 @@ package struct _CSVColumns: Sendable {
     /// empty before.
     var numbered: [_ColumnNumbering?] = []
 
-    init(header: [String], columns: [_ByteArena]) {
-        self.header = header
-        self.columns = columns
-    }
-
     /// Numbers the distinct cells of every column whose cells repeat, on every core: what
     /// typing the columns, parsing their typed values and ranking them each did again (a tenth
     /// of a 1M-row import's CPU, the same hashing three times).
@@ -34,11 +29,9 @@ package struct _CSVColumns: Sendable {
         numbered = results.values
     }
 
-    /// Column `index`'s numbering from ``number()`` if it has no more than `limit` distinct
-    /// cells; else, before ``number()``, what `_numberDistinct` finds under `limit`.
+    /// Column `index`'s numbering with at most `limit` distinct cells (``_ColumnNumbering/of(_:at:in:limit:)``).
     func numbering(_ index: Int, limit: Int) -> _ColumnNumbering? {
-        guard numbered.isEmpty else { return numbered[index].flatMap { $0.firsts.count <= limit ? $0 : nil } }
-        return _ColumnNumbering(columns[index], limit: limit)
+        _ColumnNumbering.of(columns[index], at: index, in: numbered, limit: limit)
     }
 
     /// The text of record `record`'s cell in `column`.
@@ -274,5 +267,13 @@ struct _ColumnNumbering: Sendable {
         guard _valuesRepeat(column), let (ids, firsts) = _numberDistinct(column, limit: limit ?? column.count * 3 / 4) else { return nil }
         self.ids = ids
         self.firsts = firsts
+    }
+
+    /// The numbering of `column`, the `index`-th of its table, if its cells repeat and have at
+    /// most `limit` distinct values: taken from `numbered` when an import numbered its columns
+    /// already (``_CSVColumns/number()``; `numbered` is empty otherwise), else made now.
+    static func of(_ column: _ByteArena, at index: Int, in numbered: [_ColumnNumbering?], limit: Int) -> _ColumnNumbering? {
+        guard numbered.isEmpty else { return numbered[index].flatMap { $0.firsts.count <= limit ? $0 : nil } }
+        return _ColumnNumbering(column, limit: limit)
     }
 }

@@ -115,8 +115,7 @@ struct _Cells: Sendable {
     /// Column `column`'s base cells numbered, if they repeat and have at most `limit` distinct
     /// values: the import's numbering when there is one.
     func numbering(_ column: Int, limit: Int) -> _ColumnNumbering? {
-        guard numbered.isEmpty else { return numbered[column].flatMap { $0.firsts.count <= limit ? $0 : nil } }
-        return _ColumnNumbering(base[column], limit: limit)
+        _ColumnNumbering.of(base[column], at: column, in: numbered, limit: limit)
     }
 
     /// The cell's text as stored (NFC, empty for blank).

@@ -5,13 +5,6 @@ import SortKit
 /// PostgreSQL's `COPY` text format: tab-separated, `\N` for NULL, backslash escapes, bytea
 /// as `\\x` hex. (PostgresNIO streams the bytes; the encoding of values is ours.)
 enum _CopyText {
-    static func append(_ row: [SQLValue], to buffer: inout ByteBuffer) {
-        var bytes = _CopyBytes(capacity: 256)
-        defer { bytes.free() }
-        append(row, to: &bytes)
-        bytes.withBytes { _ = buffer.writeBytes($0) }
-    }
-
     static func append(_ row: [SQLValue], to bytes: inout _CopyBytes) {
         for (index, value) in row.enumerated() {
             if index > 0 { bytes.append(UInt8(ascii: "\t")) }
@@ -70,7 +63,7 @@ enum _CopyText {
                             }
                             bytes.append(UInt8(ascii: "\n"))
                         }
-                        results.set(index, bytes.withBytes { ByteBuffer(bytes: $0) })
+                        results.set(index, bytes.byteBuffer)
                     })
             }
             return results.values
@@ -196,4 +189,7 @@ struct _CopyBytes {
     func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
+
+    /// The bytes copied into a buffer PostgresNIO writes.
+    var byteBuffer: ByteBuffer { withBytes { ByteBuffer(bytes: $0) } }
 }

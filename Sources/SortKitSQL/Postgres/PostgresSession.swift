@@ -43,11 +43,11 @@ struct _PostgresSession: _SQLSession {
             for row in rows {
                 _CopyText.append(row, to: &bytes)
                 if bytes.count >= 1 << 20 {
-                    try await writer.write(bytes.withBytes { ByteBuffer(bytes: $0) })
+                    try await writer.write(bytes.byteBuffer)
                     bytes.removeAll()
                 }
             }
-            if bytes.count > 0 { try await writer.write(bytes.withBytes { ByteBuffer(bytes: $0) }) }
+            if bytes.count > 0 { try await writer.write(bytes.byteBuffer) }
         }
     }
 
