@@ -96,49 +96,107 @@ struct PostgresTests {
     }
 }
 
-@Suite("COPY text of an import")
-struct CopyTextTests {
+@Suite("COPY of an import")
+struct CopyFormatTests {
     @Test(
-        "COPY text made from an import's columns equals its rows' values encoded one by one: chunk and group edges, escapes, typed values, key columns (seeded)"
+        "COPY binary made from an import's columns decodes to its rows' values one by one: chunk and group edges, typed values, key columns (seeded)"
     )
     func chunksEqualRowValues() throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         var random = SplitMix64(seed: seed)
-        let text = ["", " ", "a\tb", "x\\y", "line\nbreak\r", "\\N", "É", "e\u{301}", "$1,234", "zz", "Straße"]
+        let text = ["", " ", "a\tb", "x\\y", "line\nbreak\r", "\\N", "É", "e\u{301}", "$1,234", "zz", "Straße", "12"]
         for round in 0..<40 {
-            // A text column, an integer column (or text, when a word slips in) and a date column.
+            // A text column, an integer column (or text, when a word slips in), a date column and
+            // a number column (integers and fractions: float8 fields).
             let rows = (0..<Int.random(in: 0...70, using: &random)).map { _ in
                 [
                     text.randomElement(using: &random)!,
                     Int.random(in: 0..<12, using: &random) == 0 ? "" : String(Int64.random(in: -99_999...99_999, using: &random)),
                     Bool.random(using: &random) ? "2024-02-\(Int.random(in: 10...29, using: &random))" : "",
+                    Bool.random(using: &random)
+                        ? String(Int.random(in: -9...9_007_199_254_740_993, using: &random)) : "\(Double.random(in: -1e6...1e6, using: &random))",
                 ]
             }
             let quoted = { (cell: String) in "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-            let csv = "a,n,d\n" + rows.map { $0.map(quoted).joined(separator: ",") + "\n" }.joined()
+            let csv = "a,n,d,x\n" + rows.map { $0.map(quoted).joined(separator: ",") + "\n" }.joined()
             let columns = try _CSVColumns.read(Array(csv.utf8), delimiter: UInt8(ascii: ","))
             let schema = TableSchema(
                 name: "t", columns: zip(columns.header, columns.inferredTypes()).map { TableSchema.Column($0, $1) },
-                presets: ["P": try SortSpec(parsing: "a:nocase,-n")])
+                presets: ["P": try SortSpec(parsing: "a:nocase,-n"), "Q": try SortSpec(parsing: "x")])
             let variants = try Set(schema.presets.values.flatMap(\.keys).map { try _TableIndex.variant($0, schema: schema) })
             let info = _TableInfo(id: 1, schema: schema, variants: variants)
             let (folded, typed) = columns.derived(schema)
             let rowsPerChunk = Int.random(in: 1...7, using: &random)
-            let (groups, group) = _CopyText.chunks(columns, folded: folded, typed: typed, info: info, rowsPerChunk: rowsPerChunk)
-            let chunked = (0..<groups).flatMap(group).reduce(into: [UInt8]()) { $0 += Array($1.readableBytesView) }
-            var expected = _CopyBytes(capacity: 256)
-            defer { expected.free() }
-            for record in 0..<columns.count {
-                _CopyText.append([.integer(Int64(record + 1))] + info.rowValues(schema.columns.indices.map { columns.text(record, $0) }), to: &expected)
+            let (groups, group) = _CopyBinary.chunks(columns, folded: folded, typed: typed, info: info, rowsPerChunk: rowsPerChunk)
+            let chunked = try (0..<groups).flatMap(group).reduce(into: _CopyBinary.header) { $0 += Array($1.readableBytesView) } + _CopyBinary.trailer
+            let fields = _CopyBinary.fields(info)
+            let decoded = try #require(Self.decode(chunked, fields), "round \(round), seed \(seed)")
+            #expect(decoded.count == columns.count)
+            for (record, row) in decoded.enumerated() {
+                let expected = [.integer(Int64(record + 1))] + info.rowValues(schema.columns.indices.map { columns.text(record, $0) })
+                // A `double precision` column holds an integer as its `Double`, as PostgreSQL's
+                // parse of the text format did.
+                let stored = zip(expected, fields).map { value, field -> SQLValue in
+                    if case .integer(let integer) = value, field == .double { return .double(Double(integer)) }
+                    return value
+                }
+                #expect(row == stored, "round \(round), row \(record + 1), \(rowsPerChunk) rows a chunk, seed \(seed)")
             }
-            #expect(
-                String(decoding: chunked, as: UTF8.self) == expected.withBytes { String(decoding: $0, as: UTF8.self) },
-                "round \(round), \(rowsPerChunk) rows a chunk, seed \(seed)")
         }
+    }
+
+    /// The rows of a `PGCOPY` stream as values of `fields`' types; `nil` for a malformed stream.
+    static func decode(_ bytes: [UInt8], _ fields: [_CopyBinary.Field]) -> [[SQLValue]]? {
+        var at = 0
+        func integer<Integer: FixedWidthInteger>(_: Integer.Type) -> Integer? {
+            guard at + MemoryLayout<Integer>.size <= bytes.count else { return nil }
+            defer { at += MemoryLayout<Integer>.size }
+            return bytes[at..<at + MemoryLayout<Integer>.size].reduce(Integer.zero) { $0 << 8 | Integer($1) }
+        }
+        guard bytes.starts(with: _CopyBinary.header) else { return nil }
+        at = _CopyBinary.header.count
+        var rows: [[SQLValue]] = []
+        while let count = integer(Int16.self), count != -1 {
+            guard Int(count) == fields.count else { return nil }
+            var row: [SQLValue] = []
+            for field in fields {
+                guard let length = integer(Int32.self) else { return nil }
+                if length == -1 {
+                    row.append(.null)
+                    continue
+                }
+                guard length >= 0, at + Int(length) <= bytes.count else { return nil }
+                let value = Array(bytes[at..<at + Int(length)])
+                switch field {
+                case .text: row.append(.text(String(decoding: value, as: UTF8.self)))
+                case .bytea: row.append(.blob(value))
+                case .bigint, .double:
+                    guard length == 8, let bits = integer(UInt64.self) else { return nil }
+                    row.append(field == .bigint ? .integer(Int64(bitPattern: bits)) : .double(Double(bitPattern: bits)))
+                    continue
+                }
+                at += Int(length)
+            }
+            rows.append(row)
+        }
+        return at == bytes.count ? rows : nil
+    }
+
+    @Test("A value its column's type can't hold fails the COPY's group with the row and column, not a wrong number")
+    func refusedValue() throws {
+        let columns = try _CSVColumns.read(Array("n\n1\n2\n".utf8), delimiter: UInt8(ascii: ","))
+        let info = _TableInfo(id: 1, schema: TableSchema(name: "t", columns: [.init("n", .integer)]), variants: [])
+        let (folded, _) = columns.derived(info.schema)
+        let (groups, group) = _CopyBinary.chunks(columns, folded: folded, typed: [0: [.integer(1), .double(2.5)]], info: info)
+        #expect(groups == 1)
+        #expect(throws: TableStoreError.invalid("row 2: column n0 can't hold double(2.5) as bigint")) { try group(0) }
+        let whole = _CopyBinary.chunks(columns, folded: folded, typed: [0: [.integer(1), .double(2)]], info: info)
+        let stream = _CopyBinary.header + Array(try whole.group(0)[0].readableBytesView) + _CopyBinary.trailer
+        #expect(Self.decode(stream, _CopyBinary.fields(info))?.map { $0[2] } == [.integer(1), .integer(2)])
     }
 }
 
-extension CopyTextTests {
+extension CopyFormatTests {
     @Test("A cell's COPY escapes equal the byte-by-byte rule at every offset of an eight-byte word")
     func escapesAtEveryOffset() {
         // Each escaped byte, its neighbours (0x0B, 0x0C, 0x0E, 0x5B, 0x5D) and bytes above 0x80,

@@ -28,49 +28,6 @@ enum _CopyText {
         }
     }
 
-    /// An import's rows (ids 1…n) in the text format, straight from the columns read from the
-    /// CSV and what ``_CSVColumns/derived(_:)`` made of them: the values ``_TableInfo/rowValues(_:)``
-    /// gives, without a `String` per cell. Groups of `rowsPerChunk` rows per core, the chunks of
-    /// a group encoded side by side when it is asked for, so memory stays bounded for any number
-    /// of rows: pass `groups` and `group` to ``_PostgresSession/copy(into:columns:groups:_:)``.
-    static func chunks(
-        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], info: _TableInfo, rowsPerChunk: Int = 16_384
-    ) -> (groups: Int, group: @Sendable (Int) -> [ByteBuffer]) {
-        let count = columns.count, cores = ProcessInfo.processInfo.activeProcessorCount, perGroup = rowsPerChunk * cores
-        // The columns and arenas are only read, by one group at a time.
-        let inputs = _UncheckedBox((columns, folded, typed, info))
-        let group: @Sendable (Int) -> [ByteBuffer] = { number in
-            let (columns, folded, typed, info) = inputs.value
-            let groupStart = number * perGroup
-            let chunks = (0..<cores).map { groupStart + $0 * rowsPerChunk }.filter { $0 < count }
-            let results = _ResultSlots<ByteBuffer>(count: chunks.count)
-            info.withImportRows(columns, folded: folded, typed: typed) { rows in
-                let shared = _UncheckedBox(rows)
-                _concurrentPerform(
-                    iterations: chunks.count,
-                    _UncheckedBox { index in
-                        let rows = shared.value
-                        var bytes = _CopyBytes(capacity: rowsPerChunk * 160)
-                        defer { bytes.free() }
-                        for record in chunks[index]..<min(chunks[index] + rowsPerChunk, count) {
-                            bytes.append(Int64(record + 1))
-                            rows.forEachValue(of: record) { value in
-                                bytes.append(UInt8(ascii: "\t"))
-                                switch value {
-                                case .cell(let text), .folded(let text): escape(text, to: &bytes)
-                                case .value(let value): append(value, to: &bytes)
-                                }
-                            }
-                            bytes.append(UInt8(ascii: "\n"))
-                        }
-                        results.set(index, bytes.byteBuffer)
-                    })
-            }
-            return results.values
-        }
-        return ((count + perGroup - 1) / perGroup, group)
-    }
-
     /// `text` with its backslashes, tabs, newlines and carriage returns escaped. Every other
     /// byte is itself: the bytes of a multi-byte scalar are all ≥ 0x80.
     static func escape(_ text: UnsafeBufferPointer<UInt8>, to bytes: inout _CopyBytes) {

@@ -187,7 +187,7 @@ public final class PostgresTableStore: _SQLTableStore {
         try await session.execute("DELETE FROM ordered_list WHERE list = $1", [.text(info.list)])
     }
 
-    /// The rows encoded in `COPY`'s text format on every core straight from the columns and
+    /// The rows encoded in `COPY`'s binary format on every core straight from the columns and
     /// streamed in one transaction, into a table whose primary key and preset indexes are
     /// built after them; the planner's statistics are gathered after the commit.
     func load(
@@ -196,8 +196,8 @@ public final class PostgresTableStore: _SQLTableStore {
         let count = columns.count
         let info = try await write { session in
             let info = try await create(schema, session, manualReady: false, indexesLater: true, databaseIndex: databaseIndex)
-            let (groups, group) = _CopyText.chunks(columns, folded: folded, typed: typed, info: info)
-            try await session.copy(into: info.physical, columns: ["id"] + info.physicalColumns, groups: groups, group)
+            let (groups, group) = _CopyBinary.chunks(columns, folded: folded, typed: typed, info: info)
+            try await session.copyBinary(into: info.physical, columns: ["id"] + info.physicalColumns, groups: groups, group)
             if count > 0 {
                 try await session.execute("SELECT setval(pg_get_serial_sequence('\(info.physical)', 'id'), \(count))")
             }
