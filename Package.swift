@@ -128,7 +128,7 @@ let package = Package(
             name: "SortKitSQLTests",
             dependencies: [
                 "SortKitSQL", "DataTableKitSQL", "OrderKeys", "SortKitTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -282,7 +282,7 @@ public final class SQLiteTableStore: _SQLTableStore {
     func load(
         _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema, databaseIndex: Collation?
     ) async throws -> _TableInfo {
-        try await write(durable: columns.count < 100_000) { session in
+        let info = try await write(durable: columns.count < 100_000) { session in
             // A table served from the database gets its indexes after its rows: built from
             // them in one pass each, not kept up to date row by row.
             let later = databaseIndex != nil
@@ -293,6 +293,10 @@ public final class SQLiteTableStore: _SQLTableStore {
             try await session.execute("UPDATE sortkit_table SET next_id = $1 WHERE id = $2", [.integer(Int64(columns.count + 1)), .integer(created.id)])
             return try await Self.info(schema.name, session)
         }
+        // The writing connection's cache keeps the import's pages (up to `cache_size`, 64 MB)
+        // once they are written, resident for the server's life: given back after the commit.
+        try? await database.writeWithoutTransaction { $0.releaseMemory() }
+        return info
     }
 
     /// The page's statements on one reader, in one snapshot, interrupted past the budget.
