@@ -49,3 +49,42 @@ struct CSVColumnsTests {
         }
     }
 }
+
+extension CSVColumnsTests {
+    @Test("A column kept numbered reads every slot's cell as the plain column does, and takes 4 bytes a slot beside its distinct cells (seeded)")
+    func numberedColumns() {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let words = ["", "done", "Île", "東京", "e\u{301}", "Река", "ß", "1.5", String(repeating: "é", count: 100_000)]
+        for round in 0..<30 {
+            // From every cell its own (titles) to a handful of values (statuses).
+            let count = Int.random(in: 0...6_000, using: &random), distinct = Int.random(in: 1...max(1, count), using: &random)
+            let cells = (0..<count).map { _ in
+                let value = Int.random(in: 0..<distinct, using: &random)
+                return value < words.count ? words[value] : "\(words[value % (words.count - 1)]) \(value)"
+            }
+            var arena = _ByteArena()
+            for cell in cells {
+                arena.bytes += Array(cell.utf8)
+                arena.close()
+            }
+            let context: Comment = "round \(round): \(count) cells, up to \(distinct) distinct (seed \(seed))"
+            let column = _CellColumn(arena, numbering: _ColumnNumbering(arena))
+            #expect(column.count == count, context)
+            #expect((0..<count).allSatisfy { column.text($0) == cells[$0] }, context)
+            let viewed = _CellColumn.withViews([column]) { views in (0..<count).map { String(decoding: views[0][$0], as: UTF8.self) } }
+            #expect(viewed == cells, context)
+            let sliced = _CellColumn.inSlices([column], count: count, parts: 3) { views, range in range.map { String(decoding: views[0][$0], as: UTF8.self) } }
+            #expect(Array(sliced.joined()) == cells, context)
+            if let numbering = column.numbering {
+                // Each distinct cell once (its bytes, its end, its first slot: 8 bytes and up to
+                // 8 more of the array's growth); 4 bytes a slot for its number.
+                #expect(column.arena.count == Set(cells).count && numbering.ids.count == count, context)
+                let distinctBytes = Set(cells).reduce(0) { $0 + $1.utf8.count + 8 + 16 }
+                #expect(column.byteCount <= distinctBytes + 4 * count + 4_096, "\(column.byteCount) bytes; \(context)")
+            } else {
+                #expect(Set(cells).count * 4 > count * 3 || count < 2, "a repeating column kept plain; \(context)")
+            }
+        }
+    }
+}

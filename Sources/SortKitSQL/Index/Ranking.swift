@@ -120,9 +120,8 @@ struct _Ranking: Sendable {
     static func byDistinctValues(
         _ column: Int, of cells: _Cells, live: [Bool], collation: Collation, _ value: (_ first: Int) -> SortValue
     ) -> _Ranking? {
-        let base = cells.base[column]
         guard cells.written.isEmpty, cells.baseCount == live.count, !live.contains(false),
-            base.count >= 1_024, let numbered = cells.numbering(column, limit: base.count * 3 / 4)
+            cells.baseCount >= 1_024, let numbered = cells.numbering(column, limit: cells.baseCount * 3 / 4)
         else { return nil }
         return _Ranking(distinct: _Ranking(values: numbered.firsts.map(value), collation: collation), ids: numbered.ids)
     }
@@ -135,11 +134,18 @@ struct _Ranking: Sendable {
         let count = cells.baseCount
         guard cells.written.isEmpty, count == live.count, !live.contains(false), count <= Int(UInt32.max) else { return nil }
         // Each cell's length, -1 for blank (null).
-        let parts = max(1, min(_scanCores, count / 65_536))
-        let lengths = Array(
-            _ByteArena.inSlices([cells.base[column]], count: count, parts: parts) { views, range in
-                range.map { _lengthUnlessBlank(views[0][$0]) ?? -1 }
-            }.joined())
+        let parts = max(1, min(_scanCores, count / 65_536)), stored = cells.base[column]
+        let lengths: [Int64]
+        if let numbering = stored.numbering {
+            // Each distinct cell's length, once.
+            let distinct = (0..<stored.arena.count).map { stored.arena.withBytes($0) { _lengthUnlessBlank($0) ?? -1 } }
+            lengths = numbering.ids.map { distinct[Int($0)] }
+        } else {
+            lengths = Array(
+                _CellColumn.inSlices([stored], count: count, parts: parts) { views, range in
+                    range.map { _lengthUnlessBlank(views[0][$0]) ?? -1 }
+                }.joined())
+        }
         // The distinct lengths, numbered in ascending order (the null last).
         let distinct = Set(lengths).sorted()
         let values = distinct.map { $0 < 0 ? SortValue.null : .integer($0) }

@@ -125,7 +125,7 @@ extension _TableIndex {
         let parts = max(1, min(_scanCores, slots.count / 65_536))
         let failed = _ResultSlots<Bool>(count: parts)
         let integer = _BytesInteger(key, type: type), reader = cells.reader(variant.column, key, type: type, distinct: decimal == nil)
-        let baseCount = cells.baseCount, unwritten = cells.written.isEmpty
+        let baseCount = cells.baseCount, unwritten = cells.written.isEmpty, numbering = cells.base[variant.column].numbering
         let firsts = cells.withCellReader(variant.column) { cell in
             [UInt64](unsafeUninitializedCapacity: slots.count) { firsts, initialized in
                 slots.withUnsafeBufferPointer { slots in
@@ -138,34 +138,60 @@ extension _TableIndex {
                         _UncheckedBox { part in
                             var ok = true
                             let base = cell.base
-                            for index in (slots.count * part / parts)..<(slots.count * (part + 1) / parts) {
-                                firsts[index] = 0
-                                guard ok else { continue }
-                                let slot = slots[index]
+                            // The prefix of a slot's value; 0 for null and NaN (placed by their
+                            // own rules), `nil` for a value that isn't a number.
+                            func prefix(_ slot: Int, isBase: Bool) -> UInt64? {
                                 // A base cell's bytes; a written row's value is read as text.
-                                let isBase = slot < baseCount && (unwritten || cell.cells.written[slot] == nil)
                                 var number: Double
                                 if let integer, isBase {
-                                    guard let value = integer(base[slot]) else { continue }
+                                    guard let value = integer(base[slot]) else { return 0 }
                                     number = Double(value)
                                 } else if let decimal, isBase, let value = _plainDecimal(base[slot], fraction: decimal) {
                                     number = absolute ? abs(value) : value
                                 } else {
                                     switch reader(slot) {
-                                    case .null: continue
+                                    case .null: return 0
                                     case .integer(let value): number = Double(value)
                                     case .largeInteger(let value): number = Double(value)
                                     case .double(let value) where !value.isNaN: number = value
-                                    case .double: continue
-                                    default:
-                                        ok = false
-                                        continue
+                                    case .double: return 0
+                                    default: return nil
                                     }
                                 }
                                 if number == 0 { number = 0 } // -0 ties 0
                                 let bits = number.bitPattern
                                 let ordered = number < 0 ? ~bits : bits | 1 << 63
-                                firsts[index] = descending ? ~ordered : ordered
+                                return descending ? ~ordered : ordered
+                            }
+                            // A numbered column's cells repeat: each distinct cell is read once.
+                            var memo: [UInt64] = [], known: [Bool] = []
+                            if let distinct = numbering?.firsts.count {
+                                memo = [UInt64](repeating: 0, count: distinct)
+                                known = [Bool](repeating: false, count: distinct)
+                            }
+                            for index in (slots.count * part / parts)..<(slots.count * (part + 1) / parts) {
+                                firsts[index] = 0
+                                guard ok else { continue }
+                                let slot = slots[index]
+                                let isBase = slot < baseCount && (unwritten || cell.cells.written[slot] == nil)
+                                if isBase, let ids = base.ids, !known.isEmpty {
+                                    let id = Int(ids[slot])
+                                    if !known[id] {
+                                        guard let value = prefix(slot, isBase: true) else {
+                                            ok = false
+                                            continue
+                                        }
+                                        memo[id] = value
+                                        known[id] = true
+                                    }
+                                    firsts[index] = memo[id]
+                                } else {
+                                    guard let value = prefix(slot, isBase: isBase) else {
+                                        ok = false
+                                        continue
+                                    }
+                                    firsts[index] = value
+                                }
                             }
                             failed.set(part, !ok)
                         })

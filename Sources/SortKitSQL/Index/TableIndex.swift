@@ -13,8 +13,8 @@ import SortKit
 /// text in memory — see the SortKitSQL article "Serving big tables".
 ///
 /// The index is a value: a snapshot a request computes on without locks, while a newer one
-/// replaces it (``_TableIndexCache``). Memory per row: its cells and folded text (about twice
-/// the CSV), 8 bytes per ranking.
+/// replaces it (``_TableIndexCache``). Memory per row: its cells (a repeating column's as 4-byte
+/// numbers, ``_CellColumn``) and folded text, 12 bytes per ranking.
 struct _TableIndex: Sendable {
     var schema: TableSchema
     /// The catalog's schema version and data version this index reflects.
@@ -25,7 +25,7 @@ struct _TableIndex: Sendable {
     /// Per slot, whether the row exists.
     var live: [Bool]
     var liveCount: Int
-    /// The rows' cells: a base arena per column for the slots it was built with, and the
+    /// The rows' cells: a base column per column for the slots it was built with, and the
     /// cells of rows written since.
     var cells: _Cells
     /// Per slot, the folded search text (`SearchQuery.foldedFields(_:)`).
@@ -42,7 +42,7 @@ struct _TableIndex: Sendable {
         func arena(_ arena: _ByteArena) -> Int { arena.bytes.capacity + arena.ends.capacity * MemoryLayout<Int>.stride }
         let written = cells.written.values.reduce(0) { sum, row in sum + row.reduce(0) { $0 + $1.utf8.count + 16 } }
         return [
-            "cells": cells.base.reduce(0) { $0 + arena($1) } + written,
+            "cells": cells.base.reduce(0) { $0 + $1.byteCount } + written,
             "folded": arena(folded.base) + folded.written.values.reduce(0) { $0 + $1.utf8.count + 16 },
             "ids": ids.capacity * MemoryLayout<Int64>.stride,
             "live": live.capacity,
@@ -65,7 +65,7 @@ struct _TableIndex: Sendable {
 struct _CellReader {
     let cells: _Cells
     let column: Int
-    let base: _ArenaView
+    let base: _CellView
 
     func callAsFunction<Result>(_ slot: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         if !cells.written.isEmpty, let row = cells.written[slot] { return _withUTF8(row[column], body) }
@@ -101,36 +101,46 @@ enum _BytesInteger: Sendable {
     }
 }
 
-/// Cells by slot and column: base arenas, and the rows written since as strings.
+/// Cells by slot and column: base columns, and the rows written since as strings.
 struct _Cells: Sendable {
     /// Per column, the cells of slots `0..<baseCount`.
-    var base: [_ByteArena]
+    var base: [_CellColumn]
     var baseCount: Int
     /// All cells of slots written after the base was built (updated, or new).
     var written: [Int: [String]] = [:]
-    /// Per column, the base cells' numbering an import made already (``_CSVColumns/number()``),
-    /// while the import's rankings are built; empty otherwise (each reader numbers its column).
-    var numbered: [_ColumnNumbering?] = []
+
+    /// Cells `columns` (each with a cell per slot, `baseCount` slots) as base columns, those
+    /// whose cells repeat numbered: by `numbered` when an import numbered its columns already
+    /// (``_CSVColumns/number()``), else here, the columns side by side on the cores.
+    init(base columns: [_ByteArena], baseCount: Int, numbered: [_ColumnNumbering?] = []) {
+        let results = _ResultSlots<_CellColumn>(count: columns.count)
+        _concurrentPerform(
+            iterations: columns.count,
+            _UncheckedBox { index in
+                let numbering = numbered.isEmpty ? _ColumnNumbering(columns[index]) : numbered[index]
+                results.set(index, _CellColumn(columns[index], numbering: numbering))
+            })
+        base = results.values
+        self.baseCount = baseCount
+    }
 
     /// Column `column`'s base cells numbered, if they repeat and have at most `limit` distinct
-    /// values: the import's numbering when there is one.
+    /// values.
     func numbering(_ column: Int, limit: Int) -> _ColumnNumbering? {
-        _ColumnNumbering.of(base[column], at: column, in: numbered, limit: limit)
+        base[column].numbering.flatMap { $0.firsts.count <= limit ? $0 : nil }
     }
 
     /// The cell's text as stored (NFC, empty for blank).
     func text(_ slot: Int, _ column: Int) -> String {
         // A table no one wrote to since its import skips the lookup (a hash per row in a scan).
         if !written.isEmpty, let row = written[slot] { return row[column] }
-        return base[column].bytes.withUnsafeBufferPointer { bytes in
-            String(decoding: UnsafeBufferPointer(rebasing: bytes[base[column].range(slot)]), as: UTF8.self)
-        }
+        return base[column].text(slot)
     }
 
     /// `body` with a reader of `column`'s cells as UTF-8 bytes (``text(_:_:)`` without a
     /// `String` for a base cell, read through a view of its arena); valid inside `body` only.
     func withCellReader<Result>(_ column: Int, _ body: (_CellReader) -> Result) -> Result {
-        _ByteArena.withViews([base[column]]) { views in body(_CellReader(cells: self, column: column, base: views[0])) }
+        _CellColumn.withViews([base[column]]) { views in body(_CellReader(cells: self, column: column, base: views[0])) }
     }
 
     /// The value `key` reads from the cell's text, as ``SortSpec/Key/sortValue(of:columnType:)``
@@ -143,7 +153,7 @@ struct _Cells: Sendable {
     /// The value `key` reads from a slot's cell, as a function of the slot, for reading a
     /// column row after row: `len` and `random=` on text from the base cell's bytes, without a
     /// `String` (the cells are stored in NFC, as a string's binary key has them);
-    /// the key's rules and the column's arena are read once, not per row (per row, reading
+    /// the key's rules and the column's cells are read once, not per row (per row, reading
     /// them retained and released shared arrays, most of the time a first page by a new key
     /// kind took). With `distinct`, a column whose values repeat (prices, dates, authors)
     /// has each distinct cell's value computed once, not a parse per row (`len` and `random=`
@@ -154,17 +164,17 @@ struct _Cells: Sendable {
     func reader(_ column: Int, _ key: SortSpec.Key, type: ColumnType, distinct: Bool) -> @Sendable (Int) -> SortValue {
         let cells = self
         guard key.enumOrder == nil else { return { cells.value($0, column, key, type: type) } }
-        let arena = base[column], baseCount = baseCount, written = written
+        let stored = base[column], baseCount = baseCount, written = written
         // A base cell's value: `len` and `random=` of text from its bytes, which costs less per
         // row than numbering the distinct cells does (a hash and a compare per row, on one
         // core); other keys as `value` reads its text.
         let fromBytes = _BytesInteger(key, type: type)
         let fromText: @Sendable (Int) -> SortValue = { slot in
-            key.sortValue(of: arena.withBytes(slot) { String(decoding: $0, as: UTF8.self) }, columnType: type)
+            key.sortValue(of: stored.text(slot), columnType: type)
         }
         let fromBase =
-            fromBytes.map { integer in { @Sendable slot in arena.withBytes(slot) { integer($0).map(SortValue.integer) ?? .null } } } ?? fromText
-        if distinct, fromBytes == nil, baseCount >= 4_096, let numbered = numbering(column, limit: max(16, arena.count / 4)) {
+            fromBytes.map { integer in { @Sendable slot in stored.withBytes(slot) { integer($0).map(SortValue.integer) ?? .null } } } ?? fromText
+        if distinct, fromBytes == nil, baseCount >= 4_096, let numbered = numbering(column, limit: max(16, baseCount / 4)) {
             let ids = numbered.ids, values = numbered.firsts.map(fromText)
             return { slot in
                 guard slot < baseCount, written.isEmpty || written[slot] == nil else { return cells.value(slot, column, key, type: type) }
@@ -190,7 +200,7 @@ struct _Cells: Sendable {
     func csv(_ slots: ArraySlice<Int>, _ export: CSVExport) -> [UInt8] {
         let columns = base.count, slots = Array(slots), baseCount = baseCount, written = written
         let parts = max(1, min(ProcessInfo.processInfo.activeProcessorCount, slots.count / 2_048))
-        let outputs = _ByteArena.inSlices(base, count: slots.count, parts: parts) { views, range in
+        let outputs = _CellColumn.inSlices(base, count: slots.count, parts: parts) { views, range in
             let mine = slots[range]
             var cells: [UnsafeBufferPointer<UInt8>] = []
             cells.reserveCapacity(mine.count * columns)
@@ -268,13 +278,11 @@ extension _TableIndex {
         self.ids = ids
         live = [Bool](repeating: true, count: ids.count)
         liveCount = ids.count
-        cells = _Cells(base: columns.map { $0.compacted() }, baseCount: ids.count, numbered: numbered)
+        cells = _Cells(base: columns, baseCount: ids.count, numbered: numbered)
         self.folded = _FoldedText(base: (folded ?? Self.foldAll(columns, count: ids.count)).compacted())
         rankings = [:]
         let built = Self.buildRankings(Array(variants), cells: cells, live: live, schema: schema, typedValues: typedValues)
         for (variant, ranking) in zip(variants, built) { rankings[variant] = ranking }
-        // Later rankings number their columns themselves: the ids aren't kept for the table's life.
-        cells.numbered = []
     }
 
     /// The folded search text of every row, in one slice per core.
