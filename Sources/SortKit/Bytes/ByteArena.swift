@@ -121,19 +121,7 @@ extension _ByteArena {
     package static func inSlices<Result>(
         _ arenas: [_ByteArena], count: Int, parts: Int, _ body: @escaping ([_ArenaView], Range<Int>) -> Result
     ) -> [Result] {
-        let results = _ResultSlots<Result>(count: parts)
-        // Two boxes, not one of a tuple: a tuple of the views and this generic closure in one
-        // box, taken apart in each iteration, was over-released in a debug build (Swift 6.3:
-        // `sortkit serve` crashed in the demo import, every time).
-        let body = _UncheckedBox(body)
-        withViews(arenas) { views in
-            // The arenas are only read here.
-            let views = _UncheckedBox(views)
-            _concurrentPerform(
-                iterations: parts,
-                _UncheckedBox { part in results.set(part, body.value(views.value, (count * part / parts)..<(count * (part + 1) / parts))) })
-        }
-        return results.values
+        withViews(arenas) { views in _inSlices(views, count: count, parts: parts, body) }
     }
 
     /// Calls `body` with a view of each arena.
@@ -144,6 +132,20 @@ extension _ByteArena {
             }
         }
     }
+}
+
+/// `body` over `0..<count` cut into `parts` ranges, side by side on the cores, each with
+/// `views` (only read); the results in range order.
+package func _inSlices<View, Result>(_ views: [View], count: Int, parts: Int, _ body: @escaping ([View], Range<Int>) -> Result) -> [Result] {
+    let results = _ResultSlots<Result>(count: parts)
+    // Two boxes, not one of a tuple: a tuple of the views and this generic closure in one
+    // box, taken apart in each iteration, was over-released in a debug build (Swift 6.3:
+    // `sortkit serve` crashed in the demo import, every time).
+    let body = _UncheckedBox(body), views = _UncheckedBox(views)
+    _concurrentPerform(
+        iterations: parts,
+        _UncheckedBox { part in results.set(part, body.value(views.value, (count * part / parts)..<(count * (part + 1) / parts))) })
+    return results.values
 }
 
 /// Calls `body` with a buffer of each array's elements (valid only inside `body`).

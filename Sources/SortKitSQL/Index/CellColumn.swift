@@ -76,16 +76,7 @@ struct _CellColumn: Sendable {
     static func inSlices<Result>(
         _ columns: [_CellColumn], count: Int, parts: Int, _ body: @escaping ([_CellView], Range<Int>) -> Result
     ) -> [Result] {
-        let results = _ResultSlots<Result>(count: parts)
-        let body = _UncheckedBox(body)
-        withViews(columns) { views in
-            // The columns are only read here.
-            let views = _UncheckedBox(views)
-            _concurrentPerform(
-                iterations: parts,
-                _UncheckedBox { part in results.set(part, body.value(views.value, (count * part / parts)..<(count * (part + 1) / parts))) })
-        }
-        return results.values
+        withViews(columns) { views in _inSlices(views, count: count, parts: parts, body) }
     }
 }
 
