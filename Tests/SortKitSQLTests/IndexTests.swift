@@ -156,10 +156,13 @@ struct IndexTests {
         // ending "ab" before one starting "c" must not match "abc").
         let words = ["ab", "c", "ba", "abc", "É", "e\u{301}", "x y", "cab", "", "zz", "Straße"]
         func cell() -> String { (0..<Int.random(in: 0...2, using: &random)).map { _ in words.randomElement(using: &random)! }.joined() }
+        // Columns a, b, c repeat (kept numbered, their folded text once per distinct cell); d
+        // is a cell per row, so a row's text comes from both.
+        func cells(_ id: Int64) -> [String] { [cell(), cell(), cell(), cell() + "\(id)" + cell()] }
         var rows: [Int64: [String]] = [:]
-        var csv = "a,b,c\n"
+        var csv = "a,b,c,d\n"
         for id in 1...40_000 {
-            let cells = [cell(), cell(), cell()]
+            let cells = cells(Int64(id))
             rows[Int64(id)] = cells
             csv += cells.map { "\"\($0)\"" }.joined(separator: ",") + "\n"
         }
@@ -170,20 +173,20 @@ struct IndexTests {
         // Rows rewritten, added and deleted after the index was built.
         for _ in 0..<200 {
             let id = Int64.random(in: 1...40_000, using: &random)
-            let cells = [cell(), cell(), cell()]
-            try await store.update(id, in: "t", set: ["a": cells[0], "b": cells[1], "c": cells[2]])
+            let cells = cells(id)
+            try await store.update(id, in: "t", set: ["a": cells[0], "b": cells[1], "c": cells[2], "d": cells[3]])
             rows[id] = cells.map { Collation.normalized($0) }
         }
         for _ in 0..<50 {
-            let cells = [cell(), cell(), cell()]
-            let id = try await store.insert(["a": cells[0], "b": cells[1], "c": cells[2]], into: "t")
+            let cells = cells(0)
+            let id = try await store.insert(["a": cells[0], "b": cells[1], "c": cells[2], "d": cells[3]], into: "t")
             rows[id] = cells
         }
         for _ in 0..<50 {
             let id = Int64.random(in: 1...40_000, using: &random)
             if rows.removeValue(forKey: id) != nil { try await store.delete(id, from: "t") }
         }
-        for query in ["abc", "c", "ab c", "e", "ba ab", "x y", "y", "zz ab", "strasse", "cabc", "ca", "ÉÉ", "bab", "q"] {
+        for query in ["abc", "c", "ab c", "e", "ba ab", "x y", "y", "zz ab", "strasse", "cabc", "ca", "ÉÉ", "bab", "q", "77", "ab 12", "zz1 c"] {
             let search = SearchQuery(query)
             let expected = rows.filter { search.matches(folded: SearchQuery.foldedFields($0.value)) }.keys.sorted()
             let page = try await store.page(of: "t", PageRequest(order: .spec(SortSpec()), search: query, limit: 100_000))
@@ -191,8 +194,11 @@ struct IndexTests {
         }
         // A column's filter (alone or with a search) scans for its term too: a hit in another
         // field, or across fields, is no match.
-        let columns = ["a", "b", "c"]
-        for (query, filters) in [("", ["b": "ab"]), ("", ["c": "strasse", "a": "c"]), ("abc", ["a": "ba"]), ("c", ["b": "e ab"]), ("", ["a": "É"])] {
+        let columns = ["a", "b", "c", "d"]
+        for (query, filters) in [
+            ("", ["b": "ab"]), ("", ["c": "strasse", "a": "c"]), ("abc", ["a": "ba"]), ("c", ["b": "e ab"]), ("", ["a": "É"]), ("ab", ["d": "1"]),
+            ("3", ["a": "zz"]),
+        ] {
             let search = SearchQuery(query)
             let expected = rows.filter { _, cells in
                 search.matches(folded: SearchQuery.foldedFields(cells))

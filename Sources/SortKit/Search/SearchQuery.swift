@@ -103,7 +103,7 @@ extension SearchQuery {
 /// 16 KB cells took seconds a row). Once the comparisons have cost more than a few passes over
 /// the text, the rest is scanned by Knuth–Morris–Pratt, one pass.
 @usableFromInline
-internal func _contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
+package func _contains(_ haystack: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>) -> Bool {
     let count = needle.count
     guard count > 0 else { return true }
     guard haystack.count >= count, let base = haystack.baseAddress, let target = needle.baseAddress else { return false }

@@ -103,8 +103,15 @@ extension _TableIndex {
         let byRarity = term.indices.sorted { (_byteRank[Int(term[$0])], $0) < (_byteRank[Int(term[$1])], $1) }
         let first = byRarity.first ?? 0
         let second = byRarity.dropFirst().first { term[$0] != term[first] } ?? byRarity.dropFirst().first ?? first
-        let base = folded.base, written = folded.written
+        let base = folded.base, written = folded.written, folded = folded
         let scanned = min(count, base.count)
+        let numbered = _NumberedMatches(folded.distinct, search, columnSearch)
+        // Per numbered column (by its place in `folded.distinct`), which distinct cells' folded
+        // text holds the term: a handful of cells, not a field per row.
+        let numberedHits: [(Int, [Bool])] = folded.distinct.indices.compactMap { index in
+            let has = _NumberedMatches.holding(term, folded.distinct[index].folded)
+            return has.contains(true) ? (index, has) : nil
+        }
         var result = [Bool](repeating: false, count: count)
         let slices = max(1, min(_scanCores, scanned / 16_384))
         let counts = _ResultSlots<Int?>(count: slices)
@@ -126,6 +133,9 @@ extension _TableIndex {
                             // offsets are the term's, 16 at a time (a load and two compares
                             // per 16 bytes, which `memchr` for one byte can't beat once that
                             // byte is common, as digits are), each checked whole.
+                            func matches(_ row: Int, _ stored: UnsafeBufferPointer<UInt8>) -> Bool {
+                                numbered.matches(row, stored, search, columnSearch)
+                            }
                             let finder = _CandidateFinder(
                                 bytes: UnsafeBufferPointer(start: start, count: bytes.count), term: term, first: first, second: second)
                             var begin = firstRow == 0 ? 0 : ends[firstRow - 1]
@@ -148,7 +158,7 @@ extension _TableIndex {
                                     continue
                                 }
                                 if live[row], written.isEmpty || written[row] == nil,
-                                    Self.rowMatches(UnsafeBufferPointer(start: start + rowStart, count: ends[row] - rowStart), search, columnSearch)
+                                    matches(row, UnsafeBufferPointer(start: start + rowStart, count: ends[row] - rowStart))
                                 {
                                     output[row] = true
                                     found += 1
@@ -157,6 +167,21 @@ extension _TableIndex {
                                 begin = ends[row]
                                 row += 1
                                 if row == endRow { break }
+                            }
+                            // Rows whose numbered fields hold the term (not in the base text):
+                            // found by their cells' numbers.
+                            for (column, has) in numberedHits {
+                                let ids = folded.distinct[column].ids
+                                for row in firstRow..<endRow where has[Int(ids[row])] && !output[row] {
+                                    if row & 4_095 == 0, deadline.hasPassed { return counts.set(slice, nil) }
+                                    let rowStart = row == 0 ? 0 : ends[row - 1]
+                                    if live[row], written.isEmpty || written[row] == nil,
+                                        matches(row, UnsafeBufferPointer(start: start + rowStart, count: ends[row] - rowStart))
+                                    {
+                                        output[row] = true
+                                        found += 1
+                                    }
+                                }
                             }
                             counts.set(slice, found)
                         }
@@ -253,3 +278,67 @@ let _byteRank: [UInt8] = {
 /// `Benchmarks/load.sh` on 2 cores and 1M rows (2026-11-26), new-term searches served 133/s
 /// alone, and sorted pages kept 90% of their throughput beside a stream of them.
 let _scanCores = ProcessInfo.processInfo.activeProcessorCount
+
+/// A search's test of a base row whose numbered fields (``_FoldedText``) are kept once per
+/// distinct cell: each term and column query is looked up in the distinct cells once, and a row
+/// matches when each term is in a numbered field's cell (by the row's number) or in its base
+/// text, and each column's query in that field — what ``_TableIndex/rowMatches(_:_:_:)`` finds
+/// in the whole row, without putting the row together (a term holds no U+001F, so it lies in
+/// one field).
+struct _NumberedMatches: Sendable {
+    /// Per search term: its bytes, and per numbered column which distinct cells hold it (`nil`: none).
+    let terms: [(bytes: [UInt8], hits: [[Bool]?])]
+    /// Per column query: the column, and for a numbered column its place in `ids` and which
+    /// distinct cells match.
+    let columns: [(column: Int, query: SearchQuery, numbered: (index: Int, hits: [Bool])?)]
+    /// Per numbered column, its numbers by slot.
+    let ids: [[UInt32]]
+
+    init(_ distinct: [_FoldedText.Distinct], _ search: SearchQuery, _ columnSearch: [(Int, SearchQuery)]) {
+        ids = distinct.map(\.ids)
+        terms = search.terms.map { term in
+            let bytes = Array(term.utf8)
+            return (
+                bytes,
+                distinct.map { column -> [Bool]? in
+                    let hits = Self.holding(bytes, column.folded)
+                    return hits.contains(true) ? hits : nil
+                }
+            )
+        }
+        columns = columnSearch.map { column, query in
+            guard let index = distinct.firstIndex(where: { $0.column == column }) else { return (column, query, nil) }
+            let folded = distinct[index].folded
+            return (column, query, (index, (0..<folded.count).map { value in folded.withBytes(value) { query.matches(foldedBytes: $0) } }))
+        }
+    }
+
+    /// Per distinct cell of `folded`, whether it holds `term`.
+    static func holding(_ term: [UInt8], _ folded: _ByteArena) -> [Bool] {
+        term.withUnsafeBufferPointer { term in (0..<folded.count).map { value in folded.withBytes(value) { _contains($0, term) } } }
+    }
+
+    /// Whether base row `row`, with base text `stored`, matches.
+    @inline(__always)
+    func matches(_ row: Int, _ stored: UnsafeBufferPointer<UInt8>, _ search: SearchQuery, _ columnSearch: [(Int, SearchQuery)]) -> Bool {
+        guard !ids.isEmpty else { return _TableIndex.rowMatches(stored, search, columnSearch) }
+        for term in terms {
+            var found = false
+            for (column, hits) in term.hits.enumerated() {
+                if let hits, hits[Int(ids[column][row])] {
+                    found = true
+                    break
+                }
+            }
+            if !found, !term.bytes.withUnsafeBufferPointer({ _contains(stored, $0) }) { return false }
+        }
+        for column in columns {
+            if let numbered = column.numbered {
+                guard numbered.hits[Int(ids[numbered.index][row])] else { return false }
+            } else if !column.query.matches(foldedBytes: _TableIndex.field(column.column, of: stored)) {
+                return false
+            }
+        }
+        return true
+    }
+}

@@ -39,11 +39,10 @@ struct _TableIndex: Sendable {
     /// ``IndexUsage/structureBytes``' names; rows written since the base count their text and
     /// 16 bytes a string.
     var structureBytes: [String: Int] {
-        func arena(_ arena: _ByteArena) -> Int { arena.bytes.capacity + arena.ends.capacity * MemoryLayout<Int>.stride }
         let written = cells.written.values.reduce(0) { sum, row in sum + row.reduce(0) { $0 + $1.utf8.count + 16 } }
         return [
             "cells": cells.base.reduce(0) { $0 + $1.byteCount } + written,
-            "folded": arena(folded.base) + folded.written.values.reduce(0) { $0 + $1.utf8.count + 16 },
+            "folded": folded.byteCount,
             "ids": ids.capacity * MemoryLayout<Int64>.stride,
             "live": live.capacity,
             "rankings": rankings.values.reduce(0) { $0 + $1.byteCount },
@@ -232,30 +231,8 @@ struct _Cells: Sendable {
     }
 }
 
-/// Folded search text by slot: a base arena, and the rows written since.
-struct _FoldedText: Sendable {
-    var base: _ByteArena
-    var written: [Int: String] = [:]
-
-    /// Calls `body` with the slot's folded text.
-    @inline(__always)
-    func withBytes<Result>(_ slot: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        if let text = written[slot] { return _withUTF8Text(text, body) }
-        return base.bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[base.range(slot)])) }
-    }
-
-    /// The folded fields of a row, as `SearchQuery.foldedFields(_:)` joins them, appended to
-    /// `bytes`: ASCII cells lowercased byte by byte, others folded as text.
-    static func append(_ cells: [UnsafeBufferPointer<UInt8>], to bytes: inout [UInt8]) {
-        for (index, cell) in cells.enumerated() {
-            if index > 0 { bytes.append(0x1F) }
-            SearchQuery._appendFolded(cell, to: &bytes)
-        }
-    }
-}
-
 @inline(__always)
-private func _withUTF8Text<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+func _withUTF8Text<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
     if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
     var copy = text
     return copy.withUTF8(body)
@@ -279,7 +256,7 @@ extension _TableIndex {
         live = [Bool](repeating: true, count: ids.count)
         liveCount = ids.count
         cells = _Cells(base: columns, baseCount: ids.count, numbered: numbered)
-        self.folded = _FoldedText(base: (folded ?? Self.foldAll(columns, count: ids.count)).compacted())
+        self.folded = _FoldedText(folded ?? Self.foldAll(columns, count: ids.count), cells: cells)
         rankings = [:]
         let built = Self.buildRankings(Array(variants), cells: cells, live: live, schema: schema, typedValues: typedValues)
         for (variant, ranking) in zip(variants, built) { rankings[variant] = ranking }
