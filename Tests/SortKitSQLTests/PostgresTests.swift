@@ -106,8 +106,8 @@ struct CopyFormatTests {
         var random = SplitMix64(seed: seed)
         let text = ["", " ", "a\tb", "x\\y", "line\nbreak\r", "\\N", "É", "e\u{301}", "$1,234", "zz", "Straße", "12"]
         for round in 0..<40 {
-            // A text column, an integer column (or text, when a word slips in), a date column and
-            // a number column (integers and fractions: float8 fields).
+            // A text column, an integer column (or text, when a word slips in), a date column, a
+            // number column (integers and fractions: float8 fields) and a bool column.
             let rows = (0..<Int.random(in: 0...70, using: &random)).map { _ in
                 [
                     text.randomElement(using: &random)!,
@@ -115,10 +115,11 @@ struct CopyFormatTests {
                     Bool.random(using: &random) ? "2024-02-\(Int.random(in: 10...29, using: &random))" : "",
                     Bool.random(using: &random)
                         ? String(Int.random(in: -9...9_007_199_254_740_993, using: &random)) : "\(Double.random(in: -1e6...1e6, using: &random))",
+                    ["true", "FALSE", ""].randomElement(using: &random)!,
                 ]
             }
             let quoted = { (cell: String) in "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
-            let csv = "a,n,d,x\n" + rows.map { $0.map(quoted).joined(separator: ",") + "\n" }.joined()
+            let csv = "a,n,d,x,b\n" + rows.map { $0.map(quoted).joined(separator: ",") + "\n" }.joined()
             let columns = try _CSVColumns.read(Array(csv.utf8), delimiter: UInt8(ascii: ","))
             let schema = TableSchema(
                 name: "t", columns: zip(columns.header, columns.inferredTypes()).map { TableSchema.Column($0, $1) },
@@ -130,6 +131,14 @@ struct CopyFormatTests {
             let (groups, group) = _CopyBinary.chunks(columns, folded: folded, typed: typed, info: info, rowsPerChunk: rowsPerChunk)
             let chunked = try (0..<groups).flatMap(group).reduce(into: _CopyBinary.header) { $0 += Array($1.readableBytesView) } + _CopyBinary.trailer
             let fields = _CopyBinary.fields(info)
+            // The fields' types are the physical columns' PostgreSQL types, as the store makes them.
+            let dialect = SQLDialect.postgresql
+            let text = "text" // `dialect.textColumn` adds its collation
+            let madeTypes =
+                ["bigint"] + schema.columns.flatMap { $0.type == .string ? [text] : [text, dialect.typedColumn($0.type)] }
+                + Array(repeating: dialect.blobColumn, count: variants.count) + [text]
+            let wireTypes: [_CopyBinary.Field: String] = [.text: text, .bigint: "bigint", .double: "double precision", .bytea: dialect.blobColumn]
+            #expect(fields.map { wireTypes[$0]! } == madeTypes, "round \(round), \(schema.columns.map(\.type)), seed \(seed)")
             let decoded = try #require(Self.decode(chunked, fields), "round \(round), seed \(seed)")
             #expect(decoded.count == columns.count)
             for (record, row) in decoded.enumerated() {

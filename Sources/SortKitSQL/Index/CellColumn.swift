@@ -44,6 +44,16 @@ struct _CellColumn: Sendable {
         self.numbering = numbering
     }
 
+    /// Whether `cells` are kept numbered by `numbering`: when at most a quarter of them are
+    /// distinct (a search looks its terms up in each distinct cell, on one core) and that takes
+    /// less memory than a cell per slot (short codes with many distinct values don't).
+    static func keepsNumbered(_ cells: _ByteArena, _ numbering: _ColumnNumbering) -> Bool {
+        let distinct = numbering.firsts.count, count = cells.count
+        guard distinct <= count / 4 else { return false }
+        let distinctBytes = numbering.firsts.reduce(0) { $0 + cells.range($1).count }
+        return 4 * count + distinctBytes + 24 * distinct < cells.bytes.count + 8 * count
+    }
+
     /// Slots.
     var count: Int { numbering?.ids.count ?? arena.count }
 

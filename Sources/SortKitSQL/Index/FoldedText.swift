@@ -59,12 +59,14 @@ struct _FoldedText: Sendable {
                     let row = views[0][slot]
                     var field = 0, start = 0
                     for index in row.indices where row[index] == 0x1F {
-                        if !skipped[field] { part.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: row[start..<index])) }
+                        if field >= skipped.count || !skipped[field] {
+                            part.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: row[start..<index]))
+                        }
                         part.bytes.append(0x1F)
                         field += 1
                         start = index + 1
                     }
-                    if field < skipped.count, !skipped[field] { part.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: row[start...])) }
+                    if field >= skipped.count || !skipped[field] { part.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: row[start...])) }
                     part.close()
                 }
                 return part

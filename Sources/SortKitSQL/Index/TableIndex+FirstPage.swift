@@ -165,7 +165,8 @@ extension _TableIndex {
                             }
                             // A numbered column's cells repeat: each distinct cell is read once.
                             var memo: [UInt64] = [], known: [Bool] = []
-                            if let distinct = numbering?.firsts.count {
+                            let rows = (slots.count * (part + 1) / parts) - (slots.count * part / parts)
+                            if let distinct = numbering?.firsts.count, distinct <= rows {
                                 memo = [UInt64](repeating: 0, count: distinct)
                                 known = [Bool](repeating: false, count: distinct)
                             }

@@ -125,7 +125,10 @@ extension _TableIndex {
                             let (output, bytes, ends, term) = shared.value
                             let firstRow = scanned * slice / slices, endRow = scanned * (slice + 1) / slices
                             guard !deadline.hasPassed else { return counts.set(slice, nil) }
-                            guard firstRow < endRow, let start = bytes.baseAddress else { return counts.set(slice, 0) }
+                            guard firstRow < endRow else { return counts.set(slice, 0) }
+                            // Base text can be empty (every column numbered): nothing to scan,
+                            // but the numbered pass below still runs.
+                            let start = bytes.baseAddress ?? UnsafePointer(_noBytes)
                             var row = firstRow
                             let limit = ends[endRow - 1]
                             var found = 0
@@ -278,6 +281,9 @@ let _byteRank: [UInt8] = {
 /// `Benchmarks/load.sh` on 2 cores and 1M rows (2026-11-26), new-term searches served 133/s
 /// alone, and sorted pages kept 90% of their throughput beside a stream of them.
 let _scanCores = ProcessInfo.processInfo.activeProcessorCount
+
+/// A valid address for an empty buffer's rows (never read).
+nonisolated(unsafe) private let _noBytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
 /// A search's test of a base row whose numbered fields (``_FoldedText``) are kept once per
 /// distinct cell: each term and column query is looked up in the distinct cells once, and a row

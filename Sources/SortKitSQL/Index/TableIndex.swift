@@ -109,15 +109,16 @@ struct _Cells: Sendable {
     var written: [Int: [String]] = [:]
 
     /// Cells `columns` (each with a cell per slot, `baseCount` slots) as base columns, those
-    /// whose cells repeat numbered: by `numbered` when an import numbered its columns already
-    /// (``_CSVColumns/number()``), else here, the columns side by side on the cores.
+    /// whose cells repeat numbered (``_CellColumn/keepsNumbered(_:_:)``): by `numbered` when an
+    /// import numbered its columns already (``_CSVColumns/number()``), else here, the columns
+    /// side by side on the cores.
     init(base columns: [_ByteArena], baseCount: Int, numbered: [_ColumnNumbering?] = []) {
         let results = _ResultSlots<_CellColumn>(count: columns.count)
         _concurrentPerform(
             iterations: columns.count,
             _UncheckedBox { index in
-                let numbering = numbered.isEmpty ? _ColumnNumbering(columns[index]) : numbered[index]
-                results.set(index, _CellColumn(columns[index], numbering: numbering))
+                let numbering = numbered.isEmpty ? _ColumnNumbering(columns[index], limit: columns[index].count / 4) : numbered[index]
+                results.set(index, _CellColumn(columns[index], numbering: numbering.flatMap { _CellColumn.keepsNumbered(columns[index], $0) ? $0 : nil }))
             })
         base = results.values
         self.baseCount = baseCount

@@ -61,10 +61,14 @@ struct _PostgresSession: _SQLSession {
         // PostgresNIO's `copyFrom` has the text format only: it writes `COPY "<table>"(<columns>)
         // FROM STDIN WITH (FORMAT text)` on one line. Our statement goes in as its table, and
         // ends in a line comment the library's own tail falls into. The names are ours (`st_7`,
-        // `c0`, …); anything else is refused rather than spliced in. Should the library's
-        // statement change, the import fails on PostgreSQL's parse error, not silently.
+        // `c0`, `k2_text_loc_sv_SE`, …) and go unquoted, so PostgreSQL folds them to lower case
+        // as `CREATE TABLE` did; anything else is refused rather than spliced in. Should the
+        // library's statement change, the import fails on PostgreSQL's parse error, not silently.
         let plain = { (name: String) in
-            !name.isEmpty && name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) }
+            !name.isEmpty
+                && name.utf8.allSatisfy {
+                    $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) || (0x41...0x5A).contains($0)
+                }
         }
         guard plain(table), columns.allSatisfy(plain) else { throw TableStoreError.invalid("COPY into \(table): a name isn't a plain identifier") }
         let statement = "\(table)\" (\(columns.joined(separator: ", "))) FROM STDIN WITH (FORMAT binary) --"
