@@ -125,9 +125,11 @@ struct _Cells: Sendable {
     }
 
     /// Column `column`'s base cells numbered, if they repeat and have at most `limit` distinct
-    /// values.
+    /// values: the column's own numbering, or for a column kept a cell per slot (more than a
+    /// quarter distinct) one made now, as a ranking by distinct values needs.
     func numbering(_ column: Int, limit: Int) -> _ColumnNumbering? {
-        base[column].numbering.flatMap { $0.firsts.count <= limit ? $0 : nil }
+        guard let numbering = base[column].numbering else { return _ColumnNumbering(base[column].arena, limit: limit) }
+        return numbering.firsts.count <= limit ? numbering : nil
     }
 
     /// The cell's text as stored (NFC, empty for blank).
