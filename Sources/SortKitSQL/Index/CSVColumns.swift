@@ -29,9 +29,11 @@ package struct _CSVColumns: Sendable {
         numbered = results.values
     }
 
-    /// Column `index`'s numbering with at most `limit` distinct cells (``_ColumnNumbering/of(_:at:in:limit:)``).
+    /// Column `index`'s numbering if it has no more than `limit` distinct cells: from
+    /// ``number()``, or before it, what `_numberDistinct` finds under `limit`.
     func numbering(_ index: Int, limit: Int) -> _ColumnNumbering? {
-        _ColumnNumbering.of(columns[index], at: index, in: numbered, limit: limit)
+        guard numbered.isEmpty else { return numbered[index].flatMap { $0.firsts.count <= limit ? $0 : nil } }
+        return _ColumnNumbering(columns[index], limit: limit)
     }
 
     /// The text of record `record`'s cell in `column`.
@@ -267,13 +269,5 @@ struct _ColumnNumbering: Sendable {
         guard _valuesRepeat(column), let (ids, firsts) = _numberDistinct(column, limit: limit ?? column.count * 3 / 4) else { return nil }
         self.ids = ids
         self.firsts = firsts
-    }
-
-    /// The numbering of `column`, the `index`-th of its table, if its cells repeat and have at
-    /// most `limit` distinct values: taken from `numbered` when an import numbered its columns
-    /// already (``_CSVColumns/number()``; `numbered` is empty otherwise), else made now.
-    static func of(_ column: _ByteArena, at index: Int, in numbered: [_ColumnNumbering?], limit: Int) -> _ColumnNumbering? {
-        guard numbered.isEmpty else { return numbered[index].flatMap { $0.firsts.count <= limit ? $0 : nil } }
-        return _ColumnNumbering(column, limit: limit)
     }
 }

@@ -28,9 +28,11 @@ struct _FoldedText: Sendable {
         let ids: [UInt32]
     }
 
-    /// From `full`, every base row's folded fields (``_TableIndex/fold(_:_:)``), the folded text
-    /// of `cells`' base rows: the numbered columns' fields kept once per distinct cell.
-    init(_ full: _ByteArena, cells: _Cells) {
+    /// The folded text of `cells`' base rows, the numbered columns' fields kept once per
+    /// distinct cell: from `full`, every row's folded fields, when an import has them
+    /// (``_CSVColumns/derived(_:)``), else folded from `columns` (the base cells, a cell per
+    /// slot) without the numbered columns.
+    init(_ full: _ByteArena?, columns: [_ByteArena], cells: _Cells) {
         distinct = cells.base.indices.compactMap { column in
             guard let numbering = cells.base[column].numbering else { return nil }
             let stored = cells.base[column].arena
@@ -41,6 +43,10 @@ struct _FoldedText: Sendable {
                 folded.close()
             }
             return Distinct(column: column, folded: folded.compacted(), ids: numbering.ids)
+        }
+        guard let full else {
+            base = Self.foldAll(columns, count: cells.baseCount, skipping: Set(distinct.map(\.column))).compacted()
+            return
         }
         guard !distinct.isEmpty else {
             base = full.compacted()
@@ -72,6 +78,14 @@ struct _FoldedText: Sendable {
                 return part
             }
         ).compacted()
+    }
+
+    /// The folded search text of every row, in one slice per core; the fields of columns
+    /// `skipped` (by index) left empty.
+    private static func foldAll(_ columns: [_ByteArena], count: Int, skipping skipped: Set<Int>) -> _ByteArena {
+        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 16_384))
+        return _ByteArena.joined(
+            _ByteArena.inSlices(columns, count: count, parts: slices) { views, range in _TableIndex.fold(views, range, skipping: skipped) })
     }
 
     /// The bytes the folded text has allocated; rows written since count their text and 16

@@ -108,10 +108,7 @@ extension _TableIndex {
         let numbered = _NumberedMatches(folded.distinct, search, columnSearch)
         // Per numbered column (by its place in `folded.distinct`), which distinct cells' folded
         // text holds the term: a handful of cells, not a field per row.
-        let numberedHits: [(Int, [Bool])] = folded.distinct.indices.compactMap { index in
-            let has = _NumberedMatches.holding(term, folded.distinct[index].folded)
-            return has.contains(true) ? (index, has) : nil
-        }
+        let numberedHits = numbered.hits(of: term, folded.distinct)
         var result = [Bool](repeating: false, count: count)
         let slices = max(1, min(_scanCores, scanned / 16_384))
         let counts = _ResultSlots<Int?>(count: slices)
@@ -304,13 +301,7 @@ struct _NumberedMatches: Sendable {
         ids = distinct.map(\.ids)
         terms = search.terms.map { term in
             let bytes = Array(term.utf8)
-            return (
-                bytes,
-                distinct.map { column -> [Bool]? in
-                    let hits = Self.holding(bytes, column.folded)
-                    return hits.contains(true) ? hits : nil
-                }
-            )
+            return (bytes, distinct.map { Self.holding(bytes, $0.folded) })
         }
         columns = columnSearch.map { column, query in
             guard let index = distinct.firstIndex(where: { $0.column == column }) else { return (column, query, nil) }
@@ -319,9 +310,17 @@ struct _NumberedMatches: Sendable {
         }
     }
 
-    /// Per distinct cell of `folded`, whether it holds `term`.
-    static func holding(_ term: [UInt8], _ folded: _ByteArena) -> [Bool] {
-        term.withUnsafeBufferPointer { term in (0..<folded.count).map { value in folded.withBytes(value) { _contains($0, term) } } }
+    /// Per numbered column that has a distinct cell holding `term`, its place and which of its
+    /// distinct cells do: a search term's, looked up already, or found now (a column's term).
+    func hits(of term: [UInt8], _ distinct: [_FoldedText.Distinct]) -> [(Int, [Bool])] {
+        let hits = terms.first { $0.bytes == term }?.hits ?? distinct.map { Self.holding(term, $0.folded) }
+        return hits.indices.compactMap { index in hits[index].map { (index, $0) } }
+    }
+
+    /// Per distinct cell of `folded`, whether it holds `term`; `nil` when none does.
+    static func holding(_ term: [UInt8], _ folded: _ByteArena) -> [Bool]? {
+        let hits = term.withUnsafeBufferPointer { term in (0..<folded.count).map { value in folded.withBytes(value) { _contains($0, term) } } }
+        return hits.contains(true) ? hits : nil
     }
 
     /// Whether base row `row`, with base text `stored`, matches.

@@ -259,29 +259,26 @@ extension _TableIndex {
         live = [Bool](repeating: true, count: ids.count)
         liveCount = ids.count
         cells = _Cells(base: columns, baseCount: ids.count, numbered: numbered)
-        self.folded = _FoldedText(folded ?? Self.foldAll(columns, count: ids.count), cells: cells)
+        self.folded = _FoldedText(folded, columns: columns, cells: cells)
         rankings = [:]
         let built = Self.buildRankings(Array(variants), cells: cells, live: live, schema: schema, typedValues: typedValues)
         for (variant, ranking) in zip(variants, built) { rankings[variant] = ranking }
     }
 
-    /// The folded search text of every row, in one slice per core.
-    static func foldAll(_ columns: [_ByteArena], count: Int) -> _ByteArena {
-        let slices = max(1, min(ProcessInfo.processInfo.activeProcessorCount, count / 16_384))
-        return _ByteArena.joined(_ByteArena.inSlices(columns, count: count, parts: slices) { views, range in fold(views, range) })
-    }
-
-    /// The folded search text of rows `range`, from views of every column's cells.
-    static func fold(_ views: [_ArenaView], _ range: Range<Int>) -> _ByteArena {
+    /// The folded search text of rows `range`, from views of every column's cells; the fields
+    /// of columns `skipped` left empty.
+    static func fold(_ views: [_ArenaView], _ range: Range<Int>, skipping skipped: Set<Int> = []) -> _ByteArena {
+        let folded = views.indices.filter { !skipped.contains($0) }
         var part = _ByteArena()
         part.ends.reserveCapacity(range.count + 1)
-        let text = views.reduce(0) { total, view in
-            total + (range.isEmpty ? 0 : view.ends[range.upperBound - 1] - (range.lowerBound == 0 ? 0 : view.ends[range.lowerBound - 1]))
+        let text = folded.reduce(0) { total, column in
+            let ends = views[column].ends
+            return total + (range.isEmpty ? 0 : ends[range.upperBound - 1] - (range.lowerBound == 0 ? 0 : ends[range.lowerBound - 1]))
         }
         part.bytes.reserveCapacity(text + range.count + 16)
         var cells = [UnsafeBufferPointer<UInt8>](repeating: UnsafeBufferPointer(start: nil, count: 0), count: views.count)
         for slot in range {
-            for column in views.indices { cells[column] = views[column][slot] }
+            for column in folded { cells[column] = views[column][slot] }
             _FoldedText.append(cells, to: &part.bytes)
             part.close()
         }

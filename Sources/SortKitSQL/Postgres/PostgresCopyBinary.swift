@@ -80,9 +80,7 @@ enum _CopyBinary {
                                 field += 1
                             }
                             if let refused {
-                                let message =
-                                    "row \(record + 1): column \(names[refused.field]) can't hold \(refused.value) as \(fields[refused.field])"
-                                results.set(index, .failure(.invalid(message)))
+                                results.set(index, .failure(refusal(row: record + 1, refused.value, field: refused.field, fields, names)))
                                 return
                             }
                         }
@@ -92,6 +90,32 @@ enum _CopyBinary {
             return try results.values.map { try $0.get() }
         }
         return ((count + perGroup - 1) / perGroup, group)
+    }
+
+    /// Rows of table `info` — each an id, then the values of ``_TableInfo/physicalColumns`` —
+    /// in the binary format, in buffers of about a megabyte (a schema change's rewrite).
+    static func buffers(_ rows: [[SQLValue]], info: _TableInfo) throws -> [ByteBuffer] {
+        let fields = fields(info), names = ["id"] + info.physicalColumns
+        var buffers: [ByteBuffer] = []
+        var bytes = _CopyBytes(capacity: 1 << 20)
+        defer { bytes.free() }
+        for row in rows {
+            bytes.appendBigEndian(Int16(fields.count))
+            for (field, value) in zip(fields.indices, row) where !append(value, as: fields[field], to: &bytes) {
+                throw refusal(row: Int(row[0].integer ?? 0), value, field: field, fields, names)
+            }
+            if bytes.count >= 1 << 20 {
+                buffers.append(bytes.byteBuffer)
+                bytes.free()
+                bytes = _CopyBytes(capacity: 1 << 20)
+            }
+        }
+        return bytes.count > 0 ? buffers + [bytes.byteBuffer] : buffers
+    }
+
+    /// The error for a value field `field` can't hold.
+    private static func refusal(row: Int, _ value: SQLValue, field: Int, _ fields: [Field], _ names: [String]) -> TableStoreError {
+        .invalid("row \(row): column \(names[field]) can't hold \(value) as \(fields[field])")
     }
 
     /// Appends `value` as a field of type `field`; `false` (nothing appended) for a value the

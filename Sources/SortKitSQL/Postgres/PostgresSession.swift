@@ -35,22 +35,6 @@ struct _PostgresSession: _SQLSession {
         _ = try await rows(sql, values)
     }
 
-    /// Streams `rows` into `table` with `COPY … FROM STDIN` (text format), in chunks.
-    func copy(into table: String, columns: [String], rows: some Sequence<[SQLValue]>) async throws {
-        try await connection.copyFrom(table: table, columns: columns, logger: logger) { writer in
-            var bytes = _CopyBytes(capacity: 1 << 20)
-            defer { bytes.free() }
-            for row in rows {
-                _CopyText.append(row, to: &bytes)
-                if bytes.count >= 1 << 20 {
-                    try await writer.write(bytes.byteBuffer)
-                    bytes.removeAll()
-                }
-            }
-            if bytes.count > 0 { try await writer.write(bytes.byteBuffer) }
-        }
-    }
-
     /// `COPY` in the binary format (``_CopyBinary``) of `groups` groups of rows, `group(n)`
     /// making the n-th; this writes the format's header and trailer. The next group is made
     /// while PostgreSQL reads the one before: without that the backend waited for each group's

@@ -168,11 +168,13 @@ public final class PostgresTableStore: _SQLTableStore {
     /// The table's sequence gives the id as the row goes in.
     func newRowID(_ info: _TableInfo, _ session: _PostgresSession) async throws -> Int64? { nil }
 
-    /// `COPY` into a temporary table, then one `UPDATE`.
-    func rewrite(_ table: String, columns: [String], rows: [[SQLValue]], _ session: _PostgresSession) async throws {
+    /// `COPY` (binary, as an import's) into a temporary table, then one `UPDATE`.
+    func rewrite(_ info: _TableInfo, rows: [[SQLValue]], _ session: _PostgresSession) async throws {
+        let table = info.physical, columns = info.physicalColumns
         try await session.execute(
             "CREATE TEMP TABLE sortkit_rewrite ON COMMIT DROP AS SELECT id, \(columns.joined(separator: ", ")) FROM \(table) WITH NO DATA")
-        try await session.copy(into: "sortkit_rewrite", columns: ["id"] + columns, rows: rows)
+        let buffers = try _CopyBinary.buffers(rows, info: info)
+        try await session.copyBinary(into: "sortkit_rewrite", columns: ["id"] + columns, groups: 1) { _ in buffers }
         let set = columns.map { "\($0) = r.\($0)" }.joined(separator: ", ")
         try await session.execute("UPDATE \(table) AS t SET \(set) FROM sortkit_rewrite AS r WHERE t.id = r.id")
         try await session.execute("DROP TABLE sortkit_rewrite")

@@ -254,8 +254,8 @@ public final class SQLiteTableStore: _SQLTableStore {
     }
 
     /// One prepared `UPDATE` run per row, in one visit to the writing connection.
-    func rewrite(_ table: String, columns: [String], rows: [[SQLValue]], _ session: _SQLiteSession) async throws {
-        let set = columns.map { "\($0) = ?" }.joined(separator: ", ")
+    func rewrite(_ info: _TableInfo, rows: [[SQLValue]], _ session: _SQLiteSession) async throws {
+        let table = info.physical, set = info.physicalColumns.map { "\($0) = ?" }.joined(separator: ", ")
         try await session.onConnection { db in
             let update = try db.makeStatement(sql: "UPDATE \(table) SET \(set) WHERE id = ?")
             for row in rows { try update.execute(arguments: StatementArguments(row.dropFirst().map(\.databaseValue) + [row[0].databaseValue])) }

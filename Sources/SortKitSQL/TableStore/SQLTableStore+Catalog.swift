@@ -229,9 +229,7 @@ extension _SQLTableStore {
         alterations += migration.addedTypedColumns.map { "ADD COLUMN n\($0) \(dialect.typedColumn(migration.new.schema.columns[$0].type))" }
         alterations += migration.addedVariants.map { "ADD COLUMN \($0.columnName) \(dialect.blobColumn)" }
         for alteration in alterations { try await session.execute("ALTER TABLE \(table) \(alteration)", [], long: true) }
-        try await rewrite(
-            table, columns: migration.new.physicalColumns, rows: rows.map { [.integer($0.id)] + migration.new.rowValues($0.cells + padding) },
-            session)
+        try await rewrite(migration.new, rows: rows.map { [.integer($0.id)] + migration.new.rowValues($0.cells + padding) }, session)
         try await Self.createIndexes(migration.new, session)
         try await Self.saveCatalog(migration.new, session)
         return migration.new.schema

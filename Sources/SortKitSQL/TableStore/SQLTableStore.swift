@@ -33,8 +33,9 @@ protocol _SQLTableStore: TableStore {
     /// The id for a new row of `info`'s table, or `nil` where the database gives it as the
     /// row goes in (a sequence).
     func newRowID(_ info: _TableInfo, _ session: Session) async throws -> Int64?
-    /// Sets `columns` of many rows at once; each row is its id, then the columns' values.
-    func rewrite(_ table: String, columns: [String], rows: [[SQLValue]], _ session: Session) async throws
+    /// Sets every column of many rows of table `info` at once; each row is its id, then the
+    /// values of ``_TableInfo/physicalColumns``.
+    func rewrite(_ info: _TableInfo, rows: [[SQLValue]], _ session: Session) async throws
     /// The database's own bookkeeping for a table just created, or about to be dropped.
     func created(_ info: _TableInfo, _ session: Session) async throws
     func dropping(_ info: _TableInfo, _ session: Session) async throws
