@@ -54,6 +54,9 @@ struct DifferentialTests {
                 "abs": try SortSpec(parsing: "-i:abs,f:abs"), "len": try SortSpec(parsing: "s:len:nulls-first,-m:len"),
                 "shuffle": try SortSpec(parsing: "s:random=\(random.next())"), "num": try SortSpec(parsing: "m:num:abs:nulls-natural"),
                 "empty": try SortSpec(parsing: "-e:empty=null:fold"),
+                // A regional tag: its key column's name has capitals (`sv-SE`), one spelling on
+                // every store (PostgreSQL folds unquoted names to lower case).
+                "region": try SortSpec(parsing: "s:locale=sv-SE,-m:locale=de-AT:nocase"),
             ]
             presets["mixed"] = try SortSpec(parsing: "d:random=\(random.next() % 5),-i:abs")
             let name = "s\(tableNumber)"

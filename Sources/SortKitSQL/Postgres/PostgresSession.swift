@@ -45,7 +45,7 @@ struct _PostgresSession: _SQLSession {
         // PostgresNIO's `copyFrom` has the text format only: it writes `COPY "<table>"(<columns>)
         // FROM STDIN WITH (FORMAT text)` on one line. Our statement goes in as its table, and
         // ends in a line comment the library's own tail falls into. The names are ours (`st_7`,
-        // `c0`, `k2_text_loc_sv_SE`, …) and go unquoted, so PostgreSQL folds them to lower case
+        // `c0`, `k2_text_loc_sv_se`, …) and go unquoted, so PostgreSQL folds them to lower case
         // as `CREATE TABLE` did; anything else is refused rather than spliced in. Should the
         // library's statement change, the import fails on PostgreSQL's parse error, not silently.
         let plain = { (name: String) in

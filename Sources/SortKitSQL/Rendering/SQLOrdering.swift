@@ -71,7 +71,11 @@ public struct KeyVariant: Sendable, Hashable, Codable, Comparable {
 
 extension Collation {
     /// The collation's name in stored key columns: its modifier name in sort specs, or
-    /// `loc_TAG_STRENGTH` (letters, digits and `_` only: tags are validated ASCII).
+    /// `loc_TAG_STRENGTH` (lower-case letters, digits and `_` only: tags are validated ASCII).
+    /// Lower case because PostgreSQL folds the unquoted names `CREATE TABLE` and `COPY` write
+    /// while `ORDER BY` quotes them: `sv-SE`'s column is `loc_sv_se` in both. Tables made before
+    /// this spelling keep working: PostgreSQL folded their names already and SQLite compares
+    /// names without case.
     var name: String {
         switch self {
         case .binary: "binary"
@@ -79,7 +83,7 @@ extension Collation {
         case .folded: "fold"
         case .natural: "natural"
         case .locale(let locale):
-            "loc_" + locale.identifier.replacingOccurrences(of: "-", with: "_")
+            "loc_" + locale.identifier.lowercased().replacingOccurrences(of: "-", with: "_")
                 + (locale.numeric ? "_kn" : locale.strength == .tertiary ? "" : locale.strength == .secondary ? "_s2" : "_s1")
         }
     }
