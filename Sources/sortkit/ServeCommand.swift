@@ -376,6 +376,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A server holds big tables for hours: keep freed memory from staying resident.
+        _keepResidentMemoryTight()
         let level = logLevel.level
         switch logFormat {
         case .text:

@@ -99,8 +99,11 @@ final class _TableIndexCache: Sendable {
     /// on (`random=` ones while fewer than ``maxRandomRankings`` are kept).
     func remember(_ rankings: [KeyVariant: _Ranking], table: Int64, schemaVersion: Int64, dataVersion: Int64) {
         guard !rankings.isEmpty else { return }
-        let dropped = state.withLock { state -> Bool in
-            guard var index = state.indexes[table], index.schemaVersion == schemaVersion, index.dataVersion == dataVersion else { return false }
+        let (added, dropped) = state.withLock { state -> (Bool, Bool) in
+            guard var index = state.indexes[table], index.schemaVersion == schemaVersion, index.dataVersion == dataVersion else {
+                return (false, false)
+            }
+            var added = false
             var randoms = index.rankings.keys.filter(\.isRandom).count
             for (variant, ranking) in rankings {
                 if let kept = index.rankings[variant] {
@@ -110,19 +113,22 @@ final class _TableIndexCache: Sendable {
                     guard randoms < Self.maxRandomRankings else { continue }
                     randoms += 1
                 }
+                // A new ranking, not one brought up to date after a few writes.
+                added = added || index.rankings[variant] == nil
                 index.rankings[variant] = ranking
                 state.clock += 1
                 state.lastUse[table, default: [:]][variant] = state.clock
             }
             state.indexes[table] = index
-            return Self.keepWithinBudgets(&state, table: table, limits: limits)
+            return (added, Self.keepWithinBudgets(&state, table: table, limits: limits))
         }
         // A dropped ranking's memory (megabytes a million rows) goes back to the system once
-        // the requests still reading it are done with it. At the default priority, not
-        // `.background`: on Linux that runs at nice 10, and `malloc_trim` holds each malloc
-        // arena's lock while it walks it — a starved trimmer under load stalls every thread
-        // that allocates.
-        if dropped { Task.detached { _returnFreedMemoryToSystem() } }
+        // the requests still reading it are done with it, and so does what building a new one
+        // allocated on every core and freed (12 MB for a two-key order of 1M rows). At the
+        // default priority, not `.background`: on Linux that runs at nice 10, and `malloc_trim`
+        // holds each malloc arena's lock while it walks it — a starved trimmer under load
+        // stalls every thread that allocates.
+        if added || dropped { Task.detached { _returnFreedMemoryToSystem() } }
     }
 
     /// Notes that a request read `variants`' rankings of `table` (for the least-recently-used
@@ -293,11 +299,14 @@ final class _TableIndexCache: Sendable {
         return matches
     }
 
-    /// The sorted slots kept under `key`, or `compute`'s, kept.
+    /// The sorted slots kept under `key`, or `compute`'s, kept. What a big one's sort
+    /// allocated on every core and freed goes back to the system (11 MB for an order by two
+    /// ranked keys of 1M rows).
     func sorted(_ key: String, _ compute: () -> [UInt32]) -> [UInt32] {
         if let kept = state.withLock({ $0.sorts[key] }) { return kept }
         let slots = compute()
         state.withLock { $0.sorts[key] = slots }
+        if slots.count >= 1 << 16 { Task.detached { _returnFreedMemoryToSystem() } }
         return slots
     }
 }
