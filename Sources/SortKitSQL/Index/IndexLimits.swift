@@ -82,7 +82,8 @@ public struct IndexUsage: Sendable, Hashable {
     public var rankingBudget: Int
     /// The bytes each structure of the index holds (allocated, not only used), by name:
     /// `cells` (every cell's bytes and its end, 8 bytes), `folded` (the search text and its
-    /// end per row), `ids` (8 bytes a row), `live` (1 byte a row), `rankings`.
+    /// end per row), `ids` (none while the ids run 1…n with no gaps, else 8 bytes a row), `live`
+    /// (1 byte a row), `rankings`.
     ///
     ///     usage.structureBytes["cells"]! / usage.rows   // bytes per row of the cells
     public var structureBytes: [String: Int] = [:]

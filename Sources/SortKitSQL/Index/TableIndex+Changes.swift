@@ -90,7 +90,7 @@ extension _TableIndex {
             }
         }
         return _TableIndex(
-            schema: schema, schemaVersion: schemaVersion, dataVersion: dataVersion, ids: liveSlots.map { ids[$0] },
+            schema: schema, schemaVersion: schemaVersion, dataVersion: dataVersion, ids: _RowIDs(liveSlots.map { ids[$0] }),
             columns: columns, variants: Set(rankings.keys))
     }
 }

@@ -20,8 +20,8 @@ struct _TableIndex: Sendable {
     /// The catalog's schema version and data version this index reflects.
     var schemaVersion: Int64
     var dataVersion: Int64
-    /// Per slot, the row's id, ascending.
-    var ids: [Int64]
+    /// Per slot, the row's id, ascending (a run of ids as two numbers, ``_RowIDs``).
+    var ids: _RowIDs
     /// Per slot, whether the row exists.
     var live: [Bool]
     var liveCount: Int
@@ -43,21 +43,14 @@ struct _TableIndex: Sendable {
         return [
             "cells": cells.base.reduce(0) { $0 + $1.byteCount } + written,
             "folded": folded.byteCount,
-            "ids": ids.capacity * MemoryLayout<Int64>.stride,
+            "ids": ids.byteCount,
             "live": live.capacity,
             "rankings": rankings.values.reduce(0) { $0 + $1.byteCount },
         ]
     }
 
     /// The slot of row `id`, if it has one (live or not).
-    func slot(of id: Int64) -> Int? {
-        var low = 0, high = ids.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ids[middle] < id { low = middle + 1 } else { high = middle }
-        }
-        return low < ids.count && ids[low] == id ? low : nil
-    }
+    func slot(of id: Int64) -> Int? { ids.slot(of: id) }
 }
 
 /// A column's cells as UTF-8 bytes, from ``_Cells/withCellReader(_:_:)``.
@@ -249,7 +242,7 @@ extension _TableIndex {
     /// (`folded`; `typedValues`, per typed column every row's value) so they aren't computed
     /// twice.
     init(
-        schema: TableSchema, schemaVersion: Int64, dataVersion: Int64, ids: [Int64], columns: [_ByteArena], variants: Set<KeyVariant>,
+        schema: TableSchema, schemaVersion: Int64, dataVersion: Int64, ids: _RowIDs, columns: [_ByteArena], variants: Set<KeyVariant>,
         folded: _ByteArena? = nil, typedValues: [Int: [SortValue]] = [:], numbered: [_ColumnNumbering?] = []
     ) {
         self.schema = schema

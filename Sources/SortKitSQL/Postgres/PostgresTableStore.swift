@@ -362,7 +362,7 @@ public final class PostgresTableStore: _SQLTableStore {
             }
         }
         return _TableIndex(
-            schema: info.schema, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion, ids: ids, columns: arenas,
+            schema: info.schema, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion, ids: _RowIDs(ids), columns: arenas,
             variants: try _TableIndex.defaultVariants(info.schema))
     }
 }

@@ -29,7 +29,7 @@ extension SQLiteTableStore {
         }
         sqlite3_reset(handle)
         return _TableIndex(
-            schema: info.schema, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion, ids: ids, columns: arenas,
+            schema: info.schema, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion, ids: _RowIDs(ids), columns: arenas,
             variants: try _TableIndex.defaultVariants(info.schema))
     }
 

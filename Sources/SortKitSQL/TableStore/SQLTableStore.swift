@@ -181,7 +181,7 @@ extension _SQLTableStore {
         async let building =
             inMemoryIndex && inMemory
             ? _TableIndex(
-                schema: schema, schemaVersion: 0, dataVersion: 0, ids: (0..<columns.count).map { Int64($0 + 1) },
+                schema: schema, schemaVersion: 0, dataVersion: 0, ids: _RowIDs(first: 1, count: columns.count),
                 columns: columns.columns, variants: variants, folded: folded, typedValues: typed, numbered: columns.numbered) : nil
         let info: _TableInfo
         do {
