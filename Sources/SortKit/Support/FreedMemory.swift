@@ -13,17 +13,19 @@ package func _returnFreedMemoryToSystem() {
     #endif
 }
 
-/// Sets glibc's malloc for a long-running server that holds big tables: allocations under
-/// 32 MB come from the arenas (reused without new page faults, as glibc's default does once
-/// a big block has been freed), and an arena gives back the free memory at its top once it
-/// passes 1 MB. `true` when both settings took.
+/// Sets glibc's malloc for a long-running server that holds big tables: blocks of 4 MB and
+/// more are mapped on their own (given back when freed: an index's columns and rankings, a
+/// sort's scratch arrays), smaller ones come from the arenas, and an arena gives back the free
+/// memory at its top once it passes 1 MB. `true` when both settings took.
 ///
-/// Why: glibc's default raises its thresholds as big blocks are freed, up to 32 MB for
-/// `mmap` and 64 MB for the top of an arena, and `malloc_trim` releases free chunks inside
-/// an arena but not a thread arena's top. A server that imported a 1M-row table kept 30–65 MB
-/// of such free memory resident (anonymous 205–237 MiB against 174 MiB with these settings;
-/// the index itself is 169 MiB). Set at start-up by `sortkit serve`; a program that embeds the
-/// server sets the same with `GLIBC_TUNABLES=glibc.malloc.trim_threshold=1048576:glibc.malloc.mmap_threshold=33554432`.
+/// Why: glibc's default raises both thresholds as big blocks are freed, up to 32 MB for
+/// `mmap` and 64 MB for the top of an arena, and `malloc_trim` releases free chunks inside an
+/// arena but not a thread arena's top. A server that imported a 1M-row table kept 30–65 MB of
+/// such free memory resident (anonymous 205–237 MiB after the import against 165 MiB with these
+/// settings; the index itself is 161 MiB), and a first page by `-status,title` left 12 MB more.
+/// Import times didn't change (alternating runs). Set at start-up by `sortkit serve`; a program
+/// that embeds the server sets the same with
+/// `GLIBC_TUNABLES=glibc.malloc.trim_threshold=1048576:glibc.malloc.mmap_threshold=4194304`.
 /// A no-op (`false`) where malloc isn't glibc's.
 ///
 ///     _ = _keepResidentMemoryTight()   // first thing in `sortkit serve`
@@ -32,7 +34,7 @@ package func _keepResidentMemoryTight() -> Bool {
     #if canImport(Glibc)
         guard let mallopt = _mallopt else { return false }
         // M_MMAP_THRESHOLD (-3) first: setting either value stops glibc's own adjusting.
-        return mallopt(-3, 32 << 20) == 1 && mallopt(-1, 1 << 20) == 1
+        return mallopt(-3, 4 << 20) == 1 && mallopt(-1, 1 << 20) == 1
     #else
         return false
     #endif
