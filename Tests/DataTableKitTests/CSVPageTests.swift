@@ -168,4 +168,26 @@ struct CSVPageTests {
             }
         }
     }
+
+    @Test("A file read in one part per core has every byte once, at odd sizes and part boundaries (seeded)")
+    func parallelRead() throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-read-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for size in [1, 2, 3, 7, 4_096, 65_537, 1_000_003] {
+            let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let url = folder.appendingPathComponent("f\(size)")
+            try Data(bytes).write(to: url)
+            // In parts from 1 byte on (one per core here), and in one part.
+            #expect(_readWholeFile(atPath: url.path, parallelFrom: 1) == bytes, "size \(size), seed \(seed)")
+            #expect(_readWholeFile(atPath: url.path, parallelFrom: .max) == bytes, "size \(size), seed \(seed)")
+        }
+        #expect(_readWholeFile(atPath: folder.appendingPathComponent("missing").path, parallelFrom: 1) == nil)
+        // An empty file and a folder: read to their end, and refused.
+        try Data().write(to: folder.appendingPathComponent("empty"))
+        #expect(_readWholeFile(atPath: folder.appendingPathComponent("empty").path, parallelFrom: 1) == [])
+        #expect(_readWholeFile(atPath: folder.path, parallelFrom: 1) == nil)
+    }
 }
