@@ -41,6 +41,25 @@ struct SQLOrderingTests {
         // A modifier that reads a column another way reads a key column of that reading.
         #expect(try orderBy("title:num", .sqlite) == #"coalesce("k0_number_natural", X'FF') ASC, "t"."id" ASC"#)
         #expect(try orderBy("price:text:binary", .sqlite) == #"coalesce("k1_text_binary", X'FF') ASC, "t"."id" ASC"#)
+        // Locale collations: one lower-case spelling, as PostgreSQL folds the unquoted name
+        // `CREATE TABLE` wrote.
+        #expect(try orderBy("title:locale=sv-SE", .postgresql) == #"coalesce("k0_text_loc_sv_se", '\xff'::bytea) ASC, "t"."id" ASC"#)
+        #expect(try orderBy("-title:locale=de-AT:nocase", .postgresql) == #"coalesce("k0_text_loc_de_at_s2", '\x'::bytea) DESC, "t"."id" ASC"#)
+    }
+
+    @Test("Two collations that would share a key column are refused, naming both")
+    func sharedKeyColumn() throws {
+        let region = try SortSpec(parsing: "title:locale=en-KN"), natural = try SortSpec(parsing: "title:locale=en:natural")
+        var clash = schema
+        clash.presets = ["region": region, "natural": natural]
+        #expect(KeyVariant(column: 0, interpretation: .text, collation: natural.keys[0].collation).columnName == "k0_text_loc_en_kn")
+        #expect {
+            try clash.requiredVariants(.postgresql)
+        } throws: { error in
+            "\(error)".contains("locale=en-KN") && "\(error)".contains("locale=en:natural") && "\(error)".contains("k0_text_loc_en_kn")
+        }
+        clash.presets = ["region": region]
+        #expect(try clash.requiredVariants(.postgresql).map(\.columnName) == ["k0_text_loc_en_kn"])
     }
 
     @Test("An enum order is a CASE over key ranges, literal so an index can repeat it")

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -26,13 +28,16 @@ package func _returnFreedMemoryToSystem() {
 /// Import times didn't change (alternating runs). Set at start-up by `sortkit serve`; a program
 /// that embeds the server sets the same with
 /// `GLIBC_TUNABLES=glibc.malloc.trim_threshold=1048576:glibc.malloc.mmap_threshold=4194304`.
-/// A no-op (`false`) where malloc isn't glibc's.
+/// A no-op (`false`) where malloc isn't glibc's, and when `GLIBC_TUNABLES` sets any
+/// `glibc.malloc.` value: the operator's settings stand.
 ///
 ///     _ = _keepResidentMemoryTight()   // first thing in `sortkit serve`
 @discardableResult
 package func _keepResidentMemoryTight() -> Bool {
     #if canImport(Glibc)
-        guard let mallopt = _mallopt else { return false }
+        guard let mallopt = _mallopt, getenv("GLIBC_TUNABLES").map({ !String(cString: $0).contains("glibc.malloc.") }) ?? true else {
+            return false
+        }
         // M_MMAP_THRESHOLD (-3) first: setting either value stops glibc's own adjusting.
         return mallopt(-3, 4 << 20) == 1 && mallopt(-1, 1 << 20) == 1
     #else
@@ -53,3 +58,46 @@ package func _keepResidentMemoryTight() -> Bool {
         return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
     }()
 #endif
+
+/// ``_returnFreedMemoryToSystem()`` on another task, at most once a second: a server calls
+/// this after work that freed megabytes (an order built, a big sort kept), and a burst of
+/// such requests makes one trim, not one each (`malloc_trim` holds each arena's lock while it
+/// walks it). Memory freed while a trim runs is trimmed by the next one a caller asks for.
+///
+///     cache.install(ranking)
+///     _returnFreedMemoryToSystemSoon()
+package func _returnFreedMemoryToSystemSoon() {
+    #if canImport(Glibc)
+        let start = _trims.withLock { state in
+            guard !state.pending else { return false }
+            state.pending = true
+            return true
+        }
+        guard start else { return }
+        Task.detached {
+            let wait = _trims.withLock { state in state.last.map { .seconds(1) - (ContinuousClock.now - $0) } ?? .zero }
+            if wait > .zero { try? await Task.sleep(for: wait) }
+            _trims.withLock { state in
+                state.pending = false
+                state.last = .now
+                state.count += 1
+            }
+            _returnFreedMemoryToSystem()
+        }
+    #endif
+}
+
+#if canImport(Glibc)
+    /// Whether a trim is waiting to run, when the last one started, and how many have.
+    private let _trims = Mutex<(pending: Bool, last: ContinuousClock.Instant?, count: Int)>((false, nil, 0))
+#endif
+
+/// Whether a trim asked for by ``_returnFreedMemoryToSystemSoon()`` is still to run, and how
+/// many have run (for tests).
+package var _trimState: (pending: Bool, count: Int) {
+    #if canImport(Glibc)
+        _trims.withLock { ($0.pending, $0.count) }
+    #else
+        (false, 0)
+    #endif
+}

@@ -7,8 +7,8 @@
 ///     ids.append(4)                  // still a run
 ///     ids.append(9)                  // now an array: [1, 2, 3, 4, 9]
 ///     ids[4]                         // 9
-struct _RowIDs: RandomAccessCollection, Sendable, Equatable {
-    private enum Storage: Equatable {
+struct _RowIDs: RandomAccessCollection, Sendable {
+    private enum Storage {
         case run(first: Int64, count: Int)
         case list([Int64])
     }
@@ -16,9 +16,8 @@ struct _RowIDs: RandomAccessCollection, Sendable, Equatable {
 
     /// `ids`, ascending; kept as a run when each is one more than the one before.
     init(_ ids: [Int64]) {
-        if let first = ids.first, ids.last.map({ $0 &- first == Int64(ids.count - 1) }) == true,
-            zip(ids, ids.dropFirst()).allSatisfy({ $0 &+ 1 == $1 })
-        {
+        precondition(zip(ids, ids.dropFirst()).allSatisfy { $0 < $1 }, "row ids must ascend")
+        if let first = ids.first, zip(ids, ids.dropFirst()).allSatisfy({ $0 + 1 == $1 }) {
             storage = .run(first: first, count: ids.count)
         } else {
             storage = ids.isEmpty ? .run(first: 1, count: 0) : .list(ids)
@@ -27,6 +26,7 @@ struct _RowIDs: RandomAccessCollection, Sendable, Equatable {
 
     /// The ids `first…` of `count` rows.
     init(first: Int64, count: Int) {
+        precondition(count >= 0 && (count == 0 || !first.addingReportingOverflow(Int64(count - 1)).overflow), "ids \(first) and \(count) more")
         storage = .run(first: first, count: count)
     }
 
@@ -63,18 +63,29 @@ struct _RowIDs: RandomAccessCollection, Sendable, Equatable {
 
     /// Adds the id of a new last slot (greater than the last one's).
     mutating func append(_ id: Int64) {
+        precondition(isEmpty || id > self[count - 1], "row id \(id) isn't past the last one")
         switch storage {
         case .run(_, 0):
             storage = .run(first: id, count: 1)
         case .run(let first, let count) where first.addingReportingOverflow(Int64(count)) == (id, false):
             storage = .run(first: first, count: count + 1)
         case .run(let first, let count):
-            storage = .list((0..<count).map { first + Int64($0) } + [id])
+            var ids: [Int64] = []
+            ids.reserveCapacity(count + count / 8 + 1)
+            ids.append(contentsOf: first...(first + Int64(count - 1)))
+            ids.append(id)
+            storage = .list(ids)
         case .list(var ids):
             storage = .run(first: 0, count: 0) // the one reference left: appended in place
             ids.append(id)
             storage = .list(ids)
         }
+    }
+
+    /// Where a list's ids are kept, `nil` for a run (for tests: appends keep the storage).
+    var storageAddress: UnsafeRawPointer? {
+        guard case .list(let ids) = storage else { return nil }
+        return ids.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
     }
 
     /// The slot of `id`, if one holds it.

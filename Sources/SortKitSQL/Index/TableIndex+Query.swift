@@ -276,7 +276,7 @@ extension _TableIndex {
                                     let group = ranks[k][slot]
                                     _pack(&hi, &lo, tables[k][group == _Ranking.null ? nullIndex[k] : Int(group)], shift: shifts[k])
                                 }
-                                if let cursor, (hi, lo, ids[slot]) <= (cursor.hi, cursor.lo, cursor.id) { continue }
+                                if let cursor, _atOrBefore(hi, lo, cursor, id: { ids[slot] }) { continue }
                                 let record = _KeyRecord(hi: hi, lo: lo, index: UInt32(slot))
                                 guard small else {
                                     kept.append(record)
@@ -354,7 +354,7 @@ extension _TableIndex {
             let slots = group == ranking.distinct ? ranking.nulls : ranking.group(group)
             for slot in slots where query.matches.contains(Int(slot), live: live) {
                 let record = record(slot)
-                if let cursor, (record.hi, record.lo, ids[Int(slot)]) <= (cursor.hi, cursor.lo, cursor.id) { continue }
+                if let cursor, _atOrBefore(record.hi, record.lo, cursor, id: { ids[Int(slot)] }) { continue }
                 records.append(record)
             }
             // Enough, and the next group sorts after this one: later groups can't come first.
@@ -400,6 +400,13 @@ extension _TableIndex {
 private func _pack(_ hi: inout UInt64, _ lo: inout UInt64, _ ordinal: UInt64, shift: UInt64) {
     hi = hi << shift | lo >> (64 - shift)
     lo = lo << shift | ordinal
+}
+
+/// Whether a row packed as `hi, lo` comes at or before the cursor's row; its id is read only
+/// when the keys tie.
+@inline(__always)
+private func _atOrBefore(_ hi: UInt64, _ lo: UInt64, _ cursor: (hi: UInt64, lo: UInt64, id: Int64), id: () -> Int64) -> Bool {
+    (hi, lo) < (cursor.hi, cursor.lo) || ((hi, lo) == (cursor.hi, cursor.lo) && id() <= cursor.id)
 }
 
 /// Composite order, ties by slot.

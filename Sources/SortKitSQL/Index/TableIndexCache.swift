@@ -59,7 +59,7 @@ final class _TableIndexCache: Sendable {
             self.install(index, table: table)
             // What reading the whole table allocated on every core and freed goes back to the
             // system (not after each small update; at the default priority, as below).
-            if kept == nil { Task.detached { _returnFreedMemoryToSystem() } }
+            if kept == nil { _returnFreedMemoryToSystemSoon() }
             return index
         }
     }
@@ -128,7 +128,7 @@ final class _TableIndexCache: Sendable {
         // default priority, not `.background`: on Linux that runs at nice 10, and `malloc_trim`
         // holds each malloc arena's lock while it walks it — a starved trimmer under load
         // stalls every thread that allocates.
-        if added || dropped { Task.detached { _returnFreedMemoryToSystem() } }
+        if added || dropped { _returnFreedMemoryToSystemSoon() }
     }
 
     /// Notes that a request read `variants`' rankings of `table` (for the least-recently-used
@@ -306,7 +306,7 @@ final class _TableIndexCache: Sendable {
         if let kept = state.withLock({ $0.sorts[key] }) { return kept }
         let slots = compute()
         state.withLock { $0.sorts[key] = slots }
-        if slots.count >= 1 << 16 { Task.detached { _returnFreedMemoryToSystem() } }
+        if slots.count >= 1 << 16 { _returnFreedMemoryToSystemSoon() }
         return slots
     }
 }

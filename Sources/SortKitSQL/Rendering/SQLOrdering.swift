@@ -65,7 +65,20 @@ public struct KeyVariant: Sendable, Hashable, Codable, Comparable {
     }
 
     public static func < (lhs: KeyVariant, rhs: KeyVariant) -> Bool {
-        lhs.columnName < rhs.columnName
+        (lhs.columnName, lhs.collation.rawValue) < (rhs.columnName, rhs.collation.rawValue)
+    }
+
+    /// Refuses variants that would share a stored column: a region that reads as a strength
+    /// (`locale=en-KN` and `locale=en:natural` are both `…_loc_en_kn`).
+    static func checkDistinctColumns(_ variants: Set<KeyVariant>) throws {
+        var seen: [String: KeyVariant] = [:]
+        for variant in variants.sorted() {
+            if let other = seen.updateValue(variant, forKey: variant.columnName), other != variant {
+                throw TableStoreError.invalid(
+                    "collations '\(other.collation.rawValue)' and '\(variant.collation.rawValue)' of column \(variant.column + 1) "
+                        + "would share the key column \(variant.columnName); sort by one of them")
+            }
+        }
     }
 }
 

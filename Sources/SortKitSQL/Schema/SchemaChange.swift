@@ -91,6 +91,7 @@ struct _PhysicalMigration {
         self.retyped = retyped
         let kept = info.variants.filter { !retyped.contains($0.column) }
         let variants = kept.union(try schema.requiredVariants(dialect, databaseIndex: databaseIndex))
+        try KeyVariant.checkDistinctColumns(variants)
         droppedVariants = info.variants.subtracting(kept).sorted()
         addedVariants = variants.subtracting(kept).sorted()
         var new = _TableInfo(id: info.id, schema: schema, variants: variants, rowCount: info.rowCount)

@@ -156,7 +156,7 @@ extension _SQLTableStore {
         // The columns, folded text and typed values are freed when the import returns; the
         // malloc arenas of the cores that made them give the memory back (about 300 MB after
         // a 1M-row import, which the resident size would otherwise keep).
-        defer { Task.detached { _returnFreedMemoryToSystem() } }
+        defer { _returnFreedMemoryToSystemSoon() }
         return try await importColumns(csv, as: name, delimiter: delimiter, presets: presets)
     }
 

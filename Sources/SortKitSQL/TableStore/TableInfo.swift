@@ -167,6 +167,7 @@ extension TableSchema {
         for spec in Array(presets.values) + columnOrders(databaseIndex) {
             variants.formUnion(try SQLOrdering(.spec(spec), schema: self, dialect: dialect).variants)
         }
+        try KeyVariant.checkDistinctColumns(variants)
         return variants
     }
 
