@@ -98,92 +98,6 @@ final class _UCATable: Sendable {
 
     // MARK: Loading
 
-    /// The decoded data: the root's entries and each tailoring's, not yet tables.
-    private struct Decoded: Sendable {
-        var primaryCount = 0
-        var fbRank = 0
-        var lastVariable = 0
-        var singles: [(UInt32, [Element])] = []
-        var contractions: [([UInt32], [Element])] = []
-        var tailorings: [String: Tailoring] = [:]
-
-        struct Tailoring: Sendable {
-            var flags: UInt8
-            var runs: [(from: Int, count: Int, to: Int)]
-            var entries: [([UInt32], [Element])]
-            /// Prefix contexts: (prefix, text, elements), the text weighing so after the prefix.
-            var contexts: [([UInt32], [UInt32], [Element])] = []
-        }
-    }
-
-    private static let decoded: Decoded = {
-        guard let data = Data(base64Encoded: _LocaleCollationData.base64, options: .ignoreUnknownCharacters) else {
-            preconditionFailure("LocaleCollationData.swift is not base64")
-        }
-        let bytes = [UInt8](data)
-        var i = 4
-        func u8() -> Int {
-            defer { i += 1 }
-            return Int(bytes[i])
-        }
-        func u16() -> Int { u8() | u8() << 8 }
-        func u24() -> Int { u8() | u8() << 8 | u8() << 16 }
-        func u32() -> Int { u16() | u16() << 16 }
-        func element() -> Element {
-            let p = UInt64(u24()), s = UInt64(u16()), t = UInt64(u16())
-            return p << 32 | s << 16 | t
-        }
-        func elements() -> [Element] { (0..<u8()).map { _ in element() } }
-        func scalars() -> [UInt32] { (0..<u8()).map { _ in UInt32(u24()) } }
-        precondition(bytes.prefix(4).elementsEqual("SKC1".utf8), "LocaleCollationData.swift: unknown layout")
-        var result = Decoded()
-        result.primaryCount = u32()
-        result.fbRank = u32()
-        result.lastVariable = u32()
-        result.singles = (0..<u32()).map { _ in
-            let scalar = UInt32(u24())
-            return (scalar, elements())
-        }
-        result.contractions = (0..<u32()).map { _ in (scalars(), elements()) }
-        var names: [(String, Int)] = []
-        for _ in 0..<u32() {
-            let name = String(decoding: (0..<u8()).map { _ in UInt8(u8()) }, as: UTF8.self)
-            names.append((name, u16()))
-        }
-        var blocks: [Decoded.Tailoring] = []
-        for _ in 0..<u32() {
-            let flags = UInt8(u8())
-            let runs = (0..<u16()).map { _ in (from: u16(), count: u16(), to: u16()) }
-            var entries: [([UInt32], [Element])] = []
-            var contexts: [([UInt32], [UInt32], [Element])] = []
-            for _ in 0..<u32() {
-                if bytes[i] == 255 {
-                    i += 1
-                    let prefix = scalars()
-                    contexts.append((prefix, scalars(), elements()))
-                    continue
-                }
-                guard bytes[i] == 0 else {
-                    entries.append((scalars(), elements()))
-                    continue
-                }
-                // A long list: (lead, common, common) (trail, 0, 0) for each scalar.
-                i += 1
-                let lead = UInt64(u24())
-                var tertiary = UInt64(0x02 * 128 + 64)
-                if flags & 1 != 0 { tertiary += UInt64(caseLowerOffset) }
-                let first = lead << 32 | UInt64(0x20 * 128 + 64) << 16 | tertiary
-                for _ in 0..<u32() {
-                    let scalar = UInt32(u24())
-                    entries.append(([scalar], [first, UInt64(u24()) << 32]))
-                }
-            }
-            blocks.append(.init(flags: flags, runs: runs, entries: entries, contexts: contexts))
-        }
-        for (name, block) in names { result.tailorings[name] = blocks[block] }
-        return result
-    }()
-
     /// The tags (`sv`, `de/phonebook`) compiled into the data.
     static var compiledTags: [String] { _LocaleCollationData.tags }
 
@@ -196,7 +110,7 @@ final class _UCATable: Sendable {
     static func table(named name: String) -> _UCATable? {
         if name == "und" { return root }
         if let table = cache.withLock({ $0[name] }) { return table }
-        guard let tailoring = decoded.tailorings[name] else { return nil }
+        guard let tailoring = decoded.tailoring(named: name) else { return nil }
         let table = make(tailoring: tailoring)
         cache.withLock { $0[name] = table }
         return table
