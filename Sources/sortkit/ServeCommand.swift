@@ -471,7 +471,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
             say("sortkit: importing \(file) as table '\(name)' (\(data.count) bytes)…")
             do {
-                let schema = try await store.importCSV(data, as: name, delimiter: UInt8(ascii: ","), presets: presets)
+                let schema = try await store.importCSV(consume data, as: name, delimiter: UInt8(ascii: ","), presets: presets)
                 let elapsed = ContinuousClock.now - start
                 let rows = try await store.page(of: name, PageRequest(limit: 0)).total
                 metrics.imported(table: name, rows: rows, duration: elapsed)

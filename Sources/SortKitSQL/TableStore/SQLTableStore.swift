@@ -151,17 +151,20 @@ extension _SQLTableStore {
     /// from the ids, and a move writes only the rows it places.
     @discardableResult
     public func importCSV(
-        _ csv: [UInt8], as name: String, delimiter: UInt8 = UInt8(ascii: ","), presets: [String: SortSpec] = [:]
+        _ csv: consuming [UInt8], as name: String, delimiter: UInt8 = UInt8(ascii: ","), presets: [String: SortSpec] = [:]
     ) async throws -> TableSchema {
         // The columns, folded text and typed values are freed when the import returns; the
         // malloc arenas of the cores that made them give the memory back (about 300 MB after
         // a 1M-row import, which the resident size would otherwise keep).
         defer { _returnFreedMemoryToSystemSoon() }
-        return try await importColumns(csv, as: name, delimiter: delimiter, presets: presets)
+        return try await importColumns(consume csv, as: name, delimiter: delimiter, presets: presets)
     }
 
-    private func importColumns(_ csv: [UInt8], as name: String, delimiter: UInt8, presets: [String: SortSpec]) async throws -> TableSchema {
+    private func importColumns(_ csv: consuming [UInt8], as name: String, delimiter: UInt8, presets: [String: SortSpec]) async throws -> TableSchema {
         var columns = try _CSVColumns.read(csv, delimiter: delimiter)
+        // The columns hold copies of the cells: the file's bytes go (when the caller passed
+        // its last reference) before the index and the load allocate theirs.
+        _ = consume csv
         columns.number()
         let schema = TableSchema(
             name: name, columns: zip(columns.header, columns.inferredTypes()).map { TableSchema.Column($0, $1) }, presets: presets)

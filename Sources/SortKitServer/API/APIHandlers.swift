@@ -187,7 +187,7 @@ struct APIHandlers: Sendable {
         let body = try await readBody()
         guard !body.isEmpty else { throw APIError.badRequest("the CSV is empty: send a header row and the rows") }
         let started = ContinuousClock.now
-        let schema = try await store.importCSV(body, as: name, delimiter: delimiter, presets: [:])
+        let schema = try await store.importCSV(consume body, as: name, delimiter: delimiter, presets: [:])
         let count = try await store.catalog().first { $0.schema.name == name }?.rowCount ?? 0
         server.metrics.imported(table: schema.name, rows: count, duration: ContinuousClock.now - started)
         return .json(
