@@ -162,13 +162,14 @@ package func _readWholeFile(atPath path: String, parallelFrom: Int = 32 << 20) -
     }
     let size = Int(info.st_size)
     let parts = size >= max(1, parallelFrom) ? max(1, min(8, ProcessInfo.processInfo.activeProcessorCount, size)) : 1
-    // Per part, the bytes read, or -1 after a read error.
+    // Part `k` is `bounds[k]..<bounds[k + 1]`; per part, the bytes read, or -1 after a read error.
+    let bounds = (0...parts).map { $0 == parts ? size : size / parts * $0 }
     var got = [Int](repeating: 0, count: parts)
     var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
         got.withUnsafeMutableBufferPointer { got in
             nonisolated(unsafe) let (buffer, got) = (buffer, got)
             DispatchQueue.concurrentPerform(iterations: parts) { part in
-                let start = size / parts * part, end = part == parts - 1 ? size : size / parts * (part + 1)
+                let (start, end) = (bounds[part], bounds[part + 1])
                 var offset = start
                 while offset < end {
                     // At most 2 GiB a call: Darwin refuses larger reads (Linux reads 2 GiB less 4 KiB).
@@ -187,8 +188,7 @@ package func _readWholeFile(atPath path: String, parallelFrom: Int = 32 << 20) -
         for (part, read) in got.enumerated() {
             guard read >= 0 else { return }
             count += read
-            let expected = (part == parts - 1 ? size : size / parts * (part + 1)) - size / parts * part
-            if read < expected { break }
+            if read < bounds[part + 1] - bounds[part] { break }
         }
     }
     guard !got.contains(where: { $0 < 0 }) else { return nil }

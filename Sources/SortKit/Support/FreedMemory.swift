@@ -63,6 +63,8 @@ package func _keepResidentMemoryTight() -> Bool {
 /// this after work that freed megabytes (an order built, a big sort kept), and a burst of
 /// such requests makes one trim, not one each (`malloc_trim` holds each arena's lock while it
 /// walks it). Memory freed while a trim runs is trimmed by the next one a caller asks for.
+/// The trim runs at the default priority, not `.background`: on Linux that is nice 10, and a
+/// starved trimmer holding an arena's lock under load stalls every thread that allocates.
 ///
 ///     cache.install(ranking)
 ///     _returnFreedMemoryToSystemSoon()

@@ -58,7 +58,7 @@ final class _TableIndexCache: Sendable {
             let index = try await refresh(kept)
             self.install(index, table: table)
             // What reading the whole table allocated on every core and freed goes back to the
-            // system (not after each small update; at the default priority, as below).
+            // system (not after each small update).
             if kept == nil { _returnFreedMemoryToSystemSoon() }
             return index
         }
@@ -124,10 +124,7 @@ final class _TableIndexCache: Sendable {
         }
         // A dropped ranking's memory (megabytes a million rows) goes back to the system once
         // the requests still reading it are done with it, and so does what building a new one
-        // allocated on every core and freed (12 MB for a two-key order of 1M rows). At the
-        // default priority, not `.background`: on Linux that runs at nice 10, and `malloc_trim`
-        // holds each malloc arena's lock while it walks it — a starved trimmer under load
-        // stalls every thread that allocates.
+        // allocated on every core and freed.
         if added || dropped { _returnFreedMemoryToSystemSoon() }
     }
 
@@ -300,8 +297,7 @@ final class _TableIndexCache: Sendable {
     }
 
     /// The sorted slots kept under `key`, or `compute`'s, kept. What a big one's sort
-    /// allocated on every core and freed goes back to the system (11 MB for an order by two
-    /// ranked keys of 1M rows).
+    /// allocated on every core and freed goes back to the system.
     func sorted(_ key: String, _ compute: () -> [UInt32]) -> [UInt32] {
         if let kept = state.withLock({ $0.sorts[key] }) { return kept }
         let slots = compute()
