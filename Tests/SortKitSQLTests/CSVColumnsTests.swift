@@ -87,4 +87,38 @@ extension CSVColumnsTests {
             }
         }
     }
+
+    @Test("An import's typed values: a repeating column's kept once per distinct cell with the column's numbers, each record's the parse of its cell (seeded)")
+    func typedValues() throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let schema = TableSchema(name: "t", columns: [.init("n", .integer), .init("p", .float), .init("d", .date), .init("s", .string)])
+        let prices = ["9.5", "12", "", " 7 ", "1e3", "-0", "99999999999999999999", "x"]
+        for round in 0..<20 {
+            let count = Int.random(in: 1...5_000, using: &random)
+            var csv = "n,p,d,s\n"
+            var expected: [[SortValue]] = []
+            for record in 0..<count {
+                // Ids (every value its own), repeating prices and dates; blank and odd cells too.
+                let n = round % 4 == 3 ? "\(Int.random(in: -3...3, using: &random))" : "\(record * 7 - 100)"
+                let p = prices.randomElement(using: &random)!, d = "2024-01-\(10 + Int.random(in: 0..<5, using: &random))"
+                csv += "\(n),\(p),\(d),s\(record)\n"
+                expected.append([ColumnType.integer.sortValue(n), ColumnType.float.sortValue(p), ColumnType.date.sortValue(d)])
+            }
+            var columns = try _CSVColumns.read(Array(csv.utf8), delimiter: UInt8(ascii: ","))
+            columns.number()
+            let (_, typed) = columns.derived(schema)
+            let context: Comment = "round \(round), \(count) records (seed \(seed))"
+            #expect(typed.keys.sorted() == [0, 1, 2], context)
+            for column in 0..<3 {
+                let values = try #require(typed[column], context)
+                #expect(values.count == count && values.perRecord == expected.map { $0[column] }, context)
+                #expect((0..<count).allSatisfy { values[$0] == expected[$0][column] }, context)
+                if count >= 64, column > 0 {
+                    // Prices and dates repeat: a value per distinct cell.
+                    #expect(values.ids != nil && values.values.count <= 8, context)
+                }
+            }
+        }
+    }
 }

@@ -194,9 +194,9 @@ package struct _CSVColumns: Sendable {
 extension _CSVColumns {
     /// What both an import's inserts and its index need, computed once on every core: every
     /// record's folded search text, and per typed column every record's value.
-    func derived(_ schema: TableSchema) -> (folded: _ByteArena, typed: [Int: [SortValue]]) {
+    func derived(_ schema: TableSchema) -> (folded: _ByteArena, typed: [Int: _TypedValues]) {
         let typedColumns = schema.columns.indices.filter { schema.columns[$0].type != .string }
-        let results = _ResultSlots<[SortValue]>(count: typedColumns.count)
+        let results = _ResultSlots<_TypedValues>(count: typedColumns.count)
         let columns = self.columns, count = self.count
         // The typed columns and slices of the folded text, as one list the cores take from: the
         // folded text as one task (split again inside) had one core fold while the other
@@ -212,12 +212,12 @@ extension _CSVColumns {
                     return type.sortValue(String(decoding: cell, as: UTF8.self))
                 }
             }
-            // Prices, dates and counts repeat: each distinct value is parsed once.
+            // Prices, dates and counts repeat: each distinct value is parsed once and kept once,
+            // with the column's numbering (its 4-byte ids, which the columns hold anyway).
             if let numbered = numbering(column, limit: max(16, arena.count / 4)) {
-                let distinct = numbered.firsts.map(value)
-                results.set(task, numbered.ids.map { distinct[Int($0)] })
+                results.set(task, _TypedValues(distinct: numbered.firsts.map(value), ids: numbered.ids))
             } else {
-                results.set(task, (0..<arena.count).map(value))
+                results.set(task, _TypedValues((0..<arena.count).map(value)))
             }
         }
         _ByteArena.withViews(columns) { views in
@@ -236,6 +236,42 @@ extension _CSVColumns {
         }
         return (_ByteArena.joined(parts.values), Dictionary(uniqueKeysWithValues: zip(typedColumns, results.values)))
     }
+}
+
+/// A typed column's value per record: for a column whose cells repeat (prices, dates, counts),
+/// each distinct cell's value once and each record's number, else a value per record. At 1M
+/// rows a value per record was 24 MB a column, held through the import's peak.
+///
+///     let prices = _TypedValues(distinct: [.double(9.5), .double(12)], ids: [1, 0, 1])
+///     prices[2]   // .double(12)
+struct _TypedValues: Sendable, ExpressibleByArrayLiteral {
+    /// The distinct values (with `ids`), or a value per record.
+    let values: [SortValue]
+    /// Per record, the number of its value in `values`.
+    let ids: [UInt32]?
+
+    init(_ values: [SortValue]) {
+        self.values = values
+        ids = nil
+    }
+
+    init(distinct values: [SortValue], ids: [UInt32]) {
+        self.values = values
+        self.ids = ids
+    }
+
+    init(arrayLiteral values: SortValue...) { self.init(values) }
+
+    var count: Int { ids?.count ?? values.count }
+
+    @inline(__always)
+    subscript(record: Int) -> SortValue {
+        if let ids { return values[Int(ids[record])] }
+        return values[record]
+    }
+
+    /// A value per record.
+    var perRecord: [SortValue] { ids == nil ? values : (0..<count).map { self[$0] } }
 }
 
 /// A cell of ASCII digits with an optional sign that fits in 64 bits, read without a `String`

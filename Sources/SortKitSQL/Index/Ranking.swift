@@ -69,6 +69,10 @@ struct _Ranking: Sendable {
             self = ranking
             return
         }
+        if let ranking = Self.byTextKeys(variant, cells: cells, live: live, type: type) {
+            self = ranking
+            return
+        }
         let slots = live.indices.filter { live[$0] }
         // The values (a parse, a length, a hash per cell) on every core.
         let parts = max(1, min(_scanCores, slots.count / 65_536))

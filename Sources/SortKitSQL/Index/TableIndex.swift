@@ -243,7 +243,7 @@ extension _TableIndex {
     /// twice.
     init(
         schema: TableSchema, schemaVersion: Int64, dataVersion: Int64, ids: _RowIDs, columns: [_ByteArena], variants: Set<KeyVariant>,
-        folded: _ByteArena? = nil, typedValues: [Int: [SortValue]] = [:], numbered: [_ColumnNumbering?] = []
+        folded: _ByteArena? = nil, typedValues: [Int: _TypedValues] = [:], numbered: [_ColumnNumbering?] = []
     ) {
         self.schema = schema
         self.schemaVersion = schemaVersion
@@ -322,7 +322,7 @@ extension _TableIndex {
     /// Rankings of several variants, side by side on the cores; a typed column read by its
     /// type takes its values from `typedValues` when given.
     static func buildRankings(
-        _ variants: [KeyVariant], cells: _Cells, live: [Bool], schema: TableSchema, typedValues: [Int: [SortValue]] = [:]
+        _ variants: [KeyVariant], cells: _Cells, live: [Bool], schema: TableSchema, typedValues: [Int: _TypedValues] = [:]
     ) -> [_Ranking] {
         guard !variants.isEmpty else { return [] }
         let results = _ResultSlots<_Ranking>(count: variants.count)
@@ -332,7 +332,7 @@ extension _TableIndex {
                 let variant = variants[index]
                 if variant.interpretation == .inferred, variant.transform == nil, let values = typedValues[variant.column], live.allSatisfy({ $0 }) {
                     let distinct = _Ranking.byDistinctValues(variant.column, of: cells, live: live, collation: variant.collation) { values[$0] }
-                    results.set(index, distinct ?? _Ranking(values: values, collation: variant.collation))
+                    results.set(index, distinct ?? _Ranking(values: values.perRecord, collation: variant.collation))
                 } else {
                     results.set(index, _Ranking(variant, cells: cells, live: live, schema: schema))
                 }

@@ -48,7 +48,7 @@ enum _CopyBinary {
     /// which writes the header and trailer. A group throws ``TableStoreError`` for a value its
     /// column's type can't hold (a typed column's values are that type's, so none is expected).
     static func chunks(
-        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], info: _TableInfo, rowsPerChunk: Int = 16_384
+        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: _TypedValues], info: _TableInfo, rowsPerChunk: Int = 16_384
     ) -> (groups: Int, group: @Sendable (Int) throws -> [ByteBuffer]) {
         let count = columns.count, cores = ProcessInfo.processInfo.activeProcessorCount, perGroup = rowsPerChunk * cores
         let fields = fields(info), names = ["id"] + info.physicalColumns

@@ -36,7 +36,7 @@ extension SQLiteTableStore {
     /// Inserts every record of `columns` as rows 1…n, binding cells straight from the arenas:
     /// per row one `sqlite3_step`, no `String` for text that is stored as it was read.
     static func bulkInsert(
-        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], _ info: _TableInfo, _ db: Database
+        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: _TypedValues], _ info: _TableInfo, _ db: Database
     ) throws {
         let physical = info.physicalColumns
         let marks = Array(repeating: "?", count: physical.count + 1).joined(separator: ", ")

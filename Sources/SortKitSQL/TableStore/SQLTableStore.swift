@@ -43,7 +43,7 @@ protocol _SQLTableStore: TableStore {
     /// transaction; returns its catalog entry.
     /// A table served from the database (`databaseIndex`) gets its column and search indexes.
     func load(
-        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], as schema: TableSchema, databaseIndex: Collation?
+        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
     ) async throws -> _TableInfo
     /// A page's rows (`select`) and — with `count` — the filtered count, read in one snapshot
     /// within ``queryBudget``. With `csv`, a store may write the page's cells as CSV records

@@ -60,7 +60,7 @@ struct _TableInfo {
     /// columns of the CSV and what ``_CSVColumns/derived(_:)`` made of them (valid only inside
     /// `body`): what ``rowValues(_:)`` gives for each record's cells, without a `String` per cell.
     func withImportRows<Result>(
-        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: [SortValue]], _ body: (_ImportRows) throws -> Result
+        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: _TypedValues], _ body: (_ImportRows) throws -> Result
     ) rethrows -> Result {
         let typedByColumn = schema.columns.indices.map { typed[$0] }
         let keys = variants.sorted().map { variant in
@@ -250,7 +250,7 @@ struct _ImportRows {
     /// Per column its cells, then the folded text.
     let views: [_ArenaView]
     /// Per column its typed values, if it has any.
-    let typed: [[SortValue]?]
+    let typed: [_TypedValues?]
     /// The stored key columns, in ``_TableInfo/physicalColumns`` order.
     let keys: [Key]
     let columnCount: Int
