@@ -107,7 +107,7 @@ extension CSVColumnsTests {
             }
             var columns = try _CSVColumns.read(Array(csv.utf8), delimiter: UInt8(ascii: ","))
             columns.number()
-            let (_, typed) = columns.derived(schema)
+            let (_, _, typed) = columns.derived(schema)
             let context: Comment = "round \(round), \(count) records (seed \(seed))"
             #expect(typed.keys.sorted() == [0, 1, 2], context)
             for column in 0..<3 {
@@ -119,6 +119,47 @@ extension CSVColumnsTests {
                     #expect(values.ids != nil && values.values.count <= 8, context)
                 }
             }
+        }
+    }
+
+    @Test("An import's rows hand on each record's whole folded text, numbered fields filled in, as SearchQuery folds the cells (seeded)")
+    func importedFoldedText() throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let words = ["", " ", "Jürgen", "ÉCLAIR", "東京", "e\u{301}", "Straße", "done", "a\u{1F}b", String(repeating: "Ö", count: 300)]
+        for round in 0..<12 {
+            // Up to four columns, any of them repeating (numbered) or not, first and last included.
+            let width = Int.random(in: 1...4, using: &random), count = Int.random(in: 1...3_000, using: &random)
+            let repeats = (0..<width).map { _ in Bool.random(using: &random) }
+            let rows = (0..<count).map { record in
+                (0..<width).map { column in
+                    let word = words.randomElement(using: &random)!
+                    return repeats[column] ? word : "\(word) \(record)"
+                }
+            }
+            let csv =
+                (0..<width).map { "c\($0)" }.joined(separator: ",") + "\n"
+                + rows.map { $0.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ",") + "\n" }.joined()
+            var columns = try _CSVColumns.read(Array(csv.utf8), delimiter: UInt8(ascii: ","))
+            columns.number()
+            let schema = TableSchema(name: "t", columns: (0..<width).map { .init("c\($0)", .string) })
+            let (cells, folded, typed) = columns.derived(schema)
+            let context: Comment = "round \(round): \(count) rows, repeating \(repeats) (seed \(seed))"
+            #expect(cells.base.contains { $0.numbering != nil } == !folded.distinct.isEmpty, context)
+            var texts: [String] = []
+            var scratch = _FoldScratch()
+            _TableInfo(id: 1, schema: schema, variants: []).withImportRows(columns, folded: folded, typed: typed) { rows in
+                for record in 0..<count {
+                    rows.forEachValue(of: record, scratch: &scratch) { value in
+                        if case .folded(let bytes) = value { texts.append(String(decoding: bytes, as: UTF8.self)) }
+                    }
+                }
+            }
+            // The cells as stored: NFC, nothing for blank text.
+            let expected = rows.map { SearchQuery.foldedFields($0.map { _isBlank($0) ? "" : Collation.normalized($0) }) }
+            let wrong = zip(texts, expected).enumerated().first { $0.element.0 != $0.element.1 }
+            #expect(texts.count == count && wrong == nil, "record \(wrong?.offset ?? -1): \(wrong.map { "\($0.element)" } ?? ""); \(context)")
+            #expect(folded.wholeByteCount == expected.reduce(0) { $0 + $1.utf8.count }, context)
         }
     }
 }

@@ -126,7 +126,7 @@ struct CopyFormatTests {
                 presets: ["P": try SortSpec(parsing: "a:nocase,-n"), "Q": try SortSpec(parsing: "x")])
             let variants = try Set(schema.presets.values.flatMap(\.keys).map { try _TableIndex.variant($0, schema: schema) })
             let info = _TableInfo(id: 1, schema: schema, variants: variants)
-            let (folded, typed) = columns.derived(schema)
+            let (_, folded, typed) = columns.derived(schema)
             let rowsPerChunk = Int.random(in: 1...7, using: &random)
             let (groups, group) = _CopyBinary.chunks(columns, folded: folded, typed: typed, info: info, rowsPerChunk: rowsPerChunk)
             let chunked = try (0..<groups).flatMap(group).reduce(into: _CopyBinary.header) { $0 += Array($1.readableBytesView) } + _CopyBinary.trailer
@@ -203,7 +203,7 @@ struct CopyFormatTests {
     func refusedValue() throws {
         let columns = try _CSVColumns.read(Array("n\n1\n2\n".utf8), delimiter: UInt8(ascii: ","))
         let info = _TableInfo(id: 1, schema: TableSchema(name: "t", columns: [.init("n", .integer)]), variants: [])
-        let (folded, _) = columns.derived(info.schema)
+        let (_, folded, _) = columns.derived(info.schema)
         let (groups, group) = _CopyBinary.chunks(columns, folded: folded, typed: [0: [.integer(1), .double(2.5)]], info: info)
         #expect(groups == 1)
         #expect(throws: TableStoreError.invalid("row 2: column n0 can't hold double(2.5) as bigint")) { try group(0) }

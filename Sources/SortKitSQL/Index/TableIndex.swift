@@ -237,13 +237,19 @@ func _withUTF8Text<Result>(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) 
 extension _TableIndex {
     /// An index of rows with `ids` (ascending) and cells in `columns` (as stored), with the
     /// rankings of `variants`; everything on every core.
-    ///
-    /// An import that has the rows' folded text and typed values already passes them
-    /// (`folded`; `typedValues`, per typed column every row's value) so they aren't computed
-    /// twice.
+    init(schema: TableSchema, schemaVersion: Int64, dataVersion: Int64, ids: _RowIDs, columns: [_ByteArena], variants: Set<KeyVariant>) {
+        let cells = _Cells(base: columns, baseCount: ids.count)
+        self.init(
+            schema: schema, schemaVersion: schemaVersion, dataVersion: dataVersion, ids: ids, cells: cells,
+            folded: _FoldedText(columns: columns, cells: cells), variants: variants)
+    }
+
+    /// An index of rows with `ids` (ascending), their `cells` and `folded` text, with the
+    /// rankings of `variants`. An import passes what ``_CSVColumns/derived(_:)`` made, which its
+    /// inserts use too, and `typedValues` (per typed column every row's value).
     init(
-        schema: TableSchema, schemaVersion: Int64, dataVersion: Int64, ids: _RowIDs, columns: [_ByteArena], variants: Set<KeyVariant>,
-        folded: _ByteArena? = nil, typedValues: [Int: _TypedValues] = [:], numbered: [_ColumnNumbering?] = []
+        schema: TableSchema, schemaVersion: Int64, dataVersion: Int64, ids: _RowIDs, cells: _Cells, folded: _FoldedText,
+        variants: Set<KeyVariant>, typedValues: [Int: _TypedValues] = [:]
     ) {
         self.schema = schema
         self.schemaVersion = schemaVersion
@@ -251,8 +257,8 @@ extension _TableIndex {
         self.ids = ids
         live = [Bool](repeating: true, count: ids.count)
         liveCount = ids.count
-        cells = _Cells(base: columns, baseCount: ids.count, numbered: numbered)
-        self.folded = _FoldedText(folded, columns: columns, cells: cells)
+        self.cells = cells
+        self.folded = folded
         rankings = [:]
         let built = Self.buildRankings(Array(variants), cells: cells, live: live, schema: schema, typedValues: typedValues)
         for (variant, ranking) in zip(variants, built) { rankings[variant] = ranking }

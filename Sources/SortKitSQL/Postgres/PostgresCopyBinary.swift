@@ -48,7 +48,7 @@ enum _CopyBinary {
     /// which writes the header and trailer. A group throws ``TableStoreError`` for a value its
     /// column's type can't hold (a typed column's values are that type's, so none is expected).
     static func chunks(
-        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: _TypedValues], info: _TableInfo, rowsPerChunk: Int = 16_384
+        _ columns: _CSVColumns, folded: _FoldedText, typed: [Int: _TypedValues], info: _TableInfo, rowsPerChunk: Int = 16_384
     ) -> (groups: Int, group: @Sendable (Int) throws -> [ByteBuffer]) {
         let count = columns.count, cores = ProcessInfo.processInfo.activeProcessorCount, perGroup = rowsPerChunk * cores
         let fields = fields(info), names = ["id"] + info.physicalColumns
@@ -65,13 +65,13 @@ enum _CopyBinary {
                     iterations: chunks.count,
                     _UncheckedBox { index in
                         let rows = shared.value
-                        var bytes = _CopyBytes(capacity: rowsPerChunk * 200)
+                        var bytes = _CopyBytes(capacity: rowsPerChunk * 200), scratch = _FoldScratch()
                         defer { bytes.free() }
                         for record in chunks[index]..<min(chunks[index] + rowsPerChunk, count) {
                             bytes.appendBigEndian(Int16(fields.count))
                             _ = append(.integer(Int64(record + 1)), as: .bigint, to: &bytes)
                             var field = 1, refused: (field: Int, value: SQLValue)? = nil
-                            rows.forEachValue(of: record) { value in
+                            rows.forEachValue(of: record, scratch: &scratch) { value in
                                 switch value {
                                 case .cell(let text), .folded(let text): bytes.appendField(text)
                                 case .value(let value):

@@ -193,7 +193,7 @@ public final class PostgresTableStore: _SQLTableStore {
     /// streamed in one transaction, into a table whose primary key and preset indexes are
     /// built after them; the planner's statistics are gathered after the commit.
     func load(
-        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
+        _ columns: _CSVColumns, folded: _FoldedText, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
     ) async throws -> _TableInfo {
         let count = columns.count
         let info = try await write { session in

@@ -36,7 +36,7 @@ extension SQLiteTableStore {
     /// Inserts every record of `columns` as rows 1…n, binding cells straight from the arenas:
     /// per row one `sqlite3_step`, no `String` for text that is stored as it was read.
     static func bulkInsert(
-        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: _TypedValues], _ info: _TableInfo, _ db: Database
+        _ columns: _CSVColumns, folded: _FoldedText, typed: [Int: _TypedValues], _ info: _TableInfo, _ db: Database
     ) throws {
         let physical = info.physicalColumns
         let marks = Array(repeating: "?", count: physical.count + 1).joined(separator: ", ")
@@ -45,13 +45,17 @@ extension SQLiteTableStore {
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         // The arenas stay put while statements read them: cells are bound without a copy.
         try info.withImportRows(columns, folded: folded, typed: typed) { rows in
+            var scratch = _FoldScratch()
+            // No binding outlives the arenas and the scratch.
+            defer { sqlite3_clear_bindings(handle) }
             for record in 0..<columns.count {
                 var parameter: Int32 = 1
                 sqlite3_bind_int64(handle, parameter, Int64(record + 1))
-                rows.forEachValue(of: record) { value in
+                rows.forEachValue(of: record, scratch: &scratch) { value in
                     parameter += 1
                     switch value {
                     case .folded(let text) where text.isEmpty: sqlite3_bind_text(handle, parameter, "", 0, transient)
+                    // Not copied: a scratch's bytes stay until the next record is written.
                     case .cell(let text), .folded(let text):
                         sqlite3_bind_text(handle, parameter, UnsafeRawPointer(text.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(text.count), nil)
                     // As `SQLValue(_:)` stores them: dates as seconds, booleans as 0 or 1.

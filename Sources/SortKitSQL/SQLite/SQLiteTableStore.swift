@@ -280,7 +280,7 @@ public final class SQLiteTableStore: _SQLTableStore {
     /// crash of the machine (not of the process) in the next moments could lose it, as an
     /// import never happened.
     func load(
-        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
+        _ columns: _CSVColumns, folded: _FoldedText, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
     ) async throws -> _TableInfo {
         let info = try await write(durable: columns.count < 100_000) { session in
             // A table served from the database gets its indexes after its rows: built from

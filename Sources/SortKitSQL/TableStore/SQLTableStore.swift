@@ -43,7 +43,7 @@ protocol _SQLTableStore: TableStore {
     /// transaction; returns its catalog entry.
     /// A table served from the database (`databaseIndex`) gets its column and search indexes.
     func load(
-        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
+        _ columns: _CSVColumns, folded: _FoldedText, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
     ) async throws -> _TableInfo
     /// A page's rows (`select`) and — with `count` — the filtered count, read in one snapshot
     /// within ``queryBudget``. With `csv`, a store may write the page's cells as CSV records
@@ -174,10 +174,10 @@ extension _SQLTableStore {
         }
         guard !exists else { throw TableStoreError.tableExists(name) }
         let variants = try _TableIndex.defaultVariants(schema)
-        let (folded, typed) = columns.derived(schema)
+        let (cells, folded, typed) = columns.derived(schema)
         // Under an index budget, a table whose index doesn't fit beside those held is served
         // from the database's own indexes, built after its rows.
-        let bytes = IndexPlacement.estimatedBytes(rows: columns.count, textBytes: folded.bytes.count, columns: schema.columns.count)
+        let bytes = IndexPlacement.estimatedBytes(rows: columns.count, textBytes: folded.wholeByteCount, columns: schema.columns.count)
         let inMemory = indexes.claim(bytes)
         // A child task: when the load fails, leaving this scope waits for the build, so the
         // memory it holds is freed before the import's error returns.
@@ -185,7 +185,7 @@ extension _SQLTableStore {
             inMemoryIndex && inMemory
             ? _TableIndex(
                 schema: schema, schemaVersion: 0, dataVersion: 0, ids: _RowIDs(first: 1, count: columns.count),
-                columns: columns.columns, variants: variants, folded: folded, typedValues: typed, numbered: columns.numbered) : nil
+                cells: cells, folded: folded, variants: variants, typedValues: typed) : nil
         let info: _TableInfo
         do {
             info = try await load(

@@ -60,15 +60,22 @@ struct _TableInfo {
     /// columns of the CSV and what ``_CSVColumns/derived(_:)`` made of them (valid only inside
     /// `body`): what ``rowValues(_:)`` gives for each record's cells, without a `String` per cell.
     func withImportRows<Result>(
-        _ columns: _CSVColumns, folded: _ByteArena, typed: [Int: _TypedValues], _ body: (_ImportRows) throws -> Result
+        _ columns: _CSVColumns, folded: _FoldedText, typed: [Int: _TypedValues], _ body: (_ImportRows) throws -> Result
     ) rethrows -> Result {
         let typedByColumn = schema.columns.indices.map { typed[$0] }
         let keys = variants.sorted().map { variant in
             _ImportRows.Key(column: variant.column, key: variant.key, collation: variant.collation, type: schema.columns[variant.column].type)
         }
         let columnCount = schema.columns.count
-        return try _ByteArena.withViews(columns.columns + [folded]) { views in
-            try body(_ImportRows(views: views, typed: typedByColumn, keys: keys, columnCount: columnCount))
+        let distinct = folded.distinct
+        return try _ByteArena.withViews(columns.columns + [folded.base] + distinct.map(\.folded)) { views in
+            try _withBuffers(distinct.map(\.ids)) { ids in
+                let fills = distinct.indices.map { _ImportRows.Fill(column: distinct[$0].column, folded: views[columnCount + 1 + $0], ids: ids[$0]) }
+                return try body(
+                    _ImportRows(
+                        views: Array(views[...columnCount]), fills: fills, longestFills: fills.reduce(0) { $0 + $1.longest }, typed: typedByColumn,
+                        keys: keys, columnCount: columnCount))
+            }
         }
     }
 
@@ -219,6 +226,26 @@ extension SQLValue {
     }
 }
 
+/// Memory a record's whole folded text is written into, record after record, by
+/// ``_ImportRows/forEachValue(of:scratch:_:)``: owned, so the text's pointer stays valid until
+/// the next record is written (SQLite binds it without a copy).
+struct _FoldScratch: ~Copyable {
+    private var buffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 512)
+
+    init() {}
+
+    deinit { buffer.deallocate() }
+
+    /// At least `count` bytes to write at (what was written before may be lost).
+    mutating func reserve(_ count: Int) -> UnsafeMutablePointer<UInt8> {
+        if buffer.count < count {
+            buffer.deallocate()
+            buffer = .allocate(capacity: max(count, 2 * buffer.count))
+        }
+        return buffer.baseAddress!
+    }
+}
+
 /// An import's rows as ``_TableInfo/physicalColumns`` values (see
 /// ``_TableInfo/withImportRows(_:folded:typed:_:)``): the bulk insert of SQLite and the `COPY`
 /// of PostgreSQL write what it hands on, each in its own form.
@@ -247,17 +274,39 @@ struct _ImportRows {
         }
     }
 
-    /// Per column its cells, then the folded text.
+    /// Per column its cells, then the folded text's base rows (a numbered column's field empty).
     let views: [_ArenaView]
+    /// Per numbered column (ascending), its distinct cells' folded text and each record's number:
+    /// what fills the base rows' empty fields (``_FoldedText``).
+    let fills: [Fill]
+    /// The most bytes the numbered fields fill into a row.
+    let longestFills: Int
+
+    struct Fill {
+        let column: Int
+        let folded: _ArenaView
+        let ids: UnsafeBufferPointer<UInt32>
+        /// The longest distinct cell's folded bytes.
+        let longest: Int
+
+        init(column: Int, folded: _ArenaView, ids: UnsafeBufferPointer<UInt32>) {
+            self.column = column
+            self.folded = folded
+            self.ids = ids
+            longest = folded.ends.indices.reduce(0) { longest, id in max(longest, folded.ends[id] - (id == 0 ? 0 : folded.ends[id - 1])) }
+        }
+    }
     /// Per column its typed values, if it has any.
     let typed: [_TypedValues?]
     /// The stored key columns, in ``_TableInfo/physicalColumns`` order.
     let keys: [Key]
     let columnCount: Int
 
-    /// Calls `visit` with each value of `record`, in ``_TableInfo/physicalColumns`` order.
+    /// Calls `visit` with each value of `record`, in ``_TableInfo/physicalColumns`` order;
+    /// `scratch` holds the record's whole folded text when a column is numbered (then a
+    /// `.folded` value's bytes stay valid until `scratch` is used for another record).
     @inline(__always)
-    func forEachValue(of record: Int, _ visit: (Value) throws -> Void) rethrows {
+    func forEachValue(of record: Int, scratch: inout _FoldScratch, _ visit: (Value) throws -> Void) rethrows {
         for column in 0..<columnCount {
             let cell = views[column][record]
             try visit(cell.isEmpty ? .value(.null) : .cell(cell))
@@ -266,7 +315,35 @@ struct _ImportRows {
         for key in keys {
             try visit(.value(key.value(of: String(decoding: views[key.column][record], as: UTF8.self))))
         }
-        try visit(.folded(views[views.count - 1][record]))
+        let stored = views[views.count - 1][record]
+        guard !fills.isEmpty, let base = stored.baseAddress else { return try visit(.folded(stored)) }
+        // As ``_FoldedText/fill(_:_:into:)`` does, from views, copied field by field into
+        // `scratch`: array appends per field, and SQLite copying the text, made a 1M-row load
+        // 0.3 s slower.
+        let target = scratch.reserve(stored.count + longestFills)
+        var at = 0, field = 0, next = 0, start = 0
+        @inline(__always) func copy(_ from: UnsafePointer<UInt8>, _ count: Int) {
+            guard count > 0 else { return }
+            (target + at).update(from: from, count: count)
+            at += count
+        }
+        @inline(__always) func fill() {
+            guard next < fills.count, fills[next].column == field else { return }
+            let fill = fills[next], id = Int(fill.ids[record])
+            let lower = id == 0 ? 0 : fill.folded.ends[id - 1], upper = fill.folded.ends[id]
+            if upper > lower { copy(fill.folded.bytes.baseAddress! + lower, upper - lower) }
+            next += 1
+        }
+        fill()
+        while start < stored.count, let found = memchr(base + start, 0x1F, stored.count - start) {
+            let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
+            copy(base + start, end - start)
+            start = end
+            field += 1
+            fill()
+        }
+        copy(base + start, stored.count - start)
+        try visit(.folded(UnsafeBufferPointer(start: target, count: at)))
     }
 }
 
