@@ -29,8 +29,8 @@ struct _FoldedText: Sendable {
     }
 
     /// The folded text of `cells`' base rows, the numbered columns' fields kept once per
-    /// distinct cell: the other fields folded from `columns` (the base cells, a cell per slot)
-    /// on every core.
+    /// distinct cell (on one core: a few thousand cells), the other fields folded from
+    /// `columns` (the base cells, a cell per slot) on every core.
     init(columns: [_ByteArena], cells: _Cells) {
         distinct = cells.base.indices.compactMap { column in
             guard let numbering = cells.base[column].numbering else { return nil }

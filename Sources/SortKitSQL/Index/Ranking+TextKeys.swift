@@ -2,11 +2,12 @@ import Foundation
 import SortKit
 
 extension _Ranking {
-    /// The ranking of a text column read as text (no transform, no `enum=`) whose values
-    /// rarely repeat (titles): each live cell's collation key built from its bytes on every
-    /// core (words cached, ``_SortKeyPieces``), the keys radix-sorted where they lie
-    /// (``_sortByteKeys(_:limit:parallelFrom:)``, stable: ties in slot order), equal keys one
-    /// group, blank cells (null) last in slot order. `nil` for other keys.
+    /// The ranking of a text column read as text (no transform; `enum=` keys rank as text)
+    /// that ``byDistinctValues(_:of:live:collation:_:)`` declines (values that rarely repeat,
+    /// as titles; any column after writes): each live cell's collation key built from its
+    /// bytes on every core (words cached, ``_SortKeyPieces``), the keys radix-sorted where they
+    /// lie (`_sortByteKeys`, stable: ties in slot order), equal keys one group, blank cells
+    /// (null) last in slot order. `nil` for other keys.
     ///
     /// The same order and groups as the engine's sort of the cells' values: the engine ranks
     /// strings by the same keys (``Collation/sortKey(for:)``, ties where the keys are equal).
@@ -14,8 +15,10 @@ extension _Ranking {
     /// row and joined the cores' key arenas into one: on 1M multilingual titles that was
     /// 61 MB of strings, 24 MB of values and 44 MB of joined keys held at the import's peak.
     ///
-    ///     let ranking = _Ranking.byTextKeys(variant, cells: cells, live: live, type: .string)
-    ///     ranking?.order   // live slots by title, blank titles last
+    ///     // Cells "b", "", "a", "b": "a", then the two "b"s as one group, the blank last.
+    ///     let ranking = _Ranking.byTextKeys(variant, cells: cells, live: [true, true, true, true], type: .string)
+    ///     ranking?.order         // [2, 0, 3, 1]
+    ///     ranking?.groupStarts   // [0, 1, 3]
     static func byTextKeys(_ variant: KeyVariant, cells: _Cells, live: [Bool], type: ColumnType) -> _Ranking? {
         let key = variant.key
         guard key.enumOrder == nil, key.transform == nil,
@@ -38,15 +41,21 @@ extension _Ranking {
                     slots.reserveCapacity(range.count)
                     for slot in range where live[slot] {
                         cell(slot) { bytes in
-                            if _isBlank(bytes) {
-                                nulls.append(UInt32(slot))
-                                return
-                            }
                             if _isValidUTF8(bytes) {
+                                if _isBlank(bytes) {
+                                    nulls.append(UInt32(slot))
+                                    return
+                                }
                                 builder.appendSortKey(forValidUTF8: bytes, to: &keys.bytes)
                             } else {
-                                // As `String(decoding:)` reads the cell for the engine.
-                                builder.appendSortKey(for: String(decoding: bytes, as: UTF8.self), to: &keys.bytes)
+                                // As `String(decoding:)` reads the cell for the engine (the
+                                // bytes' blank test assumes well-formed UTF-8).
+                                let text = String(decoding: bytes, as: UTF8.self)
+                                if _isBlank(text) {
+                                    nulls.append(UInt32(slot))
+                                    return
+                                }
+                                builder.appendSortKey(for: text, to: &keys.bytes)
                             }
                             keys.close()
                             slots.append(UInt32(slot))

@@ -52,7 +52,8 @@ struct _Ranking: Sendable {
     /// The live null slots, in slot order.
     var nulls: ArraySlice<UInt32> { order[nonNullCount...] }
 
-    /// Ranks the live slots of a table by `variant`, with SortKit's engine.
+    /// Ranks the live slots of a table by `variant`: by length, by distinct values, by text keys
+    /// (``byTextKeys(_:cells:live:type:)``), or else with SortKit's engine.
     init(_ variant: KeyVariant, cells: _Cells, live: [Bool], schema: TableSchema) {
         let type = schema.columns[variant.column].type
         let key = variant.key // built once, not per cell

@@ -316,7 +316,7 @@ struct _ImportRows {
             try visit(.value(key.value(of: String(decoding: views[key.column][record], as: UTF8.self))))
         }
         let stored = views[views.count - 1][record]
-        guard !fills.isEmpty, let base = stored.baseAddress else { return try visit(.folded(stored)) }
+        guard !fills.isEmpty else { return try visit(.folded(stored)) }
         // As ``_FoldedText/fill(_:_:into:)`` does, from views, copied field by field into
         // `scratch`: array appends per field, and SQLite copying the text, made a 1M-row load
         // 0.3 s slower.
@@ -324,7 +324,7 @@ struct _ImportRows {
         var at = 0, field = 0, next = 0, start = 0
         @inline(__always) func copy(_ from: UnsafePointer<UInt8>, _ count: Int) {
             guard count > 0 else { return }
-            (target + at).update(from: from, count: count)
+            (target + at).initialize(from: from, count: count)
             at += count
         }
         @inline(__always) func fill() {
@@ -335,14 +335,15 @@ struct _ImportRows {
             next += 1
         }
         fill()
-        while start < stored.count, let found = memchr(base + start, 0x1F, stored.count - start) {
+        // An empty base row (one column, numbered) may have no address: it is its fill alone.
+        while start < stored.count, let base = stored.baseAddress, let found = memchr(base + start, 0x1F, stored.count - start) {
             let end = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + 1
             copy(base + start, end - start)
             start = end
             field += 1
             fill()
         }
-        copy(base + start, stored.count - start)
+        if let base = stored.baseAddress { copy(base + start, stored.count - start) }
         try visit(.folded(UnsafeBufferPointer(start: target, count: at)))
     }
 }
