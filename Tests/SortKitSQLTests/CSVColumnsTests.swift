@@ -151,15 +151,23 @@ extension CSVColumnsTests {
             let context: Comment = "round \(round): \(count) rows, repeating \(repeats) (seed \(seed))"
             #expect(cells.base.contains { $0.numbering != nil } == !folded.distinct.isEmpty, context)
             if round < 2 { #expect(folded.distinct.map(\.column) == repeats.indices.filter { repeats[$0] }, context) }
-            var texts: [String] = []
+            var texts: [String] = [], stored: [[String]] = []
             var scratch = _FoldScratch()
-            _TableInfo(id: 1, schema: schema, variants: []).withImportRows(columns, folded: folded, typed: typed) { rows in
+            // The cells as the load reads them: a repeating column's through its numbering.
+            _TableInfo(id: 1, schema: schema, variants: []).withImportRows(cells, folded: folded, typed: typed) { rows in
                 for record in 0..<count {
+                    var row: [String] = []
                     rows.forEachValue(of: record, scratch: &scratch) { value in
-                        if case .folded(let bytes) = value { texts.append(String(decoding: bytes, as: UTF8.self)) }
+                        switch value {
+                        case .folded(let bytes): texts.append(String(decoding: bytes, as: UTF8.self))
+                        case .cell(let bytes): row.append(String(decoding: bytes, as: UTF8.self))
+                        case .value: row.append("")
+                        }
                     }
+                    stored.append(row)
                 }
             }
+            #expect(stored == rows.map { $0.map { _isBlank($0) ? "" : Collation.normalized($0) } }, context)
             // The cells as stored: NFC, nothing for blank text.
             let expected = rows.map { SearchQuery.foldedFields($0.map { _isBlank($0) ? "" : Collation.normalized($0) }) }
             let wrong = zip(texts, expected).enumerated().first { $0.element.0 != $0.element.1 }

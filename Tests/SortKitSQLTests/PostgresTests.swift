@@ -126,9 +126,9 @@ struct CopyFormatTests {
                 presets: ["P": try SortSpec(parsing: "a:nocase,-n"), "Q": try SortSpec(parsing: "x")])
             let variants = try Set(schema.presets.values.flatMap(\.keys).map { try _TableIndex.variant($0, schema: schema) })
             let info = _TableInfo(id: 1, schema: schema, variants: variants)
-            let (_, folded, typed) = columns.derived(schema)
+            let (cells, folded, typed) = columns.derived(schema)
             let rowsPerChunk = Int.random(in: 1...7, using: &random)
-            let (groups, group) = _CopyBinary.chunks(columns, folded: folded, typed: typed, info: info, rowsPerChunk: rowsPerChunk)
+            let (groups, group) = _CopyBinary.chunks(cells, folded: folded, typed: typed, info: info, rowsPerChunk: rowsPerChunk)
             let chunked = try (0..<groups).flatMap(group).reduce(into: _CopyBinary.header) { $0 += Array($1.readableBytesView) } + _CopyBinary.trailer
             let fields = _CopyBinary.fields(info)
             // The fields' types are the physical columns' PostgreSQL types, as the store makes them.
@@ -203,11 +203,11 @@ struct CopyFormatTests {
     func refusedValue() throws {
         let columns = try _CSVColumns.read(Array("n\n1\n2\n".utf8), delimiter: UInt8(ascii: ","))
         let info = _TableInfo(id: 1, schema: TableSchema(name: "t", columns: [.init("n", .integer)]), variants: [])
-        let (_, folded, _) = columns.derived(info.schema)
-        let (groups, group) = _CopyBinary.chunks(columns, folded: folded, typed: [0: [.integer(1), .double(2.5)]], info: info)
+        let (cells, folded, _) = columns.derived(info.schema)
+        let (groups, group) = _CopyBinary.chunks(cells, folded: folded, typed: [0: [.integer(1), .double(2.5)]], info: info)
         #expect(groups == 1)
         #expect(throws: TableStoreError.invalid("row 2: column n0 can't hold double(2.5) as bigint")) { try group(0) }
-        let whole = _CopyBinary.chunks(columns, folded: folded, typed: [0: [.integer(1), .double(2)]], info: info)
+        let whole = _CopyBinary.chunks(cells, folded: folded, typed: [0: [.integer(1), .double(2)]], info: info)
         let stream = _CopyBinary.header + Array(try whole.group(0)[0].readableBytesView) + _CopyBinary.trailer
         #expect(Self.decode(stream, _CopyBinary.fields(info))?.map { $0[2] } == [.integer(1), .integer(2)])
     }

@@ -48,18 +48,18 @@ enum _CopyBinary {
     /// which writes the header and trailer. A group throws ``TableStoreError`` for a value its
     /// column's type can't hold (a typed column's values are that type's, so none is expected).
     static func chunks(
-        _ columns: _CSVColumns, folded: _FoldedText, typed: [Int: _TypedValues], info: _TableInfo, rowsPerChunk: Int = 16_384
+        _ cells: _Cells, folded: _FoldedText, typed: [Int: _TypedValues], info: _TableInfo, rowsPerChunk: Int = 16_384
     ) -> (groups: Int, group: @Sendable (Int) throws -> [ByteBuffer]) {
-        let count = columns.count, cores = ProcessInfo.processInfo.activeProcessorCount, perGroup = rowsPerChunk * cores
+        let count = cells.baseCount, cores = ProcessInfo.processInfo.activeProcessorCount, perGroup = rowsPerChunk * cores
         let fields = fields(info), names = ["id"] + info.physicalColumns
         // The columns and arenas are only read, by one group at a time.
-        let inputs = _UncheckedBox((columns, folded, typed, info))
+        let inputs = _UncheckedBox((cells, folded, typed, info))
         let group: @Sendable (Int) throws -> [ByteBuffer] = { number in
-            let (columns, folded, typed, info) = inputs.value
+            let (cells, folded, typed, info) = inputs.value
             let groupStart = number * perGroup
             let chunks = (0..<cores).map { groupStart + $0 * rowsPerChunk }.filter { $0 < count }
             let results = _ResultSlots<Result<ByteBuffer, TableStoreError>>(count: chunks.count)
-            info.withImportRows(columns, folded: folded, typed: typed) { rows in
+            info.withImportRows(cells, folded: folded, typed: typed) { rows in
                 let shared = _UncheckedBox(rows)
                 _concurrentPerform(
                     iterations: chunks.count,

@@ -193,12 +193,12 @@ public final class PostgresTableStore: _SQLTableStore {
     /// streamed in one transaction, into a table whose primary key and preset indexes are
     /// built after them; the planner's statistics are gathered after the commit.
     func load(
-        _ columns: _CSVColumns, folded: _FoldedText, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
+        _ cells: _Cells, folded: _FoldedText, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
     ) async throws -> _TableInfo {
-        let count = columns.count
+        let count = cells.baseCount
         let info = try await write { session in
             let info = try await create(schema, session, manualReady: false, indexesLater: true, databaseIndex: databaseIndex)
-            let (groups, group) = _CopyBinary.chunks(columns, folded: folded, typed: typed, info: info)
+            let (groups, group) = _CopyBinary.chunks(cells, folded: folded, typed: typed, info: info)
             try await session.copyBinary(into: info.physical, columns: ["id"] + info.physicalColumns, groups: groups, group)
             if count > 0 {
                 try await session.execute("SELECT setval(pg_get_serial_sequence('\(info.physical)', 'id'), \(count))")

@@ -36,7 +36,7 @@ extension SQLiteTableStore {
     /// Inserts every record of `columns` as rows 1…n, binding cells straight from the arenas:
     /// per row one `sqlite3_step`, no `String` for text that is stored as it was read.
     static func bulkInsert(
-        _ columns: _CSVColumns, folded: _FoldedText, typed: [Int: _TypedValues], _ info: _TableInfo, _ db: Database
+        _ cells: _Cells, folded: _FoldedText, typed: [Int: _TypedValues], _ info: _TableInfo, _ db: Database
     ) throws {
         let physical = info.physicalColumns
         let marks = Array(repeating: "?", count: physical.count + 1).joined(separator: ", ")
@@ -44,11 +44,11 @@ extension SQLiteTableStore {
         let handle = statement.sqliteStatement
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         // The arenas stay put while statements read them: cells are bound without a copy.
-        try info.withImportRows(columns, folded: folded, typed: typed) { rows in
+        try info.withImportRows(cells, folded: folded, typed: typed) { rows in
             var scratch = _FoldScratch()
             // No binding outlives the arenas and the scratch.
             defer { sqlite3_clear_bindings(handle) }
-            for record in 0..<columns.count {
+            for record in 0..<cells.baseCount {
                 var parameter: Int32 = 1
                 sqlite3_bind_int64(handle, parameter, Int64(record + 1))
                 rows.forEachValue(of: record, scratch: &scratch) { value in

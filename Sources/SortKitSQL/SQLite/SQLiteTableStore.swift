@@ -280,17 +280,18 @@ public final class SQLiteTableStore: _SQLTableStore {
     /// crash of the machine (not of the process) in the next moments could lose it, as an
     /// import never happened.
     func load(
-        _ columns: _CSVColumns, folded: _FoldedText, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
+        _ cells: _Cells, folded: _FoldedText, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
     ) async throws -> _TableInfo {
-        let info = try await write(durable: columns.count < 100_000) { session in
+        let count = cells.baseCount
+        let info = try await write(durable: count < 100_000) { session in
             // A table served from the database gets its indexes after its rows: built from
             // them in one pass each, not kept up to date row by row.
             let later = databaseIndex != nil
             let created = try await create(schema, session, manualReady: false, indexesLater: later, databaseIndex: databaseIndex)
-            try await session.onConnection { db in try Self.bulkInsert(columns, folded: folded, typed: typed, created, db) }
+            try await session.onConnection { db in try Self.bulkInsert(cells, folded: folded, typed: typed, created, db) }
             if later { try await Self.createIndexes(created, session) }
-            try await Self.count(columns.count, created, session)
-            try await session.execute("UPDATE sortkit_table SET next_id = $1 WHERE id = $2", [.integer(Int64(columns.count + 1)), .integer(created.id)])
+            try await Self.count(count, created, session)
+            try await session.execute("UPDATE sortkit_table SET next_id = $1 WHERE id = $2", [.integer(Int64(count + 1)), .integer(created.id)])
             return try await Self.info(schema.name, session)
         }
         // The writing connection's cache keeps the import's pages (up to `cache_size`, 64 MB)

@@ -57,10 +57,10 @@ struct _TableInfo {
     }
 
     /// Calls `body` with an import's rows as ``physicalColumns`` values, read straight from the
-    /// columns of the CSV and what ``_CSVColumns/derived(_:)`` made of them (valid only inside
+    /// cells and what else ``_CSVColumns/derived(_:)`` made of the CSV's columns (valid only inside
     /// `body`): what ``rowValues(_:)`` gives for each record's cells, without a `String` per cell.
     func withImportRows<Result>(
-        _ columns: _CSVColumns, folded: _FoldedText, typed: [Int: _TypedValues], _ body: (_ImportRows) throws -> Result
+        _ cells: _Cells, folded: _FoldedText, typed: [Int: _TypedValues], _ body: (_ImportRows) throws -> Result
     ) rethrows -> Result {
         let typedByColumn = schema.columns.indices.map { typed[$0] }
         let keys = variants.sorted().map { variant in
@@ -68,13 +68,15 @@ struct _TableInfo {
         }
         let columnCount = schema.columns.count
         let distinct = folded.distinct
-        return try _ByteArena.withViews(columns.columns + [folded.base] + distinct.map(\.folded)) { views in
-            try _withBuffers(distinct.map(\.ids)) { ids in
-                let fills = distinct.indices.map { _ImportRows.Fill(column: distinct[$0].column, folded: views[columnCount + 1 + $0], ids: ids[$0]) }
-                return try body(
-                    _ImportRows(
-                        views: Array(views[...columnCount]), fills: fills, longestFills: fills.reduce(0) { $0 + $1.longest }, typed: typedByColumn,
-                        keys: keys, columnCount: columnCount))
+        return try _CellColumn.withViews(cells.base) { columns in
+            try _ByteArena.withViews([folded.base] + distinct.map(\.folded)) { views in
+                try _withBuffers(distinct.map(\.ids)) { ids in
+                    let fills = distinct.indices.map { _ImportRows.Fill(column: distinct[$0].column, folded: views[1 + $0], ids: ids[$0]) }
+                    return try body(
+                        _ImportRows(
+                            views: columns, foldedBase: views[0], fills: fills, longestFills: fills.reduce(0) { $0 + $1.longest },
+                            typed: typedByColumn, keys: keys, columnCount: columnCount))
+                }
             }
         }
     }
@@ -274,8 +276,10 @@ struct _ImportRows {
         }
     }
 
-    /// Per column its cells, then the folded text's base rows (a numbered column's field empty).
-    let views: [_ArenaView]
+    /// Per column its cells (a repeating column's through its numbering).
+    let views: [_CellView]
+    /// The folded text's base rows (a numbered column's field empty).
+    let foldedBase: _ArenaView
     /// Per numbered column (ascending), its distinct cells' folded text and each record's number:
     /// what fills the base rows' empty fields (``_FoldedText``).
     let fills: [Fill]
@@ -315,7 +319,7 @@ struct _ImportRows {
         for key in keys {
             try visit(.value(key.value(of: String(decoding: views[key.column][record], as: UTF8.self))))
         }
-        let stored = views[views.count - 1][record]
+        let stored = foldedBase[record]
         guard !fills.isEmpty else { return try visit(.folded(stored)) }
         // As ``_FoldedText/fill(_:_:into:)`` does, from views, copied field by field into
         // `scratch`: array appends per field, and SQLite copying the text, made a 1M-row load
