@@ -67,6 +67,33 @@ struct IndexLimitsTests {
         #expect(total <= 5 * one, "\(total) bytes in all")
     }
 
+    @Test("An import, and a table read into memory again, build only the orders that fit the table's budget: presets' keys, then columns in order")
+    func ordersWithinBudgetAtImport() async throws {
+        let rows = 2_000, one = 12 * rows + 4
+        let path = try temporaryDatabase()
+        let limits = IndexLimits(rankingBytesPerTable: 3 * one, rankingBytes: 100 * one)
+        let store = try SQLiteTableStore(path: path, queryBudget: testQueryBudget, indexLimits: limits)
+        var csv = (0..<8).map { "c\($0)" }.joined(separator: ",") + "\n"
+        for row in 0..<rows { csv += (0..<8).map { "v\(($0 * 7919 + row * 104_729) % 1_000_003)" }.joined(separator: ",") + "\n" }
+        let presets = ["b": try SortSpec(parsing: "-c5:nocase"), "a": try SortSpec(parsing: "c6,c7")]
+        let schema = try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: presets)
+        // Preset "a"'s c6 and c7, preset "b"'s c5 under nocase; c0 would come next.
+        let expected = Set(try _TableIndex.defaultVariantsByPriority(schema).prefix(3).map(\.columnName))
+        #expect(expected == ["k6_text_natural", "k7_text_natural", "k5_text_nocase"])
+        #expect(Set(store.indexes.keptVariants.map(\.columnName)) == expected)
+        // Read into memory again by another store on the same file (a restart): the same ones.
+        let again = try SQLiteTableStore(path: path, queryBudget: testQueryBudget, indexLimits: limits)
+        _ = try await again.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "c6")), limit: 5))
+        #expect(Set(again.indexes.keptVariants.map(\.columnName)) == expected)
+        // No budget for one order: none built, and pages are still right.
+        let none = try SQLiteTableStore(path: try temporaryDatabase(), queryBudget: testQueryBudget, indexLimits: IndexLimits(rankingBytesPerTable: one / 2))
+        try await none.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        #expect(none.indexes.keptVariants.isEmpty)
+        #expect(try await Self.sorted(none, "c3") == Self.sorted(store, "c3"))
+        // Ten million rows of a 256 MB table budget: two orders.
+        #expect(try _TableIndex.defaultVariants(schema, rows: 10_000_000, budget: 256 << 20).count == 2)
+    }
+
     @Test("Each structure of the index stays within its stated bytes per row, imported and read again, multilingual text included")
     func structureBytes() async throws {
         let path = try temporaryDatabase()

@@ -85,6 +85,15 @@ final class _TableIndexCache: Sendable {
         state.withLock { state in
             if let kept = state.indexes[table], kept.schemaVersion == index.schemaVersion, kept.dataVersion > index.dataVersion { return }
             state.indexes[table] = index
+            // Rankings no request has read yet go least important first (the last columns'
+            // before the first's, every column's before the presets'), not in a dictionary's order.
+            let priority = (try? _TableIndex.defaultVariantsByPriority(index.schema)) ?? []
+            func rank(_ variant: KeyVariant) -> Int { priority.firstIndex(of: variant) ?? priority.count }
+            for variant in index.rankings.keys.filter({ state.lastUse[table]?[$0] == nil }).sorted(by: { rank($0) != rank($1) ? rank($0) > rank($1) : $1 < $0 })
+            {
+                state.clock += 1
+                state.lastUse[table, default: [:]][variant] = state.clock
+            }
             Self.keepWithinBudgets(&state, table: table, limits: limits)
         }
     }

@@ -363,7 +363,7 @@ public final class PostgresTableStore: _SQLTableStore {
         }
         return _TableIndex(
             schema: info.schema, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion, ids: _RowIDs(ids), columns: arenas,
-            variants: try _TableIndex.defaultVariants(info.schema))
+            variants: try _TableIndex.defaultVariants(info.schema, rows: ids.count, budget: indexes.limits.rankingBytesPerTable))
     }
 }
 

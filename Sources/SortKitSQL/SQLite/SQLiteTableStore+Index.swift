@@ -5,7 +5,7 @@ import SortKit
 
 extension SQLiteTableStore {
     /// Reads a table into a new index (its cells straight into arenas).
-    static func loadIndex(_ info: _TableInfo, _ db: Database) throws -> _TableIndex {
+    static func loadIndex(_ info: _TableInfo, _ db: Database, rankingBudget: Int) throws -> _TableIndex {
         let width = info.schema.columns.count
         let columns = (0..<width).map { ", c\($0)" }.joined()
         let statement = try db.makeStatement(sql: "SELECT id\(columns) FROM \(info.physical) ORDER BY id")
@@ -30,7 +30,7 @@ extension SQLiteTableStore {
         sqlite3_reset(handle)
         return _TableIndex(
             schema: info.schema, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion, ids: _RowIDs(ids), columns: arenas,
-            variants: try _TableIndex.defaultVariants(info.schema))
+            variants: try _TableIndex.defaultVariants(info.schema, rows: ids.count, budget: rankingBudget))
     }
 
     /// Inserts every record of `columns` as rows 1…n, binding cells straight from the arenas:

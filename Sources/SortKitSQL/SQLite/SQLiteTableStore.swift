@@ -322,7 +322,8 @@ public final class SQLiteTableStore: _SQLTableStore {
     }
 
     func loadIndex(_ info: _TableInfo, _ session: _SQLiteSession) async throws -> _TableIndex {
-        try await database.read { db in try Self.loadIndex(info, db) }
+        let budget = indexes.limits.rankingBytesPerTable
+        return try await database.read { db in try Self.loadIndex(info, db, rankingBudget: budget) }
     }
 
     /// Runs `body` on a reader; when it runs over `budget` its task is cancelled, which GRDB

@@ -173,7 +173,7 @@ extension _SQLTableStore {
             try await session.integer("SELECT COUNT(*) FROM sortkit_table WHERE name = $1", [.text(name)]) != 0
         }
         guard !exists else { throw TableStoreError.tableExists(name) }
-        let variants = try _TableIndex.defaultVariants(schema)
+        let variants = try _TableIndex.defaultVariants(schema, rows: columns.count, budget: indexes.limits.rankingBytesPerTable)
         let count = columns.count
         let (cells, folded, typed) = columns.derived(schema)
         // The columns read from the file go: the cells keep a repeating column's distinct
