@@ -118,6 +118,10 @@ extension CSVColumnsTests {
                     // Prices and dates repeat: a value per distinct cell.
                     #expect(values.ids != nil && values.values.count <= 8, context)
                 }
+                if column == 0, round % 4 != 3 {
+                    // Ids: integers alone, 8 bytes a record, known to ascend.
+                    #expect(values.integers?.count == count && values.values.isEmpty && values.strictlyAscendingIntegers, context)
+                }
             }
         }
     }

@@ -235,33 +235,52 @@ extension _CSVColumns {
 ///     let prices = _TypedValues(distinct: [.double(9.5), .double(12)], ids: [1, 0, 1])
 ///     prices[2]   // .double(12)
 struct _TypedValues: Sendable, ExpressibleByArrayLiteral {
-    /// The distinct values (with `ids`), or a value per record.
+    /// The distinct values (with `ids`), or a value per record (unless `integers`).
     let values: [SortValue]
     /// Per record, the number of its value in `values`.
     let ids: [UInt32]?
+    /// Per record its integer, for a column of integers alone (ids, counts that don't repeat):
+    /// 8 bytes a record, not a `SortValue`'s 24.
+    let integers: [Int64]?
 
     init(_ values: [SortValue]) {
-        self.values = values
+        var integers: [Int64] = []
+        integers.reserveCapacity(values.count)
+        for value in values {
+            guard case .integer(let integer) = value else { break }
+            integers.append(integer)
+        }
+        let allIntegers = integers.count == values.count && !values.isEmpty
+        self.values = allIntegers ? [] : values
+        self.integers = allIntegers ? integers : nil
         ids = nil
     }
 
     init(distinct values: [SortValue], ids: [UInt32]) {
         self.values = values
         self.ids = ids
+        integers = nil
     }
 
     init(arrayLiteral values: SortValue...) { self.init(values) }
 
-    var count: Int { ids?.count ?? values.count }
+    var count: Int { ids?.count ?? integers?.count ?? values.count }
 
     @inline(__always)
     subscript(record: Int) -> SortValue {
         if let ids { return values[Int(ids[record])] }
+        if let integers { return .integer(integers[record]) }
         return values[record]
     }
 
     /// A value per record.
-    var perRecord: [SortValue] { ids == nil ? values : (0..<count).map { self[$0] } }
+    var perRecord: [SortValue] { ids == nil && integers == nil ? values : (0..<count).map { self[$0] } }
+
+    /// Whether the values are integers, each above the one before (an id column).
+    var strictlyAscendingIntegers: Bool {
+        guard let integers else { return false }
+        return zip(integers, integers.dropFirst()).allSatisfy { $0 < $1 }
+    }
 }
 
 /// A cell of ASCII digits with an optional sign that fits in 64 bits, read without a `String`

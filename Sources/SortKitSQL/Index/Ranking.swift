@@ -106,6 +106,11 @@ struct _Ranking: Sendable {
             isNull: { values[positions[$0]].isNull })
     }
 
+    /// The ranking of `count` slots whose values ascend strictly with the slot, none null.
+    init(ascending count: Int) {
+        self.init(slotCount: count, sorted: (0..<count).map { UInt32($0) }, ties: [Bool](repeating: false, count: count), isNull: { _ in false })
+    }
+
     static func strictlyAscendingIntegers(_ values: [SortValue]) -> Bool {
         var previous = Int64.min
         for (index, value) in values.enumerated() {

@@ -361,7 +361,12 @@ extension _TableIndex {
                 let variant = variants[index]
                 if variant.interpretation == .inferred, variant.transform == nil, let values = typedValues[variant.column], live.allSatisfy({ $0 }) {
                     let distinct = _Ranking.byDistinctValues(variant.column, of: cells, live: live, collation: variant.collation) { values[$0] }
-                    results.set(index, distinct ?? _Ranking(values: values.perRecord, collation: variant.collation))
+                    if distinct == nil, values.strictlyAscendingIntegers {
+                        // An id column is its own order: no value per row made to find that out.
+                        results.set(index, _Ranking(ascending: values.count))
+                    } else {
+                        results.set(index, distinct ?? _Ranking(values: values.perRecord, collation: variant.collation))
+                    }
                 } else {
                     results.set(index, _Ranking(variant, cells: cells, live: live, schema: schema))
                 }
