@@ -161,10 +161,9 @@ extension _SQLTableStore {
     }
 
     private func importColumns(_ csv: consuming [UInt8], as name: String, delimiter: UInt8, presets: [String: SortSpec]) async throws -> TableSchema {
-        var columns = try _CSVColumns.read(csv, delimiter: delimiter)
         // The columns hold copies of the cells: the file's bytes go (when the caller passed
-        // its last reference) before the index and the load allocate theirs.
-        _ = consume csv
+        // its last reference) once scanned, before the columns are joined.
+        var columns = try _CSVColumns.read(consume csv, delimiter: delimiter)
         columns.number()
         let schema = TableSchema(
             name: name, columns: zip(columns.header, columns.inferredTypes()).map { TableSchema.Column($0, $1) }, presets: presets)
