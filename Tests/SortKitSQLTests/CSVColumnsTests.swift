@@ -179,4 +179,32 @@ extension CSVColumnsTests {
             #expect(folded.wholeByteCount == expected.reduce(0) { $0 + $1.utf8.count }, context)
         }
     }
+
+    @Test(
+        "An import stores every row's whole search text, numbered fields filled in, across the load's batches (seeded)",
+        arguments: Backend.available)
+    func storedSearchText(backend: Backend) async throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let authors = ["Jürgen", "ÉMILE", "東京", "", "e\u{301}va", "Straße"], statuses = ["done", "todo", " "]
+        // Two batches of 16,384 and a part: filled on another core while the one before is inserted.
+        let count = 2 * 16_384 + Int.random(in: 1...999, using: &random)
+        var csv = "title,author,status\n"
+        var rows: [[String]] = []
+        for record in 0..<count {
+            let row = ["Ísland \(record)", authors.randomElement(using: &random)!, statuses.randomElement(using: &random)!]
+            rows.append(row)
+            csv += row.map { "\"\($0)\"" }.joined(separator: ",") + "\n"
+        }
+        let store = try await backend.makeStore()
+        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        func stored<Store: _SQLTableStore>(_ store: Store) async throws -> [[SQLValue]] {
+            try await store.read { session in try await session.select("SELECT s FROM st_1 ORDER BY id", []) }
+        }
+        let sql = store as! any _SQLTableStore
+        let texts = try await stored(sql).map { $0[0].cell }
+        let expected = rows.map { SearchQuery.foldedFields($0.map { _isBlank($0) ? "" : Collation.normalized($0) }) }
+        let wrong = zip(texts, expected).enumerated().first { $0.element.0 != $0.element.1 }
+        #expect(texts.count == count && wrong == nil, "\(backend), row \(wrong?.offset ?? -1): \(wrong.map { "\($0.element)" } ?? "") (seed \(seed))")
+    }
 }
