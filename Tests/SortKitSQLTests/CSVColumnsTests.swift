@@ -187,24 +187,52 @@ extension CSVColumnsTests {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         var random = SplitMix64(seed: seed)
         let authors = ["Jürgen", "ÉMILE", "東京", "", "e\u{301}va", "Straße"], statuses = ["done", "todo", " "]
-        // Two batches of 16,384 and a part: filled on another core while the one before is inserted.
-        let count = 2 * 16_384 + Int.random(in: 1...999, using: &random)
-        var csv = "title,author,status\n"
-        var rows: [[String]] = []
-        for record in 0..<count {
-            let row = ["Ísland \(record)", authors.randomElement(using: &random)!, statuses.randomElement(using: &random)!]
-            rows.append(row)
-            csv += row.map { "\"\($0)\"" }.joined(separator: ",") + "\n"
+        // One batch of 16,384 and a row; exactly two; two and a part: each batch's texts are
+        // filled on another thread while the one before is inserted.
+        for (number, count) in [16_385, 2 * 16_384, 2 * 16_384 + Int.random(in: 1...999, using: &random)].enumerated() {
+            var csv = "title,author,status\n"
+            var rows: [[String]] = []
+            for record in 0..<count {
+                let row = ["Ísland \(record)", authors.randomElement(using: &random)!, statuses.randomElement(using: &random)!]
+                rows.append(row)
+                csv += row.map { "\"\($0)\"" }.joined(separator: ",") + "\n"
+            }
+            let store = try await backend.makeStore()
+            try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+            func stored<Store: _SQLTableStore>(_ store: Store) async throws -> [[SQLValue]] {
+                try await store.read { session in try await session.select("SELECT s FROM st_1 ORDER BY id", []) }
+            }
+            let sql = store as! any _SQLTableStore
+            let texts = try await stored(sql).map { $0[0].cell }
+            let expected = rows.map { SearchQuery.foldedFields($0.map { _isBlank($0) ? "" : Collation.normalized($0) }) }
+            let wrong = zip(texts, expected).enumerated().first { $0.element.0 != $0.element.1 }
+            #expect(
+                texts.count == count && wrong == nil,
+                "\(backend), import \(number) of \(count) rows, row \(wrong?.offset ?? -1): \(wrong.map { "\($0.element)" } ?? "") (seed \(seed))")
         }
-        let store = try await backend.makeStore()
-        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
-        func stored<Store: _SQLTableStore>(_ store: Store) async throws -> [[SQLValue]] {
-            try await store.read { session in try await session.select("SELECT s FROM st_1 ORDER BY id", []) }
+    }
+
+    @Test("A CSV read in slices on the cores gives the columns one slice gives; malformed CSV in the last slice is named by its line")
+    func slicedRead() throws {
+        var random = SplitMix64(seed: 0x511CE)
+        var csv = "a,b\n"
+        for record in 0..<3_000 {
+            let cell = ["x", "\"q,\"\"uoted\"\"\"", "", "Ähre \(record)", "\"multi\nline\""].randomElement(using: &random)!
+            csv += "\(record),\(cell)\n"
         }
-        let sql = store as! any _SQLTableStore
-        let texts = try await stored(sql).map { $0[0].cell }
-        let expected = rows.map { SearchQuery.foldedFields($0.map { _isBlank($0) ? "" : Collation.normalized($0) }) }
-        let wrong = zip(texts, expected).enumerated().first { $0.element.0 != $0.element.1 }
-        #expect(texts.count == count && wrong == nil, "\(backend), row \(wrong?.offset ?? -1): \(wrong.map { "\($0.element)" } ?? "") (seed \(seed))")
+        let whole = try _CSVColumns.read(Array(csv.utf8), delimiter: UInt8(ascii: ","))
+        for slice in [16, 997, 10_000] {
+            let sliced = try _CSVColumns.read(Array(csv.utf8), delimiter: UInt8(ascii: ","), minimumSlice: slice)
+            #expect(sliced.header == whole.header && sliced.count == whole.count, "slices of \(slice) bytes")
+            #expect(zip(sliced.columns, whole.columns).allSatisfy { $0.bytes == $1.bytes && $0.ends == $1.ends }, "slices of \(slice) bytes")
+        }
+        let lines = csv.split(separator: "\n", omittingEmptySubsequences: false).count
+        let broken = csv + "3000,\"open\n"
+        #expect(throws: (any Error).self) { try _CSVColumns.read(Array(broken.utf8), delimiter: UInt8(ascii: ","), minimumSlice: 16) }
+        do {
+            _ = try _CSVColumns.read(Array(broken.utf8), delimiter: UInt8(ascii: ","), minimumSlice: 16)
+        } catch {
+            #expect("\(error)".contains("line \(lines)"), "\(error)")
+        }
     }
 }

@@ -94,6 +94,20 @@ struct IndexLimitsTests {
         #expect(try _TableIndex.defaultVariants(schema, rows: 10_000_000, budget: 256 << 20).count == 2)
     }
 
+    @Test("Over the all-tables budget, orders no request has read go before read ones, least important first")
+    func unreadOrdersGoFirst() async throws {
+        let rows = 2_000, one = 12 * rows + 4
+        let store = try SQLiteTableStore(
+            path: try temporaryDatabase(), queryBudget: testQueryBudget, indexLimits: IndexLimits(rankingBytesPerTable: 3 * one, rankingBytes: 4 * one))
+        // t: c0, c1, c2 built; c0 and c1 read.
+        try await Self.table(store, rows: rows)
+        for spec in ["c0", "c1"] { _ = try await Self.sorted(store, spec) }
+        // u: its c0, c1, c2 built; two of the six go, the unread c2s (the last columns) first.
+        try await Self.table(store, rows: rows, name: "u")
+        #expect(store.indexes.usage(table: 1)?.rankings == 2 && store.indexes.usage(table: 2)?.rankings == 2)
+        #expect(store.indexes.keptVariants.map(\.columnName).sorted() == ["k0_text_natural", "k0_text_natural", "k1_text_natural", "k1_text_natural"])
+    }
+
     @Test("Each structure of the index stays within its stated bytes per row, imported and read again, multilingual text included")
     func structureBytes() async throws {
         let path = try temporaryDatabase()

@@ -50,7 +50,7 @@ package struct _CSVColumns: Sendable {
     /// a 1M-row import (75 + 129 + 124 MB).
     ///
     ///     let columns = try _CSVColumns.read(consume bytes, delimiter: UInt8(ascii: ","))
-    ///     columns.header   // ["id", "title", …]
+    ///     columns.header   // ["csv_id", "title", …]: a column named `id` is renamed
     ///
     /// - Throws: ``CSVError`` naming the line of malformed CSV; ``TableStoreError`` for a file
     ///   without a header line.
@@ -229,7 +229,15 @@ extension _CSVColumns {
             if let numbered = numbering(column, limit: max(16, arena.count / 4)) {
                 results.set(task, _TypedValues(distinct: numbered.firsts.map(value), ids: numbered.ids))
             } else {
-                results.set(task, _TypedValues((0..<arena.count).map(value)))
+                // Integers alone (ids) straight into 8 bytes a record; else a value per record.
+                var integers: [Int64] = []
+                integers.reserveCapacity(arena.count)
+                for record in 0..<arena.count {
+                    guard case .integer(let integer) = value(record) else { break }
+                    integers.append(integer)
+                }
+                results.set(
+                    task, integers.count == arena.count && !integers.isEmpty ? _TypedValues(integers: integers) : _TypedValues((0..<arena.count).map(value)))
             }
         }
         // The typed columns on the cores (each one task), then the folded text (split by rows
@@ -266,6 +274,12 @@ struct _TypedValues: Sendable, ExpressibleByArrayLiteral {
         self.values = allIntegers ? [] : values
         self.integers = allIntegers ? integers : nil
         ids = nil
+    }
+
+    init(integers: [Int64]) {
+        values = []
+        ids = nil
+        self.integers = integers
     }
 
     init(distinct values: [SortValue], ids: [UInt32]) {

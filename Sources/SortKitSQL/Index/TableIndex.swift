@@ -296,14 +296,9 @@ extension _TableIndex {
         return KeyVariant(column: column, interpretation: interpretation, collation: collation, transform: key.transform)
     }
 
-    /// The variants a table is served with from the start: each column read by its type, and
-    /// those its presets read.
-    static func defaultVariants(_ schema: TableSchema) throws -> Set<KeyVariant> {
-        Set(try defaultVariantsByPriority(schema))
-    }
-
-    /// ``defaultVariants(_:)`` in the order an index builds and keeps them: the presets' keys
-    /// (presets by name, keys in order), then each column's own order in schema order.
+    /// The variants a table is served with from the start, in the order an index builds and
+    /// keeps them: the presets' keys (presets by name, keys in order), then each column's own
+    /// order (read by its type) in schema order.
     ///
     ///     // columns title, price; preset "cheap" = -price,title
     ///     try _TableIndex.defaultVariantsByPriority(schema).map(\.column)   // [1, 0]
@@ -328,7 +323,8 @@ extension _TableIndex {
     ///     // 10M rows, 256 MB a table: two orders of 120 MB
     ///     try _TableIndex.defaultVariants(schema, rows: 10_000_000, budget: 256 << 20).count   // 2
     static func defaultVariants(_ schema: TableSchema, rows: Int, budget: Int) throws -> Set<KeyVariant> {
-        let each = max(1, 12 * rows)
+        // A ranking's order and ranks, and its groups' starts (one more than its groups).
+        let each = 12 * max(0, rows) + 4
         return Set(try defaultVariantsByPriority(schema).prefix(max(0, budget) / each))
     }
 

@@ -85,15 +85,6 @@ final class _TableIndexCache: Sendable {
         state.withLock { state in
             if let kept = state.indexes[table], kept.schemaVersion == index.schemaVersion, kept.dataVersion > index.dataVersion { return }
             state.indexes[table] = index
-            // Rankings no request has read yet go least important first (the last columns'
-            // before the first's, every column's before the presets'), not in a dictionary's order.
-            let priority = (try? _TableIndex.defaultVariantsByPriority(index.schema)) ?? []
-            func rank(_ variant: KeyVariant) -> Int { priority.firstIndex(of: variant) ?? priority.count }
-            for variant in index.rankings.keys.filter({ state.lastUse[table]?[$0] == nil }).sorted(by: { rank($0) != rank($1) ? rank($0) > rank($1) : $1 < $0 })
-            {
-                state.clock += 1
-                state.lastUse[table, default: [:]][variant] = state.clock
-            }
             Self.keepWithinBudgets(&state, table: table, limits: limits)
         }
     }
@@ -152,11 +143,18 @@ final class _TableIndexCache: Sendable {
     private static func keepWithinBudgets(_ state: inout State, table: Int64, limits: IndexLimits) -> Bool {
         func bytes(_ table: Int64) -> Int { state.indexes[table]?.rankings.values.reduce(0) { $0 + $1.byteCount } ?? 0 }
         func dropOldest(of tables: [Int64]) -> Bool {
-            var oldest: (table: Int64, variant: KeyVariant, tick: UInt64)?
+            // Rankings no request has read (tick 0) go first, the least important of those first
+            // (the last columns' before the first's, every column's before the presets'), not in
+            // a dictionary's order.
+            var oldest: (table: Int64, variant: KeyVariant, tick: UInt64, rank: Int)?
             for table in tables {
-                for variant in state.indexes[table]?.rankings.keys ?? [:].keys {
-                    let tick = state.lastUse[table]?[variant] ?? 0
-                    if oldest == nil || tick < oldest!.tick { oldest = (table, variant, tick) }
+                guard let index = state.indexes[table] else { continue }
+                let priority = (try? _TableIndex.defaultVariantsByPriority(index.schema)) ?? []
+                let ranks = Dictionary(priority.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+                for variant in index.rankings.keys {
+                    let tick = state.lastUse[table]?[variant] ?? 0, rank = ranks[variant] ?? priority.count
+                    let older = oldest.map { tick < $0.tick || (tick == $0.tick && (rank > $0.rank || (rank == $0.rank && $0.variant < variant))) } ?? true
+                    if older { oldest = (table, variant, tick, rank) }
                 }
             }
             guard let oldest else { return false }

@@ -38,6 +38,11 @@ extension SQLiteTableStore {
     /// text is filled in from numbered columns, each batch's texts are filled on another core
     /// while the batch before is inserted: filled on this thread, the fill was 0.25 s of a 1M-row
     /// load, the import's longest path.
+    /// The thread that fills a SQLite import's next batch of search texts: not Dispatch's
+    /// global threads, which on Linux are Swift concurrency's pool (see `_WorkerThreads`), busy
+    /// with the index an import builds meanwhile.
+    private static let fillThread = _JobThreads(count: 1) { _ in _nameCurrentThread("sortkit-import-fill") }
+
     static func bulkInsert(
         _ cells: _Cells, folded: _FoldedText, typed: [Int: _TypedValues], _ info: _TableInfo, _ db: Database
     ) throws {
@@ -49,7 +54,10 @@ extension SQLiteTableStore {
         let count = cells.baseCount, batch = 16_384
         // The arenas stay put while statements read them: cells are bound without a copy.
         try info.withImportRows(cells, folded: folded, typed: typed) { rows in
-            // No binding outlives the arenas and the texts.
+            // Bound without a copy too: a row's filled search text, here or in a batch's texts
+            // (a binding into texts let go is rebound before the next step).
+            var scratch = _FoldScratch()
+            // No binding outlives the arenas and the scratch.
             defer { sqlite3_clear_bindings(handle) }
             func bind(_ value: _ImportRows.Value, _ parameter: Int32) {
                 switch value {
@@ -87,7 +95,6 @@ extension SQLiteTableStore {
                     throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                 }
             }
-            var scratch = _FoldScratch()
             guard rows.fillsFoldedText, count > batch else {
                 for record in 0..<count { try insert(record, folded: nil, scratch: &scratch) }
                 return
@@ -98,8 +105,10 @@ extension SQLiteTableStore {
             for start in stride(from: 0, to: count, by: batch) {
                 let next = _ResultSlots<_ByteArena>(count: 1), filling = DispatchGroup()
                 if start + batch < count {
-                    DispatchQueue.global().async(group: filling) {
+                    filling.enter()
+                    Self.fillThread.submit {
                         next.set(0, shared.value.foldedTexts((start + batch)..<min(start + 2 * batch, count)))
+                        filling.leave()
                     }
                 }
                 // The filling thread reads the views: it is done before they go (or an error leaves).
