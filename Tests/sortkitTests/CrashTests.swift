@@ -119,7 +119,7 @@ struct CrashTests {
     static func kill(_ arguments: [String], in folder: URL, on marker: String, finished: String) async throws -> Bool {
         let process = Process()
         process.executableURL = CommandRunner.binary
-        process.arguments = ["serve"] + arguments + ["--port", String(Int.random(in: 20_000...32_000))]
+        process.arguments = ["serve"] + arguments + ["--port", String(ServeCommandTests.Server.freePort())]
         process.currentDirectoryURL = folder
         process.standardOutput = FileHandle.nullDevice
         let pipe = Pipe()

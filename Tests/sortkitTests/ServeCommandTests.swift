@@ -19,8 +19,29 @@ struct ServeCommandTests {
         let port: Int
         let log: URL
 
+        /// A port from 20,000–32,000 that nothing is bound to on 127.0.0.1 now: PostgreSQL, its
+        /// standby and PgBouncer in CI, and other tests' servers, listen in that range too (a
+        /// random pick once landed on one: the server failed with "Address already in use").
+        static func freePort() -> Int {
+            for _ in 0..<200 {
+                let port = Int.random(in: 20_000...32_000)
+                let descriptor = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+                guard descriptor >= 0 else { continue }
+                defer { close(descriptor) }
+                var address = sockaddr_in()
+                address.sin_family = sa_family_t(AF_INET)
+                address.sin_port = in_port_t(UInt16(port).bigEndian)
+                address.sin_addr.s_addr = inet_addr("127.0.0.1")
+                let bound = withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                }
+                if bound == 0 { return port }
+            }
+            return Int.random(in: 20_000...32_000)
+        }
+
         init(_ arguments: [String], in folder: URL) throws {
-            port = Int.random(in: 20_000...32_000)
+            port = Self.freePort()
             log = folder.appendingPathComponent("server-\(port).log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             process.executableURL = CommandRunner.binary
