@@ -282,13 +282,7 @@ struct ContinueTests {
             socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var timeout = timeval(tv_sec: 60, tv_usec: 0)
             setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
+            let connected = withLoopbackAddress(port: port) { connect(socket, $0, $1) }
             guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         }
 

@@ -28,13 +28,7 @@ struct ServeCommandTests {
                 let descriptor = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                 guard descriptor >= 0 else { continue }
                 defer { close(descriptor) }
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = in_port_t(UInt16(port).bigEndian)
-                address.sin_addr.s_addr = inet_addr("127.0.0.1")
-                let bound = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-                }
+                let bound = withLoopbackAddress(port: port) { bind(descriptor, $0, $1) }
                 if bound == 0 { return port }
             }
             return Int.random(in: 20_000...32_000)

@@ -229,7 +229,8 @@ extension _CSVColumns {
             if let numbered = numbering(column, limit: max(16, arena.count / 4)) {
                 results.set(task, _TypedValues(distinct: numbered.firsts.map(value), ids: numbered.ids))
             } else {
-                // Integers alone (ids) straight into 8 bytes a record; else a value per record.
+                // Integers alone (ids) straight into 8 bytes a record; else a value per record,
+                // the parse going on from the first value that isn't an integer.
                 var integers: [Int64] = []
                 integers.reserveCapacity(arena.count)
                 for record in 0..<arena.count {
@@ -237,7 +238,10 @@ extension _CSVColumns {
                     integers.append(integer)
                 }
                 results.set(
-                    task, integers.count == arena.count && !integers.isEmpty ? _TypedValues(integers: integers) : _TypedValues((0..<arena.count).map(value)))
+                    task,
+                    integers.count == arena.count && !integers.isEmpty
+                        ? _TypedValues(integers: integers)
+                        : _TypedValues(integers.map(SortValue.integer) + (integers.count..<arena.count).map(value)))
             }
         }
         // The typed columns on the cores (each one task), then the folded text (split by rows
@@ -264,16 +268,9 @@ struct _TypedValues: Sendable, ExpressibleByArrayLiteral {
     let integers: [Int64]?
 
     init(_ values: [SortValue]) {
-        var integers: [Int64] = []
-        integers.reserveCapacity(values.count)
-        for value in values {
-            guard case .integer(let integer) = value else { break }
-            integers.append(integer)
-        }
-        let allIntegers = integers.count == values.count && !values.isEmpty
-        self.values = allIntegers ? [] : values
-        self.integers = allIntegers ? integers : nil
+        self.values = values
         ids = nil
+        integers = nil
     }
 
     init(integers: [Int64]) {
