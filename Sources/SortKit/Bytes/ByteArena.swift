@@ -2,8 +2,10 @@ import Foundation
 
 /// Byte strings one after another, with where each ends: a run's records, one column's
 /// values, or their keys, without an array per string.
+/// Public only so that its `@inlinable` members inline in SortKit's other modules (Swift
+/// 6.3 ignores `@inlinable` on a `package` type's members); not API: `_` names stay internal.
 @frozen
-package struct _ByteArena: Sendable {
+public struct _ByteArena: Sendable {
     @usableFromInline package var bytes: [UInt8] = []
     @usableFromInline package var ends: [Int] = []
 
@@ -91,9 +93,12 @@ package struct _ArenaParts: Sendable {
 /// An arena's bytes and ends as pointers, for loops over many cells of several arenas: reading
 /// a cell through an array of arenas retains and releases both arrays per cell, which cost a
 /// fifth of an import's folding. Valid only inside ``_ByteArena/withViews(_:_:)``.
-package struct _ArenaView {
-    package let bytes: UnsafeBufferPointer<UInt8>
-    package let ends: UnsafeBufferPointer<Int>
+/// Public only so that its `@inlinable` members inline in SortKit's other modules (Swift
+/// 6.3 ignores `@inlinable` on a `package` type's members); not API: `_` names stay internal.
+@frozen
+public struct _ArenaView {
+    @usableFromInline package let bytes: UnsafeBufferPointer<UInt8>
+    @usableFromInline package let ends: UnsafeBufferPointer<Int>
 
     @inlinable @inline(__always)
     package subscript(index: Int) -> UnsafeBufferPointer<UInt8> {

@@ -9,7 +9,9 @@ import Foundation
 /// 3-key benchmark (1M rows) hashing every row's price and author through them was about three
 /// quarters of encoding the keys. Callers hash with a per-table random seed (``_mix(_:)``,
 /// ``_hashBytes(_:seed:)``), so crafted input can't predict collisions.
-package struct _IdTable {
+/// Public only so that its `@inlinable` members inline in SortKit's other modules (Swift
+/// 6.3 ignores `@inlinable` on a `package` type's members); not API: `_` names stay internal.
+public struct _IdTable: Sendable {
     /// Per slot, an id + 1; 0 is an empty slot.
     @usableFromInline var slots: [UInt32]
     @usableFromInline var mask: Int
@@ -29,7 +31,7 @@ package struct _IdTable {
 
     /// Where a probe ended: at the id `isMatch` accepted, or at the empty slot a new id takes.
     @frozen
-    package enum Probe {
+    public enum Probe: Sendable {
         case found(Int)
         case vacant(slot: Int)
     }

@@ -1,8 +1,10 @@
 import Foundation
 
 /// A row's 128-bit key and its position: what the radix sorts move (24 bytes).
+/// Public only so that its `@inlinable` members inline in SortKit's other modules (Swift
+/// 6.3 ignores `@inlinable` on a `package` type's members); not API: `_` names stay internal.
 @frozen
-package struct _KeyRecord {
+public struct _KeyRecord: Sendable {
     @usableFromInline package var hi: UInt64
     @usableFromInline package var lo: UInt64
     @usableFromInline package var index: UInt32

@@ -14,7 +14,9 @@ import Foundation
 /// `Benchmarks/csv-sort.sh` on the 1M-row benchmark file (68 MB, 3 key columns, 2 cores): when
 /// this scanner still built a `String` per key field (and a key per record from them), the sort
 /// took 4.9 s; reading spans, it takes about 0.6 s end to end.
-package struct _CSVRecordScanner {
+/// Public only so that its `@inlinable` members inline in SortKit's other modules (Swift
+/// 6.3 ignores `@inlinable` on a `package` type's members); not API: `_` names stay internal.
+public struct _CSVRecordScanner: Sendable {
     /// One record: where its bytes are, the text of the wanted columns (in `wanted` order)
     /// and the physical line it starts on.
     package struct Record {
@@ -26,7 +28,7 @@ package struct _CSVRecordScanner {
     /// Where one field's value is: the bytes between the quotes of a quoted field; `escaped`
     /// when they hold doubled quotes, which stand for one.
     @frozen
-    package struct Span {
+    public struct Span: Sendable {
         @usableFromInline package var range: Range<Int>
         @usableFromInline package var escaped: Bool
 

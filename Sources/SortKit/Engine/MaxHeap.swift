@@ -6,7 +6,9 @@
 /// top-k's order is a comparator chosen at run time (sort keys, a collation, a direction):
 /// wrapping each element with its comparator would cost a reference per element and a call
 /// through it per comparison.
-package enum _MaxHeap {
+/// Public only so that its `@inlinable` members inline in SortKit's other modules (Swift
+/// 6.3 ignores `@inlinable` on a `package` type's members); not API: `_` names stay internal.
+public enum _MaxHeap {
     /// Restores the heap after an element was appended at the end.
     @inlinable
     package static func siftUp<Element>(_ heap: inout [Element], by less: (Element, Element) -> Bool) {

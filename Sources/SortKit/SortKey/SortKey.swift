@@ -149,8 +149,9 @@ extension Array {
 /// the row goes: its values are read once, and a string value's sort key is built once and
 /// compared with each other string as that string's key is generated (ASCII stops at the
 /// first differing byte), instead of building both keys at every comparison.
-@usableFromInline
-package struct _SortProbe<Row> {
+/// Public only so that its `@inlinable` members inline in SortKit's other modules (Swift
+/// 6.3 ignores `@inlinable` on a `package` type's members); not API: `_` names stay internal.
+public struct _SortProbe<Row> {
     // Inlinable, so that a caller's specialized code (SortByIndex's binary search) compares
     // without generic metadata lookups per key.
     @usableFromInline let keys: [SortKey<Row>]

@@ -5,8 +5,9 @@ import Foundation
 package let _parallelThreshold = 50_000
 
 /// Write-once slots filled from `concurrentPerform`, each index by exactly one iteration.
-@usableFromInline
-package final class _ResultSlots<Value>: @unchecked Sendable {
+/// Public only so that its `@inlinable` members inline in SortKit's other modules (Swift
+/// 6.3 ignores `@inlinable` on a `package` type's members); not API: `_` names stay internal.
+public final class _ResultSlots<Value>: @unchecked Sendable {
     @usableFromInline var slots: [Value?]
     @usableFromInline let lock = NSLock()
     @inlinable package init(count: Int) { slots = Array(repeating: nil, count: count) }
@@ -16,8 +17,9 @@ package final class _ResultSlots<Value>: @unchecked Sendable {
 
 /// Shares read-only inputs with `concurrentPerform`: the key inputs are only read. A
 /// comparator input's closure is not called during encoding.
-@usableFromInline
-package struct _UncheckedBox<Value>: @unchecked Sendable {
+/// Public only so that its `@inlinable` members inline in SortKit's other modules (Swift
+/// 6.3 ignores `@inlinable` on a `package` type's members); not API: `_` names stay internal.
+public struct _UncheckedBox<Value>: @unchecked Sendable {
     @usableFromInline package let value: Value
     @inlinable package init(_ value: Value) { self.value = value }
 }

@@ -172,7 +172,9 @@ package struct _TypeInference: Sendable {
 /// The shapes of number text that are typed without parsing: 1–18 ASCII digits, or 1–9
 /// digits, a point and 1–6 digits. Anything else (signs, spaces, exponents, longer numbers)
 /// is `other`.
-package enum _NumberShape: Equatable {
+/// Public only so that its `@inlinable` members inline in SortKit's other modules (Swift
+/// 6.3 ignores `@inlinable` on a `package` type's members); not API: `_` names stay internal.
+public enum _NumberShape: Equatable, Sendable {
     case digits, decimal, other
 
     @inlinable
