@@ -140,15 +140,16 @@ struct IndexLimitsTests {
             // cells, the others (title) their bytes and 8 per cell; the folded text the other
             // columns' folded bytes (no more than theirs here), a separator per field and 8 per
             // row, the repeating columns' once per distinct cell; no bytes for the ids of rows
-            // numbered 1…n (a run, ``_RowIDs``); 1 per row for liveness; 12 per row per ranking
-            // (order, rank, groups).
+            // numbered 1…n (a run, ``_RowIDs``); 1 per row for liveness; 10 per row per ranking
+            // (order, rank, groups): 4 for the order, at most 2 for the rank under 65,535 groups,
+            // at most 4 for the groups.
             let titleBytes = csv.split(separator: "\n").dropFirst().reduce(0) { $0 + $1.split(separator: ",")[0].utf8.count }
             #expect(
                 bytes["cells"]! <= titleBytes + 8 * rows + 3 * 4 * rows + 64 * 1_024,
                 "cells \(bytes["cells"]!) for \(titleBytes) bytes of titles in \(rows) rows")
             #expect(bytes["folded"]! <= titleBytes + (3 + 8) * rows + 64 * 1_024, "folded \(bytes["folded"]!)")
             #expect(bytes["ids"]! == 0 && bytes["live"]! <= rows + 256, "\(bytes)")
-            #expect(bytes["rankings"]! <= 12 * rows * max(1, usage.rankings) + 4_096, "\(usage.rankings) rankings: \(bytes["rankings"]!)")
+            #expect(bytes["rankings"]! <= 10 * rows * max(1, usage.rankings) + 4_096, "\(usage.rankings) rankings: \(bytes["rankings"]!)")
         }
     }
 

@@ -17,8 +17,9 @@ struct _Ranking: Sendable {
     var order: [UInt32]
     /// Where each group of equal values starts in `order`, and where the nulls start.
     var groupStarts: [UInt32]
-    /// Per slot, its group; ``null`` for null (and for a slot that isn't live).
-    var ranks: [UInt32]
+    /// Per slot, its group; ``null`` for null (and for a slot that isn't live). In the
+    /// narrowest width that holds the groups (``_Ranks``).
+    var ranks: _Ranks
 
     static let null = UInt32.max
 
@@ -40,7 +41,7 @@ struct _Ranking: Sendable {
     var isCurrent: Bool { pending == nil }
 
     /// The bytes the ranking's arrays take.
-    var byteCount: Int { (order.count + groupStarts.count + ranks.count) * MemoryLayout<UInt32>.stride + (pending?.count ?? 0) * 8 }
+    var byteCount: Int { (order.count + groupStarts.count) * MemoryLayout<UInt32>.stride + ranks.byteCount + (pending?.count ?? 0) * 8 }
 
     /// Groups of equal non-null values.
     var distinct: Int { groupStarts.count - 1 }
@@ -178,11 +179,11 @@ struct _Ranking: Sendable {
         let groups = distinct.distinct
         // Per group (and the nulls, last) its number of slots, then where it starts.
         var starts = [UInt32](repeating: 0, count: groups + 2)
-        var ranks = [UInt32](repeating: Self.null, count: ids.count)
-        for slot in ids.indices {
-            let group = distinct.ranks[Int(ids[slot])]
-            ranks[slot] = group
+        let groupOf = Array(distinct.ranks)
+        let ranks = _Ranks(count: ids.count, groups: groups) { slot in
+            let group = groupOf[Int(ids[slot])]
             starts[(group == Self.null ? groups : Int(group)) + 1] += 1
+            return group
         }
         for group in 0...groups { starts[group + 1] += starts[group] }
         var next = Array(starts[0...groups])
@@ -198,7 +199,7 @@ struct _Ranking: Sendable {
     }
 
     /// A ranking of these arrays, as they are.
-    init(order: [UInt32], groupStarts: [UInt32], ranks: [UInt32]) {
+    init(order: [UInt32], groupStarts: [UInt32], ranks: _Ranks) {
         self.order = order
         self.groupStarts = groupStarts
         self.ranks = ranks
@@ -208,7 +209,6 @@ struct _Ranking: Sendable {
     /// and whether the slot at a sorted position is null.
     init(slotCount: Int, sorted: [UInt32], ties: [Bool], isNull: (Int) -> Bool) {
         order = sorted
-        ranks = [UInt32](repeating: Self.null, count: slotCount)
         groupStarts = []
         var nonNull = sorted.count
         for position in sorted.indices {
@@ -217,8 +217,17 @@ struct _Ranking: Sendable {
                 break
             }
             if position == 0 || !ties[position] { groupStarts.append(UInt32(position)) }
-            ranks[Int(sorted[position])] = UInt32(groupStarts.count - 1)
         }
+        // The groups are counted first: the ranks take the width they need.
+        var ranks = _Ranks(count: slotCount, groups: groupStarts.count)
+        ranks.withWriter { ranks in
+            var group = -1
+            for position in 0..<nonNull {
+                if position == 0 || !ties[position] { group += 1 }
+                ranks[Int(sorted[position])] = UInt32(group)
+            }
+        }
+        self.ranks = ranks
         groupStarts.append(UInt32(nonNull))
     }
 
@@ -467,9 +476,7 @@ struct _Ranking: Sendable {
                 groupStarts.insert(groupStarts[group], at: group)
                 if group + 1 < groupStarts.count - 1 {
                     let first = UInt32(group)
-                    ranks.withUnsafeMutableBufferPointer { ranks in
-                        for index in ranks.indices where ranks[index] != Self.null && ranks[index] >= first { ranks[index] += 1 }
-                    }
+                    ranks.renumber { $0 >= first ? $0 + 1 : $0 }
                 }
             }
             groupStarts.withUnsafeMutableBufferPointer { starts in
@@ -548,16 +555,8 @@ struct _Ranking: Sendable {
         }
         starts.append(UInt32(nonNull - before))
         var ranks = self.ranks
-        if ranks.count != slotCount {
-            ranks = Array(ranks.prefix(slotCount)) + [UInt32](repeating: Self.null, count: max(0, slotCount - ranks.count))
-        }
-        if emptied {
-            ranks.withUnsafeMutableBufferPointer { ranks in
-                renumbered.withUnsafeBufferPointer { renumbered in
-                    for slot in ranks.indices where ranks[slot] != Self.null { ranks[slot] = renumbered[Int(ranks[slot])] }
-                }
-            }
-        }
+        if ranks.count != slotCount { ranks = ranks.resized(to: slotCount) }
+        if emptied { ranks.renumber { renumbered[Int($0)] } }
         for slot in removed where Int(slot) < ranks.count { ranks[Int(slot)] = Self.null }
         return _Ranking(order: order, groupStarts: starts, ranks: ranks)
     }
