@@ -212,6 +212,51 @@ extension CSVColumnsTests {
         }
     }
 
+    @Test(
+        "A megabyte of decomposed text in a numbered column, in the first batch and in the last record at end of file, is stored, searched and sorted as a short cell is",
+        arguments: Backend.available)
+    func megabyteNumberedCell(backend: Backend) async throws {
+        // "u" and a combining diaeresis 600,000 times (1.8 MB; 1.2 MB as NFC), with a "<" that
+        // the mark before it doesn't join: the author column still repeats (it is numbered),
+        // so its megabyte is folded once and filled into both rows' search text.
+        let megabyte = String(repeating: "u\u{308}", count: 600_000) + "<b> Zoë"
+        let authors = ["Jürgen", "東京", "e\u{301}va", "Straße"]
+        let count = 16_384 + 3
+        var rows: [[String]] = []
+        for record in 0..<count {
+            rows.append(["T\(record)", record == 5 || record == count - 1 ? megabyte : authors[record % authors.count]])
+        }
+        let csv = "title,author\n" + rows.map { "\($0[0]),\"\($0[1])\"" }.joined(separator: "\n") // no line end at the end
+        let store = try await backend.makeStore()
+        try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        let sql = store as! any _SQLTableStore
+        func stored<Store: _SQLTableStore>(_ store: Store) async throws -> [[SQLValue]] {
+            try await store.read { session in try await session.select("SELECT c1, s FROM st_1 WHERE id IN (6, \(count)) ORDER BY id", []) }
+        }
+        let nfc = Collation.normalized(megabyte)
+        let read = try await stored(sql)
+        #expect(read.count == 2 && read.allSatisfy { $0[0].cell == nfc }, "\(backend): the stored cells")
+        for (row, record) in zip(read, [5, count - 1]) {
+            #expect(row[1].cell == SearchQuery.foldedFields([rows[record][0], nfc]), "\(backend): the search text of record \(record)")
+        }
+        let found = try await store.page(of: "t", PageRequest(search: "uuu<b> zoe", limit: 10))
+        #expect(found.rows.map(\.id) == [6, Int64(count)] && found.filtered == 2, "\(backend)")
+        // By author then title, the page around the megabyte rows holds the rows an oracle
+        // sort of the NFC cells puts there.
+        // (Keys made once per distinct cell, found by number: comparing or hashing the
+        // megabyte `String`s normalizes them whole each time.)
+        let authorKeys = (authors + [megabyte]).map { Collation.natural.sortKey(for: Collation.normalized($0)) }
+        let authorOf = rows.indices.map { $0 == 5 || $0 == count - 1 ? authors.count : $0 % authors.count }
+        let titleKeys = rows.map { Collation.natural.sortKey(for: $0[0]) }
+        let expected = rows.indices.sorted {
+            let (a, b) = (authorKeys[authorOf[$0]], authorKeys[authorOf[$1]])
+            return a == b ? titleKeys[$0].lexicographicallyPrecedes(titleKeys[$1]) : a.lexicographicallyPrecedes(b)
+        }
+        let at = max(0, expected.firstIndex(of: 5)! - 2)
+        let sorted = try await store.page(of: "t", PageRequest(order: .spec(try SortSpec(parsing: "author,title")), offset: at, limit: 6))
+        #expect(sorted.rows.map(\.id) == expected[at..<min(count, at + 6)].map { Int64($0 + 1) }, "\(backend)")
+    }
+
     @Test("A CSV read in slices on the cores gives the columns one slice gives; malformed CSV in the last slice is named by its line")
     func slicedRead() throws {
         var random = SplitMix64(seed: 0x511CE)
