@@ -324,6 +324,9 @@ private func _sortByBuckets<Keys: _WindowKeys>(_ records: inout [_KeyRecord], _ 
         }
         initialized = count
     }
+    // The records are all in `sorted` now: their storage goes before the buckets are sorted
+    // (24 bytes a record, a 1M-row import's title order held both at the import's peak).
+    records = []
     // Chunks of whole buckets, about an eighth of the records each.
     var chunks: [Range<Int>] = []
     var chunkStart = 0

@@ -11,6 +11,9 @@ extension _Ranking {
     ///
     /// The same order and groups as the engine's sort of the cells' values: the engine ranks
     /// strings by the same keys (``Collation/sortKey(for:)``, ties where the keys are equal).
+    /// The keys are kept without their tie-break — a key ends with `00` and the text's NFC,
+    /// which is the cell itself (cells are stored in NFC): 21 bytes a row of 1M titles — and
+    /// keys found equal are ordered, and split into groups, by their NFC text afterwards.
     /// Through the engine, an import's title ranking made a `String` and a ``SortValue`` per
     /// row and joined the cores' key arenas into one: on 1M multilingual titles that was
     /// 61 MB of strings, 24 MB of values and 44 MB of joined keys held at the import's peak.
@@ -26,6 +29,8 @@ extension _Ranking {
             live.count < Int(UInt32.max)
         else { return nil }
         let count = live.count, parts = max(1, min(_scanCores, count / 65_536))
+        // A binary key is the NFC text alone: nothing to cut.
+        let cutsTieBreak = variant.collation != .binary
         // Per part (slots in order), the keys of its non-blank live cells, their slots, and
         // its blank live slots.
         let results = _ResultSlots<(keys: _ByteArena, slots: [UInt32], nulls: [UInt32])>(count: parts)
@@ -47,6 +52,7 @@ extension _Ranking {
                                     return
                                 }
                                 builder.appendSortKey(forValidUTF8: bytes, to: &keys.bytes)
+                                if cutsTieBreak { keys.bytes.removeLast(Self.tieBreakLength(keys.bytes, cell: bytes)) }
                             } else {
                                 // As `String(decoding:)` reads the cell for the engine (the
                                 // bytes' blank test assumes well-formed UTF-8).
@@ -56,6 +62,7 @@ extension _Ranking {
                                     return
                                 }
                                 builder.appendSortKey(for: text, to: &keys.bytes)
+                                if cutsTieBreak { keys.bytes.removeLast(Collation.normalized(text).utf8.count) }
                             }
                             keys.close()
                             slots.append(UInt32(slot))
@@ -66,9 +73,11 @@ extension _Ranking {
         }
         var built = results.values
         let arenas = _ArenaParts(built.map(\.keys))
-        let positions = _sortByteKeys(arenas)
-        // Per sorted position, whether its key equals the one before (the same group).
-        let ties = _ByteArena.withViews(arenas.parts) { views in
+        var positions = _sortByteKeys(arenas)
+        let keySlots = Array(built.map(\.slots).joined())
+        // Per sorted position, whether its key equals the one before (the same group, unless
+        // their texts differ: see below).
+        var ties = _ByteArena.withViews(arenas.parts) { views in
             let firsts = arenas.firsts
             func keyAt(_ position: Int) -> UnsafeBufferPointer<UInt8> {
                 var part = 0
@@ -84,15 +93,56 @@ extension _Ranking {
             }
             return ties
         }
+        cells.withCellReader(variant.column) { cell in
+            Self.orderEqualKeysByText(&positions, ties: &ties, slots: keySlots, cell: cell)
+        }
         var sorted: [UInt32] = []
         sorted.reserveCapacity(positions.count + built.reduce(0) { $0 + $1.nulls.count })
-        do {
-            let keySlots = Array(built.map(\.slots).joined())
-            sorted.append(contentsOf: positions.lazy.map { keySlots[$0] })
-        }
+        sorted.append(contentsOf: positions.lazy.map { keySlots[$0] })
         for part in built.indices { sorted.append(contentsOf: built[part].nulls) }
         built.removeAll()
         let nonNull = positions.count
         return _Ranking(slotCount: count, sorted: sorted, ties: ties, isNull: { $0 >= nonNull })
+    }
+
+    /// The length of the tie-break that ends `key`, the key of the valid UTF-8 `cell`: the
+    /// cell's own bytes when they are its NFC (as stored cells are; checked against the key's
+    /// end), else its NFC's.
+    static func tieBreakLength(_ key: [UInt8], cell: UnsafeBufferPointer<UInt8>) -> Int {
+        let count = cell.count
+        let ownBytes =
+            key.count > count
+            && key.withUnsafeBufferPointer { key in
+                _equalBytes(UnsafeBufferPointer(rebasing: key[(key.count - count)...]), cell) && key[key.count - count - 1] == 0
+            }
+        return ownBytes ? count : Collation.normalized(String(decoding: cell, as: UTF8.self)).utf8.count
+    }
+
+    /// Orders each run of equal keys (`ties`) in `positions` by its cells' NFC text, ties in
+    /// position order, and keeps a tie only where the texts are equal too: what the keys'
+    /// tie-break did. A run of equal cells (a title that repeats) is left as it is.
+    static func orderEqualKeysByText(_ positions: inout [Int], ties: inout [Bool], slots: [UInt32], cell: _CellReader) {
+        /// The NFC text of the cell at sorted position `index`, as the tie-break had it.
+        func text(_ index: Int) -> [UInt8] {
+            cell(Int(slots[positions[index]])) { bytes in
+                _isValidUTF8(bytes) && _isASCII(bytes)
+                    ? Array(bytes) : Array(Collation.normalized(String(decoding: bytes, as: UTF8.self)).utf8)
+            }
+        }
+        func sameCells(_ a: Int, _ b: Int) -> Bool {
+            cell(Int(slots[positions[a]])) { a in cell(Int(slots[positions[b]])) { b in _equalBytes(a, b) } }
+        }
+        var start = 0
+        while start < positions.count {
+            var end = start + 1
+            while end < positions.count, ties[end] { end += 1 }
+            if end - start > 1, !(start + 1..<end).allSatisfy({ sameCells(start, $0) }) {
+                let texts = (start..<end).map(text)
+                let order = texts.indices.sorted { texts[$0] == texts[$1] ? $0 < $1 : texts[$0].lexicographicallyPrecedes(texts[$1]) }
+                positions.replaceSubrange(start..<end, with: order.map { positions[start + $0] })
+                for offset in 1..<order.count { ties[start + offset] = texts[order[offset]] == texts[order[offset - 1]] }
+            }
+            start = end
+        }
     }
 }
