@@ -66,9 +66,15 @@ struct WindowSortTests {
             #expect(inParts.count == keys.count && keys.indices.allSatisfy { Array(inParts[$0]) == keys[$0] }, "seed \(seed)")
             // One core's sort, and shares sorted on every core and merged (from two keys on),
             // from one arena and from parts.
+            // Exactly two parts (two cores' keys: no span per key), either of them maybe empty.
+            let split = Int.random(in: 0...keys.count, using: &random)
+            let halves = [keys[..<split], keys[split...]].map { half in
+                _ByteArena(bytes: Array(half.joined()), ends: half.reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1.count) })
+            }
             for (parallelFrom, path) in [(Int.max, "one share"), (2, "merged shares")] {
                 let parted = _sortByteKeys(inParts, parallelFrom: parallelFrom)
                 #expect(parted == expected, "\(path), \(count) keys in \(parts.count) parts, seed \(seed)")
+                #expect(_sortByteKeys(_ArenaParts(halves), parallelFrom: parallelFrom) == expected, "\(path), two parts split at \(split), seed \(seed)")
                 let actual = _sortByteKeys(arena, parallelFrom: parallelFrom)
                 let first = actual.indices.first { $0 < expected.count && actual[$0] != expected[$0] }
                 #expect(
