@@ -29,6 +29,16 @@ struct RanksTests {
         // Equal by values, whatever the widths.
         #expect(_Ranks([1, _Ranking.null]) == _Ranks(count: 2, groups: 100_000) { $0 == 0 ? 1 : _Ranking.null })
         #expect(_Ranks(count: 0, groups: 0).isEmpty)
+        // A group that goes (renumbered to null, as a delete empties it) doesn't widen.
+        var shrinking = _Ranks([0, 1, 2])
+        shrinking.renumber { $0 == 1 ? _Ranking.null : $0 > 1 ? $0 - 1 : $0 }
+        #expect(shrinking.width == 1 && Array(shrinking) == [0, _Ranking.null, 1])
+        // Two bytes hold groups up to 65,533 (65,535 is null's): 65,534 takes four.
+        var wide = _Ranks(count: 2, groups: 300)
+        wide[0] = 65_533
+        #expect(wide.width == 2 && wide[0] == 65_533)
+        wide[1] = 65_534
+        #expect(wide.width == 4 && Array(wide) == [65_533, 65_534])
     }
 
     @Test("Seeded writes, renumberings and resizes agree with a [UInt32] oracle", arguments: [1, 2, 3, 4])
@@ -40,10 +50,16 @@ struct RanksTests {
         for step in 0..<2_000 {
             switch Int.random(in: 0..<10, using: &random) {
             case 0:
-                // A renumbering that moves groups up (a new group joined below them).
+                // A renumbering that moves groups up (a new group joined below them), or one
+                // that empties a group and moves those above it down (a delete).
                 let first = UInt32.random(in: 0...300, using: &random)
-                oracle = oracle.map { $0 != _Ranking.null && $0 >= first ? $0 + 1 : $0 }
-                ranks.renumber { $0 >= first ? $0 + 1 : $0 }
+                let up = Bool.random(using: &random)
+                let renumbered: (UInt32) -> UInt32 = { up ? ($0 >= first ? $0 + 1 : $0) : ($0 == first ? _Ranking.null : $0 > first ? $0 - 1 : $0) }
+                let before = ranks.width
+                oracle = oracle.map { $0 == _Ranking.null ? $0 : renumbered($0) }
+                ranks.renumber(renumbered)
+                let top = oracle.filter { $0 != _Ranking.null }.max().map { Int($0) + 1 } ?? 0
+                #expect(ranks.width == max(before, _Ranks.width(groups: top)), "seed \(seed), step \(step): width \(ranks.width)")
             case 1:
                 let size = Int.random(in: 0...(oracle.count + 50), using: &random)
                 oracle = Array(oracle.prefix(size)) + Array(repeating: _Ranking.null, count: max(0, size - oracle.count))

@@ -80,7 +80,11 @@ struct _Ranks: Sendable, RandomAccessCollection, Equatable {
         let count = count
         var top: UInt32? = nil
         withReader { ranks in
-            for slot in 0..<count where ranks[slot] != _Ranking.null { top = Swift.max(top ?? 0, body(ranks[slot])) }
+            for slot in 0..<count where ranks[slot] != _Ranking.null {
+                // A group that goes (null) doesn't count: the width holds the groups that stay.
+                let group = body(ranks[slot])
+                if group != _Ranking.null { top = Swift.max(top ?? 0, group) }
+            }
         }
         if let top, Self.width(groups: Int(top) + 1) > width { widen(to: Self.width(groups: Int(top) + 1)) }
         withWriter { ranks in

@@ -57,7 +57,7 @@ extension SQLiteTableStore {
         // caches until the commit. With 64 MB they were a 1M-row import's peak (318-324 MiB
         // against 280; served in the same time within noise, four alternating pairs).
         try db.execute(sql: "PRAGMA cache_size = -8192")
-        defer { try? db.execute(sql: "PRAGMA cache_size = -65536") }
+        defer { try? db.execute(sql: "PRAGMA cache_size = -\(pageCacheKiB)") }
         // The arenas stay put while statements read them: cells are bound without a copy.
         try info.withImportRows(cells, folded: folded, typed: typed) { rows in
             // Bound without a copy too: a row's filled search text, here or in a batch's texts

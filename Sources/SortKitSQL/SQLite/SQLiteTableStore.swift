@@ -66,7 +66,7 @@ public final class SQLiteTableStore: _SQLTableStore {
             try db.execute(sql: "PRAGMA page_size = 16384")
             // 64 MB of page cache per connection (SQLite's default is 2 MB): big imports and
             // sorts spill to disk far less.
-            try db.execute(sql: "PRAGMA cache_size = -65536")
+            try db.execute(sql: "PRAGMA cache_size = -\(Self.pageCacheKiB)")
             // Reads through a memory map of the file (up to SQLite's 2 GB limit): a table served
             // from the database reads its rows in an index's order, page after random page,
             // and a mapped page costs no copy into the cache (a 1M-row read in title order
@@ -230,8 +230,14 @@ public final class SQLiteTableStore: _SQLTableStore {
         database.writeWithoutTransaction { db in
             if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
             if !durable { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            // In case a failed load's own restore failed too (a cancelled access).
+            try? db.execute(sql: "PRAGMA cache_size = -\(pageCacheKiB)")
         }
     }
+
+    /// Each connection's page cache, in KiB (SQLite's default is 2 MB; an import's load runs
+    /// with 8 MB and puts this back).
+    static let pageCacheKiB = 65_536
 
     // MARK: What SQLite does its own way
 
