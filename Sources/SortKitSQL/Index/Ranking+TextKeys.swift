@@ -33,7 +33,8 @@ extension _Ranking {
         let cutsTieBreak = variant.collation != .binary
         // Per part (slots in order), the keys of its non-blank live cells, their slots, and
         // its blank live slots.
-        let results = _ResultSlots<(keys: _ByteArena, slots: [UInt32], nulls: [UInt32])>(count: parts)
+        // Per part also the slots whose cell isn't its own tie-break (not NFC, or ill-formed).
+        let results = _ResultSlots<(keys: _ByteArena, slots: [UInt32], nulls: [UInt32], others: [UInt32])>(count: parts)
         cells.withCellReader(variant.column) { cell in
             // Each part reads its own slots' cells; `live` is only read.
             _concurrentPerform(
@@ -41,7 +42,7 @@ extension _Ranking {
                 _UncheckedBox { part in
                     let range = (count * part / parts)..<(count * (part + 1) / parts)
                     var builder = _SortKeyPieces(variant.collation)
-                    var keys = _ByteArena(), slots: [UInt32] = [], nulls: [UInt32] = []
+                    var keys = _ByteArena(), slots: [UInt32] = [], nulls: [UInt32] = [], others: [UInt32] = []
                     keys.ends.reserveCapacity(range.count)
                     slots.reserveCapacity(range.count)
                     for slot in range where live[slot] {
@@ -52,7 +53,11 @@ extension _Ranking {
                                     return
                                 }
                                 builder.appendSortKey(forValidUTF8: bytes, to: &keys.bytes)
-                                if cutsTieBreak { keys.bytes.removeLast(Self.tieBreakLength(keys.bytes, cell: bytes)) }
+                                if cutsTieBreak {
+                                    let cut = Self.tieBreakLength(keys.bytes, cell: bytes)
+                                    keys.bytes.removeLast(cut)
+                                    if cut != bytes.count { others.append(UInt32(slot)) }
+                                }
                             } else {
                                 // As `String(decoding:)` reads the cell for the engine (the
                                 // bytes' blank test assumes well-formed UTF-8).
@@ -62,13 +67,16 @@ extension _Ranking {
                                     return
                                 }
                                 builder.appendSortKey(for: text, to: &keys.bytes)
-                                if cutsTieBreak { keys.bytes.removeLast(Collation.normalized(text).utf8.count) }
+                                if cutsTieBreak {
+                                    keys.bytes.removeLast(Collation.normalized(text).utf8.count)
+                                    others.append(UInt32(slot))
+                                }
                             }
                             keys.close()
                             slots.append(UInt32(slot))
                         }
                     }
-                    results.set(part, (keys, slots, nulls))
+                    results.set(part, (keys, slots, nulls, others))
                 })
         }
         var built = results.values
@@ -93,8 +101,11 @@ extension _Ranking {
             }
             return ties
         }
-        cells.withCellReader(variant.column) { cell in
-            Self.orderEqualKeysByText(&positions, ties: &ties, slots: keySlots, cell: cell)
+        // Whole keys (binary) tie exactly where their texts do.
+        if cutsTieBreak {
+            cells.withCellReader(variant.column) { cell in
+                Self.orderEqualKeysByText(&positions, ties: &ties, slots: keySlots, others: Set(built.flatMap(\.others)), cell: cell)
+            }
         }
         var sorted: [UInt32] = []
         sorted.reserveCapacity(positions.count + built.reduce(0) { $0 + $1.nulls.count })
@@ -120,27 +131,37 @@ extension _Ranking {
 
     /// Orders each run of equal keys (`ties`) in `positions` by its cells' NFC text, ties in
     /// position order, and keeps a tie only where the texts are equal too: what the keys'
-    /// tie-break did. A run of equal cells (a title that repeats) is left as it is.
-    static func orderEqualKeysByText(_ positions: inout [Int], ties: inout [Bool], slots: [UInt32], cell: _CellReader) {
-        /// The NFC text of the cell at sorted position `index`, as the tie-break had it.
-        func text(_ index: Int) -> [UInt8] {
-            cell(Int(slots[positions[index]])) { bytes in
-                _isValidUTF8(bytes) && _isASCII(bytes)
-                    ? Array(bytes) : Array(Collation.normalized(String(decoding: bytes, as: UTF8.self)).utf8)
-            }
+    /// tie-break did. Cells are compared where they lie (they are their own NFC), but for the
+    /// `others` slots, whose NFC is made; a run of equal cells (a repeated title) is left as it
+    /// is. Nothing is kept per row of a run: after a write, a column of statuses "Done" and
+    /// "done" is one run of them all under a case-blind collation.
+    static func orderEqualKeysByText(_ positions: inout [Int], ties: inout [Bool], slots: [UInt32], others: Set<UInt32>, cell: _CellReader) {
+        /// The NFC text of a cell, as the tie-break had it.
+        func text(_ slot: UInt32) -> [UInt8] {
+            cell(Int(slot)) { Array(Collation.normalized(String(decoding: $0, as: UTF8.self)).utf8) }
         }
-        func sameCells(_ a: Int, _ b: Int) -> Bool {
-            cell(Int(slots[positions[a]])) { a in cell(Int(slots[positions[b]])) { b in _equalBytes(a, b) } }
+        func compare(_ a: UInt32, _ b: UInt32) -> ComparisonResult {
+            if !others.isEmpty, others.contains(a) || others.contains(b) {
+                let (x, y) = (text(a), text(b))
+                return x == y ? .orderedSame : x.lexicographicallyPrecedes(y) ? .orderedAscending : .orderedDescending
+            }
+            return cell(Int(a)) { x in cell(Int(b)) { y in _compareBytes(x, y) } }
         }
         var start = 0
         while start < positions.count {
             var end = start + 1
             while end < positions.count, ties[end] { end += 1 }
-            if end - start > 1, !(start + 1..<end).allSatisfy({ sameCells(start, $0) }) {
-                let texts = (start..<end).map(text)
-                let order = texts.indices.sorted { texts[$0] == texts[$1] ? $0 < $1 : texts[$0].lexicographicallyPrecedes(texts[$1]) }
-                positions.replaceSubrange(start..<end, with: order.map { positions[start + $0] })
-                for offset in 1..<order.count { ties[start + offset] = texts[order[offset]] == texts[order[offset - 1]] }
+            let first = slots[positions[start]]
+            if end - start > 1, !(start + 1..<end).allSatisfy({ compare(first, slots[positions[$0]]) == .orderedSame }) {
+                let run = Array(positions[start..<end])
+                let order = run.indices.sorted { a, b in
+                    let result = compare(slots[run[a]], slots[run[b]])
+                    return result == .orderedSame ? a < b : result == .orderedAscending
+                }
+                positions.replaceSubrange(start..<end, with: order.map { run[$0] })
+                for offset in 1..<order.count {
+                    ties[start + offset] = compare(slots[run[order[offset]]], slots[run[order[offset - 1]]]) == .orderedSame
+                }
             }
             start = end
         }
