@@ -18,8 +18,8 @@ struct _Ranking: Sendable {
     /// Where each group of equal values starts in `order`, and where the nulls start.
     var groupStarts: [UInt32]
     /// Per slot, its group; ``null`` for null (and for a slot that isn't live). In the
-    /// narrowest width that holds the groups (``_Ranks``).
-    var ranks: _Ranks
+    /// narrowest width that holds the groups (``_NarrowRanks``).
+    var ranks: _NarrowRanks
 
     static let null = UInt32.max
 
@@ -180,7 +180,7 @@ struct _Ranking: Sendable {
         // Per group (and the nulls, last) its number of slots, then where it starts.
         var starts = [UInt32](repeating: 0, count: groups + 2)
         let groupOf = Array(distinct.ranks)
-        let ranks = _Ranks(count: ids.count, groups: groups) { slot in
+        let ranks = _NarrowRanks(count: ids.count, groups: groups) { slot in
             let group = groupOf[Int(ids[slot])]
             starts[(group == Self.null ? groups : Int(group)) + 1] += 1
             return group
@@ -189,7 +189,8 @@ struct _Ranking: Sendable {
         var next = Array(starts[0...groups])
         var order = [UInt32](repeating: 0, count: ids.count)
         for slot in ids.indices {
-            let bucket = ranks[slot] == Self.null ? groups : Int(ranks[slot])
+            let group = groupOf[Int(ids[slot])]
+            let bucket = group == Self.null ? groups : Int(group)
             order[Int(next[bucket])] = UInt32(slot)
             next[bucket] += 1
         }
@@ -199,7 +200,7 @@ struct _Ranking: Sendable {
     }
 
     /// A ranking of these arrays, as they are.
-    init(order: [UInt32], groupStarts: [UInt32], ranks: _Ranks) {
+    init(order: [UInt32], groupStarts: [UInt32], ranks: _NarrowRanks) {
         self.order = order
         self.groupStarts = groupStarts
         self.ranks = ranks
@@ -218,17 +219,16 @@ struct _Ranking: Sendable {
             }
             if position == 0 || !ties[position] { groupStarts.append(UInt32(position)) }
         }
-        // The groups are counted first: the ranks take the width they need.
-        var ranks = _Ranks(count: slotCount, groups: groupStarts.count)
+        groupStarts.append(UInt32(nonNull))
+        // The groups are found first: the ranks take the width they need.
+        let starts = groupStarts
+        var ranks = _NarrowRanks(count: slotCount, groups: starts.count - 1)
         ranks.withWriter { ranks in
-            var group = -1
-            for position in 0..<nonNull {
-                if position == 0 || !ties[position] { group += 1 }
-                ranks[Int(sorted[position])] = UInt32(group)
+            for group in 0..<(starts.count - 1) {
+                for position in Int(starts[group])..<Int(starts[group + 1]) { ranks[Int(sorted[position])] = UInt32(group) }
             }
         }
         self.ranks = ranks
-        groupStarts.append(UInt32(nonNull))
     }
 
     /// The group that `value` would join (`exact`) or the first group above it (`!exact`;

@@ -260,7 +260,7 @@ extension _TableIndex {
         guard count > 0 else { return [] }
         // Each slice reads the index and fills its own result; the arrays are read through
         // pointers (no reference counting or bounds checks per row), valid in these closures.
-        _Ranks.withReaders(ranks) { ranks in
+        _NarrowRanks.withReaders(ranks) { ranks in
             _withBuffers(tables) { tables in
                 keep.withUnsafeBufferPointer { keep in
                     let pointers = _UncheckedBox((ranks, tables, keep))

@@ -142,6 +142,8 @@ final class _TableIndexCache: Sendable {
     @discardableResult
     private static func keepWithinBudgets(_ state: inout State, table: Int64, limits: IndexLimits) -> Bool {
         func bytes(_ table: Int64) -> Int { state.indexes[table]?.rankings.values.reduce(0) { $0 + $1.byteCount } ?? 0 }
+        // Per table, each default variant's place in its priority, made once for all the drops.
+        var priorities: [Int64: [KeyVariant: Int]] = [:]
         func dropOldest(of tables: [Int64]) -> Bool {
             // Rankings no request has read (tick 0) go first, the least important of those first
             // (the last columns' before the first's, every column's before the presets'), not in
@@ -149,10 +151,15 @@ final class _TableIndexCache: Sendable {
             var oldest: (table: Int64, variant: KeyVariant, tick: UInt64, rank: Int)?
             for table in tables {
                 guard let index = state.indexes[table] else { continue }
-                let priority = (try? _TableIndex.defaultVariantsByPriority(index.schema)) ?? []
-                let ranks = Dictionary(priority.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+                let ranks =
+                    priorities[table]
+                    ?? Dictionary(
+                        ((try? _TableIndex.defaultVariantsByPriority(index.schema)) ?? []).enumerated().map { ($0.element, $0.offset) },
+                        uniquingKeysWith: { first, _ in first })
+                priorities[table] = ranks
                 for variant in index.rankings.keys {
-                    let tick = state.lastUse[table]?[variant] ?? 0, rank = ranks[variant] ?? priority.count
+                    // A variant no default names (a request's) is the least important.
+                    let tick = state.lastUse[table]?[variant] ?? 0, rank = ranks[variant] ?? Int.max
                     let older = oldest.map { tick < $0.tick || (tick == $0.tick && (rank > $0.rank || (rank == $0.rank && $0.variant < variant))) } ?? true
                     if older { oldest = (table, variant, tick, rank) }
                 }

@@ -5,16 +5,16 @@ import Testing
 
 @testable import SortKitSQL
 
-/// A ranking's per-slot groups in the narrowest width (``_Ranks``): against a `[UInt32]`
+/// A ranking's per-slot groups in the narrowest width (``_NarrowRanks``): against a `[UInt32]`
 /// oracle under seeded reads, writes, widenings, renumberings and resizes, and rankings of
 /// few, many and very many groups taking one, two and four bytes a slot (#38).
 @Suite("Ranks in the narrowest width")
-struct RanksTests {
+struct NarrowRanksTests {
     @Test("Widths by group count, null at every width, widening on a write past the width")
     func widths() {
-        #expect(_Ranks.width(groups: 0) == 1 && _Ranks.width(groups: 254) == 1 && _Ranks.width(groups: 255) == 2)
-        #expect(_Ranks.width(groups: 65_534) == 2 && _Ranks.width(groups: 65_535) == 4)
-        var ranks = _Ranks(count: 4, groups: 3)
+        #expect(_NarrowRanks.width(groups: 0) == 1 && _NarrowRanks.width(groups: 254) == 1 && _NarrowRanks.width(groups: 255) == 2)
+        #expect(_NarrowRanks.width(groups: 65_534) == 2 && _NarrowRanks.width(groups: 65_535) == 4)
+        var ranks = _NarrowRanks(count: 4, groups: 3)
         #expect(ranks.width == 1 && ranks.byteCount == 4 && Array(ranks) == Array(repeating: _Ranking.null, count: 4))
         ranks[0] = 253
         ranks[1] = 2
@@ -25,16 +25,16 @@ struct RanksTests {
         ranks[3] = 70_000
         #expect(ranks.width == 4 && ranks.byteCount == 16 && Array(ranks) == [253, 2, 254, 70_000])
         ranks[1] = _Ranking.null
-        #expect(ranks[1] == _Ranking.null && ranks == _Ranks([253, _Ranking.null, 254, 70_000]))
+        #expect(ranks[1] == _Ranking.null && ranks == _NarrowRanks([253, _Ranking.null, 254, 70_000]))
         // Equal by values, whatever the widths.
-        #expect(_Ranks([1, _Ranking.null]) == _Ranks(count: 2, groups: 100_000) { $0 == 0 ? 1 : _Ranking.null })
-        #expect(_Ranks(count: 0, groups: 0).isEmpty)
+        #expect(_NarrowRanks([1, _Ranking.null]) == _NarrowRanks(count: 2, groups: 100_000) { $0 == 0 ? 1 : _Ranking.null })
+        #expect(_NarrowRanks(count: 0, groups: 0).isEmpty)
         // A group that goes (renumbered to null, as a delete empties it) doesn't widen.
-        var shrinking = _Ranks([0, 1, 2])
+        var shrinking = _NarrowRanks([0, 1, 2])
         shrinking.renumber { $0 == 1 ? _Ranking.null : $0 > 1 ? $0 - 1 : $0 }
         #expect(shrinking.width == 1 && Array(shrinking) == [0, _Ranking.null, 1])
         // Two bytes hold groups up to 65,533 (65,535 is null's): 65,534 takes four.
-        var wide = _Ranks(count: 2, groups: 300)
+        var wide = _NarrowRanks(count: 2, groups: 300)
         wide[0] = 65_533
         #expect(wide.width == 2 && wide[0] == 65_533)
         wide[1] = 65_534
@@ -46,7 +46,7 @@ struct RanksTests {
         var random = SplitMix64(seed: seed)
         let count = Int.random(in: 1...3_000, using: &random)
         var oracle = [UInt32](repeating: _Ranking.null, count: count)
-        var ranks = _Ranks(count: count, groups: 1)
+        var ranks = _NarrowRanks(count: count, groups: 1)
         for step in 0..<2_000 {
             switch Int.random(in: 0..<10, using: &random) {
             case 0:
@@ -59,7 +59,7 @@ struct RanksTests {
                 oracle = oracle.map { $0 == _Ranking.null ? $0 : renumbered($0) }
                 ranks.renumber(renumbered)
                 let top = oracle.filter { $0 != _Ranking.null }.max().map { Int($0) + 1 } ?? 0
-                #expect(ranks.width == max(before, _Ranks.width(groups: top)), "seed \(seed), step \(step): width \(ranks.width)")
+                #expect(ranks.width == max(before, _NarrowRanks.width(groups: top)), "seed \(seed), step \(step): width \(ranks.width)")
             case 1:
                 let size = Int.random(in: 0...(oracle.count + 50), using: &random)
                 oracle = Array(oracle.prefix(size)) + Array(repeating: _Ranking.null, count: max(0, size - oracle.count))
@@ -78,7 +78,7 @@ struct RanksTests {
                 return
             }
             let top = oracle.filter { $0 != _Ranking.null }.max().map { Int($0) + 1 } ?? 0
-            #expect(ranks.width >= _Ranks.width(groups: top), "seed \(seed), step \(step)")
+            #expect(ranks.width >= _NarrowRanks.width(groups: top), "seed \(seed), step \(step)")
         }
         ranks.withReader { reader in #expect((0..<oracle.count).allSatisfy { reader[$0] == oracle[$0] }, "seed \(seed)") }
     }

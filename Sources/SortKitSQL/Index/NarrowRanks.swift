@@ -9,11 +9,11 @@ import SortKit
 /// Reads and writes go by ``_Ranking/null`` (`UInt32.max`) for null whatever the width; a
 /// write of a group past the width widens the storage (a new group joined by an insert).
 ///
-///     var ranks = _Ranks(count: 3, groups: 2)      // one byte a slot, all null
+///     var ranks = _NarrowRanks(count: 3, groups: 2)      // one byte a slot, all null
 ///     ranks[0] = 1
 ///     ranks[2] = 300                               // widens to two bytes
 ///     Array(ranks)                                 // [1, 4294967295, 300]
-struct _Ranks: Sendable, RandomAccessCollection, Equatable {
+struct _NarrowRanks: Sendable, RandomAccessCollection, Equatable {
     /// The slots' groups, `width` bytes each, native byte order.
     private(set) var storage: [UInt8]
     /// Bytes a slot: 1, 2 or 4.
@@ -28,7 +28,10 @@ struct _Ranks: Sendable, RandomAccessCollection, Equatable {
     /// `count` slots wide enough for groups `0..<groups`, slot `i`'s group `value(i)` (each
     /// below `groups`, or ``_Ranking/null``), written through a pointer in one pass.
     init(count: Int, groups: Int, _ value: (Int) -> UInt32) {
-        let width = Self.width(groups: groups)
+        self.init(count: count, width: Self.width(groups: groups), value)
+    }
+
+    private init(count: Int, width: Int, _ value: (Int) -> UInt32) {
         self.width = width
         storage = [UInt8](unsafeUninitializedCapacity: count * width) { buffer, initialized in
             let writer = Writer(bytes: UnsafeMutableRawBufferPointer(buffer), width: width)
@@ -40,8 +43,7 @@ struct _Ranks: Sendable, RandomAccessCollection, Equatable {
     /// The ranks of `values` (``_Ranking/null`` for null).
     init(_ values: [UInt32]) {
         let top = values.lazy.filter { $0 != _Ranking.null }.max().map { Int($0) + 1 } ?? 0
-        self.init(count: values.count, groups: top)
-        for (slot, value) in values.enumerated() where value != _Ranking.null { self[slot] = value }
+        self.init(count: values.count, groups: top) { values[$0] }
     }
 
     /// The width that holds groups `0..<groups` and a null mark above them.
@@ -61,10 +63,10 @@ struct _Ranks: Sendable, RandomAccessCollection, Equatable {
         }
     }
 
-    static func == (lhs: _Ranks, rhs: _Ranks) -> Bool { lhs.elementsEqual(rhs) }
+    static func == (lhs: _NarrowRanks, rhs: _NarrowRanks) -> Bool { lhs.elementsEqual(rhs) }
 
     /// The first `count` slots, with null slots added past the end.
-    func resized(to count: Int) -> _Ranks {
+    func resized(to count: Int) -> _NarrowRanks {
         var resized = self
         if count < self.count {
             resized.storage.removeLast((self.count - count) * width)
@@ -119,7 +121,7 @@ struct _Ranks: Sendable, RandomAccessCollection, Equatable {
     }
 
     /// Calls `body` with a writer of the ranks, valid only inside it: for writes in bulk of
-    /// groups the width already holds (``_Ranks/width(groups:)``).
+    /// groups the width already holds (``_NarrowRanks/width(groups:)``).
     mutating func withWriter<Result>(_ body: (Writer) throws -> Result) rethrows -> Result {
         let width = width
         return try storage.withUnsafeMutableBytes { try body(Writer(bytes: $0, width: width)) }
@@ -144,7 +146,7 @@ struct _Ranks: Sendable, RandomAccessCollection, Equatable {
     }
 
     /// Calls `body` with a reader of each of `ranks`, valid only inside it.
-    static func withReaders<Result>(_ ranks: [_Ranks], _ body: ([Reader]) throws -> Result) rethrows -> Result {
+    static func withReaders<Result>(_ ranks: [_NarrowRanks], _ body: ([Reader]) throws -> Result) rethrows -> Result {
         try _withBuffers(ranks.map(\.storage)) { buffers in
             try body(zip(buffers, ranks).map { Reader(bytes: UnsafeRawBufferPointer($0.0), width: $0.1.width) })
         }
@@ -152,8 +154,6 @@ struct _Ranks: Sendable, RandomAccessCollection, Equatable {
 
     private mutating func widen(to newWidth: Int) {
         let values = Array(self)
-        width = newWidth
-        storage = [UInt8](repeating: 0xFF, count: values.count * newWidth)
-        for (slot, value) in values.enumerated() where value != _Ranking.null { self[slot] = value }
+        self = _NarrowRanks(count: values.count, width: newWidth) { values[$0] }
     }
 }
