@@ -153,9 +153,13 @@ struct ByteHelpersTests {
                 for third in [0x00, 0x80, 0xBF, 0xC0] {
                     let bytes = [UInt8(lead), UInt8(second), UInt8(third), 0x80]
                     for length in 2...4 {
-                        // Alone (checked byte-wise), and twice with ASCII after it (a word at a time).
+                        // Alone (in the zero-padded last word), twice with ASCII after it, and
+                        // after 5–7 ASCII bytes, so that its lead is a word's last bytes and
+                        // its continuations are in the next word.
                         let prefix = Array(bytes.prefix(length))
-                        for candidate in [prefix, prefix + prefix + Array("abcdefgh".utf8)]
+                        let ascii = Array("abcdefgh".utf8)
+                        let shifted = (5...7).map { Array(ascii.prefix($0)) + prefix + ascii }
+                        for candidate in [prefix, prefix + prefix + ascii] + shifted
                         where candidate.withUnsafeBufferPointer(_isValidUTF8) != (String(validating: candidate, as: UTF8.self) != nil) {
                             Issue.record("\(candidate.map { String($0, radix: 16) })")
                             return
