@@ -66,7 +66,8 @@ extension SearchQuery {
     /// (the field separator becoming a space), Latin, Greek, Cyrillic, kana, ideographs and
     /// Hangul folded scalar by scalar from the fold tables, other text folded as a `String`.
     package static func _appendFolded(_ cell: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
-        // Copied, then lowercased in place in one pass that also finds non-ASCII bytes.
+        // Copied, then lowercased in place in one pass that also finds non-ASCII bytes (a loop
+        // the compiler vectorizes: faster than folding eight bytes at a time by hand).
         let start = bytes.count
         bytes.append(contentsOf: cell)
         let ascii = bytes.withUnsafeMutableBufferPointer { buffer in
@@ -80,9 +81,9 @@ extension SearchQuery {
         }
         guard !ascii else { return }
         // The ASCII before the first other byte is folded already; the rest is folded over the
-        // copy, with room for folds that are longer than their text.
+        // copy, with room for folds that are longer than their text: the cell's bytes again (a
+        // copy, faster than appending zeros), overwritten.
         let first = cell.firstIndex { $0 >= 0x80 } ?? cell.count
-        // The room: the cell's bytes again (a copy, faster than appending zeros), overwritten.
         bytes.append(contentsOf: cell)
         let end = bytes.withUnsafeMutableBufferPointer { _writeTableDiacriticFold(cell, from: first, into: $0, at: start + first) }
         if let end {

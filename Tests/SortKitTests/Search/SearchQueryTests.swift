@@ -58,13 +58,31 @@ struct SearchQueryTests {
             "a", "Z", "7", " ", "\u{1F}", "é", "É", "e\u{301}", "\u{301}", "\u{308}\u{301}", "1\u{301}", "ß", "ẞ", "Æ", "Ł",
             "ǅ", "İ", "ı", "ſ", "Ω", "ω\u{345}", "ᾀ", "ά", "Σ", "ς", "\u{374}", "\u{37E}", "Ж", "ё", "ж\u{483}", "Ё", "Ạ",
             "ỹ", "Ἀ", "ᾼ", "ῥ", "\u{1F71}", "\u{1FBE}", "か", "が", "か\u{3099}", "ヴ", "。", "中", "한", "\u{1100}\u{1161}", "😀", "ب", "\u{0}", "Ǆ", "Ŋ", "Ħ",
+            // ASCII runs that fill a word (folded eight bytes at a time), with the bytes around A–Z.
+            "Hello World ", "@AZ[`az{\u{1E}\u{1F}\u{20}", "\u{7F}MIXED case\u{1F}", "ԱԲ", "\u{7FF}",
         ]
         var random = SeededRandom.fromEnvironment(default: 0xF01D_B17E)
         for round in 0..<5_000 {
-            var text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+            let count = Int.random(in: 0...(Bool.random(using: &random) ? 8 : 30), using: &random)
+            var text = (0..<count).map { _ in pieces.randomElement(using: &random)! }.joined()
             var bytes: [UInt8] = [0x2A]
             text.withUTF8 { SearchQuery._appendFolded($0, to: &bytes) }
             #expect(bytes == [0x2A] + Array(SearchQuery.fold(text).utf8), "round \(round): \(text.debugDescription), \(random.replay)")
+        }
+    }
+
+    @Test("Every ASCII byte folds as the String fold does, at every place in a word and in the tail after it")
+    func everyASCIIByteFolds() {
+        for byte in 0..<UInt8(0x80) {
+            for offset in 0..<17 {
+                let scalars = (0..<17).map { $0 == offset ? byte : UInt8(0x41 + $0) }
+                for suffix in ["", "é"] {
+                    var text = String(decoding: scalars, as: UTF8.self) + suffix
+                    var bytes: [UInt8] = []
+                    text.withUTF8 { SearchQuery._appendFolded($0, to: &bytes) }
+                    #expect(bytes == Array(SearchQuery.fold(text).utf8), "\(text.debugDescription)")
+                }
+            }
         }
     }
 
