@@ -103,9 +103,10 @@ public struct CSVPage: Sendable {
             for key in sortState.keys {
                 let column = file.columns.firstIndex(of: key.column)!
                 let read = key.interpretation == .inferred && key.enumOrder == nil ? types[column] : .string
+                let text = reader.keyTexts(column)
                 sortKeys += key.sortKeys(
                     readingText: { (place: Int) in
-                        reader.keyText(column, record: records?[place] ?? place)
+                        text(records?[place] ?? place)
                     }, columnType: read)
             }
             order = (0..<filteredCount).indices(ofRanks: pageRanks, sortedBy: sortKeys)
