@@ -351,22 +351,31 @@ extension _TableIndex {
     ) -> [_Ranking] {
         guard !variants.isEmpty else { return [] }
         let results = _ResultSlots<_Ranking>(count: variants.count)
-        _concurrentPerform(
-            iterations: variants.count,
-            _UncheckedBox { index in
-                let variant = variants[index]
-                if variant.interpretation == .inferred, variant.transform == nil, let values = typedValues[variant.column], live.allSatisfy({ $0 }) {
-                    let distinct = _Ranking.byDistinctValues(variant.column, of: cells, live: live, collation: variant.collation) { values[$0] }
-                    if distinct == nil, values.strictlyAscendingIntegers {
-                        // An id column is its own order: no value per row made to find that out.
-                        results.set(index, _Ranking(ascending: values.count))
-                    } else {
-                        results.set(index, distinct ?? _Ranking(values: values.perRecord, collation: variant.collation))
-                    }
+        let allLive = live.allSatisfy { $0 }
+        // Per variant, the typed values its order is made from, or `nil` to read the cells.
+        let typed = variants.map { variant in
+            variant.interpretation == .inferred && variant.transform == nil && allLive ? typedValues[variant.column] : nil
+        }
+        func build(_ index: Int) {
+            let variant = variants[index]
+            if let values = typed[index] {
+                let distinct = _Ranking.byDistinctValues(variant.column, of: cells, live: live, collation: variant.collation) { values[$0] }
+                if distinct == nil, values.strictlyAscendingIntegers {
+                    // An id column is its own order: no value per row made to find that out.
+                    results.set(index, _Ranking(ascending: values.count))
                 } else {
-                    results.set(index, _Ranking(variant, cells: cells, live: live, schema: schema))
+                    results.set(index, distinct ?? _Ranking(values: values.perRecord, collation: variant.collation))
                 }
-            })
+            } else {
+                results.set(index, _Ranking(variant, cells: cells, live: live, schema: schema))
+            }
+        }
+        // Orders read from the cells first, one at a time: each builds its keys and sorts on
+        // every core itself, and a text column's keys and sort records are the import's
+        // memory peak, which another order built beside it raised.
+        for index in variants.indices where typed[index] == nil { build(index) }
+        let fromValues = variants.indices.filter { typed[$0] != nil }
+        _concurrentPerform(iterations: fromValues.count, _UncheckedBox { build(fromValues[$0]) })
         return results.values
     }
 }
