@@ -54,6 +54,7 @@ enum _CopyBinary {
         let fields = fields(info), names = ["id"] + info.physicalColumns
         // The columns and arenas are only read, by one group at a time.
         let inputs = _UncheckedBox((cells, folded, typed, info))
+        let blocks = _CopyScratch(count: cores, capacity: rowsPerChunk * 200)
         let group: @Sendable (Int) throws -> [ByteBuffer] = { number in
             let (cells, folded, typed, info) = inputs.value
             let groupStart = number * perGroup
@@ -65,26 +66,27 @@ enum _CopyBinary {
                     iterations: chunks.count,
                     _UncheckedBox { index in
                         let rows = shared.value
-                        var bytes = _CopyBytes(capacity: rowsPerChunk * 200), scratch = _FoldScratch()
-                        defer { bytes.free() }
-                        for record in chunks[index]..<min(chunks[index] + rowsPerChunk, count) {
-                            bytes.appendBigEndian(Int16(fields.count))
-                            _ = append(.integer(Int64(record + 1)), as: .bigint, to: &bytes)
-                            var field = 1, refused: (field: Int, value: SQLValue)? = nil
-                            rows.forEachValue(of: record, scratch: &scratch) { value in
-                                switch value {
-                                case .cell(let text), .folded(let text): bytes.appendField(text)
-                                case .value(let value):
-                                    if !append(value, as: fields[field], to: &bytes), refused == nil { refused = (field, value) }
+                        blocks.with(index) { bytes in
+                            var fold = _FoldScratch()
+                            for record in chunks[index]..<min(chunks[index] + rowsPerChunk, count) {
+                                bytes.appendBigEndian(Int16(fields.count))
+                                _ = append(.integer(Int64(record + 1)), as: .bigint, to: &bytes)
+                                var field = 1, refused: (field: Int, value: SQLValue)? = nil
+                                rows.forEachValue(of: record, scratch: &fold) { value in
+                                    switch value {
+                                    case .cell(let text), .folded(let text): bytes.appendField(text)
+                                    case .value(let value):
+                                        if !append(value, as: fields[field], to: &bytes), refused == nil { refused = (field, value) }
+                                    }
+                                    field += 1
                                 }
-                                field += 1
+                                if let refused {
+                                    results.set(index, .failure(refusal(row: record + 1, refused.value, field: refused.field, fields, names)))
+                                    return
+                                }
                             }
-                            if let refused {
-                                results.set(index, .failure(refusal(row: record + 1, refused.value, field: refused.field, fields, names)))
-                                return
-                            }
+                            results.set(index, .success(bytes.byteBuffer))
                         }
-                        results.set(index, .success(bytes.byteBuffer))
                     })
             }
             return try results.values.map { try $0.get() }
