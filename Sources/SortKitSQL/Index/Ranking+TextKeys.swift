@@ -84,22 +84,35 @@ extension _Ranking {
         var positions = _sortByteKeys(arenas)
         let keySlots = Array(built.map(\.slots).joined())
         // Per sorted position, whether its key equals the one before (the same group, unless
-        // their texts differ: see below).
-        var ties = _ByteArena.withViews(arenas.parts) { views in
-            let firsts = arenas.firsts
-            func keyAt(_ position: Int) -> UnsafeBufferPointer<UInt8> {
-                var part = 0
-                while firsts[part + 1] <= position { part += 1 }
-                return views[part][position - firsts[part]]
+        // their texts differ: see below). Slices of the positions on every core: each reads
+        // keys in sorted order, which is a cache miss a key (a serial second at 10M rows).
+        var ties = [Bool](repeating: false, count: positions.count)
+        _ByteArena.withViews(arenas.parts) { views in
+            let firsts = arenas.firsts, total = positions.count, slices = max(1, min(_scanCores, total / 65_536))
+            positions.withUnsafeBufferPointer { positions in
+                ties.withUnsafeMutableBufferPointer { ties in
+                    // Each slice writes its own positions' flags; keys and positions are only read.
+                    let shared = _UncheckedBox((views, positions, ties))
+                    _concurrentPerform(
+                        iterations: slices,
+                        _UncheckedBox { slice in
+                            let (views, positions, ties) = shared.value
+                            @inline(__always) func keyAt(_ position: Int) -> UnsafeBufferPointer<UInt8> {
+                                var part = 0
+                                while firsts[part + 1] <= position { part += 1 }
+                                return views[part][position - firsts[part]]
+                            }
+                            let lower = max(1, total * slice / slices), upper = total * (slice + 1) / slices
+                            guard lower < upper else { return }
+                            var previous = keyAt(positions[lower - 1])
+                            for index in lower..<upper {
+                                let current = keyAt(positions[index])
+                                ties[index] = _equalBytes(previous, current)
+                                previous = current
+                            }
+                        })
+                }
             }
-            var ties = [Bool](repeating: false, count: positions.count)
-            var previous = positions.first.map(keyAt)
-            for index in positions.indices.dropFirst() {
-                let current = keyAt(positions[index])
-                ties[index] = _compareBytes(previous!, current) == .orderedSame
-                previous = current
-            }
-            return ties
         }
         // Whole keys (binary) tie exactly where their texts do.
         if cutsTieBreak {
