@@ -66,6 +66,24 @@ struct TextKeyRankingTests {
         }
     }
 
+    @Test("Equal keys are one group across the cores' slices of the sorted keys: three values over 200,000 rows")
+    func groupsAcrossSlices() throws {
+        // Every sorted position ties with the one before but two, wherever the slices meet.
+        let values = ["b", "a", "c"], count = 200_000
+        var arena = _ByteArena()
+        for row in 0..<count {
+            arena.bytes.append(contentsOf: values[row % 3].utf8)
+            arena.close()
+        }
+        let schema = TableSchema(name: "t", columns: [.init("v", .string)])
+        let variant = try _TableIndex.variant(try SortSpec(parsing: "v").keys[0], schema: schema)
+        let ranking = try #require(
+            _Ranking.byTextKeys(variant, cells: _Cells(base: [arena], baseCount: count), live: Array(repeating: true, count: count), type: .string))
+        let sizes = (0..<3).map { value in (0..<count).filter { $0 % 3 == [1, 0, 2][value] }.count }
+        #expect(ranking.groupStarts.map(Int.init) == [0, sizes[0], sizes[0] + sizes[1], count])
+        #expect(ranking.order.prefix(3) == [1, 4, 7])
+    }
+
     @Test("Keys other than text as text go to the engine; an empty table and one of blanks rank")
     func otherKeysAndEdges() throws {
         let schema = TableSchema(name: "t", columns: [.init("v", .string)])

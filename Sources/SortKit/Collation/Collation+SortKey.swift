@@ -148,8 +148,8 @@ extension Collation {
 
     /// ``_compareGeneratedSortKey(of:to:)`` decided by the text's first scalar, when the key
     /// bytes it makes are final: it is its own NFC, folds alone and is no digit (which would
-    /// start a run), and the scalar after it is such a scalar too, so leaves it alone (no
-    /// combining mark joins it). Most comparisons against a top-K threshold end here, after two
+    /// start a run), and the scalar after it is ASCII or its own NFC and folds alone, so leaves
+    /// it alone (no combining mark joins it; a digit after it starts a run of its own). Most comparisons against a top-K threshold end here, after two
     /// decodes, rather than scanning the text's first word (a third of `sortkit view --by title`'s
     /// extra time on multilingual titles). `nil` when undecided or not so.
     @inline(__always)

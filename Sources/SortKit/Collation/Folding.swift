@@ -309,9 +309,10 @@ internal func _writeTableDiacriticFold(
     let table = _SearchFolds.shared
     let raw = UnsafeRawPointer(base), destination = UnsafeMutableRawPointer(target)
     var i = start, o = position
-    // Whole words and fold table entries are stored past a fold's end, where later folds or
-    // the room's end overwrite them: each scalar's fold is at most twice its bytes, so `o`
-    // stays within twice the bytes read, and a store of a word's or an entry's width fits.
+    // Fold table entries are stored whole, four bytes, past a fold shorter than that: later
+    // folds overwrite the extra bytes, or the caller cuts them off at the returned end. Each
+    // scalar's fold is at most twice its bytes, so `o` stays within twice the bytes read, and
+    // a store of a word's or an entry's width fits in the room.
     while i < bytes.count {
         let lead = base[i]
         if lead < 0x80 {

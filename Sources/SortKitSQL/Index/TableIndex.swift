@@ -344,8 +344,9 @@ extension _TableIndex {
             live: live, slotCount: slotCount, { variant.value(of: cells.text(Int($0), variant.column), type: type) }, collation: variant.collation)
     }
 
-    /// Rankings of several variants, side by side on the cores; a typed column read by its
-    /// type takes its values from `typedValues` when given.
+    /// Rankings of several variants: those read from the cells one at a time (each on every
+    /// core), then those of typed values side by side; a typed column read by its type takes
+    /// its values from `typedValues` when given.
     static func buildRankings(
         _ variants: [KeyVariant], cells: _Cells, live: [Bool], schema: TableSchema, typedValues: [Int: _TypedValues] = [:]
     ) -> [_Ranking] {

@@ -76,8 +76,10 @@ struct SearchQueryTests {
         for byte in 0..<UInt8(0x80) {
             for offset in 0..<17 {
                 let scalars = (0..<17).map { $0 == offset ? byte : UInt8(0x41 + $0) }
-                for suffix in ["", "é"] {
-                    var text = String(decoding: scalars, as: UTF8.self) + suffix
+                // An ASCII cell is folded byte by byte; after a non-ASCII letter, ASCII runs are
+                // folded a word at a time (and the tail byte by byte).
+                for (prefix, suffix) in [("", ""), ("", "é"), ("é", ""), ("Ж", "é")] {
+                    var text = prefix + String(decoding: scalars, as: UTF8.self) + suffix
                     var bytes: [UInt8] = []
                     text.withUTF8 { SearchQuery._appendFolded($0, to: &bytes) }
                     #expect(bytes == Array(SearchQuery.fold(text).utf8), "\(text.debugDescription)")
