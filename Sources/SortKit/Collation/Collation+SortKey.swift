@@ -168,6 +168,26 @@ extension Collation {
         }
     }
 
+    /// ``compare(_:_:)`` of two long texts decided by the keys of their first words, or `nil`:
+    /// each text's prefix up to an ASCII letter or space past its 64th byte (nothing after such
+    /// a byte changes how the bytes before it normalize, fold or split into digit runs), when
+    /// its scalars weigh alone. The prefixes' keys begin the texts' keys, so where they differ
+    /// the texts do. Comparing two megabyte texts folded both whole, however early they differ.
+    func _compareLongTexts(_ lhs: String, _ rhs: String) -> ComparisonResult? {
+        guard self != .binary, !isLocale else { return nil }
+        func prefixKey(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+            guard case .prefix(let end, let marks) = _scanNFCAlone(bytes, stoppingAfter: 64),
+                !marks || self == .folded || self == .natural
+            else { return nil }
+            var key: [UInt8] = []
+            _produceTableSortKey(UnsafeBufferPointer(rebasing: bytes[..<end]), into: &key, tieBreak: false, terminator: false)
+            return key
+        }
+        guard let left = _withUTF8(lhs, prefixKey), let right = _withUTF8(rhs, prefixKey) else { return nil }
+        guard let first = (0..<min(left.count, right.count)).first(where: { left[$0] != right[$0] }) else { return nil }
+        return left[first] < right[first] ? .orderedAscending : .orderedDescending
+    }
+
     /// Appends the key of text whose key is generated without normalizing, in one pass: ASCII
     /// (its own NFC form, case folding is lowercasing, no diacritics) and the scripts the fold
     /// tables cover. Returns `false`, appending nothing, for other text.

@@ -117,6 +117,27 @@ struct CollationTests {
         }
     }
 
+    @Test("Long texts compare as their keys do, whether their first words decide or not (seeded)", arguments: Collation.allCases)
+    func longTexts(collation: Collation) {
+        var random = SeededRandom.fromEnvironment(default: 0x5EED_0037)
+        // Words around the 64-byte cut: digits that a cut would split, marks, letters that fold
+        // alike ("é", "E"), scalars outside the tables; the tail pads the texts past 1 KB.
+        let pieces = ["a", "E", "é", "e\u{301}", " ", "1", "22", "ß", "ж", "中", "\u{1100}", "😀", "-", "9999999999", "Straße", "STRASSE"]
+        func words(_ count: Int) -> String { (0..<count).map { _ in pieces.randomElement(using: &random)! }.joined() }
+        for _ in 0..<600 {
+            let shared = words(Int.random(in: 0...60, using: &random))
+            let tail = String(repeating: "x", count: 1_024)
+            let a = shared + words(Int.random(in: 0...40, using: &random)) + tail
+            let b = Bool.random(using: &random) ? shared + words(Int.random(in: 0...40, using: &random)) + tail : a.uppercased()
+            let expected = _compareBytes(collation.sortKey(for: a), collation.sortKey(for: b))
+            let texts = "\(a.prefix(120).debugDescription) vs \(b.prefix(120).debugDescription)"
+            #expect(collation.compare(a, b) == expected, "\(collation): \(texts), \(random.replay)")
+        }
+        // Decided by the first words: the rest is never read.
+        let long = String(repeating: "ab ", count: 400_000)
+        #expect(collation.compare("Apple pie is " + long, "Banana split " + long) == .orderedAscending)
+    }
+
     @Test("Comparing a string with a key by prefix first equals comparing full keys", arguments: Collation.allCases)
     func prefixComparison(collation: Collation) {
         var random = SeededRandom.fromEnvironment(default: 0x5EED_0005)
