@@ -147,8 +147,8 @@ extension Collation {
     ///     Collation.natural.compare("Chapter 9", "chapter 10")   // .orderedAscending
     ///     Collation.binary.compare("Zebra", "apple")              // .orderedAscending ("Z" < "a")
     ///
-    /// - Complexity: O(*m*), where *m* is the total length of the strings; long texts that
-    ///   differ in their first words, O(1) (``_compareLongTexts(_:_:)``).
+    /// - Complexity: O(*m*), where *m* is the total length of the strings; O(1) for texts of
+    ///   1 KB and more that differ in their first words, which are compared first.
     public func compare(_ lhs: String, _ rhs: String) -> ComparisonResult {
         if isLocale { return _compareBytes(sortKey(for: lhs), sortKey(for: rhs)) }
         if lhs.utf8.count >= 1_024, rhs.utf8.count >= 1_024, let decided = _compareLongTexts(lhs, rhs) { return decided }
