@@ -35,7 +35,7 @@ extension Collation {
         // Decomposed text ("Cafe\u{301}") takes the table once in NFC; under the collations
         // that drop diacritics, so does NFC text with marks nothing precomposes ("Sm\u{30A}land").
         // Text that normalization left as it was and that keeps its marks can't: not tried again.
-        if self == .folded || self == .natural || nfc.utf8.count != string.utf8.count,
+        if _dropsMarks || nfc.utf8.count != string.utf8.count,
             _appendGeneratedSortKey(for: nfc, to: &key, isNFC: true)
         {
             return
@@ -115,7 +115,7 @@ extension Collation {
                     // Most comparisons are decided in the first letters: compare the prefix
                     // the scan vouched for (no terminator, no tie-break: the text goes on), and
                     // read the rest only when the prefixes tie.
-                    if self != .binary, !marks || self == .folded || self == .natural {
+                    if _prefixKeyDecides(marks: marks) {
                         let decided = key.withUnsafeBufferPointer { key -> ComparisonResult? in
                             var comparison = _KeyComparison(key)
                             _produceTableSortKey(UnsafeBufferPointer(rebasing: bytes[..<end]), into: &comparison, tieBreak: false, terminator: false)
@@ -137,7 +137,7 @@ extension Collation {
             // that drops diacritics: the marks fold away, so the primary part is generated from
             // these bytes as from their NFC. The tie-break is the NFC text, which these bytes are
             // not: a comparison that gets that far (equal primaries, rare) takes the full key.
-            guard kind == .aloneWithMarks, self == .folded || self == .natural else { return nil }
+            guard kind == .aloneWithMarks, _dropsMarks else { return nil }
             return key.withUnsafeBufferPointer { key -> ComparisonResult? in
                 var comparison = _KeyComparison(key)
                 _produceTableSortKey(bytes, into: &comparison, tieBreak: false)
@@ -174,19 +174,29 @@ extension Collation {
     /// its scalars weigh alone. The prefixes' keys begin the texts' keys, so where they differ
     /// the texts do. Comparing two megabyte texts folded both whole, however early they differ.
     func _compareLongTexts(_ lhs: String, _ rhs: String) -> ComparisonResult? {
-        guard self != .binary, !isLocale else { return nil }
+        guard !isLocale else { return nil }
         func prefixKey(_ bytes: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-            guard case .prefix(let end, let marks) = _scanNFCAlone(bytes, stoppingAfter: 64),
-                !marks || self == .folded || self == .natural
-            else { return nil }
+            guard case .prefix(let end, let marks) = _scanNFCAlone(bytes, stoppingAfter: 64), _prefixKeyDecides(marks: marks) else { return nil }
             var key: [UInt8] = []
             _produceTableSortKey(UnsafeBufferPointer(rebasing: bytes[..<end]), into: &key, tieBreak: false, terminator: false)
             return key
         }
         guard let left = _withUTF8(lhs, prefixKey), let right = _withUTF8(rhs, prefixKey) else { return nil }
-        guard let first = (0..<min(left.count, right.count)).first(where: { left[$0] != right[$0] }) else { return nil }
-        return left[first] < right[first] ? .orderedAscending : .orderedDescending
+        let common = min(left.count, right.count)
+        let order = _compareBytes(left[..<common], right[..<common])
+        return order == .orderedSame ? nil : order
     }
+
+    /// Whether the key of a prefix that ``_scanNFCAlone(_:from:marks:stoppingAfter:)`` vouched
+    /// for begins the text's key: not for ``binary`` (whose key is the NFC text, not made by
+    /// scalar), nor for a prefix with combining marks under a collation that keeps them (their
+    /// key is their NFC's).
+    private func _prefixKeyDecides(marks: Bool) -> Bool {
+        self != .binary && (!marks || _dropsMarks)
+    }
+
+    /// Whether the collation drops combining marks U+0300–U+036F (diacritic folding does).
+    private var _dropsMarks: Bool { self == .folded || self == .natural }
 
     /// Appends the key of text whose key is generated without normalizing, in one pass: ASCII
     /// (its own NFC form, case folding is lowercasing, no diacritics) and the scripts the fold
@@ -205,7 +215,7 @@ extension Collation {
             _produceASCIISortKey(bytes, into: &key)
             return true
         }
-        guard _allNFCAlone(bytes, allowingMarks: isNFC && (self == .folded || self == .natural)) else { return false }
+        guard _allNFCAlone(bytes, allowingMarks: isNFC && _dropsMarks) else { return false }
         _produceTableSortKey(bytes, into: &key)
         return true
     }
