@@ -285,6 +285,8 @@ final class _BufferedWriter: @unchecked Sendable {
     private let closes: Bool
     /// Whether ``close()`` closes the descriptor.
     private var closesDescriptor = false
+    /// The file's path, when this writer made it.
+    private let path: String?
     private var buffer: [UInt8] = []
     private var failure: String?
     /// Failures of direct writes, from any thread.
@@ -298,6 +300,7 @@ final class _BufferedWriter: @unchecked Sendable {
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw CSVFileSorter.Failure("cannot write '\(url.path)': \(String(cString: strerror(errno)))") }
         handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        path = url.path
         closes = !existing
         closesDescriptor = true
         buffer.reserveCapacity(1 << 20)
@@ -305,6 +308,7 @@ final class _BufferedWriter: @unchecked Sendable {
 
     init(_ handle: FileHandle) {
         self.handle = handle
+        path = nil
         closes = false
         buffer.reserveCapacity(1 << 20)
     }
@@ -355,6 +359,26 @@ final class _BufferedWriter: @unchecked Sendable {
         }
     }
 
+    /// Allocates the file's blocks from the current position up to `end` before direct writes
+    /// fill them (`posix_fallocate(3)`), on ext4 and XFS. Written with no blocks allocated,
+    /// the file is renamed over an existing output only after the file system has allocated
+    /// and queued every delayed block (ext4's `auto_da_alloc`): a 72 MB file's `rename(2)`
+    /// took 36 ms, 14 ms when allocated first, and the writes themselves 16 → 11 ms. Best
+    /// effort: elsewhere (or if it fails) the writes allocate as they go.
+    func allocate(upTo end: Int) {
+        #if os(Linux)
+            // ext4 and XFS implement fallocate(2); elsewhere glibc may emulate it, a write a block.
+            guard let path, let table = try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8),
+                let type = _fileSystemType(containing: URL(fileURLWithPath: path).deletingLastPathComponent().resolvingSymlinksInPath().path, mounts: table),
+                ["ext4", "xfs"].contains(type)
+            else { return }
+            let descriptor = handle.fileDescriptor
+            let start = lseek(descriptor, 0, SEEK_CUR)
+            guard start >= 0, off_t(end) > start else { return }
+            _ = posix_fallocate(descriptor, start, off_t(end) - start)
+        #endif
+    }
+
     /// Continues sequential writes at `end`, after direct writes.
     func endDirectWrites(at end: Int) {
         lseek(handle.fileDescriptor, off_t(end), SEEK_SET)
@@ -386,4 +410,24 @@ final class _BufferedWriter: @unchecked Sendable {
 private final class _Shared<Value: ~Copyable>: Sendable where Value: Sendable {
     let value: Value
     init(_ value: consuming Value) { self.value = value }
+}
+
+/// The type of the file system that holds `directory` (an absolute path without symbolic
+/// links): the mount in `mounts` (`/proc/self/mountinfo`'s lines) whose mount point is the
+/// longest that contains it, the last of equal ones (a mount over another). `nil` if none does.
+func _fileSystemType(containing directory: String, mounts: String) -> String? {
+    var best: (length: Int, type: String)? = nil
+    for line in mounts.split(separator: "\n") {
+        // ID, parent, device, root, mount point, options, optional fields, "-", type, source, options.
+        let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+        guard fields.count > 6, let dash = fields[6...].firstIndex(of: "-"), dash + 1 < fields.count else { continue }
+        // A mount point's space, tab, line end and backslash are written in octal.
+        var point = String(fields[4])
+        for (code, character) in [("\\040", " "), ("\\011", "\t"), ("\\012", "\n"), ("\\134", "\\")] {
+            point = point.replacingOccurrences(of: code, with: character)
+        }
+        let holds = point == "/" || directory == point || directory.hasPrefix(point + "/")
+        if holds, point.count >= best?.length ?? 0 { best = (point.count, String(fields[dash + 1])) }
+    }
+    return best?.type
 }

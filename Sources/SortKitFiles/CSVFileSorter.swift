@@ -404,7 +404,7 @@ public struct CSVFileSorter: Sendable {
         progress?(Progress(bytesRead: reader.size, totalBytes: reader.size, records: records))
         var output = _Output(writer: writer, terminator: terminator, unique: unique, limit: top ?? Int.max)
         if runs.isEmpty {
-            run.sort()
+            run.sort(primariesFirst: !unique)
             run.write(to: &output)
         } else {
             runs.append(try run.spill(to: folder.appendingPathComponent("run-\(runs.count)")))

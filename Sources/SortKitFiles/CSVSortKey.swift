@@ -36,8 +36,11 @@ struct _CSVSortKey: Sendable {
         /// The builder keeps at most half of `textBytes` (the text it will encode, at least
         /// 64 KB) of words and keys: what ``_Run/peakBytes(count:recordBytes:valueBytes:fields:components:)``
         /// allows beside the encodings.
-        func plainKeys(grouping: Bool, textBytes: Int) -> _SortKeyPieces? {
-            plainText(grouping: grouping) == nil ? nil : _SortKeyPieces(key.collation, byteLimit: max(64 << 10, textBytes / 2))
+        /// With `primariesOnly`, a locale collation's builder writes each key's primary level
+        /// alone (``_SortKeyPieces/primariesOnly``).
+        func plainKeys(grouping: Bool, textBytes: Int, primariesOnly: Bool = false) -> _SortKeyPieces? {
+            plainText(grouping: grouping) == nil
+                ? nil : _SortKeyPieces(key.collation, byteLimit: max(64 << 10, textBytes / 2), primariesOnly: primariesOnly)
         }
 
         /// ``PlainText`` for this component's values, or `nil` when they aren't plain text

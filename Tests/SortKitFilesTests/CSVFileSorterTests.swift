@@ -232,3 +232,31 @@ struct CSVFileSorterTests {
         #expect(throws: SortSpecError.self) { try sortFile(Array("a\n1\n".utf8), CSVFileSorter(spec: SortSpec(parsing: "zz"))) }
     }
 }
+
+@Suite("The output's file system")
+struct OutputFileSystemTests {
+    @Test("The mount with the longest containing mount point names the type; escaped points, stacked mounts, odd lines")
+    func mountTable() {
+        let mounts = """
+            22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/vda rw
+            23 22 0:5 / /tmp rw shared:2 - tmpfs tmpfs rw
+            24 22 0:6 / /data\\040sets rw - xfs /dev/vdb rw
+            25 22 0:7 / /tmpx rw - nfs4 server:/x rw
+            26 23 0:8 / /tmp rw - btrfs /dev/vdc rw
+            not a mount line
+            27 22 0:9 / /mnt\\134odd rw - vfat /dev/vdd rw
+
+            """
+        #expect(_fileSystemType(containing: "/home/me", mounts: mounts) == "ext4")
+        #expect(_fileSystemType(containing: "/tmp", mounts: mounts) == "btrfs", "the later of two mounts at one point")
+        #expect(_fileSystemType(containing: "/tmp/out", mounts: mounts) == "btrfs")
+        #expect(_fileSystemType(containing: "/tmpx/out", mounts: mounts) == "nfs4", "not /tmp's: a mount point is a whole name")
+        #expect(_fileSystemType(containing: "/data sets/a", mounts: mounts) == "xfs")
+        #expect(_fileSystemType(containing: "/mnt\\odd", mounts: mounts) == "vfat")
+        #expect(_fileSystemType(containing: "/x", mounts: "") == nil)
+        #if os(Linux)
+            let table = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+            #expect(_fileSystemType(containing: FileManager.default.temporaryDirectory.resolvingSymlinksInPath().path, mounts: table) != nil)
+        #endif
+    }
+}

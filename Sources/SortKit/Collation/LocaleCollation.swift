@@ -210,8 +210,8 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
     /// digit under `numeric`), written from the table in one pass per level: the bytes
     /// ``appendGeneralSortKey(for:to:)`` writes, without its scalar and element arrays (a
     /// fifth of the time on ASCII titles). Returns `false`, having written nothing, for other
-    /// text.
-    func appendASCIISortKey(_ bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) -> Bool {
+    /// text. With `primariesOnly`, only the primary level: the key's bytes up to its first `01`.
+    func appendASCIISortKey(_ bytes: UnsafeBufferPointer<UInt8>, primariesOnly: Bool = false, to key: inout [UInt8]) -> Bool {
         // Multilingual titles often start with ASCII words: check the whole text first.
         guard _isASCII(bytes) else { return false }
         let elements = table.asciiElements
@@ -240,6 +240,7 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
                 put(UInt8(p / 254) + 2)
                 put(UInt8(p % 254) + 2)
             }
+            guard !primariesOnly else { return at }
             if strength != .primary {
                 put(1)
                 if backwards {

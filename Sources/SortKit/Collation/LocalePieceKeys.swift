@@ -16,6 +16,11 @@ import Foundation
 /// ends at a space. ``Collation/binary``, whose key is the NFC, and locale tables with
 /// contextual elements are passed through.
 ///
+/// With `primariesOnly` (a locale collation's keys only, ``writesPrimariesOnly(_:)``), each key
+/// is its primary level alone: the key's bytes up to its first `01`. Such keys order texts as the
+/// whole keys do except where their primaries tie, and a sort that breaks those ties with whole
+/// keys (two texts' bytes equal, else their keys built then) writes two fifths of the bytes.
+///
 /// The cache holds at most ``pieceLimit`` pieces of at most ``longestPiece`` bytes, and at most
 /// its byte limit of pieces and keys; once full it answers what it holds. When its first few
 /// thousand lookups show that pieces rarely repeat (unique identifiers: under a quarter found),
@@ -62,12 +67,15 @@ package struct _SortKeyPieces {
     /// The locale collation, for its ASCII fast path and its levels; `nil` for a folding
     /// collation (one level: the folded primary part).
     private let asciiLocale: LocaleCollation?
+    /// Whether keys are the primary level alone.
+    package let primariesOnly: Bool
 
     /// A builder of `collation`'s keys that keeps at most `byteLimit` bytes of words and keys
     /// (a file sort bounds it by its slice's text, so that `--max-memory` holds).
-    package init(_ collation: Collation, byteLimit: Int = _SortKeyPieces.defaultByteLimit) {
+    package init(_ collation: Collation, byteLimit: Int = _SortKeyPieces.defaultByteLimit, primariesOnly: Bool = false) {
         self.collation = collation
         self.byteLimit = byteLimit
+        self.primariesOnly = primariesOnly && Self.writesPrimariesOnly(collation)
         switch collation {
         case .locale(let locale) where !locale.table.hasContexts:
             asciiLocale = locale
@@ -90,19 +98,27 @@ package struct _SortKeyPieces {
         }
     }
 
-    /// Appends the collation's sort key of valid UTF-8 text (``Collation/_appendSortKey(forValidUTF8:to:)``).
+    /// Whether a builder of `collation`'s keys can write their primary levels alone: a locale
+    /// collation's keys (primaries, bytes 2 and up, then `01` or `00`) without `numeric`.
+    package static func writesPrimariesOnly(_ collation: Collation) -> Bool {
+        guard case .locale(let locale) = collation else { return false }
+        return !locale.numeric
+    }
+
+    /// Appends the collation's sort key of valid UTF-8 text (``Collation/_appendSortKey(forValidUTF8:to:)``),
+    /// or its primary level under ``primariesOnly``.
     package mutating func appendSortKey(forValidUTF8 bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) {
         guard usesPieces, bytes.count > 0 else {
-            collation._appendSortKey(forValidUTF8: bytes, to: &key)
+            appendWholeKey(bytes, to: &key)
             return
         }
         // ASCII text's own fast paths write a key faster than the cache assembles one.
         if _isASCII(bytes) {
             guard let asciiLocale else {
-                collation._appendSortKey(forValidUTF8: bytes, to: &key)
+                appendWholeKey(bytes, to: &key)
                 return
             }
-            if asciiLocale.appendASCIISortKey(bytes, to: &key) { return }
+            if asciiLocale.appendASCIISortKey(bytes, primariesOnly: primariesOnly, to: &key) { return }
         }
         found.removeAll(keepingCapacity: true)
         var start = 0
@@ -110,19 +126,31 @@ package struct _SortKeyPieces {
             var end = start + 1
             while end < bytes.count && bytes[end] != 0x20 { end += 1 }
             guard let id = piece(UnsafeBufferPointer(rebasing: bytes[start..<end])) else {
-                collation._appendSortKey(forValidUTF8: bytes, to: &key)
+                appendWholeKey(bytes, to: &key)
                 return
             }
             found.append(id)
             start = end
         }
-        Self.assemble(found, parts: parts, bounds: bounds, levels: levels, backwards: backwards, to: &key)
+        Self.assemble(found, parts: parts, bounds: bounds, levels: levels, backwards: backwards, primariesOnly: primariesOnly, to: &key)
         if lookups >= Self.trialLookups && hits * 4 < lookups { usesPieces = false }
     }
 
+    /// The collation's key of `bytes` built whole, cut after its primary level under
+    /// ``primariesOnly`` (at its first byte below 2: the `01` before the secondaries, or the `00`
+    /// before the NFC).
+    private func appendWholeKey(_ bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) {
+        let start = key.count
+        collation._appendSortKey(forValidUTF8: bytes, to: &key)
+        if primariesOnly, let end = key[start...].firstIndex(where: { $0 < 2 }) { key.removeSubrange(end...) }
+    }
+
     /// The key of the text whose pieces are `found`: each level's bytes of every piece, then
-    /// their NFC (the arrays read through pointers: no retain or bounds check per piece).
-    private static func assemble(_ found: [Int], parts: [UInt8], bounds: [Int], levels: Int, backwards: Bool, to key: inout [UInt8]) {
+    /// their NFC (the arrays read through pointers: no retain or bounds check per piece); the
+    /// primaries alone with `primariesOnly`.
+    private static func assemble(
+        _ found: [Int], parts: [UInt8], bounds: [Int], levels: Int, backwards: Bool, primariesOnly: Bool, to key: inout [UInt8]
+    ) {
         found.withUnsafeBufferPointer { found in
             parts.withUnsafeBufferPointer { parts in
                 bounds.withUnsafeBufferPointer { bounds in
@@ -133,6 +161,7 @@ package struct _SortKeyPieces {
                         key.append(contentsOf: UnsafeBufferPointer(rebasing: parts[start..<end]))
                     }
                     for id in found { append(id, 0) }
+                    if primariesOnly { return }
                     if levels >= 2 {
                         key.append(1)
                         if backwards {
@@ -154,7 +183,7 @@ package struct _SortKeyPieces {
 
     /// Appends the collation's sort key of `string`.
     package mutating func appendSortKey(for string: String, to key: inout [UInt8]) {
-        guard usesPieces else {
+        guard usesPieces || primariesOnly else {
             collation.appendSortKey(for: string, to: &key)
             return
         }

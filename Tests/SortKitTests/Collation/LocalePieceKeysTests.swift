@@ -48,6 +48,45 @@ struct LocalePieceKeysTests {
             "a backwards-secondary table (fr-CA)")
     }
 
+    @Test("primariesOnly keys are the whole keys' primary levels: every tailoring and strength, odd text, other collations whole (seeded)")
+    func primariesOnly() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 40
+        var random = SplitMix64(seed: seed)
+        let odd = [
+            "", " ", "a", "abc", "The end", String(repeating: "x", count: _SortKeyPieces.longestPiece + 1) + " öl", String(repeating: "å", count: 200_000),
+        ]
+        var shorter = 0
+        for tag in LocaleCollation.availableIdentifiers + ["und", "ja"] {
+            for strength in [LocaleCollation.Strength.tertiary, .secondary, .primary] {
+                let collation = Collation.locale(try LocaleCollation(tag, strength: strength))
+                var keys = _SortKeyPieces(collation, primariesOnly: true)
+                #expect(keys.primariesOnly)
+                // The long texts in a few tailorings: their keys, built whole, are slow in debug builds.
+                let long = ["sv", "ja", "fr-CA"].contains(tag) && strength == .tertiary
+                let texts =
+                    (long ? odd : Array(odd.prefix(5)))
+                    + (0..<20).map { _ in (0..<Int.random(in: 0...6, using: &random)).map { _ in Self.pieces.randomElement(using: &random)! }.joined() }
+                for text in texts {
+                    var built: [UInt8] = []
+                    keys.appendSortKey(for: text, to: &built)
+                    let whole = collation.sortKey(for: text)
+                    let primaries = Array(whole.prefix { $0 >= 2 })
+                    #expect(built == primaries, "locale=\(tag) \(strength): \(text.prefix(40).debugDescription) (seed \(seed))")
+                    if built.count < whole.count { shorter += 1 }
+                }
+            }
+        }
+        #expect(shorter > 1_000)
+        // Not for a numeric locale collation or the built-in ones: their keys stay whole.
+        for collation in [Collation.locale(try LocaleCollation("sv", numeric: true)), .natural, .binary, .caseInsensitive] {
+            var keys = _SortKeyPieces(collation, primariesOnly: true)
+            #expect(!keys.primariesOnly && !_SortKeyPieces.writesPrimariesOnly(collation))
+            var built: [UInt8] = []
+            keys.appendSortKey(for: "Öl 10 öl", to: &built)
+            #expect(built == collation.sortKey(for: "Öl 10 öl"), "\(collation)")
+        }
+    }
+
     @Test("Odd text: empty, only spaces, a megabyte-long word, a piece past the cache's length, many distinct words")
     func oddText() throws {
         let collation = Collation.locale(try LocaleCollation("sv"))

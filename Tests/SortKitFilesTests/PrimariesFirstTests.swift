@@ -1,0 +1,97 @@
+import Foundation
+import OrderKeys
+import SortKit
+import Testing
+
+@testable import SortKitFiles
+
+/// A run sorted by one locale-collated text column is keyed by its primaries alone, and the
+/// records whose primaries tie are ordered by their whole keys where the sort meets them.
+@Suite("Sorting a file by primaries first")
+struct PrimariesFirstTests {
+    /// Words whose primaries tie in most locales (case, accents, composed and decomposed,
+    /// ligatures and expansions), so that most ties are broken past the primaries.
+    static let words = [
+        "cote", "côte", "Cote", "coté", "Côte", "co\u{302}te", "CÔTE", "Ångström", "angstrom", "Angstrom", "æble", "aeble", "Straße", "strasse",
+        "öl", "Öl", "ol", "Ol", "ŋ", "n", "ĳs", "ijs", "", " ",
+    ]
+
+    /// Texts from `words` and a number below `numbers`, every `blankEvery`-th blank.
+    static func texts(_ count: Int, numbers: Int, sameStart: Bool, using random: inout SplitMix64) -> [String] {
+        (0..<count).map { index in
+            if index % 97 == 0 { return "" }
+            let word = words.randomElement(using: &random)!
+            let text = word + " " + String(Int.random(in: 0..<numbers, using: &random))
+            return sameStart ? "Cote " + text : text
+        }
+    }
+
+    static func arena(_ texts: [String]) -> _ByteArena {
+        var arena = _ByteArena()
+        for text in texts {
+            arena.bytes.append(contentsOf: text.utf8)
+            arena.close()
+        }
+        return arena
+    }
+
+    @Test("Run keys by primaries give the whole keys' order, in fewer bytes; on the cores and merged; other collations keep whole keys (seeded)")
+    func runKeys() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 41
+        var random = SplitMix64(seed: seed)
+        let specs = [
+            "s:locale=sv", "-s:locale=fr-CA", "s:locale=de:nocase", "s:locale=und:fold", "s:locale=da:nocase:nulls-first", "s:locale=sv:natural", "s:nocase",
+        ]
+        // 70,000 rows sort on both cores: words at the start put them in 16-bit buckets; one
+        // shared start puts them in one, sorted in halves and merged.
+        for (rows, sameStart) in [(300, false), (70_000, false), (70_000, true)] {
+            let values = [Self.arena(Self.texts(rows, numbers: rows / 12 + 1, sameStart: sameStart, using: &random))]
+            for text in specs {
+                let key = try _CSVSortKey(try SortSpec(parsing: text), header: ["s"])
+                let whole = _RunKeys(key: key, values: values)
+                let primaries = _RunKeys(key: key, values: values, primariesFirst: true)
+                let (byPrimaries, byWholeKeys) = (primaries.order(), whole.order())
+                let difference = zip(byPrimaries, byWholeKeys).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+                #expect(
+                    difference == nil && byPrimaries.count == rows,
+                    "spec \(text), \(rows) rows, same start \(sameStart): first difference at \(difference ?? -1) (seed \(seed))")
+                let (primaryBytes, wholeBytes) = (
+                    primaries.sortKeys.parts.map(\.bytes.count).reduce(0, +), whole.sortKeys.parts.map(\.bytes.count).reduce(0, +)
+                )
+                if rows < 1_000 {
+                    continue // few rows may repeat enough to be numbered: the order is what counts
+                } else if text.contains("locale") && !text.contains("natural") {
+                    #expect(primaryBytes * 10 < wholeBytes * 7, "spec \(text): \(primaryBytes) bytes of primaries against \(wholeBytes)")
+                } else {
+                    #expect(primaryBytes == wholeBytes, "spec \(text) keeps its whole keys")
+                }
+            }
+        }
+    }
+
+    @Test("sortkit sort's in-memory path by primaries writes what the spilled runs (whole keys) and the in-memory table order write (seeded)")
+    func fileSort() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 42
+        var random = SplitMix64(seed: seed)
+        let texts = Self.texts(20_000, numbers: 2_000, sameStart: false, using: &random)
+        let records = texts.enumerated().map { "\"\($0.element)\",\($0.offset)" }
+        let bytes = Array((["s,n"] + records).map { $0 + "\n" }.joined().utf8)
+        let table = TextTable(columns: ["s", "n"], rows: texts.enumerated().map { [$0.element, String($0.offset)] })
+        for text in ["s:locale=sv", "-s:locale=fr-CA", "s:locale=de-u-co-phonebk:nocase"] {
+            let spec = try SortSpec(parsing: text)
+            let expected = Array((["s,n"] + (try table.sortedRowIndices(by: spec)).map { records[$0] }).map { $0 + "\n" }.joined().utf8)
+            for memory in [CSVFileSorter.defaultMaxMemory, 1 << 18] {
+                let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-primaries-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let input = folder.appendingPathComponent("in.csv"), output = folder.appendingPathComponent("out.csv")
+                try Data(bytes).write(to: input)
+                var sorter = CSVFileSorter(spec: spec, maxMemory: memory)
+                sorter.temporaryDirectory = folder
+                let summary = try sorter.sort(input, to: output)
+                #expect(Array(try Data(contentsOf: output)) == expected, "spec \(text), memory \(memory), runs \(summary.runs) (seed \(seed))")
+                #expect(memory == CSVFileSorter.defaultMaxMemory ? summary.runs == 0 : summary.runs > 1, "spec \(text), memory \(memory)")
+            }
+        }
+    }
+}
