@@ -105,10 +105,15 @@ struct _Run: Sendable {
         // one core scanning alone for the last 10–25 ms of a 75 MB file).
         let slices = max(1, min(4 * ProcessInfo.processInfo.activeProcessorCount, (input.count - first) / max(1, minimumSlice)))
         guard slices > 1, borrows else { return false }
+        // Each slice's start is found from the one before (a record start too), so the quotes
+        // before it are counted once over the whole input, not from the first byte per slice.
         let bounds = input.withUnsafeBufferPointer { bytes in
-            [first] + (1..<slices).map { _CSVRecordScanner.recordStart(near: first + (bytes.count - first) * $0 / slices, from: first, in: bytes) } + [
-                bytes.count
-            ]
+            var bounds = [first]
+            for slice in 1..<slices {
+                let target = max(bounds[slice - 1], first + (bytes.count - first) * slice / slices)
+                bounds.append(_CSVRecordScanner.recordStart(near: target, from: bounds[slice - 1], in: bytes))
+            }
+            return bounds + [bytes.count]
         }
         var parts = [_Run?](repeating: nil, count: slices)
         let scanner = reader.scanner, empty = self

@@ -33,8 +33,8 @@ struct _RunKeys: Sendable {
     private let codes: [Codes]
     /// Per record, the bytes it sorts by: ranks and encoded values, memcmp-ordered.
     let sortKeys: _ArenaParts
-    /// Orders two records whose `sortKeys` are equal when those are primaries alone.
-    private let tieBreak: (@Sendable (Int, Int) -> ComparisonResult)?
+    /// Orders records whose `sortKeys` are equal when those are primaries alone.
+    private let ties: _KeyTieBreak?
 
     /// Builds the keys of the run whose key columns hold `values` (one arena per scanned field).
     init(key: _CSVSortKey, values: [_ByteArena], primariesFirst: Bool = false) {
@@ -58,13 +58,13 @@ struct _RunKeys: Sendable {
             key = key.withTypes(types)
         }
         self.key = key
-        var tieBreak: (@Sendable (Int, Int) -> ComparisonResult)? = nil
+        var ties: _KeyTieBreak? = nil
         if primariesFirst, key.components.count == 1, let component = key.components.first, numbered[component.field] == nil,
             component.plainText(grouping: key.grouping) != nil, _SortKeyPieces.writesPrimariesOnly(component.key.collation)
         {
-            tieBreak = _RunKeys.wholeKeyOrder(of: values[component.field], component, key)
+            ties = _RunKeys.wholeKeyOrder(of: values[component.field], component)
         }
-        self.tieBreak = tieBreak
+        self.ties = ties
         codes = key.components.map { component in
             if let (ids, firsts) = numbered[component.field] {
                 var encodings = _ByteArena()
@@ -81,7 +81,7 @@ struct _RunKeys: Sendable {
                 let width = top < 1 << 8 ? 1 : top < 1 << 16 ? 2 : top < 1 << 24 ? 3 : 4
                 return .dictionary(ids: ids, encodings: encodings, ranks: ranks, width: width)
             }
-            return .direct(_encodeEach(values[component.field], component, key, primariesOnly: tieBreak != nil))
+            return .direct(_encodeEach(values[component.field], component, key, primariesOnly: ties != nil))
         }
         self.sortKeys = _RunKeys.concatenated(codes, count: count)
     }
@@ -132,25 +132,69 @@ struct _RunKeys: Sendable {
     }
 
     /// The records in key order, ties in record order.
-    func order() -> [Int] { _sortByteKeys(sortKeys, tieBreak: tieBreak) }
+    func order() -> [Int] { _sortByteKeys(sortKeys, ties: ties) }
 
-    /// The order of two records by their whole keys, for records whose primaries tie: equal
-    /// texts (most such records: a title that repeats) tie without a key; others are encoded
-    /// whole, both, and compared.
-    private static func wholeKeyOrder(of values: _ByteArena, _ component: _CSVSortKey.Component, _ key: _CSVSortKey)
-        -> @Sendable (Int, Int) -> ComparisonResult
-    {
-        { a, b in
-            values.bytes.withUnsafeBufferPointer { bytes in
-                let x = UnsafeBufferPointer(rebasing: bytes[values.range(a)]), y = UnsafeBufferPointer(rebasing: bytes[values.range(b)])
-                if _equalBytes(x, y) { return .orderedSame }
-                var (xKey, yKey): ([UInt8], [UInt8]) = ([], [])
-                var pieces: _SortKeyPieces? = nil
-                key.encode(component, utf8: x, validUTF8: true, plain: nil, pieces: &pieces, to: &xKey)
-                key.encode(component, utf8: y, validUTF8: true, plain: nil, pieces: &pieces, to: &yKey)
-                return xKey.withUnsafeBufferPointer { xKey in yKey.withUnsafeBufferPointer { _compareBytes(xKey, $0) } }
-            }
+    /// How records whose primaries tie are ordered: by their whole keys, which for texts whose
+    /// primaries tie are their collation keys (a blank field is null, and ties only with blanks),
+    /// reversed for a descending key. Equal texts tie without a key (most such records: a
+    /// title that repeats); a group of tied records builds one key per distinct text.
+    private static func wholeKeyOrder(of values: _ByteArena, _ component: _CSVSortKey.Component) -> _KeyTieBreak {
+        let collation = component.key.collation, descending = component.key.direction == .descending
+        @Sendable func wholeKey(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+            var key: [UInt8] = []
+            if !_isBlank(text) { collation._appendSortKey(forValidUTF8: text, to: &key) }
+            return key
         }
+        @Sendable func order(_ x: [UInt8], _ y: [UInt8]) -> ComparisonResult {
+            let order = x.withUnsafeBufferPointer { x in y.withUnsafeBufferPointer { _compareBytes(x, $0) } }
+            guard descending, order != .orderedSame else { return order }
+            return order == .orderedAscending ? .orderedDescending : .orderedAscending
+        }
+        return _KeyTieBreak(
+            compare: { a, b in
+                values.bytes.withUnsafeBufferPointer { bytes in
+                    let x = UnsafeBufferPointer(rebasing: bytes[values.range(a)]), y = UnsafeBufferPointer(rebasing: bytes[values.range(b)])
+                    return _equalBytes(x, y) ? .orderedSame : order(wholeKey(x), wholeKey(y))
+                }
+            },
+            order: { records in
+                values.bytes.withUnsafeBufferPointer { bytes in
+                    func text(_ record: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[values.range(record)]) }
+                    let first = text(records[0])
+                    guard records.contains(where: { !_equalBytes(text($0), first) }) else { return }
+                    // Per record, the number of its text among the group's distinct texts: found
+                    // by comparing with each while there are few (no copy, no hash), then by a table.
+                    var distinct: [Int] = []
+                    var table: [[UInt8]: Int]? = nil
+                    var textNumbers: [Int] = []
+                    textNumbers.reserveCapacity(records.count)
+                    for record in records {
+                        let bytes = text(record)
+                        var number = table.map { $0[Array(bytes)] ?? -1 } ?? (distinct.firstIndex { _equalBytes(text($0), bytes) } ?? -1)
+                        if number < 0 {
+                            number = distinct.count
+                            distinct.append(record)
+                            if table != nil {
+                                table![Array(bytes)] = number
+                            } else if distinct.count > 8 {
+                                table = Dictionary(uniqueKeysWithValues: distinct.enumerated().map { (Array(text($0.element)), $0.offset) })
+                            }
+                        }
+                        textNumbers.append(number)
+                    }
+                    // Each distinct text's rank by its key (equal keys, equal ranks), then the
+                    // records by rank, each rank's in position order.
+                    let keys = distinct.map { wholeKey(text($0)) }
+                    var ranks = [Int](repeating: 0, count: keys.count)
+                    let byKey = keys.indices.sorted { order(keys[$0], keys[$1]) == .orderedAscending }
+                    for (place, number) in byKey.enumerated().dropFirst() {
+                        ranks[number] = ranks[byKey[place - 1]] + (order(keys[byKey[place - 1]], keys[number]) == .orderedSame ? 0 : 1)
+                    }
+                    var byRank = [[Int]](repeating: [], count: (ranks.max() ?? 0) + 1)
+                    for (offset, record) in records.enumerated() { byRank[ranks[textNumbers[offset]]].append(record) }
+                    records = byRank.flatMap { $0.sorted() }
+                }
+            })
     }
 
     /// A record's key as the encodings of its values (comparable across runs).

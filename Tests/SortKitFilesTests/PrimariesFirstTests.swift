@@ -16,10 +16,19 @@ struct PrimariesFirstTests {
         "öl", "Öl", "ol", "Ol", "ŋ", "n", "ĳs", "ijs", "", " ",
     ]
 
-    /// Texts from `words` and a number below `numbers`, every `blankEvery`-th blank.
-    static func texts(_ count: Int, numbers: Int, sameStart: Bool, using random: inout SplitMix64) -> [String] {
+    /// Spellings of one word whose primaries tie in most locales, two of them equal but for
+    /// their normalization.
+    static let unknowns = ["Unknown", "unknown", "UNKNOWN", "unknówn", "Unknówn", "unkno\u{301}wn", "unknown", "Unknown"]
+
+    /// Texts from `words` and a number below `numbers`, every 97th blank with `blanks` (the
+    /// first windows then differ at their first byte: the sort is in halves, merged); with
+    /// `unknowns`, two in five rows from ``unknowns`` (groups of thousands of tied primaries).
+    static func texts(
+        _ count: Int, numbers: Int, sameStart: Bool, blanks: Bool = true, unknowns: Bool = false, using random: inout SplitMix64
+    ) -> [String] {
         (0..<count).map { index in
-            if index % 97 == 0 { return "" }
+            if blanks && index % 97 == 0 { return "" }
+            if unknowns && index % 5 < 2 { return Self.unknowns.randomElement(using: &random)! }
             let word = words.randomElement(using: &random)!
             let text = word + " " + String(Int.random(in: 0..<numbers, using: &random))
             return sameStart ? "Cote " + text : text
@@ -42,10 +51,18 @@ struct PrimariesFirstTests {
         let specs = [
             "s:locale=sv", "-s:locale=fr-CA", "s:locale=de:nocase", "s:locale=und:fold", "s:locale=da:nocase:nulls-first", "s:locale=sv:natural", "s:nocase",
         ]
-        // 70,000 rows sort on both cores: words at the start put them in 16-bit buckets; one
-        // shared start puts them in one, sorted in halves and merged.
-        for (rows, sameStart) in [(300, false), (70_000, false), (70_000, true)] {
-            let values = [Self.arena(Self.texts(rows, numbers: rows / 12 + 1, sameStart: sameStart, using: &random))]
+        // 70,000 rows sort on both cores: without blanks, words at the start put them in 16-bit
+        // buckets; blanks, or one shared start, put them in one, sorted in halves and merged.
+        // Thousands of "unknown"s tie by primaries in one group, ordered as a whole.
+        let cases = [
+            (300, false, true, false), (70_000, false, false, false), (70_000, false, true, false), (70_000, true, false, false),
+            (70_000, false, false, true),
+        ]
+        for (rows, sameStart, blanks, unknowns) in cases {
+            // (Numbers enough that most texts are distinct, so the column is not numbered.)
+            let numbers = unknowns ? rows : rows / 12 + 1
+            let texts = Self.texts(rows, numbers: numbers, sameStart: sameStart, blanks: blanks, unknowns: unknowns, using: &random)
+            let values = [Self.arena(texts)]
             for text in specs {
                 let key = try _CSVSortKey(try SortSpec(parsing: text), header: ["s"])
                 let whole = _RunKeys(key: key, values: values)
@@ -54,7 +71,8 @@ struct PrimariesFirstTests {
                 let difference = zip(byPrimaries, byWholeKeys).enumerated().first { $0.element.0 != $0.element.1 }?.offset
                 #expect(
                     difference == nil && byPrimaries.count == rows,
-                    "spec \(text), \(rows) rows, same start \(sameStart): first difference at \(difference ?? -1) (seed \(seed))")
+                    "spec \(text), \(rows) rows, same start \(sameStart), blanks \(blanks), unknowns \(unknowns): first difference at \(difference ?? -1) (seed \(seed))"
+                )
                 let (primaryBytes, wholeBytes) = (
                     primaries.sortKeys.parts.map(\.bytes.count).reduce(0, +), whole.sortKeys.parts.map(\.bytes.count).reduce(0, +)
                 )

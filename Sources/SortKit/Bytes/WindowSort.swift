@@ -38,9 +38,20 @@ package protocol _WindowKeys {
     /// `.orderedSame` leaves them in position order. ``_compareKeys(_:_:from:)`` compares such
     /// keys' bytes.
     func compare(_ a: Int, _ b: Int, from depth: Int) -> ComparisonResult
+    /// Orders `records[group]`, records in position order whose keys are all equal (when
+    /// ``equalKeysAreTies`` is `false`); by default with ``compare(_:_:from:)``.
+    func orderTies(_ records: inout [_KeyRecord], _ group: Range<Int>, depth: Int)
+    /// The order of two records' keys alone (``compare(_:_:from:)`` from 0 by default).
+    func compareKeys(_ a: Int, _ b: Int) -> ComparisonResult
 }
 
 extension _WindowKeys {
+    package func orderTies(_ records: inout [_KeyRecord], _ group: Range<Int>, depth: Int) {
+        _compareSort(&records, group, depth: depth, keys: self)
+    }
+
+    package func compareKeys(_ a: Int, _ b: Int) -> ComparisonResult { compare(a, b, from: 0) }
+
     /// Bytes `depth..<depth + 16` of record `index`'s key as a record to radix-sort: big-endian,
     /// zero-padded past the key's end, inverted for a descending order.
     @inline(__always)
@@ -76,8 +87,12 @@ package func _windowSort<Keys: _WindowKeys>(_ records: inout [_KeyRecord], _ ran
             shortest = min(shortest, count)
         }
         if longest <= depth {
-            // Every key ended: equal keys stay in position order; else compare.
-            if keys.equalKeysAreTies && shortest == longest { continue }
+            // Every key ended: equal keys stay in position order or are ordered by what else
+            // tells them apart; else compare.
+            if shortest == longest {
+                if !keys.equalKeysAreTies { keys.orderTies(&records, group, depth: depth) }
+                continue
+            }
             _compareSort(&records, group, depth: depth, keys: keys)
             continue
         }
@@ -208,13 +223,13 @@ private struct _SpanKeys: _WindowKeys {
     }
 }
 
-/// Keys whose equal ones are not ties: `tieBreak` orders two records whose keys are equal
-/// (`.orderedSame` leaves them in position order). What a sort by shortened keys — a locale
-/// collation's primaries (``_SortKeyPieces/primariesOnly``) — uses to order the records its
-/// keys don't tell apart, where the window sort meets them.
+/// Keys whose equal ones are not ties: ``_KeyTieBreak`` orders the records whose keys are
+/// equal. What a sort by shortened keys — a locale collation's primaries
+/// (``_SortKeyPieces/primariesOnly``) — uses to order the records its keys don't tell apart,
+/// where the window sort meets them.
 private struct _TieBrokenKeys<Base: _WindowKeys>: _WindowKeys {
     let base: Base
-    let tieBreak: @Sendable (Int, Int) -> ComparisonResult
+    let ties: _KeyTieBreak
 
     @inline(__always)
     func key(_ index: Int) -> UnsafeBufferPointer<UInt8> { base.key(index) }
@@ -225,7 +240,31 @@ private struct _TieBrokenKeys<Base: _WindowKeys>: _WindowKeys {
     @inline(__always)
     func compare(_ a: Int, _ b: Int, from depth: Int) -> ComparisonResult {
         let order = base.compare(a, b, from: depth)
-        return order == .orderedSame ? tieBreak(a, b) : order
+        return order == .orderedSame ? ties.compare(a, b) : order
+    }
+
+    func compareKeys(_ a: Int, _ b: Int) -> ComparisonResult { base.compare(a, b, from: 0) }
+
+    /// A group of more than 16 equal keys is ordered as a whole (``_KeyTieBreak/order``): a
+    /// comparison sort by `compare` would decide each of its n log n pairs on its own.
+    func orderTies(_ records: inout [_KeyRecord], _ group: Range<Int>, depth: Int) {
+        guard group.count > 16 else { return _compareSort(&records, group, depth: depth, keys: self) }
+        var byPosition = records[group].map { Int($0.index) }
+        ties.order(&byPosition)
+        for (offset, index) in byPosition.enumerated() { records[group.lowerBound + offset].index = UInt32(index) }
+    }
+}
+
+/// How a sort by shortened keys orders records whose keys are equal: `compare` two of them
+/// (`.orderedSame` keeps position order), `order` a group of them given in position order
+/// (stably). Both are called from every core.
+package struct _KeyTieBreak: Sendable {
+    package let compare: @Sendable (Int, Int) -> ComparisonResult
+    package let order: @Sendable (inout [Int]) -> Void
+
+    package init(compare: @escaping @Sendable (Int, Int) -> ComparisonResult, order: @escaping @Sendable (inout [Int]) -> Void) {
+        self.compare = compare
+        self.order = order
     }
 }
 
@@ -254,15 +293,14 @@ package func _sortByteKeys(_ keys: _ByteArena, limit: Int = _maximumRecordCount,
 
 /// ``_sortByteKeys(_:limit:parallelFrom:)`` of keys in parts, read where they are: each key's
 /// bytes found through a pointer and a length per record (16 bytes a key, made on every core),
-/// not copied into one arena first. With `tieBreak`, records whose keys are equal are ordered
-/// by it (called from every core), `.orderedSame` keeping position order.
+/// not copied into one arena first. With `ties`, records whose keys are equal are ordered
+/// by it, `.orderedSame` keeping position order.
 package func _sortByteKeys(
-    _ keys: _ArenaParts, limit: Int = _maximumRecordCount, parallelFrom: Int = 65_536,
-    tieBreak: (@Sendable (Int, Int) -> ComparisonResult)? = nil
+    _ keys: _ArenaParts, limit: Int = _maximumRecordCount, parallelFrom: Int = 65_536, ties: _KeyTieBreak? = nil
 ) -> [Int] {
     func sorted<Keys: _WindowKeys>(_ arena: Keys, count: Int) -> [Int] {
-        guard let tieBreak else { return _sortByteKeys(arena, count: count, limit: limit, parallelFrom: parallelFrom) }
-        return _sortByteKeys(_TieBrokenKeys(base: arena, tieBreak: tieBreak), count: count, limit: limit, parallelFrom: parallelFrom)
+        guard let ties else { return _sortByteKeys(arena, count: count, limit: limit, parallelFrom: parallelFrom) }
+        return _sortByteKeys(_TieBrokenKeys(base: arena, ties: ties), count: count, limit: limit, parallelFrom: parallelFrom)
     }
     guard keys.parts.count > 1 else {
         let arena = keys.parts.first ?? _ByteArena()
@@ -486,12 +524,27 @@ private func _mergeSorted<Keys: _WindowKeys>(_ first: [_KeyRecord], _ second: [_
                 var i = a.lowerBound, j = b.lowerBound, out = a.lowerBound + b.lowerBound
                 while i < a.upperBound && j < b.upperBound {
                     let x = Int(first[i].index), y = Int(second[j].index)
-                    if arena.compare(y, x, from: 0) == .orderedAscending {
+                    let order = arena.equalKeysAreTies ? arena.compare(y, x, from: 0) : arena.compareKeys(y, x)
+                    if order == .orderedAscending {
                         merged[out] = y
                         j += 1
-                    } else {
+                    } else if order == .orderedDescending || arena.equalKeysAreTies {
                         merged[out] = x
                         i += 1
+                    } else {
+                        // Equal keys that aren't ties: both shares' runs of them ordered as one
+                        // group (pair by pair, a run of thousands decided each pair on its own).
+                        var (iEnd, jEnd) = (i + 1, j + 1)
+                        while iEnd < a.upperBound, arena.compareKeys(Int(first[iEnd].index), x) == .orderedSame { iEnd += 1 }
+                        while jEnd < b.upperBound, arena.compareKeys(Int(second[jEnd].index), x) == .orderedSame { jEnd += 1 }
+                        var group = (Array(first[i..<iEnd]) + Array(second[j..<jEnd])).sorted { $0.index < $1.index }
+                        arena.orderTies(&group, 0..<group.count, depth: 0)
+                        for record in group {
+                            merged[out] = Int(record.index)
+                            out += 1
+                        }
+                        (i, j) = (iEnd, jEnd)
+                        continue
                     }
                     out += 1
                 }

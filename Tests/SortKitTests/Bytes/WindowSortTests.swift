@@ -87,15 +87,19 @@ struct WindowSortTests {
 
     /// Keys whose first bytes spread (sorted in buckets on every core), keys most of which
     /// share their first 20 bytes (one bucket would hold most: halves sorted and merged), and
-    /// keys whose first windows are all equal, each with duplicates and proper prefixes.
-    @Test("Sorted in buckets on every core, or in halves merged, as the comparison sort does", arguments: ["spread", "mostly shared", "one window"])
+    /// keys whose first windows are all equal, each with duplicates and proper prefixes; and
+    /// spread keys enough for the buckets' counting pass to run in shares on every core.
+    @Test(
+        "Sorted in buckets on every core, or in halves merged, as the comparison sort does",
+        arguments: ["spread", "mostly shared", "one window", "spread, 140,000 keys"])
     func parallelPaths(shape: String) {
         var random = SplitMix64(seed: 0x5EED_0081)
         let shared = (0..<20).map { _ in UInt8.random(in: 0...255, using: &random) }
-        let keys: [[UInt8]] = (0..<3_000).map { n in
+        let keys: [[UInt8]] = (0..<(shape.hasSuffix("keys") ? 140_000 : 3_000)).map { n in
             let tail = (0..<Int.random(in: 0...3, using: &random)).map { _ in UInt8.random(in: 0...2, using: &random) }
             switch shape {
-            case "spread": return (0..<Int.random(in: 0...18, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) } + tail
+            case "spread", "spread, 140,000 keys":
+                return (0..<Int.random(in: 0...18, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) } + tail
             case "mostly shared": return n % 5 == 0 ? [UInt8.random(in: 0...255, using: &random)] + tail : shared + tail
             default: return shared + (n % 7 == 0 ? [] : tail)
             }
