@@ -147,8 +147,7 @@ struct _RunKeys: Sendable {
         }
         @Sendable func order(_ x: [UInt8], _ y: [UInt8]) -> ComparisonResult {
             let order = x.withUnsafeBufferPointer { x in y.withUnsafeBufferPointer { _compareBytes(x, $0) } }
-            guard descending, order != .orderedSame else { return order }
-            return order == .orderedAscending ? .orderedDescending : .orderedAscending
+            return descending ? order.reversed : order
         }
         return _KeyTieBreak(
             compare: { a, b in
@@ -160,8 +159,6 @@ struct _RunKeys: Sendable {
             order: { records in
                 values.bytes.withUnsafeBufferPointer { bytes in
                     func text(_ record: Int) -> UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(rebasing: bytes[values.range(record)]) }
-                    let first = text(records[0])
-                    guard records.contains(where: { !_equalBytes(text($0), first) }) else { return }
                     // Per record, the number of its text among the group's distinct texts: found
                     // by comparing with each while there are few (no copy, no hash), then by a table.
                     var distinct: [Int] = []
@@ -182,6 +179,8 @@ struct _RunKeys: Sendable {
                         }
                         textNumbers.append(number)
                     }
+                    // One text (a title that repeats): position order already.
+                    guard distinct.count > 1 else { return }
                     // Each distinct text's rank by its key (equal keys, equal ranks), then the
                     // records by rank, each rank's in position order.
                     let keys = distinct.map { wholeKey(text($0)) }
