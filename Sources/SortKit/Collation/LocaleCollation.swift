@@ -235,6 +235,16 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
                 if wide { put(UInt8(w / 254) + 2) }
                 put(UInt8(w % 254) + 2)
             }
+            if primariesOnly, !table.compactCodes.isEmpty {
+                // (No trail follows an ASCII byte's primary.)
+                let compact = table.compactCodes
+                for byte in bytes {
+                    let bytes = compact[Int(elements[Int(byte)] >> 32)]
+                    if bytes >> 16 & 3 == 2 { put(UInt8(truncatingIfNeeded: bytes >> 8)) }
+                    put(UInt8(truncatingIfNeeded: bytes >> (bytes >> 16 & 3 == 2 ? 0 : 8)))
+                }
+                return at
+            }
             for byte in bytes {
                 let p = UInt32(elements[Int(byte)] >> 32)
                 put(UInt8(p / 254) + 2)
@@ -259,6 +269,33 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
         }
         key.removeLast(key.count - written)
         return true
+    }
+
+    /// Appends a primary level written as ``_UCATable/primaryBytes(_:)`` writes it (two bytes a
+    /// primary, three a trail) in the table's compact codes (``_UCATable/compactCodes``): one
+    /// byte for the commonest primaries, keys in the same order and equal where they were. What
+    /// a file sort by primaries keys its rows by (``_SortKeyPieces/primariesOnly``); as it is
+    /// if the table has no compact codes.
+    func appendCompactPrimaries(_ primaries: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) {
+        let compact = table.compactCodes
+        guard !compact.isEmpty else { return key.append(contentsOf: primaries) }
+        var at = 0
+        while at + 1 < primaries.count {
+            let code = (Int(primaries[at]) - 2) * 254 + Int(primaries[at + 1]) - 2
+            at += 2
+            guard code > 0, code < compact.count else { continue }
+            let bytes = compact[code]
+            if bytes >> 16 & 3 == 2 {
+                key.append(UInt8(truncatingIfNeeded: bytes >> 8))
+                key.append(UInt8(truncatingIfNeeded: bytes))
+            } else {
+                key.append(UInt8(truncatingIfNeeded: bytes >> 8))
+            }
+            if bytes & _UCATable.followedByTrail != 0 {
+                key.append(contentsOf: UnsafeBufferPointer(rebasing: primaries[at..<min(primaries.count, at + 3)]))
+                at += 3
+            }
+        }
     }
 
     /// The key of any text: scalars (NFD where needed), collation elements, then the levels.

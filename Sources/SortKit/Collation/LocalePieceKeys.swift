@@ -142,7 +142,11 @@ package struct _SortKeyPieces {
     private func appendWholeKey(_ bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) {
         let start = key.count
         collation._appendSortKey(forValidUTF8: bytes, to: &key)
-        if primariesOnly, let end = key[start...].firstIndex(where: { $0 < 2 }) { key.removeSubrange(end...) }
+        guard primariesOnly, case .locale(let locale) = collation else { return }
+        let end = key[start...].firstIndex(where: { $0 < 2 }) ?? key.count
+        let standard = Array(key[start..<end])
+        key.removeSubrange(start...)
+        standard.withUnsafeBufferPointer { locale.appendCompactPrimaries($0, to: &key) }
     }
 
     /// The key of the text whose pieces are `found`: each level's bytes of every piece, then
@@ -219,7 +223,11 @@ package struct _SortKeyPieces {
                 asciiLocale == nil ? [scratch[..<separator]] : scratch[..<separator].split(separator: 1, omittingEmptySubsequences: false)
             guard levelParts.count == levels else { return nil }
             for level in 0..<3 {
-                if level < levels { parts.append(contentsOf: levelParts[level]) }
+                if level == 0, primariesOnly, let asciiLocale {
+                    levelParts[0].withUnsafeBufferPointer { asciiLocale.appendCompactPrimaries($0, to: &parts) }
+                } else if level < levels {
+                    parts.append(contentsOf: levelParts[level])
+                }
                 bounds.append(parts.count)
             }
             parts.append(contentsOf: scratch[(separator + 1)...])

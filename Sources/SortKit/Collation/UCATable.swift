@@ -61,11 +61,17 @@ final class _UCATable: Sendable {
     /// such bytes straight from here.
     let asciiElements: [Element]
 
+    /// By primary code, its bytes in a primaries-only key (``LocaleCollation/appendCompactPrimaries(_:to:)``):
+    /// `count << 16 | first << 8 | second`, and ``followedByTrail`` for a lead that a trail
+    /// always follows (an implicit weight's first half). Empty when the table's codes don't fit.
+    let compactCodes: [UInt32]
+    static let followedByTrail: UInt32 = 1 << 24
+
     private init(
         pages: [Int32], slots: [UInt32], pool: [Element], contractions: [[UInt32]: Range<Int>?],
         contexts: [UInt32: [(prefix: [UInt32], text: [UInt32], range: Range<Int>)]], longestContraction: Int,
         caseFirstUpper: Bool, backwardsSecondary: Bool, numberPrimary: UInt32, implicitLeads: [UInt32],
-        implicitLevels: (UInt16, UInt16), wideSecondaries: Bool, wideTertiaries: Bool, shiftedBelow: UInt32
+        implicitLevels: (UInt16, UInt16), wideSecondaries: Bool, wideTertiaries: Bool, shiftedBelow: UInt32, primaryCodes: Int
     ) {
         self.pages = pages
         self.slots = slots
@@ -94,6 +100,9 @@ final class _UCATable: Sendable {
             let p = UInt32(element >> 32)
             return p != 0 && p & Self.trailFlag == 0 && (shiftedBelow == 0 || p >= shiftedBelow) ? element : 0
         }
+        compactCodes = Self.compactCodes(
+            count: primaryCodes, single: Set(asciiElements.map { UInt32($0 >> 32) }.filter { $0 != 0 }), pool: pool,
+            leads: implicitLeads + [numberPrimary])
     }
 
     // MARK: Loading
@@ -204,7 +213,7 @@ final class _UCATable: Sendable {
         for scalar in starterStarts { slots[slotIndex(scalar)] |= 0x80 }
         for scalar in starts { slots[slotIndex(scalar)] |= 1 }
         let zeroSlot = slots[slotIndex(0x30)]
-        let codes = _Codes(
+        let codes = _UCACodes(
             pool: pool, zero: zeroSlot >> 1 & 0x3F == 0 ? 0 : pool[Int(zeroSlot >> 9)], data: data, reorder: reorder,
             caseFirstUpper: caseFirstUpper)
         return _UCATable(
@@ -212,7 +221,7 @@ final class _UCATable: Sendable {
             caseFirstUpper: caseFirstUpper, backwardsSecondary: (tailoring?.flags ?? 0) & 2 != 0,
             numberPrimary: codes.numberPrimary, implicitLeads: codes.implicitLeads, implicitLevels: codes.implicitLevels,
             wideSecondaries: codes.wideSecondaries, wideTertiaries: codes.wideTertiaries,
-            shiftedBelow: (tailoring?.flags ?? 0) & 4 != 0 ? codes.lastVariable + 1 : 0)
+            shiftedBelow: (tailoring?.flags ?? 0) & 4 != 0 ? codes.lastVariable + 1 : 0, primaryCodes: codes.primaryCount)
     }
 
     /// UCA's uppercase tertiary weights (before scaling): under `[caseFirst upper]` they sort first.
@@ -480,94 +489,4 @@ final class _UCATable: Sendable {
         for digit in digits { out.append(UInt64(_UCATable.trailFlag | UInt32(digit + 1)) << 32) }
         return i
     }
-}
-
-/// A table's weights renumbered as dense codes: each level's weights in order, so that a key
-/// spends 2 bytes on a primary (3 on an implicit trail) and 1 on a secondary or tertiary where
-/// a table has at most 253 of them — a third of the bytes of the spaced weights. A weight's
-/// code is 1 + how many of the table's weights are below it, counted in bitmaps (no sets to
-/// sort: making a table's codes took 7.5 ms with them).
-private struct _Codes: Sendable {
-    /// The pool's elements as codes.
-    let pool: [_UCATable.Element]
-    let numberPrimary: UInt32
-    let implicitLeads: [UInt32]
-    let implicitLevels: (UInt16, UInt16)
-    let wideSecondaries: Bool
-    let wideTertiaries: Bool
-    /// The code of the last variable primary (spaces and punctuation), 0 if none is.
-    let lastVariable: UInt32
-
-    /// `spaced`: the pool's elements as spaced weights; `zero`: the digit zero's first element.
-    init(pool spaced: [_UCATable.Element], zero: _UCATable.Element, data: _UCATable.Decoded, reorder: [UInt32]?, caseFirstUpper: Bool) {
-        let trailFlag = _UCATable.trailFlag
-        let numberPrimary = (UInt32(zero >> 32) >> 8) << 8 | 1
-        let leads = (0..<256).map { k -> UInt32 in
-            let rank = UInt32(data.fbRank + k)
-            return (reorder.map { $0[Int(rank)] } ?? rank) << 8 | 128
-        }
-        let commonSecondary = UInt16(0x20 * 128 + 64)
-        let commonTertiary = UInt16(0x02 * 128 + 64) + (caseFirstUpper ? _UCATable.caseLowerOffset : 0)
-        // Primaries are below the trail flag (2^23); secondaries and tertiaries are 16 bits.
-        var primaries = _WeightBitmap(bits: Int(trailFlag)), secondaries = _WeightBitmap(bits: 1 << 16)
-        var tertiaries = _WeightBitmap(bits: 1 << 16)
-        for lead in leads { primaries.insert(Int(lead)) }
-        primaries.insert(Int(numberPrimary))
-        secondaries.insert(Int(commonSecondary))
-        tertiaries.insert(Int(commonTertiary))
-        for element in spaced {
-            let p = UInt32(element >> 32), s = UInt16(truncatingIfNeeded: element >> 16), t = UInt16(truncatingIfNeeded: element)
-            if p != 0 && p & trailFlag == 0 { primaries.insert(Int(p)) }
-            if s != 0 { secondaries.insert(Int(s)) }
-            if t != 0 { tertiaries.insert(Int(t)) }
-        }
-        primaries.count()
-        secondaries.count()
-        tertiaries.count()
-        precondition(primaries.total < 64_516, "more primaries than two key bytes hold")
-        lastVariable = UInt32(primaries.below(min(Int(trailFlag), data.lastVariable + 1)))
-        pool = spaced.map { element in
-            let p = UInt32(element >> 32), s = UInt16(truncatingIfNeeded: element >> 16), t = UInt16(truncatingIfNeeded: element)
-            let codedP = p == 0 || p & trailFlag != 0 ? p : primaries.code(Int(p))
-            return UInt64(codedP) << 32 | UInt64(s == 0 ? 0 : secondaries.code(Int(s))) << 16 | UInt64(t == 0 ? 0 : tertiaries.code(Int(t)))
-        }
-        self.numberPrimary = primaries.code(Int(numberPrimary))
-        implicitLeads = leads.map { primaries.code(Int($0)) }
-        implicitLevels = (UInt16(secondaries.code(Int(commonSecondary))), UInt16(tertiaries.code(Int(commonTertiary))))
-        wideSecondaries = secondaries.total > 253
-        wideTertiaries = tertiaries.total > 253
-    }
-}
-
-/// A set of weights below `bits` as a bitmap, with each word's count of the weights before it
-/// (after ``count()``): a weight's rank is a load and a population count.
-private struct _WeightBitmap {
-    private var words: [UInt64]
-    private var before: [UInt32] = []
-    /// How many weights the set holds (after ``count()``).
-    private(set) var total = 0
-
-    init(bits: Int) { words = [UInt64](repeating: 0, count: (bits + 63) / 64) }
-
-    mutating func insert(_ weight: Int) { words[weight >> 6] |= 1 << UInt64(weight & 63) }
-
-    /// Counts the weights before each word.
-    mutating func count() {
-        before = [UInt32](repeating: 0, count: words.count)
-        var sum = 0
-        for (index, word) in words.enumerated() {
-            before[index] = UInt32(sum)
-            sum += word.nonzeroBitCount
-        }
-        total = sum
-    }
-
-    /// How many of the weights are below `weight`.
-    func below(_ weight: Int) -> Int {
-        guard weight < words.count * 64 else { return total }
-        return Int(before[weight >> 6]) + (words[weight >> 6] & ((1 << UInt64(weight & 63)) - 1)).nonzeroBitCount
-    }
-
-    /// The code of `weight`, a member: 1 + how many weights are below it.
-    func code(_ weight: Int) -> UInt32 { UInt32(below(weight) + 1) }
 }

@@ -13,7 +13,7 @@ struct LocalePieceKeysTests {
         Array("aåäöAÖzZcCdhslyiıİñnoeé1209 -.жЖґєїяαάΩ中ア").map(String.init) + [
             "ch", "CH", "aa", "dzs", "ll", "cs", "gy", "E\u{301}", "a\u{308}", "\u{301}", "o\u{323}\u{302}", "ー", "カー", "  ", "10 ", " 9",
             "\u{0CCA}\u{0CD5}", "\u{0CC6}", "한", "ǻ", "ṩ", "\u{0F73}", "١٢", "â", "Â", "ǟ", "å", "čh", "ć", " \u{301}", "\u{0}",
-            "Ångström ", "Straße ", "Cafe\u{301} ", "Ґанок ", "Ωκεανός ", "花园 ", "Œuvre", "Ærø ",
+            "Ångström ", "Straße ", "Cafe\u{301} ", "Ґанок ", "Ωκεανός ", "花园 ", "Œuvre", "Ærø ", "𠀀", "\u{E000}", "丂",
         ]
 
     @Test("The key from pieces equals the collation's own key: every tailoring, strength and variant (seeded)")
@@ -48,35 +48,59 @@ struct LocalePieceKeysTests {
             "a backwards-secondary table (fr-CA)")
     }
 
-    @Test("primariesOnly keys are the whole keys' primary levels: every tailoring and strength, odd text, other collations whole (seeded)")
+    @Test(
+        "primariesOnly keys are the whole keys' primary levels in compact codes: the same order and ties in fewer bytes; every tailoring and strength, odd text, other collations whole (seeded)"
+    )
     func primariesOnly() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 40
         var random = SplitMix64(seed: seed)
         let odd = [
             "", " ", "a", "abc", "The end", String(repeating: "x", count: _SortKeyPieces.longestPiece + 1) + " öl", String(repeating: "å", count: 200_000),
         ]
-        var shorter = 0
+        // Letters of implicit weights (a lead, then a trail: CJK, unassigned, private use) that
+        // differ only in their trails, or in tailored long lists (zh).
+        let implicit = ["中", "丂", "花园", "花朵", "𠀀", "𠀁", "\u{E000}", "\u{E001}", "한", "a中"]
+        var shorter = 0, (compactBytes, standardBytes) = (0, 0)
+        var withoutCompactCodes: [String] = []
         for tag in LocaleCollation.availableIdentifiers + ["und", "ja"] {
             for strength in [LocaleCollation.Strength.tertiary, .secondary, .primary] {
-                let collation = Collation.locale(try LocaleCollation(tag, strength: strength))
+                let locale = try LocaleCollation(tag, strength: strength), collation = Collation.locale(locale)
+                if strength == .tertiary && locale.table.compactCodes.isEmpty { withoutCompactCodes.append(tag) }
                 var keys = _SortKeyPieces(collation, primariesOnly: true)
                 #expect(keys.primariesOnly)
                 // The long texts in a few tailorings: their keys, built whole, are slow in debug builds.
                 let long = ["sv", "ja", "fr-CA"].contains(tag) && strength == .tertiary
                 let texts =
-                    (long ? odd : Array(odd.prefix(5)))
+                    (long ? odd : Array(odd.prefix(5))) + implicit
                     + (0..<20).map { _ in (0..<Int.random(in: 0...6, using: &random)).map { _ in Self.pieces.randomElement(using: &random)! }.joined() }
+                var pairs: [(built: [UInt8], primaries: [UInt8])] = []
                 for text in texts {
                     var built: [UInt8] = []
                     keys.appendSortKey(for: text, to: &built)
                     let whole = collation.sortKey(for: text)
+                    // The oracle: the whole key's primary level, two bytes a primary.
                     let primaries = Array(whole.prefix { $0 >= 2 })
-                    #expect(built == primaries, "locale=\(tag) \(strength): \(text.prefix(40).debugDescription) (seed \(seed))")
+                    var compact: [UInt8] = []
+                    primaries.withUnsafeBufferPointer { locale.appendCompactPrimaries($0, to: &compact) }
+                    #expect(built == compact, "locale=\(tag) \(strength): \(text.prefix(40).debugDescription) (seed \(seed))")
+                    #expect(built.count <= primaries.count && built.allSatisfy { $0 >= 2 }, "locale=\(tag): \(text.prefix(40).debugDescription)")
                     if built.count < whole.count { shorter += 1 }
+                    (compactBytes, standardBytes) = (compactBytes + built.count, standardBytes + primaries.count)
+                    pairs.append((built, primaries))
+                }
+                // Compact keys order and tie as the primaries do.
+                for a in pairs {
+                    for b in pairs {
+                        func order(_ x: [UInt8], _ y: [UInt8]) -> Int { x == y ? 0 : x.lexicographicallyPrecedes(y) ? -1 : 1 }
+                        let (compact, standard) = (order(a.built, b.built), order(a.primaries, b.primaries))
+                        #expect(compact == standard, "locale=\(tag) \(strength): \(a.primaries) against \(b.primaries) (seed \(seed))")
+                    }
                 }
             }
         }
         #expect(shorter > 1_000)
+        #expect(withoutCompactCodes.isEmpty, "tables without compact codes: \(withoutCompactCodes)")
+        #expect(compactBytes * 10 < standardBytes * 7, "\(compactBytes) bytes in compact codes against \(standardBytes)")
         // Not for a numeric locale collation or the built-in ones: their keys stay whole.
         for collation in [Collation.locale(try LocaleCollation("sv", numeric: true)), .natural, .binary, .caseInsensitive] {
             var keys = _SortKeyPieces(collation, primariesOnly: true)
