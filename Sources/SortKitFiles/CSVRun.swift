@@ -261,9 +261,12 @@ struct _Run: Sendable {
                         bytes.removeAll(keepingCapacity: true)
                         gather(piece, into: &bytes)
                         held.append((piece, bytes))
+                        // At most two pieces wait (a slow write must not hold half the output).
                         if writing.try() {
                             writeHeld()
                             writing.unlock()
+                        } else if held.count >= 2 {
+                            writing.withLock { writeHeld() }
                         }
                     }
                     writing.withLock { writeHeld() }

@@ -15,10 +15,11 @@ import SortKit
 /// ranks only compare within a run.
 ///
 /// A run sorted by one text column under a locale collation, and then only written
-/// (`primariesFirst`), is keyed by the primary level alone (``_SortKeyPieces/primariesOnly``: two
-/// fifths of the bytes, the secondaries, tertiaries and NFC left out), and the records whose
-/// primaries tie are ordered where the sort meets them: equal texts are ties, other texts by
-/// their whole keys. `sortkit sort --by title:locale=sv` built its keys a third faster.
+/// (`primariesFirst`), is keyed by the primary level alone (``_SortKeyPieces/primariesOnly``: the
+/// secondaries, tertiaries and NFC left out, the primaries in compact codes; a fifth of the
+/// bytes for Latin text), and the records whose primaries tie are ordered where the sort meets
+/// them: equal texts are ties, other texts by their whole keys. `sortkit sort --by
+/// title:locale=sv` built its keys a third faster.
 struct _RunKeys: Sendable {
     /// One spec component's codes for every record.
     private enum Codes: Sendable {

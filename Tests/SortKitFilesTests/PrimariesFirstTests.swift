@@ -87,6 +87,28 @@ struct PrimariesFirstTests {
         }
     }
 
+    @Test("Keys by primaries give the whole keys' order in tables with implicit weights, long lists, contexts and shifted variables (zh, ja, ko, th; seeded)")
+    func otherScripts() throws {
+        let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 44
+        var random = SplitMix64(seed: seed)
+        // CJK letters of implicit weights that differ only in their trails, letters of zh's long
+        // lists, kana with a length mark (ja's prefix contexts), Hangul, Thai with tone marks,
+        // private use, and Latin beside them.
+        let words = ["中", "丂", "花园", "花朵", "𠀀", "𠀁", "\u{E000}", "한국", "한", "カー", "かあ", "ー", "ไทย", "ก่า", "กา", "a", "Ä", "漢字", "汉字", "ab"]
+        let texts = (0..<6_000).map { _ in
+            (0..<Int.random(in: 0...3, using: &random)).map { _ in words.randomElement(using: &random)! }.joined(separator: " ")
+        }
+        let values = [Self.arena(texts)]
+        for text in ["s:locale=zh", "s:locale=zh-u-co-stroke", "-s:locale=ja", "s:locale=ko:nocase", "s:locale=th", "s:locale=und:fold"] {
+            let key = try _CSVSortKey(try SortSpec(parsing: text), header: ["s"])
+            let (byPrimaries, byWholeKeys) = (
+                _RunKeys(key: key, values: values, primariesFirst: true).order(), _RunKeys(key: key, values: values).order()
+            )
+            let difference = zip(byPrimaries, byWholeKeys).enumerated().first { $0.element.0 != $0.element.1 }?.offset
+            #expect(difference == nil && byPrimaries.count == texts.count, "spec \(text): first difference at \(difference ?? -1) (seed \(seed))")
+        }
+    }
+
     @Test("sortkit sort's in-memory path by primaries writes what the spilled runs (whole keys) and the in-memory table order write (seeded)")
     func fileSort() throws {
         let seed = UInt64(ProcessInfo.processInfo.environment["SORTKIT_SEED"] ?? "") ?? 42

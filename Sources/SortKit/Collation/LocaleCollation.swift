@@ -210,7 +210,8 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
     /// digit under `numeric`), written from the table in one pass per level: the bytes
     /// ``appendGeneralSortKey(for:to:)`` writes, without its scalar and element arrays (a
     /// fifth of the time on ASCII titles). Returns `false`, having written nothing, for other
-    /// text. With `primariesOnly`, only the primary level: the key's bytes up to its first `01`.
+    /// text. With `primariesOnly`, only the primary level, in compact codes
+    /// (``appendCompactPrimaries(_:to:)``) where the table has them.
     func appendASCIISortKey(_ bytes: UnsafeBufferPointer<UInt8>, primariesOnly: Bool = false, to key: inout [UInt8]) -> Bool {
         // Multilingual titles often start with ASCII words: check the whole text first.
         guard _isASCII(bytes) else { return false }
@@ -283,6 +284,8 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
         while at + 1 < primaries.count {
             let code = (Int(primaries[at]) - 2) * 254 + Int(primaries[at + 1]) - 2
             at += 2
+            // Every code a key holds has a compact one; anything else is a misread trail.
+            assert(code > 0 && code < compact.count, "primary code \(code) out of step")
             guard code > 0, code < compact.count else { continue }
             let bytes = compact[code]
             if bytes >> 16 & 3 == 2 {

@@ -17,9 +17,11 @@ import Foundation
 /// contextual elements are passed through.
 ///
 /// With `primariesOnly` (a locale collation's keys only, ``writesPrimariesOnly(_:)``), each key
-/// is its primary level alone: the key's bytes up to its first `01`. Such keys order texts as the
-/// whole keys do except where their primaries tie, and a sort that breaks those ties with whole
-/// keys (two texts' bytes equal, else their keys built then) writes two fifths of the bytes.
+/// is its primary level alone — the key's bytes up to its first `01` — in the table's compact
+/// codes (``LocaleCollation/appendCompactPrimaries(_:to:)``: one byte for its ASCII letters,
+/// digits and space). Such keys order texts as the whole keys do except where their primaries
+/// tie, and a sort that breaks those ties with whole keys (two texts' bytes equal, else their
+/// keys built then) writes a fifth of the bytes for Latin text.
 ///
 /// The cache holds at most ``pieceLimit`` pieces of at most ``longestPiece`` bytes, and at most
 /// its byte limit of pieces and keys; once full it answers what it holds. When its first few
@@ -136,9 +138,9 @@ package struct _SortKeyPieces {
         if lookups >= Self.trialLookups && hits * 4 < lookups { usesPieces = false }
     }
 
-    /// The collation's key of `bytes` built whole, cut after its primary level under
-    /// ``primariesOnly`` (at its first byte below 2: the `01` before the secondaries, or the `00`
-    /// before the NFC).
+    /// The collation's key of `bytes` built whole; under ``primariesOnly``, its primary level
+    /// (up to its first byte below 2: the `01` before the secondaries, or the `00` before the
+    /// NFC) in compact codes.
     private func appendWholeKey(_ bytes: UnsafeBufferPointer<UInt8>, to key: inout [UInt8]) {
         let start = key.count
         collation._appendSortKey(forValidUTF8: bytes, to: &key)

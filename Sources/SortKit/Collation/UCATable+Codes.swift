@@ -10,8 +10,9 @@ extension _UCATable {
     /// codes below: the order of keys and their equality are the standard bytes' (two bytes a
     /// primary, ``primaryBytes(_:)``), in half the bytes for Latin text. Leads that a trail
     /// follows (`leads`, and each element's before a trail in `pool`) are marked, since the
-    /// trail's three bytes stay as they are. Empty if the bytes don't fit in 2...255, or if
-    /// such a lead is ever without its trail.
+    /// trail's three bytes stay as they are. Empty if the bytes don't fit in 2...255, if such a
+    /// lead is ever without its trail, or if a trail follows a trail (a number's digits under
+    /// `numeric`, whose keys are never compact).
     static func compactCodes(count: Int, single: Set<UInt32>, pool: [Element], leads: [UInt32]) -> [UInt32] {
         guard count > 0, count < 1 << 16 else { return [] }
         var codes = [UInt32](repeating: 0, count: count + 1)
@@ -34,18 +35,18 @@ extension _UCATable {
             }
         }
         guard next <= 256 else { return [] }
-        func primary(_ element: Element) -> UInt32 { UInt32(element >> 32) }
+        // The primaries of the pool in order (elements without one weigh nothing at this level):
+        // a lead is the primary before a trail, and a lead must always have one trail next.
+        let primaries = pool.map { UInt32($0 >> 32) }.filter { $0 != 0 }
+        func isTrail(_ p: UInt32) -> Bool { p & trailFlag != 0 }
         for lead in leads where lead <= count { codes[Int(lead)] |= followedByTrail }
-        for index in pool.indices.dropFirst() where primary(pool[index]) & trailFlag != 0 {
-            let lead = primary(pool[index - 1])
-            guard lead != 0, lead & trailFlag == 0, lead <= count else { continue }
-            codes[Int(lead)] |= followedByTrail
+        for index in primaries.indices where isTrail(primaries[index]) {
+            guard index > 0, !isTrail(primaries[index - 1]), primaries[index - 1] <= count else { return [] }
+            codes[Int(primaries[index - 1])] |= followedByTrail
         }
-        // Every marked lead in the pool must have its trail next.
-        for index in pool.indices {
-            let p = primary(pool[index])
-            guard p != 0, p & trailFlag == 0, p <= count, codes[Int(p)] & followedByTrail != 0 else { continue }
-            if index + 1 == pool.count || primary(pool[index + 1]) & trailFlag == 0 { return [] }
+        for index in primaries.indices where !isTrail(primaries[index]) && primaries[index] <= count {
+            guard codes[Int(primaries[index])] & followedByTrail != 0 else { continue }
+            if index + 1 == primaries.count || !isTrail(primaries[index + 1]) { return [] }
         }
         return codes
     }

@@ -102,7 +102,7 @@ final class _UCATable: Sendable {
         }
         compactCodes = Self.compactCodes(
             count: primaryCodes, single: Set(asciiElements.map { UInt32($0 >> 32) }.filter { $0 != 0 }), pool: pool,
-            leads: implicitLeads + [numberPrimary])
+            leads: implicitLeads)
     }
 
     // MARK: Loading

@@ -111,6 +111,32 @@ struct LocalePieceKeysTests {
         }
     }
 
+    @Test("Compact codes: every code's bytes above the codes' below; none when they don't fit, when a lead lacks its trail, or a trail follows a trail")
+    func compactCodes() {
+        typealias Table = _UCATable
+        let trail = UInt64(Table.trailFlag | 7) << 32
+        func bytes(_ code: UInt32) -> [UInt8] {
+            code >> 16 & 3 == 2 ? [UInt8(truncatingIfNeeded: code >> 8), UInt8(truncatingIfNeeded: code)] : [UInt8(truncatingIfNeeded: code >> 8)]
+        }
+        // 600 codes, single ones side by side, at the ends and between runs of 254 and more.
+        let codes = Table.compactCodes(count: 600, single: [1, 2, 3, 300, 301, 556, 600], pool: [5 << 32, trail, 9 << 32], leads: [11])
+        #expect(codes.count == 601)
+        let written = (1...600).map { bytes(codes[$0] & ~Table.followedByTrail) }
+        #expect(zip(written, written.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) }, "codes in order")
+        #expect(written.allSatisfy { $0.allSatisfy { $0 >= 2 } } && [1, 2, 3, 300, 301, 556, 600].allSatisfy { written[$0 - 1].count == 1 })
+        #expect(codes[5] & Table.followedByTrail != 0 && codes[11] & Table.followedByTrail != 0 && codes[9] & Table.followedByTrail == 0)
+        // One byte each for 300 codes spread out: more than a byte's 254 values.
+        #expect(Table.compactCodes(count: 60_000, single: Set(stride(from: 100, to: 60_000, by: 200)), pool: [], leads: []).isEmpty)
+        #expect(Table.compactCodes(count: 1 << 16, single: [], pool: [], leads: []).isEmpty)
+        // A marked lead without its trail, a trail after a trail, a trail first.
+        #expect(Table.compactCodes(count: 20, single: [], pool: [5 << 32, trail, 5 << 32, 6 << 32], leads: []).isEmpty)
+        #expect(Table.compactCodes(count: 20, single: [], pool: [11 << 32, 6 << 32], leads: [11]).isEmpty)
+        #expect(Table.compactCodes(count: 20, single: [], pool: [5 << 32, trail, trail], leads: []).isEmpty)
+        #expect(Table.compactCodes(count: 20, single: [], pool: [trail, 5 << 32], leads: []).isEmpty)
+        // An element without a primary between a lead and its trail (a mark) is no primary.
+        #expect(Table.compactCodes(count: 20, single: [], pool: [5 << 32, 0x0040_0040, trail], leads: [])[5] & Table.followedByTrail != 0)
+    }
+
     @Test("Odd text: empty, only spaces, a megabyte-long word, a piece past the cache's length, many distinct words")
     func oddText() throws {
         let collation = Collation.locale(try LocaleCollation("sv"))
