@@ -66,7 +66,7 @@ struct CSVPageTests {
         ]
         let modifiers = [
             "", ":num", ":text", ":nocase", ":fold", ":natural", ":date", ":nulls-first", ":enum=true|false", ":abs", ":num:abs", ":len", ":random=3",
-            ":empty=null",
+            ":empty=null", ":locale=sv", ":locale=de:nocase",
         ]
         for round in 0..<60 {
             let kinds = (0..<Int(random.next() % 4 + 2)).map { _ in Int(random.next() % 6) }
@@ -98,6 +98,8 @@ struct CSVPageTests {
             for (spec, search, page) in [
                 ("c3,-c1", "", 0), ("-c2", "e", 2), ("c0:num,c4", "apples", 40), ("", "2", 7), ("c1", "", 5_000),
                 ("c3,-c1", "", 1_200), ("-c2:nocase", "", 2_399), ("c4,c0", "e", 900), ("c0:num", "", 1_700),
+                // Text keys compared as the cells' bytes (blank, quoted, NFD), first pages and deep.
+                ("c3:locale=sv", "", 0), ("-c3:locale=sv,c0", "", 1_300), ("c3:fold", "e", 30), ("-c3:natural", "", 2_000),
             ] {
                 let sort = try SortSpec(parsing: spec)
                 let expected = try tableText(csv, sort: sort, search: search, page: page, pageSize: 25, widths: ColumnWidthOptions())

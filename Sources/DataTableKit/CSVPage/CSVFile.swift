@@ -132,6 +132,19 @@ struct _CSVFile: Sendable {
         }
     }
 
+    /// Each record's value in a key column given to ``scan(keyColumns:)`` as its bytes in
+    /// `bytes` (``bytes`` read through a pointer that outlives the closure's use): `nil` for a
+    /// value with doubled quotes, or too long to pack, which ``keyTexts(_:)`` reads. The scan
+    /// checked that they are UTF-8.
+    func keyUTF8(_ column: Int, in bytes: UnsafeBufferPointer<UInt8>) -> @Sendable (_ record: Int) -> UnsafeBufferPointer<UInt8>? {
+        let spans = keySpans[column]!, base = _UncheckedBox(bytes)
+        return { record in
+            let packed = spans[record]
+            guard packed != _PackedSpan.tooLong, packed & 1 == 0 else { return nil }
+            return UnsafeBufferPointer(rebasing: base.value[_PackedSpan.unpack(packed).range])
+        }
+    }
+
     /// What a search keeps: the matching records (numbers from 0, in data order; `nil` for
     /// all), and, with `measureAll`, every column's width sum and maximum over them.
     struct Matches: Sendable {

@@ -98,18 +98,21 @@ public struct CSVPage: Sendable {
         if sortState.keys.isEmpty {
             order = Array(pageRanks)
         } else {
-            var sortKeys: [SortKey<Int>] = []
-            let reader = file
-            for key in sortState.keys {
-                let column = file.columns.firstIndex(of: key.column)!
-                let read = key.interpretation == .inferred && key.enumOrder == nil ? types[column] : .string
-                let text = reader.keyTexts(column)
-                sortKeys += key.sortKeys(
-                    readingText: { (place: Int) in
-                        text(records?[place] ?? place)
-                    }, columnType: read)
+            // Text keys compare the cells' bytes where they are in the file (no `String` per row:
+            // a third of `sortkit view`'s time at 10M rows).
+            let (reader, keys, count) = (file, sortState.keys, filteredCount)
+            order = reader.bytes.withUnsafeBufferPointer { bytes in
+                var sortKeys: [SortKey<Int>] = []
+                for key in keys {
+                    let column = reader.columns.firstIndex(of: key.column)!
+                    let read = key.interpretation == .inferred && key.enumOrder == nil ? types[column] : .string
+                    let text = reader.keyTexts(column), utf8 = reader.keyUTF8(column, in: bytes)
+                    sortKeys += key._sortKeys(
+                        readingText: { (place: Int) in text(records?[place] ?? place) },
+                        utf8: { (place: Int) in utf8(records?[place] ?? place) }, columnType: read)
+                }
+                return (0..<count).indices(ofRanks: pageRanks, sortedBy: sortKeys)
             }
-            order = (0..<filteredCount).indices(ofRanks: pageRanks, sortedBy: sortKeys)
         }
         let record = { (place: Int) in records?[place] ?? place }
         rows = file.fields(ofRecords: order.map(record))

@@ -95,54 +95,73 @@ extension Collation {
         return _compareBytes(full, key)
     }
 
+    /// ``compare(_:toSortKey:scratch:)`` of valid UTF-8 text (a CSV cell where it is read):
+    /// the same result, with no `String` made unless the text's full key is needed (text
+    /// that is not its own NFC, or primaries that tie under a locale collation).
+    @usableFromInline
+    func compare(validUTF8 bytes: UnsafeBufferPointer<UInt8>, toSortKey key: [UInt8], scratch: inout _KeyScratch) -> ComparisonResult {
+        if case .locale(let locale) = self {
+            let decided = key.withUnsafeBufferPointer { locale.comparePrimaries(ofUTF8: bytes, toKey: $0, scratch: &scratch.locale) }
+            if let decided { return decided }
+        } else if let result = _compareGeneratedSortKey(ofUTF8: bytes, to: key) {
+            return result
+        }
+        let full = scratch.sortKey(for: _stringOfValidUTF8(bytes), collation: self)
+        return _compareBytes(full, key)
+    }
+
     /// ``compare(_:toSortKey:scratch:)`` for text whose key is generated without normalizing
     /// (ASCII, and the scripts the fold tables cover): compared one byte at a time as it is
     /// generated. `nil` for other text.
     private func _compareGeneratedSortKey(of string: String, to key: [UInt8]) -> ComparisonResult? {
         if isLocale { return nil }
-        return _withUTF8(string) { bytes -> ComparisonResult? in
-            let ascii = _isASCII(bytes)
-            let kind: _NFCAloneKind
-            if ascii {
-                kind = .alone
-            } else if let decided = _compareLeadingScalar(of: bytes, to: key) {
-                return decided
-            } else {
-                switch _scanNFCAlone(bytes, stoppingAfter: 8) {
-                case .whole(let whole):
-                    kind = whole
-                case .prefix(let end, let marks):
-                    // Most comparisons are decided in the first letters: compare the prefix
-                    // the scan vouched for (no terminator, no tie-break: the text goes on), and
-                    // read the rest only when the prefixes tie.
-                    if _prefixKeyDecides(marks: marks) {
-                        let decided = key.withUnsafeBufferPointer { key -> ComparisonResult? in
-                            var comparison = _KeyComparison(key)
-                            _produceTableSortKey(UnsafeBufferPointer(rebasing: bytes[..<end]), into: &comparison, tieBreak: false, terminator: false)
-                            return comparison.result
-                        }
-                        if let decided { return decided }
+        return _withUTF8(string) { _compareGeneratedSortKey(ofUTF8: $0, to: key) }
+    }
+
+    /// ``_compareGeneratedSortKey(of:to:)`` of valid UTF-8 text.
+    private func _compareGeneratedSortKey(ofUTF8 bytes: UnsafeBufferPointer<UInt8>, to key: [UInt8]) -> ComparisonResult? {
+        if isLocale { return nil }
+        let ascii = _isASCII(bytes)
+        let kind: _NFCAloneKind
+        if ascii {
+            kind = .alone
+        } else if let decided = _compareLeadingScalar(of: bytes, to: key) {
+            return decided
+        } else {
+            switch _scanNFCAlone(bytes, stoppingAfter: 8) {
+            case .whole(let whole):
+                kind = whole
+            case .prefix(let end, let marks):
+                // Most comparisons are decided in the first letters: compare the prefix
+                // the scan vouched for (no terminator, no tie-break: the text goes on), and
+                // read the rest only when the prefixes tie.
+                if _prefixKeyDecides(marks: marks) {
+                    let decided = key.withUnsafeBufferPointer { key -> ComparisonResult? in
+                        var comparison = _KeyComparison(key)
+                        _produceTableSortKey(UnsafeBufferPointer(rebasing: bytes[..<end]), into: &comparison, tieBreak: false, terminator: false)
+                        return comparison.result
                     }
-                    kind = _nfcAloneKind(bytes, from: end, marks: marks)
+                    if let decided { return decided }
                 }
+                kind = _nfcAloneKind(bytes, from: end, marks: marks)
             }
-            if kind == .alone {
-                return key.withUnsafeBufferPointer { key -> ComparisonResult in
-                    var comparison = _KeyComparison(key)
-                    if ascii { _produceASCIISortKey(bytes, into: &comparison) } else { _produceTableSortKey(bytes, into: &comparison) }
-                    return comparison.result ?? .orderedSame
-                }
-            }
-            // Decomposed text (a letter, then combining marks U+0300-U+036F) under a collation
-            // that drops diacritics: the marks fold away, so the primary part is generated from
-            // these bytes as from their NFC. The tie-break is the NFC text, which these bytes are
-            // not: a comparison that gets that far (equal primaries, rare) takes the full key.
-            guard kind == .aloneWithMarks, _dropsMarks else { return nil }
-            return key.withUnsafeBufferPointer { key -> ComparisonResult? in
+        }
+        if kind == .alone {
+            return key.withUnsafeBufferPointer { key -> ComparisonResult in
                 var comparison = _KeyComparison(key)
-                _produceTableSortKey(bytes, into: &comparison, tieBreak: false)
-                return comparison.result
+                if ascii { _produceASCIISortKey(bytes, into: &comparison) } else { _produceTableSortKey(bytes, into: &comparison) }
+                return comparison.result ?? .orderedSame
             }
+        }
+        // Decomposed text (a letter, then combining marks U+0300-U+036F) under a collation
+        // that drops diacritics: the marks fold away, so the primary part is generated from
+        // these bytes as from their NFC. The tie-break is the NFC text, which these bytes are
+        // not: a comparison that gets that far (equal primaries, rare) takes the full key.
+        guard kind == .aloneWithMarks, _dropsMarks else { return nil }
+        return key.withUnsafeBufferPointer { key -> ComparisonResult? in
+            var comparison = _KeyComparison(key)
+            _produceTableSortKey(bytes, into: &comparison, tieBreak: false)
+            return comparison.result
         }
     }
 

@@ -18,12 +18,16 @@ internal struct _TopK {
         /// For a stored `String` property of contiguous rows: where row 0's string is, and the
         /// rows' stride, to compare strings in place.
         @usableFromInline let strings: (base: UnsafeRawPointer, stride: Int)?
+        /// For a value that is a text's ``SortValue/string(_:)`` (blank text: null): the text's
+        /// valid UTF-8 where it is stored, to compare without a `String`; `nil` from it for a
+        /// row whose text isn't stored so (then `value` reads it).
+        @usableFromInline let utf8: ((Int) -> UnsafeBufferPointer<UInt8>?)?
 
         @inlinable
         init(
             direction: SortDirection, collation: Collation, nulls: NullPlacement,
             value: ((Int) -> SortValue)?, comparator: ((Int, Int) -> ComparisonResult)?,
-            strings: (base: UnsafeRawPointer, stride: Int)? = nil
+            strings: (base: UnsafeRawPointer, stride: Int)? = nil, utf8: ((Int) -> UnsafeBufferPointer<UInt8>?)? = nil
         ) {
             self.direction = direction
             self.collation = collation
@@ -31,6 +35,7 @@ internal struct _TopK {
             self.value = value
             self.comparator = comparator
             self.strings = strings
+            self.utf8 = utf8
         }
     }
 
@@ -129,15 +134,27 @@ internal struct _TopK {
         let first = keys[0], value = first.value!
         let lowValue = low?.values[0] ?? .null, lowKey = low?.stringKeys[0]
         let highValue = high?.values[0] ?? .null, highKey = high?.stringKeys[0]
+        // (Non-optional, bound once: unwrapping per row would retain and release the closure.)
+        let utf8 = first.utf8 ?? { _ in nil }
         for position in positions {
-            let x = value(position)
+            // A text's bytes where they are stored (compared with a pivot's key when it has
+            // one), else its value.
+            let bytes = utf8(position)
+            let needsValue = bytes == nil || (low != nil && lowKey == nil) || (high != nil && highKey == nil)
+            let x = needsValue ? value(position) : .null
             if let low {
-                var result = Self.compare(x, lowValue, lowKey, first, &scratch)
+                var result =
+                    if let bytes, let lowKey { Self.compare(utf8: bytes, lowKey, first, &scratch) } else {
+                        Self.compare(x, lowValue, lowKey, first, &scratch)
+                    }
                 if result == .orderedSame { result = compare(position, low, scratch: &scratch) }
                 if result == .orderedAscending { below += 1; continue }
             }
             if let high {
-                var result = Self.compare(x, highValue, highKey, first, &scratch)
+                var result =
+                    if let bytes, let highKey { Self.compare(utf8: bytes, highKey, first, &scratch) } else {
+                        Self.compare(x, highValue, highKey, first, &scratch)
+                    }
                 if result == .orderedSame { result = compare(position, high, scratch: &scratch) }
                 if result == .orderedDescending { continue }
             }
@@ -169,14 +186,15 @@ internal struct _TopK {
         let first = keys[0], second = keys.count > 1 ? keys[1] : keys[0]
         let leading = first.value == nil ? 0 : keys.count > 1 && second.value != nil ? 2 : 1
         let firstValue = first.value ?? { _ in .null }, secondValue = second.value ?? { _ in .null }
+        let firstUTF8 = first.utf8 ?? { _ in nil }, secondUTF8 = second.utf8 ?? { _ in nil }
         var bound1 = top.values[0] ?? .null, key1 = top.stringKeys[0]
         var bound2 = top.values[keys.count > 1 ? 1 : 0] ?? .null, key2 = top.stringKeys[keys.count > 1 ? 1 : 0]
         for position in firstRest..<positions.upperBound {
             var result = ComparisonResult.orderedSame
             if leading > 0 {
-                result = Self.compare(position, firstValue, bound1, key1, first, &scratch)
+                result = Self.compare(position, firstValue, firstUTF8, bound1, key1, first, &scratch)
                 if result == .orderedSame, leading > 1 {
-                    result = Self.compare(position, secondValue, bound2, key2, second, &scratch)
+                    result = Self.compare(position, secondValue, secondUTF8, bound2, key2, second, &scratch)
                 }
             }
             if result == .orderedDescending { continue }
@@ -198,18 +216,27 @@ internal struct _TopK {
     }
 
     /// One leading key's comparison of row `position` with a heap member's value `y` (and its
-    /// string key): a stored string is compared where it is stored, borrowed; other values are
-    /// read with `value`.
+    /// string key): a stored string is compared where it is stored, borrowed, and a text stored
+    /// as UTF-8 (`utf8`) as its bytes; other values are read with `value`.
     @inline(__always)
     private static func compare(
-        _ position: Int, _ value: (Int) -> SortValue, _ y: SortValue, _ yKey: [UInt8]?, _ key: Key,
-        _ scratch: inout _KeyScratch
+        _ position: Int, _ value: (Int) -> SortValue, _ utf8: (Int) -> UnsafeBufferPointer<UInt8>?, _ y: SortValue, _ yKey: [UInt8]?,
+        _ key: Key, _ scratch: inout _KeyScratch
     ) -> ComparisonResult {
         if let strings = key.strings, let yKey {
             let string = (strings.base + position * strings.stride).assumingMemoryBound(to: String.self)
             return key.direction._apply(key.collation.compare(string.pointee, toSortKey: yKey, scratch: &scratch))
         }
+        if let yKey, let bytes = utf8(position) { return compare(utf8: bytes, yKey, key, &scratch) }
         return compare(value(position), y, yKey, key, &scratch)
+    }
+
+    /// ``compare(_:_:_:_:_:)`` of a row's text, as its valid UTF-8 (``Key/utf8``), with a heap
+    /// member's string (its key `yKey`): blank text is null.
+    @inline(__always)
+    private static func compare(utf8 x: UnsafeBufferPointer<UInt8>, _ yKey: [UInt8], _ key: Key, _ scratch: inout _KeyScratch) -> ComparisonResult {
+        if _isBlank(x) { return key.nulls._compareNulls(true, false, key.direction) }
+        return key.direction._apply(key.collation.compare(validUTF8: x, toSortKey: yKey, scratch: &scratch))
     }
 
     /// One key's comparison of a row's value `x` with a heap member's value `y` (and its

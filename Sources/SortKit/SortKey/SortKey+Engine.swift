@@ -48,7 +48,8 @@ extension SortKey {
             }
             return _TopK.Key(
                 direction: direction, collation: collation, nulls: nulls,
-                value: { extract(rows[start + $0]) }, comparator: nil)
+                value: { extract(rows[start + $0]) }, comparator: nil,
+                utf8: _utf8.map { utf8 in { utf8(rows[start + $0]) } })
         case .comparator(let isNull, let compare):
             // The null test and the comparison, direction not applied: `_TopK` applies it.
             let nulls = self.nulls

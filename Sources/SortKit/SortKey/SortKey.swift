@@ -45,6 +45,13 @@ public struct SortKey<Row>: Sendable {
     @usableFromInline
     internal var _stringOffset: Int? = nil
 
+    /// For a value that is a row's text (`.string`, blank text null) stored as valid UTF-8: the
+    /// row's bytes, so that a top-k selection compares them where they are, without a `String`
+    /// per row (a CSV page's key column; ``SortSpec/Key/_sortKeys(readingText:utf8:columnType:)``).
+    /// `nil` from it for a row whose text isn't stored so. The bytes must outlive the selection.
+    @usableFromInline
+    internal var _utf8: (@Sendable (Row) -> UnsafeBufferPointer<UInt8>?)? = nil
+
     /// What the key sorts by, for equality: a key path (with how it is read), a name given
     /// with ``named(_:)``, or — for closures — a token unique to this key and its copies.
     @usableFromInline

@@ -91,6 +91,20 @@ extension SortSpec.Key {
         return _sortKeys({ row in key.sortValue(of: text(row), columnType: columnType) }, enumText: nil)
     }
 
+    /// ``sortKeys(readingText:columnType:)`` for text that is stored as valid UTF-8, `utf8(row)`
+    /// (`nil` for a row whose text isn't): a top-k selection (`indices(ofRanks:sortedBy:)`)
+    /// then compares the bytes where they are, without a `String` per row, where the key's
+    /// value is the text itself — no `enum=`, transform, or reading as a number or a date.
+    package func _sortKeys<Row>(
+        readingText text: @escaping @Sendable (Row) -> String, utf8: @escaping @Sendable (Row) -> UnsafeBufferPointer<UInt8>?,
+        columnType: ColumnType
+    ) -> [SortKey<Row>] {
+        var keys = sortKeys(readingText: text, columnType: columnType)
+        let readsText = interpretation == .text || (interpretation == .inferred && columnType == .string)
+        if enumOrder == nil, transform == nil, readsText, keys.count == 1 { keys[0]._utf8 = utf8 }
+        return keys
+    }
+
     /// The sort keys for rows whose value under this key, transform applied, is `value(row)`
     /// (``sortKeys(reading:enumText:)`` applies the transform itself).
     @inlinable
