@@ -119,23 +119,26 @@ struct _Run: Sendable {
         let scanner = reader.scanner, empty = self
         parts.withUnsafeMutableBufferPointer { parts in
             nonisolated(unsafe) let parts = parts
-            DispatchQueue.concurrentPerform(iterations: slices) { slice in
-                var part = empty, scanner = scanner, position = bounds[slice]
-                let found: ()? = input.withUnsafeBufferPointer { bytes in
-                    let bytes = UnsafeBufferPointer(rebasing: bytes[..<bounds[slice + 1]])
-                    part.reserve(forBytes: bytes.count - position, sampleFrom: position, in: bytes, scanner: scanner)
-                    while let (range, _) = try? scanner.scan(bytes, at: &position, final: true) {
-                        part.starts.append(range.lowerBound)
-                        part.ends.append(range.upperBound)
-                        for (field, span) in scanner.spans.enumerated() {
-                            _CSVRecordScanner.appendValue(span, in: bytes, to: &part.values[field].bytes)
-                            part.values[field].close()
+            // Each slice writes only its own part.
+            _concurrentPerform(
+                iterations: slices,
+                _UncheckedBox { slice in
+                    var part = empty, scanner = scanner, position = bounds[slice]
+                    let found: ()? = input.withUnsafeBufferPointer { bytes in
+                        let bytes = UnsafeBufferPointer(rebasing: bytes[..<bounds[slice + 1]])
+                        part.reserve(forBytes: bytes.count - position, sampleFrom: position, in: bytes, scanner: scanner)
+                        while let (range, _) = try? scanner.scan(bytes, at: &position, final: true) {
+                            part.starts.append(range.lowerBound)
+                            part.ends.append(range.upperBound)
+                            for (field, span) in scanner.spans.enumerated() {
+                                _CSVRecordScanner.appendValue(span, in: bytes, to: &part.values[field].bytes)
+                                part.values[field].close()
+                            }
                         }
+                        return position == bytes.count ? () : nil
                     }
-                    return position == bytes.count ? () : nil
-                }
-                if found != nil { parts[slice] = part }
-            }
+                    if found != nil { parts[slice] = part }
+                })
         }
         guard parts.allSatisfy({ $0 != nil }) else { return false }
         let all = parts.map { $0! }
@@ -278,7 +281,8 @@ struct _Run: Sendable {
                 var pieces = [[UInt8]](repeating: [], count: min(cores, pieceCount - batch))
                 pieces.withUnsafeMutableBufferPointer { pieces in
                     nonisolated(unsafe) let pieces = pieces
-                    DispatchQueue.concurrentPerform(iterations: pieces.count) { gather(batch + $0, into: &pieces[$0]) }
+                    // Each iteration fills its own piece.
+                    _concurrentPerform(iterations: pieces.count, _UncheckedBox { gather(batch + $0, into: &pieces[$0]) })
                 }
                 for piece in pieces { output.writer.write(piece) }
             }

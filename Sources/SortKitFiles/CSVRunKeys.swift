@@ -192,7 +192,8 @@ struct _RunKeys: Sendable {
                     }
                     var byRank = [[Int]](repeating: [], count: (ranks.max() ?? 0) + 1)
                     for (offset, record) in records.enumerated() { byRank[ranks[textNumbers[offset]]].append(record) }
-                    records = byRank.flatMap { $0.sorted() }
+                    // (Each rank's records came in position order.)
+                    records = byRank.flatMap { $0 }
                 }
             })
     }

@@ -84,15 +84,8 @@ extension Collation {
     /// `scratch` between calls, a comparison allocates nothing.
     @usableFromInline
     func compare(_ string: String, toSortKey key: [UInt8], scratch: inout _KeyScratch) -> ComparisonResult {
-        if case .locale(let locale) = self {
-            // The primaries, a word at a time, decide most comparisons without a full key.
-            let decided = key.withUnsafeBufferPointer { locale.comparePrimaries(of: string, toKey: $0, scratch: &scratch.locale) }
-            if let decided { return decided }
-        } else if let result = _compareGeneratedSortKey(of: string, to: key) {
-            return result
-        }
-        let full = scratch.sortKey(for: string, collation: self)
-        return _compareBytes(full, key)
+        if let decided = _withUTF8(string, { _compareWithoutFullKey($0, to: key, scratch: &scratch) }) { return decided }
+        return _compareBytes(scratch.sortKey(for: string, collation: self), key)
     }
 
     /// ``compare(_:toSortKey:scratch:)`` of valid UTF-8 text (a CSV cell where it is read):
@@ -100,25 +93,21 @@ extension Collation {
     /// that is not its own NFC, or primaries that tie under a locale collation).
     @usableFromInline
     func compare(validUTF8 bytes: UnsafeBufferPointer<UInt8>, toSortKey key: [UInt8], scratch: inout _KeyScratch) -> ComparisonResult {
-        if case .locale(let locale) = self {
-            let decided = key.withUnsafeBufferPointer { locale.comparePrimaries(ofUTF8: bytes, toKey: $0, scratch: &scratch.locale) }
-            if let decided { return decided }
-        } else if let result = _compareGeneratedSortKey(ofUTF8: bytes, to: key) {
-            return result
-        }
-        let full = scratch.sortKey(for: _stringOfValidUTF8(bytes), collation: self)
-        return _compareBytes(full, key)
+        if let decided = _compareWithoutFullKey(bytes, to: key, scratch: &scratch) { return decided }
+        return _compareBytes(scratch.sortKey(for: _stringOfValidUTF8(bytes), collation: self), key)
+    }
+
+    /// ``compare(_:toSortKey:scratch:)`` where it is decided without the text's full key: a
+    /// locale collation's primaries, a word at a time, or a key generated as it is compared
+    /// (``_compareGeneratedSortKey(ofUTF8:to:)``). `nil` otherwise.
+    private func _compareWithoutFullKey(_ bytes: UnsafeBufferPointer<UInt8>, to key: [UInt8], scratch: inout _KeyScratch) -> ComparisonResult? {
+        guard case .locale(let locale) = self else { return _compareGeneratedSortKey(ofUTF8: bytes, to: key) }
+        return key.withUnsafeBufferPointer { locale.comparePrimaries(ofUTF8: bytes, toKey: $0, scratch: &scratch.locale) }
     }
 
     /// ``compare(_:toSortKey:scratch:)`` for text whose key is generated without normalizing
     /// (ASCII, and the scripts the fold tables cover): compared one byte at a time as it is
     /// generated. `nil` for other text.
-    private func _compareGeneratedSortKey(of string: String, to key: [UInt8]) -> ComparisonResult? {
-        if isLocale { return nil }
-        return _withUTF8(string) { _compareGeneratedSortKey(ofUTF8: $0, to: key) }
-    }
-
-    /// ``_compareGeneratedSortKey(of:to:)`` of valid UTF-8 text.
     private func _compareGeneratedSortKey(ofUTF8 bytes: UnsafeBufferPointer<UInt8>, to key: [UInt8]) -> ComparisonResult? {
         if isLocale { return nil }
         let ascii = _isASCII(bytes)
@@ -165,7 +154,7 @@ extension Collation {
         }
     }
 
-    /// ``_compareGeneratedSortKey(of:to:)`` decided by the text's first scalar, when the key
+    /// ``_compareGeneratedSortKey(ofUTF8:to:)`` decided by the text's first scalar, when the key
     /// bytes it makes are final: it is its own NFC, folds alone and is no digit (which would
     /// start a run), and the scalar after it is ASCII or its own NFC and folds alone, so leaves
     /// it alone (no combining mark joins it; a digit after it starts a run of its own). Most comparisons against a top-K threshold end here, after two

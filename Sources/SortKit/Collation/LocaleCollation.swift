@@ -240,9 +240,9 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
                 // (No trail follows an ASCII byte's primary.)
                 let compact = table.compactCodes
                 for byte in bytes {
-                    let bytes = compact[Int(elements[Int(byte)] >> 32)]
-                    if bytes >> 16 & 3 == 2 { put(UInt8(truncatingIfNeeded: bytes >> 8)) }
-                    put(UInt8(truncatingIfNeeded: bytes >> (bytes >> 16 & 3 == 2 ? 0 : 8)))
+                    let (bytes, count) = _UCATable.compactBytes(compact[Int(elements[Int(byte)] >> 32)])
+                    put(bytes.0)
+                    if count == 2 { put(bytes.1) }
                 }
                 return at
             }
@@ -287,14 +287,10 @@ public struct LocaleCollation: Sendable, Hashable, CustomStringConvertible {
             // Every code a key holds has a compact one; anything else is a misread trail.
             assert(code > 0 && code < compact.count, "primary code \(code) out of step")
             guard code > 0, code < compact.count else { continue }
-            let bytes = compact[code]
-            if bytes >> 16 & 3 == 2 {
-                key.append(UInt8(truncatingIfNeeded: bytes >> 8))
-                key.append(UInt8(truncatingIfNeeded: bytes))
-            } else {
-                key.append(UInt8(truncatingIfNeeded: bytes >> 8))
-            }
-            if bytes & _UCATable.followedByTrail != 0 {
+            let (bytes, count) = _UCATable.compactBytes(compact[code])
+            key.append(bytes.0)
+            if count == 2 { key.append(bytes.1) }
+            if compact[code] & _UCATable.followedByTrail != 0 {
                 key.append(contentsOf: UnsafeBufferPointer(rebasing: primaries[at..<min(primaries.count, at + 3)]))
                 at += 3
             }

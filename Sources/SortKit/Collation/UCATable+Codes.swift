@@ -50,6 +50,13 @@ extension _UCATable {
         }
         return codes
     }
+
+    /// The bytes of a compact code (``compactCodes``): one or two.
+    @inline(__always)
+    static func compactBytes(_ code: UInt32) -> (bytes: (UInt8, UInt8), count: Int) {
+        let lead = UInt8(truncatingIfNeeded: code >> 8)
+        return code >> 16 & 3 == 2 ? ((lead, UInt8(truncatingIfNeeded: code)), 2) : ((lead, 0), 1)
+    }
 }
 
 /// A table's weights renumbered as dense codes: each level's weights in order, so that a key

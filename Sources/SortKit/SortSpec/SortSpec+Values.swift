@@ -101,7 +101,7 @@ extension SortSpec.Key {
     ) -> [SortKey<Row>] {
         var keys = sortKeys(readingText: text, columnType: columnType)
         let readsText = interpretation == .text || (interpretation == .inferred && columnType == .string)
-        if enumOrder == nil, transform == nil, readsText, keys.count == 1 { keys[0]._utf8 = utf8 }
+        if enumOrder == nil, transform == nil, readsText { keys[0]._utf8 = utf8 }
         return keys
     }
 
