@@ -171,6 +171,34 @@ struct CSVPageTests {
         }
     }
 
+    @Test("Plain numbers read from bytes are the values typing their text gives (seeded)")
+    func byteNumbers() {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        func digits(_ count: Int) -> String { String((0..<count).map { _ in Character(String(random.next() % 10)) }) }
+        var cells = [
+            "0", "007", "0.0", "00.000000", "999999999.999999", "123456789012345678", "999999999999999999", "1234567890123456789",
+            "0.1", "0.3", "2.675", "1.005", "92.61", "-5", "+5", "1.", ".5", "1.2.3", "1234567890.5", "1.1234567", "", " ", " 7", "1e3",
+            "١٢", "12a", "5\u{301}",
+        ]
+        for _ in 0..<20_000 {
+            let whole = digits(Int(random.next() % 9) + 1)
+            cells.append(random.next() % 3 == 0 ? digits(Int(random.next() % 18) + 1) : whole + "." + digits(Int(random.next() % 6) + 1))
+        }
+        for type in [ColumnType.integer, .float] {
+            for cell in cells {
+                var copy = cell
+                let fromBytes = copy.withUTF8 { _plainNumberValue($0, columnType: type) }
+                let expected = type.sortValue(cell)
+                let shape = Array(cell.utf8).withUnsafeBufferPointer { _NumberShape($0) }
+                let context = "\(type) \(cell.debugDescription), seed \(seed) (replay with SORTKIT_SEED=\(seed))"
+                // Every plain shape is read from the bytes, exactly as the text path reads it.
+                #expect((fromBytes != nil) == (shape == .digits || (shape == .decimal && type == .float)), "\(context)")
+                if let fromBytes { #expect("\(fromBytes)" == "\(expected)", "\(context)") }
+            }
+        }
+    }
+
     @Test("A file read in one part per core has every byte once, at odd sizes and part boundaries (seeded)")
     func parallelRead() throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
