@@ -95,6 +95,35 @@ struct DatabaseServedTests {
         #expect(served > refused, "\(backend): served \(served), refused \(refused)")
     }
 
+    @Test("Deep pages of all rows by two keys or more, started at the first key's group, are the in-memory index's", arguments: backends)
+    func deepPages(_ backend: Backend) async throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let database = try await Self.open(backend, try backend.newLocation(), budget: 1)
+        let memory = try await Self.open(backend, try backend.newLocation(), budget: nil)
+        // Few values of `a` (a tenth blank: nulls), `d` mostly blank, numbers with ties.
+        let rows = PageQuery.leadGroupOffset + 2_500
+        var csv = "a,b,c,d\n"
+        for _ in 0..<rows {
+            let a = random.next() % 10 == 0 ? "" : ["Émile", "zoë", "apple", "Zoe", "ß", "日本"][Int(random.next() % 6)]
+            let d = random.next() % 100 < 85 ? "" : "d\(random.next() % 5)"
+            csv += "\(a),\(random.next() % 50),t\(random.next() % 1_000),\(d)\n"
+        }
+        for store in [database, memory] { try await store.importCSV(Array(csv.utf8), as: "deep", delimiter: UInt8(ascii: ","), presets: [:]) }
+        #expect(try await database.indexPlacement(of: "deep") == .database)
+        for spec in ["a,-b", "-a,b,c", "a:nulls-first,c", "-a:nulls-first,-b", "d,a,b", "d:nulls-first,b", "-d,c", "b,c"] {
+            for offset in [PageQuery.leadGroupOffset, PageQuery.leadGroupOffset + 777, rows - 30, rows - 1, rows, rows + 5] {
+                let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), offset: offset, limit: 25)
+                let context = "\(backend): \(spec) from \(offset), seed \(seed) (replay with SORTKIT_SEED=\(seed))"
+                let expected = try await memory.page(of: "deep", request)
+                let got = try await database.page(of: "deep", request)
+                #expect(got.rows.map(\.id) == expected.rows.map(\.id), "\(context)")
+                #expect(got.rows.count == max(0, min(25, rows - offset)), "\(context)")
+                #expect((got.next == nil) == (expected.next == nil), "\(context): next")
+            }
+        }
+    }
+
     @Test("The budget holds the tables that fit in memory and serves the rest from the database", arguments: backends)
     func placement(_ backend: Backend) async throws {
         let location = try backend.newLocation()

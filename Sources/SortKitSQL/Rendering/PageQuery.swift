@@ -123,10 +123,34 @@ struct PageQuery {
         }
     }
 
+    /// Offsets from which a page of all rows by two keys or more starts at its first key's
+    /// group (``select(after:offset:limit:)``; with a search, the rows before the offset are
+    /// found anyway).
+    static let leadGroupOffset = 10_000
+
     func select(after values: [SQLValue]?, offset: Int, limit: Int) -> (sql: String, arguments: [SQLValue]) {
         if ordering.isManual && !info.manualReady { return partlyComputed(after: values, offset: offset, limit: limit).render(ordering.dialect) }
+        // Deep in an order by two keys or more, the database would sort every row before the
+        // offset by all keys (an offset of 500,000 by author,-published: 1.6–3 s). The page
+        // starts in the group of rows sharing the first key's value at the offset: that value
+        // and the count of rows before it are read off the first key's index alone, and
+        // only that group and the rows after it are sorted, up to the page (50 ms). One
+        // statement, so one snapshot.
+        let leadGroup = values == nil && offset >= Self.leadGroupOffset && isUnfiltered && !ordering.isManual && ordering.terms.count >= 3
         let columns = info.schema.columns.indices.map { ", t.c\($0)" }.joined()
-        var fragment = SQLFragment("SELECT t.id\(columns)")
+        var fragment = SQLFragment()
+        if leadGroup {
+            fragment.append("WITH p(v) AS (SELECT ")
+            fragment.append(ordering.terms[0].expression)
+            fragment.append(from)
+            appendWhere(conditions, to: &fragment)
+            fragment.append(" ORDER BY ")
+            fragment.append(ordering.leadOrderBy)
+            fragment.append(" LIMIT 1 OFFSET ")
+            fragment.bind(.integer(Int64(offset)))
+            fragment.append(") ")
+        }
+        fragment.append("SELECT t.id\(columns)")
         for (index, term) in ordering.terms.enumerated() {
             fragment.append(", ")
             fragment.append(term.expression)
@@ -135,17 +159,29 @@ struct PageQuery {
         fragment.append(from)
         var conditions = conditions
         if let values, let seek = try? ordering.after(values) { conditions.append(seek) }
-        if !conditions.isEmpty {
-            fragment.append(" WHERE ")
-            fragment.append(SQLFragment.joined(conditions, separator: " AND "))
-        }
+        let lead = SQLFragment("(SELECT v FROM p)")
+        appendWhere(leadGroup ? conditions + [ordering.lead(atOrAfter: true, lead)] : conditions, to: &fragment)
         fragment.append(" ORDER BY ")
         fragment.append(ordering.orderBy)
         fragment.append(" LIMIT ")
         fragment.bind(.integer(Int64(limit)))
         fragment.append(" OFFSET ")
-        fragment.bind(.integer(Int64(offset)))
+        if leadGroup {
+            fragment.bind(.integer(Int64(offset)))
+            fragment.append(" - (SELECT COUNT(*)")
+            fragment.append(from)
+            appendWhere(conditions + [ordering.lead(atOrAfter: false, lead)], to: &fragment)
+            fragment.append(")")
+        } else {
+            fragment.bind(.integer(Int64(offset)))
+        }
         return fragment.render(ordering.dialect)
+    }
+
+    private func appendWhere(_ conditions: [SQLFragment], to fragment: inout SQLFragment) {
+        guard !conditions.isEmpty else { return }
+        fragment.append(" WHERE ")
+        fragment.append(SQLFragment.joined(conditions, separator: " AND "))
     }
 
     /// The page of a manual order not written out in full (``_ImplicitLabels``): the first

@@ -298,6 +298,50 @@ public struct SQLOrdering: Sendable {
             }, separator: ", ")
     }
 
+    /// The first term and the tie-breaker, as an `ORDER BY` list: the order of the first
+    /// term's index.
+    var leadOrderBy: SQLFragment {
+        var fragment = terms[0].expression
+        fragment.append(terms[0].descending ? " DESC, " : " ASC, ")
+        fragment.append(terms[terms.count - 1].expression)
+        fragment.append(terms[terms.count - 1].descending ? " DESC" : " ASC")
+        return fragment
+    }
+
+    /// The rows whose first term sorts at or after `value` (`atOrAfter`), or strictly before
+    /// it, in this order: `value` an SQL expression of the first term's value, null included.
+    func lead(atOrAfter: Bool, _ value: SQLFragment) -> SQLFragment {
+        let term = terms[0]
+        var fragment = SQLFragment("(")
+        if term.mayBeNull {
+            // Nulls first: every row is at or after a null, none before it; nulls last: a
+            // null's group is the nulls, and every value is before it.
+            let (isNull, notNull) = atOrAfter == term.nullsFirst ? (value, term.expression) : (term.expression, value)
+            if atOrAfter {
+                fragment.append(isNull)
+                fragment.append(" IS NULL OR ")
+            } else {
+                fragment.append("(")
+                fragment.append(isNull)
+                fragment.append(" IS NULL AND ")
+                fragment.append(notNull)
+                fragment.append(" IS NOT NULL) OR ")
+            }
+        }
+        fragment.append(term.expression)
+        let comparison =
+            switch (atOrAfter, term.descending) {
+            case (true, false): " >= "
+            case (true, true): " <= "
+            case (false, false): " < "
+            case (false, true): " > "
+            }
+        fragment.append(comparison)
+        fragment.append(value)
+        fragment.append(")")
+        return fragment
+    }
+
     /// The `ORDER BY` list as an index's columns: the same expressions and directions, the
     /// tie-breaker unqualified (an index can't name the query's table alias).
     public var indexColumns: SQLFragment {
