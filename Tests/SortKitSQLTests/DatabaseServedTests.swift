@@ -95,7 +95,7 @@ struct DatabaseServedTests {
         #expect(served > refused, "\(backend): served \(served), refused \(refused)")
     }
 
-    @Test("Deep pages of all rows by two keys or more, started at the first key's group, are the in-memory index's", arguments: backends)
+    @Test("Deep pages of all rows, started at the first key's group or after the row before them, are the in-memory index's", arguments: backends)
     func deepPages(_ backend: Backend) async throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
         var random = SplitMix64(seed: seed)
@@ -111,7 +111,7 @@ struct DatabaseServedTests {
         }
         for store in [database, memory] { try await store.importCSV(Array(csv.utf8), as: "deep", delimiter: UInt8(ascii: ","), presets: [:]) }
         #expect(try await database.indexPlacement(of: "deep") == .database)
-        for spec in ["a,-b", "-a,b,c", "a:nulls-first,c", "-a:nulls-first,-b", "d,a,b", "d:nulls-first,b", "-d,c", "b,c"] {
+        for spec in ["a,-b", "-a,b,c", "a:nulls-first,c", "-a:nulls-first,-b", "d,a,b", "d:nulls-first,b", "-d,c", "b,c", "a", "-b", "d:nulls-first"] {
             for offset in [PageQuery.leadGroupOffset, PageQuery.leadGroupOffset + 777, rows - 30, rows - 1, rows, rows + 5] {
                 let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), offset: offset, limit: 25)
                 let context = "\(backend): \(spec) from \(offset), seed \(seed) (replay with SORTKIT_SEED=\(seed))"
@@ -273,6 +273,44 @@ struct DatabaseServedTests {
             #expect(try await store.page(of: "odd", PageRequest(order: .spec(try SortSpec(parsing: "-text")), limit: 5)).rows.map(\.id) == [4, 1, 2, 3])
             try await store.dropTable("odd")
         }
+    }
+
+    @Test(
+        "PostgreSQL: a database-served table's column indexes include their keys (index-only walks); older ones are made again at placement",
+        .needs(.postgres, for: "PostgreSQL's indexes"))
+    func includedKeys() async throws {
+        let location = try Backend.postgres.newLocation()
+        let csv = "title,price\n" + (1...3_000).map { "Title \($0 % 1_000) é,\($0 % 97)" }.joined(separator: "\n") + "\n"
+        let store = try #require(try await Self.open(.postgres, location, budget: 1) as? PostgresTableStore)
+        try await store.importCSV(Array(csv.utf8), as: "inc", delimiter: UInt8(ascii: ","), presets: [:])
+        let info = try await store.read { try await PostgresTableStore.info("inc", $0) }
+        // Per column index: 1 where it includes a column beside its keys.
+        func included(_ store: PostgresTableStore) async throws -> [Int64] {
+            try await store.read { session in
+                try await session.select(
+                    """
+                    SELECT CASE WHEN i.indnatts > i.indnkeyatts THEN 1 ELSE 0 END FROM pg_index AS i JOIN pg_class AS c ON c.oid = i.indexrelid
+                    WHERE i.indrelid = '\(info.physical)'::regclass AND c.relname LIKE '%\\_c%' ORDER BY c.relname
+                    """)
+            }.map { $0[0].integer ?? -1 }
+        }
+        #expect(try await included(store) == [1, 1, 1, 1])
+        let request = PageRequest(order: .spec(try SortSpec(parsing: "-title,price")), offset: 1_234, limit: 7)
+        let expected = try await store.page(of: "inc", request).rows.map(\.id)
+        // As a table indexed before: its column indexes without the key, and no mark.
+        try await store.write { session in
+            for (_, suffix, columns, _) in try info.schema.columnIndexes(.postgresql, info.databaseIndex) {
+                try await session.execute("DROP INDEX \(info.physical)_\(suffix)")
+                try await session.execute("CREATE INDEX \(info.physical)_\(suffix) ON \(info.physical) (\(columns))")
+            }
+            try await session.execute("COMMENT ON TABLE \(info.physical) IS NULL")
+        }
+        #expect(try await included(store) == [0, 0, 0, 0])
+        // A server started on it places the table in the database again: made again, once.
+        let restarted = try #require(try await Self.open(.postgres, location, budget: 1) as? PostgresTableStore)
+        #expect(try await restarted.placeIndexes() == ["inc": .database])
+        #expect(try await included(restarted) == [1, 1, 1, 1])
+        #expect(try await restarted.page(of: "inc", request).rows.map(\.id) == expected)
     }
 
     @Test("The database's indexes serve each column's order both ways and the search")

@@ -123,9 +123,9 @@ struct PageQuery {
         }
     }
 
-    /// Offsets from which a page of all rows by two keys or more starts at its first key's
-    /// group (``select(after:offset:limit:)``; with a search, the rows before the offset are
-    /// found anyway).
+    /// Offsets from which a page of all rows by two keys or more (on PostgreSQL, one or more)
+    /// starts at its first key's group (``select(after:offset:limit:)``; with a search, the
+    /// rows before the offset are found anyway).
     static let leadGroupOffset = 10_000
 
     func select(after values: [SQLValue]?, offset: Int, limit: Int) -> (sql: String, arguments: [SQLValue]) {
@@ -136,18 +136,24 @@ struct PageQuery {
         // and the count of rows before it are read off the first key's index alone, and
         // only that group and the rows after it are sorted, up to the page (50 ms). One
         // statement, so one snapshot.
-        let leadGroup = values == nil && offset >= Self.leadGroupOffset && isUnfiltered && !ordering.isManual && ordering.terms.count >= 3
+        // PostgreSQL skips to an offset reading each heap row (SQLite reads the index alone), so
+        // a page by one key starts after the row before the offset, found on the index alone:
+        // a keyset page, no count (the last page by title at 1M rows: 1.6 s → 0.2 s).
+        let keys = ordering.dialect == .postgresql ? 1 : 2
+        let leadGroup = values == nil && offset >= Self.leadGroupOffset && isUnfiltered && !ordering.isManual && ordering.terms.count > keys
+        let afterRow = leadGroup && ordering.terms.count == 2 && !ordering.terms[0].mayBeNull
         let columns = info.schema.columns.indices.map { ", t.c\($0)" }.joined()
         var fragment = SQLFragment()
         if leadGroup {
-            fragment.append("WITH p(v) AS (SELECT ")
+            fragment.append("WITH p(v, i) AS (SELECT ")
             fragment.append(ordering.terms[0].expression)
+            fragment.append(", t.id")
             fragment.append(from)
             appendWhere(conditions, to: &fragment)
             fragment.append(" ORDER BY ")
             fragment.append(ordering.leadOrderBy)
             fragment.append(" LIMIT 1 OFFSET ")
-            fragment.bind(.integer(Int64(offset)))
+            fragment.bind(.integer(Int64(afterRow ? offset - 1 : offset)))
             fragment.append(") ")
         }
         fragment.append("SELECT t.id\(columns)")
@@ -160,17 +166,25 @@ struct PageQuery {
         var conditions = conditions
         if let values, let seek = try? ordering.after(values) { conditions.append(seek) }
         let lead = SQLFragment("(SELECT v FROM p)")
-        appendWhere(leadGroup ? conditions + [ordering.lead(atOrAfter: true, lead)] : conditions, to: &fragment)
+        if afterRow {
+            conditions.append(ordering.lead(atOrAfter: true, lead))
+            conditions.append(ordering.lead(after: lead, id: SQLFragment("(SELECT i FROM p)")))
+        } else if leadGroup {
+            conditions.append(ordering.lead(atOrAfter: true, lead))
+        }
+        appendWhere(conditions, to: &fragment)
         fragment.append(" ORDER BY ")
         fragment.append(ordering.orderBy)
         fragment.append(" LIMIT ")
         fragment.bind(.integer(Int64(limit)))
         fragment.append(" OFFSET ")
-        if leadGroup {
+        if afterRow {
+            fragment.bind(.integer(0))
+        } else if leadGroup {
             fragment.bind(.integer(Int64(offset)))
             fragment.append(" - (SELECT COUNT(*)")
             fragment.append(from)
-            appendWhere(conditions + [ordering.lead(atOrAfter: false, lead)], to: &fragment)
+            appendWhere(self.conditions + [ordering.lead(atOrAfter: false, lead)], to: &fragment)
             fragment.append(")")
         } else {
             fragment.bind(.integer(Int64(offset)))

@@ -342,6 +342,26 @@ public struct SQLOrdering: Sendable {
         return fragment
     }
 
+    /// For an order by one key that is never null, the rows after the row whose key is
+    /// `value` and whose id is `id` (SQL expressions): a keyset seek on expressions.
+    func lead(after value: SQLFragment, id: SQLFragment) -> SQLFragment {
+        precondition(terms.count == 2 && !terms[0].mayBeNull, "one key, never null")
+        var fragment = SQLFragment("(")
+        fragment.append(terms[0].expression)
+        fragment.append(terms[0].descending ? " < " : " > ")
+        fragment.append(value)
+        fragment.append(" OR (")
+        fragment.append(terms[0].expression)
+        fragment.append(" = ")
+        fragment.append(value)
+        fragment.append(" AND ")
+        fragment.append(terms[1].expression)
+        fragment.append(" > ")
+        fragment.append(id)
+        fragment.append("))")
+        return fragment
+    }
+
     /// The `ORDER BY` list as an index's columns: the same expressions and directions, the
     /// tie-breaker unqualified (an index can't name the query's table alias).
     public var indexColumns: SQLFragment {

@@ -270,6 +270,8 @@ public final class SQLiteTableStore: _SQLTableStore {
 
     func created(_ info: _TableInfo, _ session: _SQLiteSession) async throws {}
 
+    func servingFromDatabase(_ info: _TableInfo) async throws {}
+
     /// Table ids are never given again (an index another process keeps for this id must not
     /// pass for a new table's): the highest one ever given is kept.
     func dropping(_ info: _TableInfo, _ session: _SQLiteSession) async throws {

@@ -39,6 +39,10 @@ protocol _SQLTableStore: TableStore {
     /// The database's own bookkeeping for a table just created, or about to be dropped.
     func created(_ info: _TableInfo, _ session: Session) async throws
     func dropping(_ info: _TableInfo, _ session: Session) async throws
+    /// The database's upkeep for a stored table served from its indexes, at placement
+    /// (``placeIndexes()``): PostgreSQL makes again the column indexes of a table indexed
+    /// before they included their key columns, and vacuums the table in the background.
+    func servingFromDatabase(_ info: _TableInfo) async throws
     /// Creates table `schema` and writes every record of `columns` into it, in one
     /// transaction; returns its catalog entry.
     /// A table served from the database (`databaseIndex`) gets its column and search indexes.
@@ -116,10 +120,13 @@ extension _SQLTableStore {
             let textBytes = Int(sample?[1].integer ?? 0) * info.rowCount / sampled
             let bytes = IndexPlacement.estimatedBytes(rows: info.rowCount, textBytes: textBytes, columns: info.schema.columns.count)
             let inMemory = indexes.claim(bytes)
-            if !inMemory, info.databaseIndex != collation {
-                try await write { session in
-                    _ = try await migrate(Self.info(name, session, lock: .update), [], session, databaseIndex: .some(collation))
+            if !inMemory {
+                if info.databaseIndex != collation {
+                    try await write { session in
+                        _ = try await migrate(Self.info(name, session, lock: .update), [], session, databaseIndex: .some(collation))
+                    }
                 }
+                try await servingFromDatabase(read { session in try await Self.info(name, session) })
             }
             indexes.place(info.id, bytes: bytes, inMemory: inMemory)
             placements[name] = inMemory ? .memory : .database

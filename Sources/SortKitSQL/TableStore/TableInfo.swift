@@ -190,10 +190,12 @@ extension TableSchema {
     }
 
     /// The database indexes of a table served from the database, by name suffix: per column
-    /// `c<i>a` and `c<i>d`, the index columns of its order each way.
-    func columnIndexes(_ dialect: SQLDialect, _ collation: Collation?) throws -> [(column: Int, suffix: String, columns: String)] {
+    /// `c<i>a` and `c<i>d`, the index columns of its order each way, and the key column they
+    /// read (PostgreSQL's indexes include it: see `createIndexes`).
+    func columnIndexes(_ dialect: SQLDialect, _ collation: Collation?) throws -> [(column: Int, suffix: String, columns: String, key: String?)] {
         try columnOrders(collation).enumerated().map { number, spec in
-            (number / 2, "c\(number / 2)" + (number % 2 == 0 ? "a" : "d"), try indexColumns(spec, dialect))
+            let key = try SQLOrdering(.spec(spec), schema: self, dialect: dialect).variants.first?.columnName
+            return (number / 2, "c\(number / 2)" + (number % 2 == 0 ? "a" : "d"), try indexColumns(spec, dialect), key)
         }
     }
 
