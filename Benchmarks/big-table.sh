@@ -186,7 +186,8 @@ if [ -n "${DATABASE_URL:-}" ]; then
   pgdb="sortkit_bench_$$"
   psql "$DATABASE_URL" -q -c "CREATE DATABASE $pgdb" >/dev/null
   serve postgres --postgres "${DATABASE_URL%/*}/$pgdb"
-  psql "$DATABASE_URL" -q -c "DROP DATABASE $pgdb" >/dev/null
+  # FORCE: the server's background VACUUM after the import may still hold a session.
+  psql "$DATABASE_URL" -q -c "DROP DATABASE $pgdb WITH (FORCE)" >/dev/null
   backends+=(postgres)
 fi
 

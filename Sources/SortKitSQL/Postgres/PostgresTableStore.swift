@@ -43,8 +43,7 @@ public final class PostgresTableStore: _SQLTableStore {
     /// The one-query reads of downloads running now (``streamRows(_:columns:terms:csv:batchRows:_:)``)
     /// and how many may: each holds a connection while its client reads, so at most a quarter
     /// of the pool's; a download beyond them reads page by page.
-    private let streams = Mutex(0)
-    private let maximumStreams: Int
+    let streams: _StreamSlots
     /// How long a batch of a streamed read waits for the client to make room, and how long the
     /// whole read may last, before it stops (the client goes on page by page): a `DROP` or
     /// `ALTER` of the table waits at most so long for its lock.
@@ -84,7 +83,7 @@ public final class PostgresTableStore: _SQLTableStore {
         indexes = _TableIndexCache(limits: indexLimits)
         self.queryBudget = queryBudget
         self.connectionWait = connectionWait
-        maximumStreams = max(1, maximumConnections / 4)
+        streams = _StreamSlots(maximum: max(1, maximumConnections / 4))
         var configuration = try PostgresClient.Configuration(url: url)
         configuration.options.maximumConnections = maximumConnections
         var startup: [(String, String)] = []
@@ -268,40 +267,14 @@ public final class PostgresTableStore: _SQLTableStore {
     /// after the last row handed on (once the query's remaining rows are read and dropped). A
     /// read that fails after a batch went out stops the same way rather than run again (which
     /// would repeat rows). Text arrives as its UTF-8 bytes, which CSV records are written from.
-    /// ``_StreamEnd/notStreamed`` when ``maximumStreams`` run already; a stream's slot is given
-    /// back when its read ends.
+    /// ``_StreamEnd/notStreamed`` when ``streams`` are all taken; a stream's slot is given back
+    /// when its read ends.
     func streamRows(
         _ select: (sql: String, arguments: [SQLValue]), columns: Int, terms: Int, csv: CSVExport?, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd {
-        let maximum = maximumStreams
-        let admitted = streams.withLock { running in
-            guard running < maximum else { return false }
-            running += 1
-            return true
-        }
-        guard admitted else { return .notStreamed }
-        let (batches, sink) = AsyncThrowingStream<_StreamBatch, any Error>.makeStream()
-        let ahead = _StreamBatch.Ahead()
-        return try await withThrowingTaskGroup(of: _StreamEnd.self) { group in
-            group.addTask {
-                defer { self.streams.withLock { $0 -= 1 } }
-                return try await self.readBatches(
-                    select, columns: columns, terms: terms, csv: csv, batchRows: batchRows, into: sink, ahead: ahead)
-            }
-            do {
-                for try await batch in batches {
-                    try await body(batch.rows, batch.csv, batch.count)
-                    ahead.count.subtract(1, ordering: .releasing)
-                }
-                // A cancelled task's loop ends as if the rows had: not a finished download.
-                try Task.checkCancellation()
-            } catch {
-                // The client is gone (or the read failed): the reading task stops at once.
-                group.cancelAll()
-                throw error
-            }
-            return try await group.next() ?? .finished
+        try await streams.stream(body) { sink, ahead in
+            try await self.readBatches(select, columns: columns, terms: terms, csv: csv, batchRows: batchRows, into: sink, ahead: ahead)
         }
     }
 
@@ -388,17 +361,7 @@ public final class PostgresTableStore: _SQLTableStore {
     }
 }
 
-/// A batch of a streamed view: its rows, or their CSV records.
-struct _StreamBatch: Sendable {
-    var rows: [TableRow] = []
-    var csv: [UInt8]? = nil
-    var count = 0
-
-    /// The batches read but not yet handed on.
-    final class Ahead: Sendable {
-        let count = Atomic<Int>(0)
-    }
-
+extension _StreamBatch {
     /// Adds `row` (an id, then `columns` text cells): as CSV written from the cells' bytes, or
     /// as a row.
     mutating func append(_ row: PostgresRow, columns: Int, csv export: CSVExport?) throws {

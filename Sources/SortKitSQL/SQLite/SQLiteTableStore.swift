@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import OrderKeys
 import SortKit
+import Synchronization
 
 /// The embedded ``TableStore``: one SQLite file through GRDB, in WAL mode with a busy timeout,
 /// readers in parallel with one writer.
@@ -34,6 +35,13 @@ public final class SQLiteTableStore: _SQLTableStore {
     let queryBudget: Duration
     /// Checkpoints the write-ahead log off the writing connection (see ``_WALCheckpointer``).
     let checkpointer: _WALCheckpointer
+    /// The one-statement reads of downloads running now (``streamRows(_:columns:terms:csv:batchRows:_:)``):
+    /// each holds one of GRDB's readers while its client reads.
+    let streams = _StreamSlots(maximum: 2)
+    /// How long a batch of a streamed read waits for the client to make room, and how long the
+    /// whole read may last, before it stops (the client goes on page by page).
+    let streamWait: Duration = .seconds(1)
+    let streamLimit: Duration = .seconds(30)
 
     /// Opens (creating if needed) the store at `path`.
     ///
@@ -320,13 +328,71 @@ public final class SQLiteTableStore: _SQLTableStore {
         }
     }
 
-    /// SQLite walks the order's index in a page as fast as in one query (its pages are mapped
-    /// into memory), and a reader's work can't wait for the client between rows: page by cursor.
+    /// One statement in one read on a reader of its own, at most two batches ahead of `body`
+    /// (the client), as on PostgreSQL: page by cursor, a search's download found its matches
+    /// again for every batch (10.6 s for a search matching most of 1M ASCII rows), and an
+    /// index walk sought its place again. The reader waits for room on its thread up to
+    /// ``streamWait``, and reads at most ``streamLimit`` (its snapshot holds back the
+    /// write-ahead log's checkpoints); either stops it, and the caller goes on page by page
+    /// after the last row handed on. A read that fails after a batch went out stops the same way.
     func streamRows(
         _ select: (sql: String, arguments: [SQLValue]), columns: Int, terms: Int, csv: CSVExport?, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd {
-        .notStreamed
+        let database = database, wait = streamWait, limit = streamLimit
+        return try await streams.stream(body) { sink, ahead in
+            /// The read stops: the client fell behind, or the read went on too long.
+            struct Stopped: Error {}
+            let started = ContinuousClock.now
+            do {
+                let end: _StreamEnd = try await database.read { db in
+                    var last: [SQLValue]? = nil
+                    do {
+                        let statement = try db.makeStatement(sql: select.sql)
+                        // GRDB steps the statement (its checks for a cancelled read); the cells
+                        // are read from the row it stands on.
+                        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(select.arguments.map(\.databaseValue)))
+                        let handle = statement.sqliteStatement
+                        var batch = _StreamBatch()
+                        func handOn(terms values: [SQLValue]?) throws {
+                            let waiting = ContinuousClock.now
+                            while ahead.count.load(ordering: .acquiring) >= 2 {
+                                guard !ahead.gone.load(ordering: .acquiring) else { throw CancellationError() }
+                                guard ContinuousClock.now - waiting < wait else { throw Stopped() }
+                                // A GRDB reader's thread, not one of Swift's pool.
+                                Thread.sleep(forTimeInterval: 0.002)
+                            }
+                            guard ContinuousClock.now - started < limit else { throw Stopped() }
+                            ahead.count.add(1, ordering: .releasing)
+                            // Not enqueued: the client is gone, and the batch would be lost.
+                            guard case .enqueued = sink.yield(batch) else { throw CancellationError() }
+                            last = values
+                            batch = _StreamBatch()
+                        }
+                        while try cursor.next() != nil {
+                            batch.append(sqlite: handle, columns: columns, csv: csv)
+                            guard batch.count == batchRows else { continue }
+                            // The order values of a batch's last row: where page by page goes on.
+                            var values: [SQLValue] = []
+                            _appendValues(handle, Int32(1 + columns)..<Int32(1 + columns + terms), to: &values)
+                            try handOn(terms: values)
+                        }
+                        // The last batch's values aren't needed: handed on, the read is finished.
+                        if batch.count > 0 { try handOn(terms: nil) }
+                        return .finished
+                    } catch is Stopped {
+                        return .stopped(after: last)
+                    } catch  where last != nil && !(error is CancellationError) {
+                        return .stopped(after: last)
+                    }
+                }
+                sink.finish()
+                return end
+            } catch {
+                sink.finish(throwing: error)
+                throw error
+            }
+        }
     }
 
     func loadIndex(_ info: _TableInfo, _ session: _SQLiteSession) async throws -> _TableIndex {

@@ -62,25 +62,51 @@ extension Database {
                 records.append(0x0A)
                 first = Int32(csv.columns + 1)
             }
-            for column in first..<width {
-                switch sqlite3_column_type(handle, column) {
-                case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(handle, column)))
-                case SQLITE_FLOAT: row.append(.double(sqlite3_column_double(handle, column)))
-                case SQLITE_TEXT:
-                    // The text, then its length (SQLite's order): all its bytes, a NUL among them.
-                    let text = sqlite3_column_text(handle, column)
-                    let count = Int(sqlite3_column_bytes(handle, column))
-                    row.append(.text(text.map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? ""))
-                case SQLITE_BLOB:
-                    let blob = sqlite3_column_blob(handle, column)
-                    let count = Int(sqlite3_column_bytes(handle, column))
-                    row.append(.blob(blob.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []))
-                default: row.append(.null)
-                }
-            }
+            _appendValues(handle, first..<width, to: &row)
             rows.append(row)
         }
         return rows
+    }
+}
+
+/// Appends the values of `columns` of the row `handle` (a stepped statement) stands on.
+func _appendValues(_ handle: OpaquePointer?, _ columns: Range<Int32>, to row: inout [SQLValue]) {
+    for column in columns {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: row.append(.integer(sqlite3_column_int64(handle, column)))
+        case SQLITE_FLOAT: row.append(.double(sqlite3_column_double(handle, column)))
+        case SQLITE_TEXT:
+            // The text, then its length (SQLite's order): all its bytes, a NUL among them.
+            let text = sqlite3_column_text(handle, column)
+            let count = Int(sqlite3_column_bytes(handle, column))
+            row.append(.text(text.map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? ""))
+        case SQLITE_BLOB:
+            let blob = sqlite3_column_blob(handle, column)
+            let count = Int(sqlite3_column_bytes(handle, column))
+            row.append(.blob(blob.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? []))
+        default: row.append(.null)
+        }
+    }
+}
+
+extension _StreamBatch {
+    /// Adds the row `handle` stands on (an id, then `columns` text cells): as CSV written from
+    /// the cells' bytes, or as a row.
+    mutating func append(sqlite handle: OpaquePointer?, columns: Int, csv export: CSVExport?) {
+        if let export {
+            if csv == nil { csv = [] }
+            for column in 0..<columns {
+                let text = sqlite3_column_text(handle, Int32(column + 1))
+                let bytes = UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_column_bytes(handle, Int32(column + 1))))
+                export.appendCell(bytes, column: column, count: columns, to: &csv!)
+            }
+            csv!.append(0x0A)
+        } else {
+            var cells: [SQLValue] = []
+            _appendValues(handle, 1..<Int32(1 + columns), to: &cells)
+            rows.append(TableRow(id: sqlite3_column_int64(handle, 0), cells: cells.map(\.cell)))
+        }
+        count += 1
     }
 }
 
