@@ -44,7 +44,7 @@ enum _CopyBinary {
     /// CSV and what ``_CSVColumns/derived(_:)`` made of them: the values ``_TableInfo/rowValues(_:)``
     /// gives, without a `String` per cell. Groups of `rowsPerChunk` rows per core, the chunks of
     /// a group encoded side by side when it is asked for, so memory stays bounded for any number
-    /// of rows: pass `groups` and `group` to ``_PostgresSession/copyBinary(into:columns:groups:_:)``,
+    /// of rows: pass `groups` and `group` to ``_PostgresSession/copyBinary(into:columns:groups:freeze:_:)``,
     /// which writes the header and trailer. A group throws ``TableStoreError`` for a value its
     /// column's type can't hold (a typed column's values are that type's, so none is expected).
     static func chunks(

@@ -48,7 +48,7 @@ struct _CopyBytes {
 /// Per core, the ``_CopyBytes`` its chunks of an import's groups are encoded into, kept from
 /// group to group: a fresh 3 MB block per chunk was faulted in and zeroed each time, since
 /// glibc gives a freed block at its heap's top back to the system. Groups are encoded one at
-/// a time (``_PostgresSession/copyBinary(into:columns:groups:_:)`` asks for the next once it
+/// a time (``_PostgresSession/copyBinary(into:columns:groups:freeze:_:)`` asks for the next once it
 /// has the last), so each block has one user at a time: the core that encodes that chunk.
 final class _CopyScratch: @unchecked Sendable {
     private let blocks: UnsafeMutablePointer<_CopyBytes>

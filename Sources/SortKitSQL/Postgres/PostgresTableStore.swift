@@ -198,7 +198,8 @@ public final class PostgresTableStore: _SQLTableStore {
         let info = try await write { session in
             let info = try await create(schema, session, manualReady: false, indexesLater: true, databaseIndex: databaseIndex)
             let (groups, group) = _CopyBinary.chunks(cells, folded: folded, typed: typed, info: info)
-            try await session.copyBinary(into: info.physical, columns: ["id"] + info.physicalColumns, groups: groups, group)
+            // Made in this transaction: its rows go in frozen (see `copyBinary`).
+            try await session.copyBinary(into: info.physical, columns: ["id"] + info.physicalColumns, groups: groups, freeze: true, group)
             if count > 0 {
                 try await session.execute("SELECT setval(pg_get_serial_sequence('\(info.physical)', 'id'), \(count))")
             }
