@@ -63,7 +63,9 @@ extension _SQLTableStore {
         let table = info.physical
         let presets = try info.schema.presetIndexes(dialect)
         for (number, columns) in presets.enumerated() {
-            try await session.execute("CREATE INDEX \(table)_preset\(number) ON \(table) (\(columns))", [], long: true)
+            // IF NOT EXISTS: a table's column indexes are made again on their own (see
+            // `PostgresTableStore.servingFromDatabase`), its presets' kept.
+            try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_preset\(number) ON \(table) (\(columns))", [], long: true)
         }
         guard info.databaseIndex != nil else { return }
         // PostgreSQL builds a GIN index in memory up to this bound (64 MB by default) and

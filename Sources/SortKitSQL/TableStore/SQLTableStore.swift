@@ -41,8 +41,9 @@ protocol _SQLTableStore: TableStore {
     func dropping(_ info: _TableInfo, _ session: Session) async throws
     /// The database's upkeep for a stored table served from its indexes, at placement
     /// (``placeIndexes()``): PostgreSQL makes again the column indexes of a table indexed
-    /// before they included their key columns, and vacuums the table in the background.
-    func servingFromDatabase(_ info: _TableInfo) async throws
+    /// before they included their key columns and then, or when placing the table rewrote its
+    /// rows (`rewritten`), vacuums it in the background.
+    func servingFromDatabase(_ info: _TableInfo, rewritten: Bool) async throws
     /// Creates table `schema` and writes every record of `columns` into it, in one
     /// transaction; returns its catalog entry.
     /// A table served from the database (`databaseIndex`) gets its column and search indexes.
@@ -121,12 +122,13 @@ extension _SQLTableStore {
             let bytes = IndexPlacement.estimatedBytes(rows: info.rowCount, textBytes: textBytes, columns: info.schema.columns.count)
             let inMemory = indexes.claim(bytes)
             if !inMemory {
-                if info.databaseIndex != collation {
+                let rewritten = info.databaseIndex != collation
+                if rewritten {
                     try await write { session in
                         _ = try await migrate(Self.info(name, session, lock: .update), [], session, databaseIndex: .some(collation))
                     }
                 }
-                try await servingFromDatabase(read { session in try await Self.info(name, session) })
+                try await servingFromDatabase(read { session in try await Self.info(name, session) }, rewritten: rewritten)
             }
             indexes.place(info.id, bytes: bytes, inMemory: inMemory)
             placements[name] = inMemory ? .memory : .database
@@ -464,7 +466,7 @@ struct _PageCSV {
 }
 
 /// How a store's one-query read of a view ended (``_SQLTableStore/streamRows(_:columns:terms:csv:batchRows:_:)``).
-enum _StreamEnd: Sendable {
+enum _StreamEnd: Sendable, Equatable {
     /// The store reads views page by page; nothing was read.
     case notStreamed
     case finished

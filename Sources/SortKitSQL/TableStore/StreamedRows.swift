@@ -13,6 +13,11 @@ struct _StreamBatch: Sendable {
         /// Set once nothing more will be handed on: a reader waiting for room on a thread of
         /// its own (SQLite's), which no task cancellation reaches, stops.
         let gone = Atomic<Bool>(false)
+        /// The order values of the last row handed on, where a reader that may be stopped
+        /// from outside keeps them (SQLite's, by its deadline).
+        let handed = Mutex<[SQLValue]?>(nil)
+        /// Set once the last batch is handed on: the read is finished, whatever stops it after.
+        let complete = Atomic<Bool>(false)
     }
 }
 
