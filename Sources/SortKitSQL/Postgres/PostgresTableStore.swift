@@ -223,9 +223,7 @@ public final class PostgresTableStore: _SQLTableStore {
             _ = try await session.select("SELECT id FROM sortkit_table WHERE id = $1 FOR UPDATE", [.integer(info.id)])
             let mark = try await session.select("SELECT coalesce(obj_description('\(physical)'::regclass, 'pg_class'), '')")
             guard mark.first?.first?.cell != Self.columnIndexesMark else { return false }
-            for (_, suffix, _, _) in try info.schema.columnIndexes(Self.dialect, info.databaseIndex) {
-                try await session.execute("DROP INDEX IF EXISTS \(physical)_\(suffix)", [], long: true)
-            }
+            try await Self.dropColumnIndexes(info, session)
             try await Self.createIndexes(info, session)
             return true
         }

@@ -386,8 +386,6 @@ public final class SQLiteTableStore: _SQLTableStore {
                             return .finished
                         } catch is Stopped {
                             return .stopped(after: ahead.handed.withLock { $0 })
-                        } catch  where ahead.complete.load(ordering: .acquiring) {
-                            return .finished
                         } catch  where ahead.handed.withLock({ $0 }) != nil && !(error is CancellationError) {
                             // After a batch went out, a failure only stops the read (a retry
                             // would repeat rows).

@@ -100,6 +100,14 @@ extension _SQLTableStore {
         try await createSearchIndex(info, session)
     }
 
+    /// Drops the index per column and direction of a table served from the database (see
+    /// ``createIndexes(_:_:)``, which makes them again).
+    static func dropColumnIndexes(_ info: _TableInfo, _ session: Session) async throws {
+        for (_, suffix, _, _) in try info.schema.columnIndexes(dialect, info.databaseIndex) {
+            try await session.execute("DROP INDEX IF EXISTS \(info.physical)_\(suffix)", [], long: true)
+        }
+    }
+
     /// What a PostgreSQL table served from the database is marked with (its comment) once its
     /// column indexes include their key columns.
     static var columnIndexesMark: String { "sortkit: column indexes include their keys" }
@@ -238,9 +246,7 @@ extension _SQLTableStore {
         try migration.validate(rows.map { ($0.id, $0.cells + padding) })
         let table = info.physical
         for number in 0..<info.schema.presets.count { try await session.execute("DROP INDEX IF EXISTS \(table)_preset\(number)", [], long: true) }
-        for (_, suffix, _, _) in try info.schema.columnIndexes(dialect, info.databaseIndex) {
-            try await session.execute("DROP INDEX IF EXISTS \(table)_\(suffix)", [], long: true)
-        }
+        try await Self.dropColumnIndexes(info, session)
         var alterations = migration.droppedVariants.map { "DROP COLUMN \($0.columnName)" }
         alterations += migration.droppedTypedColumns.map { "DROP COLUMN n\($0)" }
         alterations += migration.added.map { "ADD COLUMN c\($0) \(dialect.textColumn)" }
