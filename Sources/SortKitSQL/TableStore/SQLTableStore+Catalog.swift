@@ -138,14 +138,23 @@ extension _SQLTableStore {
             let find = "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'"
             var extensionSchema = try await session.select(find).first?.first?.cell ?? ""
             if extensionSchema.isEmpty {
+                // In a savepoint: two sessions creating it at once, one fails on the catalog's
+                // unique name (`IF NOT EXISTS` doesn't cover a creation not yet committed); it
+                // then finds the other's, with its transaction still usable.
+                try await session.execute("SAVEPOINT sortkit_pg_trgm")
                 do {
                     try await session.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
+                    try await session.execute("RELEASE SAVEPOINT sortkit_pg_trgm")
                 } catch {
+                    try await session.execute("ROLLBACK TO SAVEPOINT sortkit_pg_trgm")
+                    if let created = try await session.select(find).first?.first?.cell, !created.isEmpty { extensionSchema = created }
+                }
+                if extensionSchema.isEmpty, try await session.select(find).isEmpty {
                     throw TableStoreError.invalid(
                         "serving '\(info.schema.name)' from the database needs PostgreSQL's pg_trgm extension for its search index, and this role can't create it; create it once as a superuser (CREATE EXTENSION pg_trgm SCHEMA public) or raise --index-memory"
                     )
                 }
-                extensionSchema = try await session.select(find).first?.first?.cell ?? "public"
+                if extensionSchema.isEmpty { extensionSchema = try await session.select(find).first?.first?.cell ?? "public" }
             }
             try await session.execute(
                 "CREATE INDEX IF NOT EXISTS \(search) ON \(table) USING gin (s \(extensionSchema).gin_trgm_ops)", [], long: true)
