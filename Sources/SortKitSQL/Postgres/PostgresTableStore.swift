@@ -265,6 +265,27 @@ public final class PostgresTableStore: _SQLTableStore {
         }
     }
 
+    /// The scan, the selection and the chosen rows' cells in one read transaction, one snapshot
+    /// (`REPEATABLE READ`: a row the scan chose is still there to read), bounded by
+    /// `statement_timeout`; the scan's rows are selected as they arrive.
+    func computedRows(
+        scan: (sql: String, arguments: [SQLValue]), into selection: _ComputedSelection, from offset: Int, reading: Int,
+        cells: @Sendable ([Int64]) -> (sql: String, arguments: [SQLValue])
+    ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])? {
+        let milliseconds = max(1, queryBudget._nanoseconds / 1_000_000)
+        return try await readTransaction(budget: queryBudget) { session in
+            try await session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            try await session.execute("SET LOCAL statement_timeout = \(milliseconds)")
+            var selected = selection
+            try await session.forEachRow(scan.sql, scan.arguments) { row in
+                selected.add(try (0..<row.count).map { try SQLValue(row[$0]) })
+            }
+            let terms = Array(selected.sorted().dropFirst(offset))
+            let rows = cells(terms.prefix(reading).compactMap { $0.last?.integer })
+            return (terms, selected.count, terms.isEmpty || reading == 0 ? [] : try await session.select(rows.sql, rows.arguments))
+        }
+    }
+
     /// One query in one read transaction (on a replica when there are any), read by a task of
     /// its own at most two batches ahead of `body` (the client). The transaction lasts only
     /// while the client keeps up, and at most ``streamLimit``: a batch that finds no room for

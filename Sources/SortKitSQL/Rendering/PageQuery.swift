@@ -2,7 +2,7 @@ import Foundation
 import SortKit
 
 /// The page and count queries of one request.
-struct PageQuery {
+struct PageQuery: Sendable {
     let info: _TableInfo
     let ordering: SQLOrdering
     let search: SearchQuery
@@ -240,6 +240,27 @@ struct PageQuery {
         fragment.bind(.integer(Int64(offset)))
         fragment.append(") AS m JOIN \(info.physical) AS t ON t.id = m.e1 ORDER BY m.e0, m.e1")
         return fragment
+    }
+
+    /// The scan of an order SortKit computes (``SQLOrdering/ComputedTerm``): every row the
+    /// request's conditions keep, as its terms' values — for a term in `computing`, the text of
+    /// the column its key is computed from. No order, no limit: the store sorts.
+    func scan(computing: Set<Int>) -> (sql: String, arguments: [SQLValue]) {
+        var fragment = SQLFragment("SELECT ")
+        let values = ordering.terms.enumerated().map { index, term in
+            guard computing.contains(index), let computed = term.computed else { return term.expression }
+            return SQLFragment("t.c\(computed.variant.column)")
+        }
+        fragment.append(SQLFragment.joined(values, separator: ", "))
+        fragment.append(from)
+        appendWhere(conditions, to: &fragment)
+        return fragment.render(ordering.dialect)
+    }
+
+    /// The rows (an id, then the cells) with the given ids, in no order.
+    func rows(_ ids: [Int64]) -> (sql: String, arguments: [SQLValue]) {
+        let columns = info.schema.columns.indices.map { ", t.c\($0)" }.joined()
+        return ("SELECT t.id\(columns) FROM \(info.physical) AS t WHERE t.id \(ordering.dialect.inIDs(1))", [ordering.dialect.ids(ids)])
     }
 
     func count() -> (sql: String, arguments: [SQLValue]) {

@@ -141,6 +141,48 @@ public struct SQLOrdering: Sendable {
         public var mayBeNull: Bool
         /// Whether NULLs come before other values in the output order.
         public var nullsFirst: Bool
+        /// How SortKit computes the term's value from its column's text (PostgreSQL's key terms):
+        /// for an order whose key columns the table doesn't store, served from the database.
+        var computed: ComputedTerm? = nil
+    }
+
+    /// A PostgreSQL term computed by SortKit: the value its SQL expression would read, were the
+    /// key column stored (stored keys are ``KeyVariant/key(of:type:)`` of the cell's text).
+    struct ComputedTerm: Sendable {
+        /// The key column the term reads.
+        let variant: KeyVariant
+        /// The column's type.
+        let type: ColumnType
+        /// The term's value for a null key: a key term's sentinel, an `enum=` rank's null rank.
+        let null: SQLValue
+        /// For an `enum=` rank, each listed value's key range (the text tag `0x30` first, as the
+        /// rank's `CASE` compares); `nil` for the key itself.
+        let ranks: [KeyRange]?
+        /// The variant's key, made once (not per cell).
+        private let key: SortSpec.Key
+
+        /// A half-open range of key bytes: from `lower`, up to but not including `upper`.
+        struct KeyRange: Sendable {
+            let lower: [UInt8]
+            let upper: [UInt8]
+        }
+
+        init(variant: KeyVariant, type: ColumnType, null: SQLValue, ranks: [KeyRange]?) {
+            (self.variant, self.type, self.null, self.ranks, key) = (variant, type, null, ranks, variant.key)
+        }
+
+        /// The term's value for a cell's text (empty for NULL), compared as SQL compares it:
+        /// bytes as `bytea`, ranks as integers.
+        func value(of text: String) -> SQLValue {
+            let key = self.key.sortValue(of: text, columnType: type).sortKey(collation: variant.collation)
+            guard let ranks else { return key.map { .blob($0) } ?? null }
+            guard let key else { return null }
+            for (rank, range) in ranks.enumerated()
+            where !key.lexicographicallyPrecedes(range.lower) && key.lexicographicallyPrecedes(range.upper) {
+                return .integer(Int64(rank))
+            }
+            return .integer(Int64(ranks.count))
+        }
     }
 
     /// The terms, the id tie-breaker last.
@@ -186,8 +228,17 @@ public struct SQLOrdering: Sendable {
                     let variant = KeyVariant(column: column, interpretation: .text, collation: key.collation)
                     if stored?.contains(variant) ?? true { variants.insert(variant) }
                     let expression = keyExpression(variant)
-                    terms.append(Self.term(Self.enumRank(variant, expression, order: order, dialect: dialect, key: key), key, blob: false, dialect))
-                    terms.append(Self.term(expression, key, blob: true, dialect))
+                    var rank = Self.term(Self.enumRank(variant, expression, order: order, dialect: dialect, key: key), key, blob: false, dialect)
+                    if dialect == .postgresql {
+                        rank.computed = ComputedTerm(
+                            variant: variant, type: type, null: .integer(Self.nullsHigh(key) ? Int64(order.count + 1) : -1),
+                            ranks: order.map { value in
+                                let range = variant.collation.equivalenceKeyRange(for: value)
+                                return ComputedTerm.KeyRange(lower: [0x30] + range.lower, upper: [0x30] + range.upper)
+                            })
+                    }
+                    terms.append(rank)
+                    terms.append(Self.computed(Self.term(expression, key, blob: true, dialect), variant, type, key, dialect))
                     continue
                 }
                 if key.transform != nil {
@@ -195,7 +246,7 @@ public struct SQLOrdering: Sendable {
                     // stored key column, or on SQLite the computed key.
                     let variant = try _TableIndex.variant(key, schema: schema)
                     if dialect == .postgresql || stored?.contains(variant) ?? true { variants.insert(variant) }
-                    terms.append(Self.term(keyExpression(variant), key, blob: true, dialect))
+                    terms.append(Self.computed(Self.term(keyExpression(variant), key, blob: true, dialect), variant, type, key, dialect))
                     continue
                 }
                 var interpretation = key.interpretation
@@ -215,7 +266,7 @@ public struct SQLOrdering: Sendable {
                             column: column, interpretation: interpretation == .inferred ? .text : interpretation,
                             collation: key.collation)
                     variants.insert(variant)
-                    terms.append(Self.term(keyExpression(variant), key, blob: true, dialect))
+                    terms.append(Self.computed(Self.term(keyExpression(variant), key, blob: true, dialect), variant, type, key, dialect))
                 } else if interpretation == .inferred && type != .string {
                     terms.append(Self.term(SQLFragment(dialect.quoted("n\(column)")), key, blob: false, dialect))
                 } else if interpretation == .inferred && key.collation == .binary {
@@ -280,6 +331,14 @@ public struct SQLOrdering: Sendable {
             expression.append(nullsHigh ? ", '\\xff'::bytea)" : ", '\\x'::bytea)")
             return Term(expression: expression, descending: descending, mayBeNull: false, nullsFirst: nullsFirst)
         }
+    }
+
+    /// `term` (a key column's, coalesced) with how SortKit computes it, on PostgreSQL.
+    private static func computed(_ term: Term, _ variant: KeyVariant, _ type: ColumnType, _ key: SortSpec.Key, _ dialect: SQLDialect) -> Term {
+        guard dialect == .postgresql else { return term }
+        var term = term
+        term.computed = ComputedTerm(variant: variant, type: type, null: .blob(nullsHigh(key) ? [0xFF] : []), ranks: nil)
+        return term
     }
 
     /// Whether nulls belong at the high end of the value order (else the low end): SortKit's

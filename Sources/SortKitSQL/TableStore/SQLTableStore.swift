@@ -56,6 +56,15 @@ protocol _SQLTableStore: TableStore {
     func pageRows(
         select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?
     ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)
+    /// The rows of an order SortKit computes (``_ComputedSelection``), in one snapshot within
+    /// ``queryBudget``: `scan`'s rows added to `selection`, then, of its sorted rows from
+    /// `offset` on, the chosen rows' terms and the cells of the first `reading` (`cells` of
+    /// their ids: an id, then the cells), with the count of rows scanned. `nil` where the database computes every key
+    /// itself (SQLite).
+    func computedRows(
+        scan: (sql: String, arguments: [SQLValue]), into selection: _ComputedSelection, from offset: Int, reading: Int,
+        cells: @Sendable ([Int64]) -> (sql: String, arguments: [SQLValue])
+    ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])?
     /// Reads `info`'s table into a new index.
     func loadIndex(_ info: _TableInfo, _ session: Session) async throws -> _TableIndex
     /// Calls `body` with the rows of `select` (an id, `columns` text cells, then `terms` order
@@ -363,10 +372,8 @@ extension _SQLTableStore {
         if case .spec(let spec) = request.order, !ordering.variants.isSubset(of: info.variants) {
             guard fromDatabase else { return try await fromIndex(spec) }
             // Served from the database under the index budget: the in-memory index is what
-            // doesn't fit, so an order PostgreSQL can't compute is refused, naming what can.
-            throw TableStoreError.invalid(
-                "table '\(info.schema.name)' is served from the database's indexes (its in-memory index doesn't fit --index-memory), which sort each column by itself\(info.databaseIndex.map { $0 == .natural ? "" : " (\($0.rawValue))" } ?? "") and several columns together; '\(spec)' needs an order it doesn't keep"
-            )
+            // doesn't fit, so PostgreSQL scans the rows and SortKit computes the keys.
+            return try await computedPage(request, cursor: cursor, info, ordering)
         }
         let query = try PageQuery(request, info: info, ordering: ordering)
         let columns = info.schema.columns.count
@@ -392,8 +399,9 @@ extension _SQLTableStore {
         let info = try await info(of: table)
         guard case .spec = request.order, !inMemoryIndex || indexes.servesFromDatabase(info) else { return .notStreamed }
         let ordering = try Self.ordering(request.order, info)
-        // An order without stored keys: the page path serves it from the index or names the problem.
-        guard ordering.variants.isSubset(of: info.variants) else { return .notStreamed }
+        // An order without stored keys: SortKit computes them (PostgreSQL), or the page path
+        // serves it from the index.
+        guard ordering.variants.isSubset(of: info.variants) else { return try await streamComputed(request, info, ordering, body) }
         let cursor = try request.checkedCursor(secret: secret)
         let query = try PageQuery(request, info: info, ordering: ordering)
         let select = query.select(after: cursor?.values, offset: cursor == nil ? request.offset : 0, limit: Int(Int64.max))
