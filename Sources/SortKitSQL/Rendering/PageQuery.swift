@@ -263,6 +263,14 @@ struct PageQuery: Sendable {
         return ("SELECT t.id\(columns) FROM \(info.physical) AS t WHERE t.id \(ordering.dialect.inIDs(1))", [ordering.dialect.ids(ids)])
     }
 
+    /// The rows (an id, then the cells) with the given ids, in their order; an id without a
+    /// row is left out.
+    func rows(inOrder ids: [Int64]) -> (sql: String, arguments: [SQLValue]) {
+        let columns = info.schema.columns.indices.map { ", t.c\($0)" }.joined()
+        let numbered = ordering.dialect.numberedIDs(1)
+        return ("SELECT t.id\(columns) FROM \(numbered) JOIN \(info.physical) AS t ON t.id = numbered.row_id ORDER BY numbered.n", [ordering.dialect.ids(ids)])
+    }
+
     func count() -> (sql: String, arguments: [SQLValue]) {
         var fragment = SQLFragment("SELECT COUNT(*)")
         fragment.append(SQLFragment(" FROM \(info.physical) AS t"))
