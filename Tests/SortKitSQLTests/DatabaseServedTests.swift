@@ -179,7 +179,7 @@ struct DatabaseServedTests {
         // the query, PostgreSQL's rows are sorted by SortKit as they are scanned).
         for (spec, search) in [
             ("-price,title", ""), ("title", "t1"), ("price", "nothing"), ("title:len,-price", ""), ("-price:abs,title:random=3", "t"),
-            ("title:locale=sv:nocase", ""),
+            ("title:locale=sv:nocase", ""), ("-price", ""), ("title", ""),
         ] {
             let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), search: search, limit: 40)
             // The first page by page, then the rest in one read from its cursor.
@@ -268,6 +268,49 @@ struct DatabaseServedTests {
         // A table held in memory, or the manual order, is read page by page.
         #expect(try await memory.streamPages(of: try await memory.table("v"), PageRequest(limit: 5)) { _ in } == .notStreamed)
         #expect(try await streaming.streamPages(of: table, PageRequest(order: .manual, limit: 5)) { _ in } == .notStreamed)
+    }
+
+    @Test("SQLite: a download of every row by one key is read in row order and put in order; ids too sparse go by the index")
+    func rowOrder() async throws {
+        let store = try SQLiteTableStore(path: try Backend.sqlite.newLocation(), queryBudget: testQueryBudget, indexLimits: IndexLimits(indexBytes: 1))
+        let memory = try await Self.open(.sqlite, try Backend.sqlite.newLocation(), budget: nil)
+        // Quotes, separators, line breaks, formulas, blanks and non-ASCII text in the cells.
+        let titles = ["=1+2", "\"q\"\"", "a,b", "l\nb", "é", "", "e\u{301}", "日本"]
+        let csv =
+            "title,price\n"
+            + (0..<3_000).map { "\"\(titles[$0 % titles.count].replacingOccurrences(of: "\"", with: "\"\""))\($0 % 13)\",\($0 % 17)" }.joined(separator: "\n")
+            + "\n"
+        for store in [store as any TableStore, memory] { try await store.importCSV(Array(csv.utf8), as: "r", delimiter: UInt8(ascii: ","), presets: [:]) }
+        let info = try await store.read { try await SQLiteTableStore.info("r", $0) }
+        let export = CSVExport(defusing: [.string, .integer])
+        /// The view's CSV records: streamed in row order (`nil` if it wasn't), and in memory.
+        func records(_ spec: String) async throws -> (rowOrder: [UInt8]?, memory: [UInt8]) {
+            let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), limit: 1_000)
+            let ordering = try SQLiteTableStore.ordering(request.order, info)
+            var streamed: [UInt8] = [], expected: [UInt8] = []
+            let end = try await store.streamInRowOrder(
+                ids: try PageQuery(request, info: info, ordering: ordering).ids(after: nil, offset: 0), table: info.physical, columns: 2,
+                csv: export, batchRows: 97
+            ) { _, csv, _ in streamed += csv ?? [] }
+            var all = request
+            all.limit = 5_000
+            export.appendRecords(try await memory.page(of: "r", all).rows.map(\.cells), to: &expected)
+            return (end == nil ? nil : streamed, expected)
+        }
+        for spec in ["title", "-title", "price", "-price:nulls-first"] {
+            let (streamed, expected) = try await records(spec)
+            #expect(streamed == expected, "\(spec): \(streamed?.count ?? -1) bytes streamed, \(expected.count) in memory")
+        }
+        // A thousand rows left of 3,000, ids up to 3,000: put in order by id. Twenty left: too
+        // sparse (a place per id would outnumber the rows), the index walk reads them.
+        for (kept, inRowOrder) in [(1_000, true), (20, false)] {
+            let gone = (1...3_000).map(Int64.init).filter { $0 % Int64(3_000 / kept) != 0 }
+            let remaining = try await memory.page(of: "r", PageRequest(limit: 5_000)).rows.map(\.id)
+            for store in [store as any TableStore, memory] { try await store.delete(Array(Set(gone).intersection(remaining)), from: "r") }
+            let (streamed, expected) = try await records("title")
+            #expect((streamed != nil) == inRowOrder, "\(kept) rows")
+            if let streamed { #expect(streamed == expected, "\(kept) rows") }
+        }
     }
 
     @Test("A database-served table: cells too long for a B-tree entry, schema changes, a drop and the same name again", arguments: backends)

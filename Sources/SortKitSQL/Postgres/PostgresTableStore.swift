@@ -265,6 +265,12 @@ public final class PostgresTableStore: _SQLTableStore {
         }
     }
 
+    /// `nil`: PostgreSQL sorts a download itself, in one query (``streamRows(_:columns:terms:csv:batchRows:_:)``).
+    func streamInRowOrder(
+        ids select: (sql: String, arguments: [SQLValue]), table: String, columns: Int, csv export: CSVExport, batchRows: Int,
+        _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
+    ) async throws -> _StreamEnd? { nil }
+
     /// The scan, the selection and the chosen rows' cells in one read transaction, one snapshot
     /// (`REPEATABLE READ`: a row the scan chose is still there to read), bounded by
     /// `statement_timeout`; the scan's rows are selected as they arrive.

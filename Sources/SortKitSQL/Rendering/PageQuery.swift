@@ -257,6 +257,23 @@ struct PageQuery: Sendable {
         return fragment.render(ordering.dialect)
     }
 
+    /// The ids of the rows after the cursor's (`values`) or from `offset`, in order: off the
+    /// order's index alone where it has one.
+    func ids(after values: [SQLValue]?, offset: Int) -> (sql: String, arguments: [SQLValue]) {
+        var fragment = SQLFragment("SELECT t.id")
+        fragment.append(from)
+        var conditions = conditions
+        if let values, let seek = try? ordering.after(values) { conditions.append(seek) }
+        appendWhere(conditions, to: &fragment)
+        fragment.append(" ORDER BY ")
+        fragment.append(ordering.orderBy)
+        if offset > 0 {
+            fragment.append(ordering.dialect == .sqlite ? " LIMIT -1 OFFSET " : " OFFSET ")
+            fragment.bind(.integer(Int64(offset)))
+        }
+        return fragment.render(ordering.dialect)
+    }
+
     /// The rows (an id, then the cells) with the given ids, in no order.
     func rows(_ ids: [Int64]) -> (sql: String, arguments: [SQLValue]) {
         let columns = info.schema.columns.indices.map { ", t.c\($0)" }.joined()

@@ -65,6 +65,13 @@ protocol _SQLTableStore: TableStore {
         scan: (sql: String, arguments: [SQLValue]), into selection: _ComputedSelection, from offset: Int, reading: Int,
         cells: @Sendable ([Int64]) -> (sql: String, arguments: [SQLValue])
     ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])?
+    /// A download of all rows in an order an index keeps, read in row order and put in order in
+    /// memory (SQLite: ``SQLiteTableStore/streamInRowOrder(ids:table:columns:csv:batchRows:_:)``);
+    /// `nil`, having handed on nothing, where the store doesn't or the view is too big.
+    func streamInRowOrder(
+        ids select: (sql: String, arguments: [SQLValue]), table: String, columns: Int, csv export: CSVExport, batchRows: Int,
+        _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
+    ) async throws -> _StreamEnd?
     /// Reads `info`'s table into a new index.
     func loadIndex(_ info: _TableInfo, _ session: Session) async throws -> _TableIndex
     /// Calls `body` with the rows of `select` (an id, `columns` text cells, then `terms` order
@@ -404,8 +411,24 @@ extension _SQLTableStore {
         guard ordering.variants.isSubset(of: info.variants) else { return try await streamComputed(request, info, ordering, body) }
         let cursor = try request.checkedCursor(secret: secret)
         let query = try PageQuery(request, info: info, ordering: ordering)
-        let select = query.select(after: cursor?.values, offset: cursor == nil ? request.offset : 0, limit: Int(Int64.max))
+        let offset = cursor == nil ? request.offset : 0
         var given = 0
+        // A download of every row by one key (its ids read off the key's index alone): read in
+        // row order where the store can (SQLite). By several keys, the ids take SQLite the
+        // index walk's time (-price,title at 1M rows: 2.9-3.1 s either way).
+        if query.isUnfiltered, !ordering.isManual, ordering.terms.count == 2, let export = request.csv,
+            let end = try await streamInRowOrder(
+                ids: query.ids(after: cursor?.values, offset: offset), table: info.physical, columns: info.schema.columns.count, csv: export,
+                batchRows: max(1, request.limit),
+                { rows, csv, count in
+                    given += count
+                    try await body(TablePage(rows: rows, csv: csv, total: info.rowCount, filtered: given, next: nil))
+                })
+        {
+            // Nothing is read from the database once a batch is handed on: it ends finished.
+            return end == .finished ? .finished : .notStreamed
+        }
+        let select = query.select(after: cursor?.values, offset: offset, limit: Int(Int64.max))
         let end = try await streamRows(
             select, columns: info.schema.columns.count, terms: ordering.terms.count, csv: request.csv, batchRows: max(1, request.limit)
         ) { rows, csv, count in
