@@ -265,7 +265,10 @@ public final class PostgresTableStore: _SQLTableStore {
         }
     }
 
-    /// `nil`: PostgreSQL sorts a download itself, in one query (``streamRows(_:columns:terms:csv:batchRows:_:)``).
+    /// `nil`: PostgreSQL sorts a download in its own query (``streamRows(_:columns:terms:csv:batchRows:_:)``).
+    /// Read in the table's order and put in order (``_RecordsInOrder``), 1M rows by title took
+    /// 2.7–3.7 s against 2.4–2.6: decoding the rows is the time either way, and PostgreSQL's
+    /// sort runs beside it on its own workers.
     func streamInRowOrder(
         ids select: (sql: String, arguments: [SQLValue]), table: String, columns: Int, csv export: CSVExport, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void

@@ -66,8 +66,8 @@ protocol _SQLTableStore: TableStore {
         cells: @Sendable ([Int64]) -> (sql: String, arguments: [SQLValue])
     ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])?
     /// A download of all rows in an order an index keeps, read in row order and put in order in
-    /// memory (SQLite: ``SQLiteTableStore/streamInRowOrder(ids:table:columns:csv:batchRows:_:)``);
-    /// `nil`, having handed on nothing, where the store doesn't or the view is too big.
+    /// memory (``_RecordsInOrder``; SQLite); `nil`, having handed on nothing, where the store
+    /// doesn't or the view is too big.
     func streamInRowOrder(
         ids select: (sql: String, arguments: [SQLValue]), table: String, columns: Int, csv export: CSVExport, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
@@ -414,8 +414,9 @@ extension _SQLTableStore {
         let offset = cursor == nil ? request.offset : 0
         var given = 0
         // A download of every row by one key (its ids read off the key's index alone): read in
-        // row order where the store can (SQLite). By several keys, the ids take SQLite the
-        // index walk's time (-price,title at 1M rows: 2.9-3.1 s either way).
+        // row order and put in order (``_RecordsInOrder``) where the store does (SQLite). By
+        // several keys, the ids take SQLite the index walk's time (-price,title at 1M rows:
+        // 2.9-3.1 s either way).
         if query.isUnfiltered, !ordering.isManual, ordering.terms.count == 2, let export = request.csv,
             let end = try await streamInRowOrder(
                 ids: query.ids(after: cursor?.values, offset: offset), table: info.physical, columns: info.schema.columns.count, csv: export,

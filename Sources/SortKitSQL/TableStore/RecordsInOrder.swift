@@ -1,0 +1,85 @@
+import Foundation
+import SortKit
+import Synchronization
+
+/// A download of every row of a table served from the database, in an order one key's index
+/// keeps, read in row order and put in order in memory (``_SQLTableStore/streamInRowOrder(ids:table:columns:csv:batchRows:_:)``).
+///
+/// Walking a key's index, SQLite looks each row up at its own place in the table (by title at
+/// 1M rows: 2.0–2.2 s, against DuckDB's `COPY … TO` of 0.69–0.81 s). (PostgreSQL sorts in its
+/// own query, on its own workers, as fast as its rows are decoded here: it doesn't use this.) Instead the ids are read in the view's order off the index alone, the
+/// table is read once in its own order with each row's CSV record written into one buffer and
+/// its place noted, and the records are handed on in the view's order. They are the bytes the
+/// index walk writes (`CSVExport.appendCell`). They are held until sent, so only a view of at
+/// most ``maximumRows`` rows, ``maximumBytes`` of records and ids no sparser than four per row
+/// is read this way; the store's stream slots bound how many run at once.
+///
+///     var records = _RecordsInOrder(order: [3, 1, 2])!                // ids in the view's order
+///     _ = records.record(of: 1) { $0 += Array("one".utf8) }            // read in row order
+///     _ = records.record(of: 2) { $0 += Array("two".utf8) }
+///     _ = records.record(of: 3) { $0 += Array("three".utf8) }          // handed on: three, one, two
+struct _RecordsInOrder: Sendable {
+    /// The most rows of a download read in row order.
+    static let maximumRows = 2_000_000
+    /// The most bytes of records a download read in row order holds.
+    static let maximumBytes = 256 << 20
+
+    private let low: Int64
+    /// Each id's place in the view (from `low`), -1 for an id not in it.
+    private var place: [Int32]
+    private var bytes: [UInt8] = []
+    private var starts: [Int]
+    private var lengths: [Int]
+
+    /// The places of the ids of a view, in its order; `nil` for too many, or ids sparser than
+    /// four per row (a place per id would outnumber the rows).
+    init?(order: [Int64]) {
+        guard order.count <= Self.maximumRows else { return nil }
+        let low = order.min() ?? 0, high = order.max() ?? -1
+        let span = high >= low ? Int(high - low) + 1 : 0
+        guard span <= 4 * order.count + 1_024 else { return nil }
+        self.low = low
+        place = [Int32](repeating: -1, count: span)
+        for (position, id) in order.enumerated() { place[Int(id - low)] = Int32(position) }
+        starts = [Int](repeating: 0, count: order.count)
+        lengths = [Int](repeating: 0, count: order.count)
+    }
+
+    /// The smallest and largest id of the view (a range to read the table in).
+    var ids: ClosedRange<Int64>? { place.isEmpty ? nil : low...(low + Int64(place.count - 1)) }
+
+    /// Writes the record of row `id` (its cells, by `write`; the line break is added) if the
+    /// view holds it; `false` once the records pass ``maximumBytes``.
+    mutating func record(of id: Int64, _ write: (inout [UInt8]) -> Void) -> Bool {
+        guard id >= low, id - low < Int64(place.count) else { return true }
+        let position = Int(place[Int(id - low)])
+        guard position >= 0 else { return true }
+        let start = bytes.count
+        write(&bytes)
+        bytes.append(0x0A)
+        (starts[position], lengths[position]) = (start, bytes.count - start)
+        return bytes.count <= Self.maximumBytes
+    }
+
+    /// Hands the records on in the view's order, `batchRows` a batch, once fewer than two are
+    /// ahead of the client (a row not read has none).
+    func handOn(batchRows: Int, into sink: AsyncThrowingStream<_StreamBatch, any Error>.Continuation, ahead: _StreamBatch.Ahead) async throws {
+        var batch = _StreamBatch()
+        func yield() async throws {
+            while ahead.count.load(ordering: .acquiring) >= 2 {
+                guard !ahead.gone.load(ordering: .acquiring) else { throw CancellationError() }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            ahead.count.add(1, ordering: .releasing)
+            guard case .enqueued = sink.yield(batch) else { throw CancellationError() }
+            batch = _StreamBatch()
+        }
+        for (start, length) in zip(starts, lengths) where length > 0 {
+            if batch.csv == nil { batch.csv = [] }
+            batch.csv!.append(contentsOf: bytes[start..<start + length])
+            batch.count += 1
+            if batch.count == batchRows { try await yield() }
+        }
+        if batch.count > 0 { try await yield() }
+    }
+}
