@@ -102,7 +102,8 @@ struct DatabaseServedTests {
         for store in [database, memory] { try await store.importCSV(Array(csv.utf8), as: "deep", delimiter: UInt8(ascii: ","), presets: [:]) }
         #expect(try await database.indexPlacement(of: "deep") == .database)
         for spec in ["a,-b", "-a,b,c", "a:nulls-first,c", "-a:nulls-first,-b", "d,a,b", "d:nulls-first,b", "-d,c", "b,c", "a", "-b", "d:nulls-first"] {
-            for offset in [PageQuery.leadGroupOffset, PageQuery.leadGroupOffset + 777, rows - 30, rows - 1, rows, rows + 5] {
+            // Pages inside a group and across groups' ends (every 61 rows), and at the table's end.
+            for offset in Array(stride(from: PageQuery.leadGroupOffset, to: rows - 30, by: 61)) + [rows - 30, rows - 1, rows, rows + 5] {
                 let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), offset: offset, limit: 25)
                 let context = "\(backend): \(spec) from \(offset), seed \(seed) (replay with SORTKIT_SEED=\(seed))"
                 let expected = try await memory.page(of: "deep", request)

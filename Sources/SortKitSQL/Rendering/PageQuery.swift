@@ -142,6 +142,18 @@ struct PageQuery: Sendable {
         let keys = ordering.dialect == .postgresql ? 1 : 2
         let leadGroup = values == nil && offset >= Self.leadGroupOffset && isUnfiltered && !ordering.isManual && ordering.terms.count > keys
         let afterRow = leadGroup && ordering.terms.count == 2 && !ordering.terms[0].mayBeNull
+        // PostgreSQL sorts every row from the first key's group on, SQLite one group at a time
+        // (its index gives the first key's order), so on PostgreSQL the rows are bounded by the
+        // page's last row's group too: a first key of four values from an offset of 300,000 at
+        // 1M rows sorts a quarter of the rows, not three. (A page's last row, not a stream's:
+        // its limit is unbounded.)
+        let lastRow =
+            leadGroup && !afterRow && ordering.dialect == .postgresql && !ordering.terms[0].mayBeNull && limit <= Int(Int32.max)
+            ? offset + limit - 1 : nil
+        // And the sort carries the ids, not the rows: the page's rows are read after it. From
+        // 300,000 by status,-price: SQLite 0.69–0.74 s → 0.28–0.33, PostgreSQL 1.02–1.20 →
+        // 0.42–0.61 (DuckDB 0.27–0.28).
+        let deferred = leadGroup && !afterRow
         let columns = info.schema.columns.indices.map { ", t.c\($0)" }.joined()
         var fragment = SQLFragment()
         if leadGroup {
@@ -154,7 +166,20 @@ struct PageQuery: Sendable {
             fragment.append(ordering.leadOrderBy)
             fragment.append(" LIMIT 1 OFFSET ")
             fragment.bind(.integer(Int64(afterRow ? offset - 1 : offset)))
-            fragment.append(") ")
+            fragment.append(")")
+            if let lastRow {
+                // The first key's value on the page's last row.
+                fragment.append(", q(v) AS (SELECT ")
+                fragment.append(ordering.terms[0].expression)
+                fragment.append(from)
+                appendWhere(conditions, to: &fragment)
+                fragment.append(" ORDER BY ")
+                fragment.append(ordering.leadOrderBy)
+                fragment.append(" LIMIT 1 OFFSET ")
+                fragment.bind(.integer(Int64(lastRow)))
+                fragment.append(")")
+            }
+            fragment.append(" ")
         }
         fragment.append("SELECT t.id\(columns)")
         for (index, term) in ordering.terms.enumerated() {
@@ -162,6 +187,7 @@ struct PageQuery: Sendable {
             fragment.append(term.expression)
             fragment.append(" AS e\(index)")
         }
+        if deferred { fragment.append(" FROM (SELECT t.id AS m") }
         fragment.append(from)
         var conditions = conditions
         if let values, let seek = try? ordering.after(values) { conditions.append(seek) }
@@ -171,6 +197,8 @@ struct PageQuery: Sendable {
             conditions.append(ordering.lead(after: lead, id: SQLFragment("(SELECT i FROM p)")))
         } else if leadGroup {
             conditions.append(ordering.lead(atOrAfter: true, lead))
+            // Past the table's last row, no bound.
+            if lastRow != nil { conditions.append(ordering.lead(atOrBefore: SQLFragment("(SELECT v FROM q)"))) }
         }
         appendWhere(conditions, to: &fragment)
         fragment.append(" ORDER BY ")
@@ -188,6 +216,10 @@ struct PageQuery: Sendable {
             fragment.append(")")
         } else {
             fragment.bind(.integer(Int64(offset)))
+        }
+        if deferred {
+            fragment.append(") AS d JOIN \(info.physical) AS t ON t.id = d.m ORDER BY ")
+            fragment.append(ordering.orderBy)
         }
         return fragment.render(ordering.dialect)
     }

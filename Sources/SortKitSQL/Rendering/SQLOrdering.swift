@@ -401,6 +401,29 @@ public struct SQLOrdering: Sendable {
         return fragment
     }
 
+    /// For a first term that is never null, the rows whose first term sorts at or before
+    /// `value` in this order (`value` an SQL expression of its value, NULL for no bound: it is
+    /// coalesced to a value past every row's, so that the bound stays an index range).
+    func lead(atOrBefore value: SQLFragment) -> SQLFragment {
+        let term = terms[0]
+        precondition(!term.mayBeNull, "a first term that is never null")
+        let end: String
+        switch dialect {
+        // Numbers sort before text and text before blobs; every key is below X'FF'.
+        case .sqlite: end = term.descending ? "-9e999" : "X'FF'"
+        // A key (bytea, never empty, below '\xff') or an `enum=` rank (an integer from -1).
+        case .postgresql:
+            end =
+                term.computed?.ranks != nil
+                ? (term.descending ? "-2147483648" : "2147483647") : (term.descending ? "'\\x'::bytea" : "'\\xff'::bytea")
+        }
+        var fragment = term.expression
+        fragment.append(term.descending ? " >= coalesce(" : " <= coalesce(")
+        fragment.append(value)
+        fragment.append(", \(end))")
+        return fragment
+    }
+
     /// For an order by one key that is never null, the rows after the row whose key is
     /// `value` and whose id is `id` (SQL expressions): a keyset seek on expressions.
     func lead(after value: SQLFragment, id: SQLFragment) -> SQLFragment {
