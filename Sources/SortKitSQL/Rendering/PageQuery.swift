@@ -157,27 +157,12 @@ struct PageQuery: Sendable {
         let columns = info.schema.columns.indices.map { ", t.c\($0)" }.joined()
         var fragment = SQLFragment()
         if leadGroup {
-            fragment.append("WITH p(v, i) AS (SELECT ")
-            fragment.append(ordering.terms[0].expression)
-            fragment.append(", t.id")
-            fragment.append(from)
-            appendWhere(conditions, to: &fragment)
-            fragment.append(" ORDER BY ")
-            fragment.append(ordering.leadOrderBy)
-            fragment.append(" LIMIT 1 OFFSET ")
-            fragment.bind(.integer(Int64(afterRow ? offset - 1 : offset)))
-            fragment.append(")")
+            fragment.append("WITH p(v, i) AS ")
+            fragment.append(leadWalk(to: afterRow ? offset - 1 : offset, id: true))
+            // The first key's value on the page's last row.
             if let lastRow {
-                // The first key's value on the page's last row.
-                fragment.append(", q(v) AS (SELECT ")
-                fragment.append(ordering.terms[0].expression)
-                fragment.append(from)
-                appendWhere(conditions, to: &fragment)
-                fragment.append(" ORDER BY ")
-                fragment.append(ordering.leadOrderBy)
-                fragment.append(" LIMIT 1 OFFSET ")
-                fragment.bind(.integer(Int64(lastRow)))
-                fragment.append(")")
+                fragment.append(", q(v) AS ")
+                fragment.append(leadWalk(to: lastRow, id: false))
             }
             fragment.append(" ")
         }
@@ -200,12 +185,7 @@ struct PageQuery: Sendable {
             // Past the table's last row, no bound.
             if lastRow != nil { conditions.append(ordering.lead(atOrBefore: SQLFragment("(SELECT v FROM q)"))) }
         }
-        appendWhere(conditions, to: &fragment)
-        fragment.append(" ORDER BY ")
-        fragment.append(ordering.orderBy)
-        fragment.append(" LIMIT ")
-        fragment.bind(.integer(Int64(limit)))
-        fragment.append(" OFFSET ")
+        appendOrdered(conditions, by: ordering.orderBy, limit: limit, to: &fragment)
         if afterRow {
             fragment.bind(.integer(0))
         } else if leadGroup {
@@ -222,6 +202,29 @@ struct PageQuery: Sendable {
             fragment.append(ordering.orderBy)
         }
         return fragment.render(ordering.dialect)
+    }
+
+    /// `(SELECT first term[, t.id] … LIMIT 1 OFFSET row)`: the first key's value (and id) of
+    /// the row at `row`, off the first key's index.
+    private func leadWalk(to row: Int, id: Bool) -> SQLFragment {
+        var fragment = SQLFragment("(SELECT ")
+        fragment.append(ordering.terms[0].expression)
+        if id { fragment.append(", t.id") }
+        fragment.append(from)
+        appendOrdered(conditions, by: ordering.leadOrderBy, limit: 1, to: &fragment)
+        fragment.bind(.integer(Int64(row)))
+        fragment.append(")")
+        return fragment
+    }
+
+    /// ` WHERE conditions ORDER BY order LIMIT limit OFFSET `, the offset left to the caller.
+    private func appendOrdered(_ conditions: [SQLFragment], by order: SQLFragment, limit: Int, to fragment: inout SQLFragment) {
+        appendWhere(conditions, to: &fragment)
+        fragment.append(" ORDER BY ")
+        fragment.append(order)
+        fragment.append(" LIMIT ")
+        fragment.bind(.integer(Int64(limit)))
+        fragment.append(" OFFSET ")
     }
 
     private func appendWhere(_ conditions: [SQLFragment], to fragment: inout SQLFragment) {
