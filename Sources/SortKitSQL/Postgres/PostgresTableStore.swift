@@ -278,10 +278,10 @@ public final class PostgresTableStore: _SQLTableStore {
     /// (`REPEATABLE READ`: a row the scan chose is still there to read), bounded by
     /// `statement_timeout`; the scan's rows are selected as they arrive.
     func computedRows(
-        scan: (sql: String, arguments: [SQLValue]), into selection: _ComputedSelection, from offset: Int, reading: Int,
-        cells: @Sendable ([Int64]) -> (sql: String, arguments: [SQLValue])
+        _ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int
     ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])? {
         let milliseconds = max(1, queryBudget._nanoseconds / 1_000_000)
+        let scan = query.scan(computing: Set(selection.computing.keys))
         return try await readTransaction(budget: queryBudget) { session in
             try await session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             try await session.execute("SET LOCAL statement_timeout = \(milliseconds)")
@@ -290,7 +290,7 @@ public final class PostgresTableStore: _SQLTableStore {
                 selected.add(try (0..<row.count).map { try SQLValue(row[$0]) })
             }
             let terms = Array(selected.sorted().dropFirst(offset))
-            let rows = cells(terms.prefix(reading).compactMap { $0.last?.integer })
+            let rows = query.rows(inOrder: terms.prefix(reading).compactMap { $0.last?.integer })
             return (terms, selected.count, terms.isEmpty || reading == 0 ? [] : try await session.select(rows.sql, rows.arguments))
         }
     }

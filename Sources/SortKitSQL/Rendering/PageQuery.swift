@@ -174,8 +174,7 @@ struct PageQuery: Sendable {
         }
         if deferred { fragment.append(" FROM (SELECT t.id AS m") }
         fragment.append(from)
-        var conditions = conditions
-        if let values, let seek = try? ordering.after(values) { conditions.append(seek) }
+        var conditions = conditions(after: values)
         let lead = SQLFragment("(SELECT v FROM p)")
         if afterRow {
             conditions.append(ordering.lead(atOrAfter: true, lead))
@@ -225,6 +224,12 @@ struct PageQuery: Sendable {
         fragment.append(" LIMIT ")
         fragment.bind(.integer(Int64(limit)))
         fragment.append(" OFFSET ")
+    }
+
+    /// The request's conditions and, after a cursor (`values`), the keyset seek past its row.
+    private func conditions(after values: [SQLValue]?) -> [SQLFragment] {
+        guard let values, let seek = try? ordering.after(values) else { return conditions }
+        return conditions + [seek]
     }
 
     private func appendWhere(_ conditions: [SQLFragment], to fragment: inout SQLFragment) {
@@ -297,9 +302,7 @@ struct PageQuery: Sendable {
     func ids(after values: [SQLValue]?, offset: Int) -> (sql: String, arguments: [SQLValue]) {
         var fragment = SQLFragment("SELECT t.id")
         fragment.append(from)
-        var conditions = conditions
-        if let values, let seek = try? ordering.after(values) { conditions.append(seek) }
-        appendWhere(conditions, to: &fragment)
+        appendWhere(conditions(after: values), to: &fragment)
         fragment.append(" ORDER BY ")
         fragment.append(ordering.orderBy)
         if offset > 0 {
@@ -307,12 +310,6 @@ struct PageQuery: Sendable {
             fragment.bind(.integer(Int64(offset)))
         }
         return fragment.render(ordering.dialect)
-    }
-
-    /// The rows (an id, then the cells) with the given ids, in no order.
-    func rows(_ ids: [Int64]) -> (sql: String, arguments: [SQLValue]) {
-        let columns = info.schema.columns.indices.map { ", t.c\($0)" }.joined()
-        return ("SELECT t.id\(columns) FROM \(info.physical) AS t WHERE t.id \(ordering.dialect.inIDs(1))", [ordering.dialect.ids(ids)])
     }
 
     /// The rows (an id, then the cells) with the given ids, in their order; an id without a

@@ -318,8 +318,7 @@ public final class SQLiteTableStore: _SQLTableStore {
 
     /// `nil`: SQLite computes a key its table doesn't store in the page's query (`sortkit_key`).
     func computedRows(
-        scan: (sql: String, arguments: [SQLValue]), into selection: _ComputedSelection, from offset: Int, reading: Int,
-        cells: @Sendable ([Int64]) -> (sql: String, arguments: [SQLValue])
+        _ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int
     ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])? { nil }
 
     /// The page's statements on one reader, in one snapshot, interrupted past the budget.

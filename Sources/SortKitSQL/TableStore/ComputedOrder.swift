@@ -111,11 +111,10 @@ extension _SQLTableStore {
                 "an offset past \(Self.computedOffsetRows) rows in '\(request.order)', an order computed as table '\(info.schema.name)' is scanned; page on from a cursor (after=)"
             )
         }
-        let (query, scan, selection) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: offset + request.limit + 1)
-        guard
-            let result = try await computedRows(
-                scan: scan, into: selection, from: offset, reading: request.limit + 1, cells: { [query] in query.rows($0) })
-        else { throw TableStoreError.invalid("'\(request.order)' needs key columns the table doesn't store") }
+        let (query, selection) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: offset + request.limit + 1)
+        guard let result = try await computedRows(query, into: selection, from: offset, reading: request.limit + 1) else {
+            throw TableStoreError.invalid("'\(request.order)' needs key columns the table doesn't store")
+        }
         let (rows, terms) = Self.rows(result.cells, inOrderOf: result.terms, columns: info.schema.columns.count)
         return try query.page(
             rows, request, total: info.rowCount, filtered: query.isUnfiltered ? info.rowCount : result.count, secret: secret
@@ -131,11 +130,10 @@ extension _SQLTableStore {
     ) async throws -> StreamedPages {
         guard indexes.servesFromDatabase(info), info.rowCount <= Self.computedStreamRows else { return .notStreamed }
         let cursor = try request.checkedCursor(secret: secret)
-        let (query, scan, selection) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: nil)
-        guard
-            let result = try await computedRows(
-                scan: scan, into: selection, from: cursor == nil ? request.offset : 0, reading: 0, cells: { [query] in query.rows($0) })
-        else { return .notStreamed }
+        let (query, selection) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: nil)
+        guard let result = try await computedRows(query, into: selection, from: cursor == nil ? request.offset : 0, reading: 0) else {
+            return .notStreamed
+        }
         // The rows in the selection's order, by one query: PostgreSQL joins the numbered ids to
         // one scan of the table (1M rows: 2 s; read 10,000 ids at a time, 10 s). It streams as
         // the store's other views do, and may stop for a slow client: the view then goes on
@@ -184,10 +182,10 @@ extension _SQLTableStore {
     /// The deepest offset of a page by an order SortKit computes (``computedPage(_:cursor:_:_:)``).
     static var computedOffsetRows: Int { 1_000_000 }
 
-    /// The query, the scan and an empty selection for an order SortKit computes.
+    /// The query and an empty selection for an order SortKit computes.
     private static func computedScan(
         _ request: PageRequest, cursor: KeysetCursor?, _ info: _TableInfo, _ ordering: SQLOrdering, keep: Int?
-    ) throws -> (PageQuery, (sql: String, arguments: [SQLValue]), _ComputedSelection) {
+    ) throws -> (PageQuery, _ComputedSelection) {
         let query = try PageQuery(request, info: info, ordering: ordering)
         var computing: [Int: SQLOrdering.ComputedTerm] = [:]
         for (index, term) in ordering.terms.enumerated() {
@@ -201,7 +199,7 @@ extension _SQLTableStore {
         }
         let selection = _ComputedSelection(
             descending: ordering.terms.map(\.descending), computing: computing, keep: keep, after: cursor?.values)
-        return (query, query.scan(computing: Set(computing.keys)), selection)
+        return (query, selection)
     }
 
     /// The rows of `cells` (an id, then the cells) in the order of `terms` (each row's, its id

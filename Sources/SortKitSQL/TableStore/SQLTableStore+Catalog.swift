@@ -147,14 +147,14 @@ extension _SQLTableStore {
                     try await session.execute("RELEASE SAVEPOINT sortkit_pg_trgm")
                 } catch {
                     try await session.execute("ROLLBACK TO SAVEPOINT sortkit_pg_trgm")
-                    if let created = try await session.select(find).first?.first?.cell, !created.isEmpty { extensionSchema = created }
                 }
-                if extensionSchema.isEmpty, try await session.select(find).isEmpty {
+                // Made here or by the other session; else this role can't make it.
+                extensionSchema = try await session.select(find).first?.first?.cell ?? ""
+                guard !extensionSchema.isEmpty else {
                     throw TableStoreError.invalid(
                         "serving '\(info.schema.name)' from the database needs PostgreSQL's pg_trgm extension for its search index, and this role can't create it; create it once as a superuser (CREATE EXTENSION pg_trgm SCHEMA public) or raise --index-memory"
                     )
                 }
-                if extensionSchema.isEmpty { extensionSchema = try await session.select(find).first?.first?.cell ?? "public" }
             }
             try await session.execute(
                 "CREATE INDEX IF NOT EXISTS \(search) ON \(table) USING gin (s \(extensionSchema).gin_trgm_ops)", [], long: true)

@@ -57,13 +57,12 @@ protocol _SQLTableStore: TableStore {
         select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?
     ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)
     /// The rows of an order SortKit computes (``_ComputedSelection``), in one snapshot within
-    /// ``queryBudget``: `scan`'s rows added to `selection`, then, of its sorted rows from
-    /// `offset` on, the chosen rows' terms and the cells of the first `reading` (`cells` of
-    /// their ids: an id, then the cells), with the count of rows scanned. `nil` where the database computes every key
-    /// itself (SQLite).
+    /// ``queryBudget``: `query`'s scan added to `selection`, then, of its sorted rows from
+    /// `offset` on, the chosen rows' terms and the cells of the first `reading` (an id, then the
+    /// cells, in order), with the count of rows scanned. `nil` where the database computes
+    /// every key itself (SQLite).
     func computedRows(
-        scan: (sql: String, arguments: [SQLValue]), into selection: _ComputedSelection, from offset: Int, reading: Int,
-        cells: @Sendable ([Int64]) -> (sql: String, arguments: [SQLValue])
+        _ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int
     ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])?
     /// A download of all rows in an order an index keeps, read in row order and put in order in
     /// memory (``_RecordsInOrder``; SQLite); `nil`, having handed on nothing, where the store
