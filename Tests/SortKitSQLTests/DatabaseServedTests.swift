@@ -334,6 +334,10 @@ struct DatabaseServedTests {
             #expect(try await notes("n", String(long.dropFirst(100).prefix(20))) == ["b \(long.prefix(1))"])
             // A longer cell written later, and schema changes: the indexes follow.
             try await store.update(4, in: "odd", set: ["note": "c " + long])
+            // A megabyte of non-ASCII text, ordered by a key the table doesn't store (SQLite
+            // computes it in its query, PostgreSQL as it scans).
+            try await store.update(2, in: "odd", set: ["note": "a, " + String(repeating: "ж", count: 500_000)])
+            #expect(try await notes("-note:len") == ["a, ", "b \(long.prefix(1))", "c \(long.prefix(1))", ""], "round \(round)")
             try await store.alter("odd", [.addColumn("extra", .integer), .changeType("n", to: .float), .renameColumn("note", to: "text")])
             try await store.update(3, in: "odd", set: ["extra": "5", "n": "0.5"])
             let page = try await store.page(of: "odd", PageRequest(order: .spec(try SortSpec(parsing: "-extra,n")), search: String(long.prefix(30)), limit: 5))
@@ -434,6 +438,13 @@ struct DatabaseServedTests {
                 #expect((got.next == nil) == (expected.next == nil), "\(spec) from \(offset): next")
             }
         }
+        // A cursor of another kind (an in-memory index's starts with text), correctly signed
+        // and with as many values as the order's terms, is refused.
+        let store = try #require(database as? PostgresTableStore)
+        var foreign = PageRequest(order: .spec(try SortSpec(parsing: "title:len")), limit: 5)
+        foreign.after = try KeysetCursor(order: foreign.order.description, search: foreign.cursorScope, values: [.text("index"), .integer(7)])
+            .encoded(secret: store.secret)
+        await #expect(throws: TableStoreError.self) { _ = try await database.page(of: "c", foreign) }
         // A deep offset holds the rows before it: past a million, the error names the cursor.
         let deep = PageRequest(order: .spec(try SortSpec(parsing: "title:len")), offset: 1_000_001, limit: 5)
         await #expect(throws: TableStoreError.self) { _ = try await database.page(of: "c", deep) }
