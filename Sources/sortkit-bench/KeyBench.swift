@@ -57,5 +57,58 @@ struct KeyBench: ParsableCommand, TimedBookBench {
                 "| \(name) | \(String(format: "%.0f", measurement.median)) | \(String(format: "%.0f", perTitle)) | "
                     + "\(String(format: "%.1f", Double(bytes) / Double(titles.count))) | \(String(format: "%.2f×", measurement.median / natural)) |")
         }
+        try integerKeys(titles, natural: natural)
+    }
+
+    /// The integers `len` and `random=` read from a cell's UTF-8, as a first page by a new key
+    /// kind reads every row's: the character count, and the seeded hash one title at a time
+    /// and four at a time (``_seededHash4``).
+    func integerKeys(_ titles: [String], natural: Double) throws {
+        let cells = titles.map { Array($0.utf8) }
+        let cases: [(String, () -> Int64)] = [
+            (
+                "len (from UTF-8)",
+                {
+                    var total: Int64 = 0
+                    for cell in cells { total &+= cell.withUnsafeBufferPointer { _lengthUnlessBlank($0) ?? 0 } }
+                    return total
+                }
+            ),
+            (
+                "random=7, one title at a time",
+                {
+                    var total: Int64 = 0
+                    for cell in cells { total &+= cell.withUnsafeBufferPointer { _randomNumberOfNFCText($0, seed: 7) ?? 0 } }
+                    return total
+                }
+            ),
+            (
+                "random=7, four titles at a time",
+                {
+                    var total: Int64 = 0
+                    var i = 0
+                    while i + 4 <= cells.count {
+                        let hashes = cells[i].withUnsafeBufferPointer { a in
+                            cells[i + 1].withUnsafeBufferPointer { b in
+                                cells[i + 2].withUnsafeBufferPointer { c in
+                                    cells[i + 3].withUnsafeBufferPointer { d in _seededHash4(prefix: 0x30, a, b, c, d, seed: 7) }
+                                }
+                            }
+                        }
+                        total &+= hashes.0 &+ hashes.1 &+ hashes.2 &+ hashes.3
+                        i += 4
+                    }
+                    return total
+                }
+            ),
+        ]
+        for (name, body) in cases {
+            let (measurement, problem) = measure(runs: runs, body, verify: { _ in nil })
+            if let problem { throw ValidationError("\(name): \(problem)") }
+            let perTitle = measurement.median * 1e6 / Double(titles.count)
+            print(
+                "| \(name) | \(String(format: "%.0f", measurement.median)) | \(String(format: "%.0f", perTitle)) | — | "
+                    + "\(String(format: "%.2f×", measurement.median / natural)) |")
+        }
     }
 }

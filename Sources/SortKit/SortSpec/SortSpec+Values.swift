@@ -162,6 +162,8 @@ package func _lengthUnlessBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
 /// scalar that isn't whitespace, so a cell starting with "É" or a CJK letter costs one decode,
 /// not a `String`.
 package func _isBlank(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    // Most cells start with a printable ASCII byte, which isn't whitespace: no decode.
+    if let first = bytes.first, first &- 0x21 < 0x5E { return false }
     var i = 0
     while i < bytes.count {
         let lead = bytes[i]
@@ -257,8 +259,6 @@ internal func _simpleCharacterCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int6
 internal func _plainScalarCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
     guard let base = bytes.baseAddress else { return 0 }
     let high: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101
-    // Bit `b - 0xC0` set for each lead byte `b` that isn't plain.
-    let otherLeads: UInt64 = 0xFFFF_E41F_FFF4_3007
     var count: UInt64 = 0
     var other: UInt64 = 0
     var i = 0
@@ -278,11 +278,17 @@ internal func _plainScalarCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
         let ascii = ~word & high
         let del = word ^ 0x7F7F_7F7F_7F7F_7F7F
         other |= ((word &- 0x2020_2020_2020_2020) | ((del &- ones) & ~del)) & ascii
-        // Leads (11xxxxxx), each looked up in the set.
-        var leads = word & (word &<< 1) & high
-        while leads != 0 {
-            other |= (otherLeads &>> ((word &>> UInt64(leads.trailingZeroBitCount &- 7)) & 63)) & 1
-            leads &= leads &- 1
+        // Leads (11xxxxxx) that aren't plain: their low six bits in one of the ranges below,
+        // tested in every byte at once (a value below 0x40 plus at most 0x80 doesn't carry
+        // into the next byte). A loop over the leads mispredicted at every change of script.
+        let leads = word & (word &<< 1) & high
+        if leads != 0 {
+            let low = word & 0x3F3F_3F3F_3F3F_3F3F
+            @inline(__always) func within(_ first: UInt64, _ last: UInt64) -> UInt64 {
+                ((low &+ (0x80 - first) &* ones) & ~(low &+ (0x7F - last) &* ones)) & high
+            }
+            // C0–C2, CC–CD, D2, D4–E4, EA, ED–FF.
+            other |= (within(0x00, 0x02) | within(0x0C, 0x0D) | within(0x12, 0x12) | within(0x14, 0x24) | within(0x2A, 0x2A) | within(0x2D, 0x3F)) & leads
         }
         i &+= 8
     }
@@ -299,15 +305,64 @@ internal func _seededHash(_ bytes: [UInt8], seed: UInt64) -> Int64 {
 
 /// ``_seededHash(_:seed:)`` of `prefix` (when there is one) followed by `bytes`.
 package func _seededHash(prefix: UInt8?, _ bytes: UnsafeBufferPointer<UInt8>, seed: UInt64) -> Int64 {
-    var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ (seed &* 0x9E37_79B9_7F4A_7C15)
-    if let prefix {
-        hash ^= UInt64(prefix)
-        hash &*= 0x0000_0100_0000_01B3
+    var hash = _seededHashStart(seed)
+    if let prefix { hash = (hash ^ UInt64(prefix)) &* _fnvPrime }
+    return _seededHashEnd(_fnv1a(hash, bytes, from: 0))
+}
+
+/// ``_seededHash(prefix:_:seed:)`` of four texts, each after `prefix`: the same four values.
+/// FNV-1a's multiply per byte waits on the one before, so one text's hash leaves the
+/// multiplier idle most of the time; four interleaved keep it busy up to the shortest text's
+/// end (a first page by `random=` hashes every row of the table).
+///
+///     _seededHash4(prefix: 0x30, a, b, c, d, seed: 7).0 == _seededHash(prefix: 0x30, a, seed: 7)   // true
+@inline(__always)
+package func _seededHash4(
+    prefix: UInt8, _ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>, _ c: UnsafeBufferPointer<UInt8>,
+    _ d: UnsafeBufferPointer<UInt8>, seed: UInt64
+) -> (Int64, Int64, Int64, Int64) {
+    let start = (_seededHashStart(seed) ^ UInt64(prefix)) &* _fnvPrime
+    var h0 = start, h1 = start, h2 = start, h3 = start
+    let common = Swift.min(a.count, b.count, c.count, d.count)
+    var i = 0
+    while i < common {
+        h0 = (h0 ^ UInt64(a[i])) &* _fnvPrime
+        h1 = (h1 ^ UInt64(b[i])) &* _fnvPrime
+        h2 = (h2 ^ UInt64(c[i])) &* _fnvPrime
+        h3 = (h3 ^ UInt64(d[i])) &* _fnvPrime
+        i &+= 1
     }
-    for byte in bytes {
-        hash ^= UInt64(byte)
-        hash &*= 0x0000_0100_0000_01B3
+    return (
+        _seededHashEnd(_fnv1a(h0, a, from: common)), _seededHashEnd(_fnv1a(h1, b, from: common)),
+        _seededHashEnd(_fnv1a(h2, c, from: common)), _seededHashEnd(_fnv1a(h3, d, from: common))
+    )
+}
+
+/// FNV-1a's 64-bit prime.
+private let _fnvPrime: UInt64 = 0x0000_0100_0000_01B3
+
+/// The seeded hash's state before any byte.
+@inline(__always)
+private func _seededHashStart(_ seed: UInt64) -> UInt64 {
+    0xCBF2_9CE4_8422_2325 ^ (seed &* 0x9E37_79B9_7F4A_7C15)
+}
+
+/// `hash` carried over `bytes[start...]` by FNV-1a.
+@inline(__always)
+private func _fnv1a(_ hash: UInt64, _ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> UInt64 {
+    var hash = hash
+    var i = start
+    while i < bytes.count {
+        hash = (hash ^ UInt64(bytes[i])) &* _fnvPrime
+        i &+= 1
     }
+    return hash
+}
+
+/// The seeded hash's value from its state: SplitMix64's finalizer, 63 bits.
+@inline(__always)
+private func _seededHashEnd(_ hash: UInt64) -> Int64 {
+    var hash = hash
     hash ^= hash >> 30
     hash &*= 0xBF58_476D_1CE4_E5B9
     hash ^= hash >> 27

@@ -9,7 +9,8 @@ extension _TableIndex {
     func selected(_ spec: SortSpec, matches: _Matches, need: Int) throws -> [Int] {
         var slots = matches.slots(live: live)
         if let first = spec.keys.first,
-            let candidates = try leadingPrimaryCandidates(first, slots: slots, need: need) ?? leadingNumberCandidates(first, slots: slots, need: need)
+            let candidates = try leadingPrimaryCandidates(first, slots: slots, need: need)
+                ?? leadingNumberCandidates(first, slots: slots, need: need, alone: spec.keys.count == 1)
         {
             slots = candidates
         }
@@ -84,7 +85,33 @@ extension _TableIndex {
     /// The slots whose value in `firsts` (0: unknown) is at most the `need`-th smallest known
     /// one, or unknown: a superset of the first `need` rows when a row's value never exceeds
     /// that of a row placed before it. `nil` when fewer than `need` values are known.
-    static func bounded<Value: FixedWidthInteger & UnsignedInteger>(_ slots: [Int], firsts: [Value], need: Int) -> [Int]? {
+    ///
+    /// Where the caller knows more, fewer rows stay:
+    /// - `unknown`: what a 0 is. ``UnknownRows/nullsLast`` (nulls that sort after every known
+    ///   value) leaves them all out once `need` values are known; ``UnknownRows/nullsFirst``
+    ///   keeps only them when there are `need` of them.
+    /// - `tiesBySlot`: equal values are equal keys and nothing else orders them but the slot
+    ///   (one key, exact values). Of the rows equal to the bound only the first ones in slot
+    ///   order that the page needs stay: a key of few values (`status:len`) otherwise left
+    ///   every row of its first value to the comparison.
+    ///
+    ///     _TableIndex.bounded([0, 1, 2, 3], firsts: [5, 0, 5, 4] as [UInt64], need: 2)                     // [0, 1, 2, 3]
+    ///     _TableIndex.bounded([0, 1, 2, 3], firsts: [5, 0, 5, 4] as [UInt64], need: 2, unknown: .nullsLast, tiesBySlot: true)  // [0, 3]
+    static func bounded<Value: FixedWidthInteger & UnsignedInteger>(
+        _ slots: [Int], firsts: [Value], need: Int, unknown: UnknownRows = .kept, tiesBySlot: Bool = false
+    ) -> [Int]? {
+        if unknown == .nullsFirst {
+            // Nulls come first: with `need` of them, they are the page (their ties stay for
+            // the later keys, or by slot the first `need`).
+            let nulls = zip(slots, firsts).lazy.filter { $0.1 == 0 }.map(\.0)
+            if tiesBySlot, need > 0 {
+                let page = Array(nulls.prefix(need))
+                if page.count == need { return page }
+            } else {
+                let all = Array(nulls)
+                if all.count >= need { return all }
+            }
+        }
         // The `need` smallest known values, as a max-heap: its top is the bound.
         var heap: [Value] = []
         heap.reserveCapacity(need)
@@ -93,7 +120,35 @@ extension _TableIndex {
             _MaxHeap.keep(value, in: &heap, limit: need, by: <)
         }
         guard heap.count == need, let bound = heap.first else { return nil }
-        return zip(slots, firsts).compactMap { slot, first in first == 0 || first <= bound ? slot : nil }
+        let keepUnknown = unknown != .nullsLast
+        guard tiesBySlot else {
+            return zip(slots, firsts).compactMap { slot, first in (first == 0 && keepUnknown) || (first != 0 && first <= bound) ? slot : nil }
+        }
+        // Rows below the bound all stay; of those equal to it, as many as fill the page.
+        var equal = need - firsts.lazy.filter { $0 != 0 && $0 < bound }.count
+        var kept: [Int] = []
+        kept.reserveCapacity(need)
+        for (slot, first) in zip(slots, firsts) {
+            if first == 0 {
+                if keepUnknown { kept.append(slot) }
+            } else if first < bound {
+                kept.append(slot)
+            } else if first == bound, equal > 0 {
+                kept.append(slot)
+                equal -= 1
+            }
+        }
+        return kept
+    }
+
+    /// What a 0 in ``bounded(_:firsts:need:unknown:tiesBySlot:)``'s values stands for.
+    enum UnknownRows: Sendable {
+        /// A row whose place the value doesn't tell: it stays.
+        case kept
+        /// A null that sorts after every value.
+        case nullsLast
+        /// A null that sorts before every value.
+        case nullsFirst
     }
 
     /// For a first key whose values are numbers — `len`, `random=`, a number column, with or
@@ -110,7 +165,10 @@ extension _TableIndex {
     /// 45–65 ms). `len` and `random=` come from the cells' bytes; a typed number cell written
     /// as plain decimal digits from its bytes too (``_plainDecimal(_:fraction:)``), others
     /// through the cells' reader.
-    func leadingNumberCandidates(_ key: SortSpec.Key, slots: [Int], need: Int) throws -> [Int]? {
+    ///
+    /// With `alone` (the order's only key) rows that tie on an exact value are ordered by slot,
+    /// and nulls by their placement: see ``bounded(_:firsts:need:unknown:tiesBySlot:)``.
+    func leadingNumberCandidates(_ key: SortSpec.Key, slots: [Int], need: Int, alone: Bool = false) throws -> [Int]? {
         let variant = try Self.variant(key, schema: schema)
         let type = schema.columns[variant.column].type
         let typedNumbers = key.interpretation == .inferred && (type == .integer || type == .float)
@@ -123,7 +181,9 @@ extension _TableIndex {
         let decimal: Bool? = typedNumbers && (key.transform == nil || key.transform == .absolute) ? type == .float : nil
         let absolute = key.transform == .absolute, descending = key.direction == .descending
         let parts = max(1, min(_scanCores, slots.count / 65_536))
-        let failed = _ResultSlots<Bool>(count: parts)
+        // Per part: a value that isn't a number; NaN seen (a 0 that isn't a null); a value
+        // whose prefix rounds (an integer past 2^53, a hash), so equal prefixes may differ.
+        let failed = _ResultSlots<Bool>(count: parts), nan = _ResultSlots<Bool>(count: parts), inexact = _ResultSlots<Bool>(count: parts)
         let integer = _BytesInteger(key, type: type), reader = cells.reader(variant.column, key, type: type, distinct: decimal == nil)
         let baseCount = cells.baseCount, unwritten = cells.written.isEmpty, numbering = cells.base[variant.column].numbering
         let firsts = cells.withCellReader(variant.column) { cell in
@@ -136,7 +196,7 @@ extension _TableIndex {
                     _concurrentPerform(
                         iterations: parts,
                         _UncheckedBox { part in
-                            var ok = true
+                            var ok = true, sawNaN = false, rounded = false
                             let base = cell.base
                             // The prefix of a slot's value; 0 for null and NaN (placed by their
                             // own rules), `nil` for a value that isn't a number.
@@ -145,21 +205,31 @@ extension _TableIndex {
                                 var number: Double
                                 if let integer, isBase {
                                     guard let value = integer(base[slot]) else { return 0 }
+                                    if value.magnitude > 1 << 53 { rounded = true }
                                     number = Double(value)
                                 } else if let decimal, isBase, let value = _plainDecimal(base[slot], fraction: decimal) {
                                     number = absolute ? abs(value) : value
                                 } else {
                                     switch reader(slot) {
                                     case .null: return 0
-                                    case .integer(let value): number = Double(value)
-                                    case .largeInteger(let value): number = Double(value)
+                                    case .integer(let value):
+                                        if value.magnitude > 1 << 53 { rounded = true }
+                                        number = Double(value)
+                                    case .largeInteger(let value):
+                                        rounded = true
+                                        number = Double(value)
                                     case .double(let value) where !value.isNaN: number = value
-                                    case .double: return 0
+                                    case .double:
+                                        sawNaN = true
+                                        return 0
                                     default: return nil
                                     }
                                 }
-                                if number == 0 { number = 0 } // -0 ties 0
-                                let bits = number.bitPattern
+                                return ordered(number)
+                            }
+                            // A number's prefix: its bits ordered, complemented descending.
+                            func ordered(_ number: Double) -> UInt64 {
+                                let bits = number == 0 ? 0 : number.bitPattern // -0 ties 0
                                 let ordered = number < 0 ? ~bits : bits | 1 << 63
                                 return descending ? ~ordered : ordered
                             }
@@ -170,7 +240,26 @@ extension _TableIndex {
                                 memo = [UInt64](repeating: 0, count: distinct)
                                 known = [Bool](repeating: false, count: distinct)
                             }
-                            for index in (slots.count * part / parts)..<(slots.count * (part + 1) / parts) {
+                            var start = slots.count * part / parts
+                            let end = slots.count * (part + 1) / parts
+                            if case .random(let seed)? = integer, unwritten, known.isEmpty {
+                                // Base cells' hashes four at a time (``_seededHash4``); a hash
+                                // is 63 bits, so equal prefixes may differ.
+                                rounded = true
+                                while start + 4 <= end, slots[start] < baseCount, slots[start + 1] < baseCount, slots[start + 2] < baseCount,
+                                    slots[start + 3] < baseCount
+                                {
+                                    let a = base[slots[start]], b = base[slots[start + 1]], c = base[slots[start + 2]], d = base[slots[start + 3]]
+                                    let hashes = _seededHash4(prefix: 0x30, a, b, c, d, seed: seed)
+                                    // Blank text is null (0), as ``_randomNumberOfNFCText`` has it.
+                                    firsts[start] = _isBlank(a) ? 0 : ordered(Double(hashes.0))
+                                    firsts[start + 1] = _isBlank(b) ? 0 : ordered(Double(hashes.1))
+                                    firsts[start + 2] = _isBlank(c) ? 0 : ordered(Double(hashes.2))
+                                    firsts[start + 3] = _isBlank(d) ? 0 : ordered(Double(hashes.3))
+                                    start += 4
+                                }
+                            }
+                            for index in start..<end {
                                 firsts[index] = 0
                                 guard ok else { continue }
                                 let slot = slots[index]
@@ -195,13 +284,18 @@ extension _TableIndex {
                                 }
                             }
                             failed.set(part, !ok)
+                            nan.set(part, sawNaN)
+                            inexact.set(part, rounded)
                         })
                 }
                 initialized = slots.count
             }
         }
         guard !failed.values.contains(true) else { return nil }
-        return Self.bounded(slots, firsts: firsts, need: need)
+        // Without NaN a 0 is a null, placed before or after every value.
+        let unknown: UnknownRows =
+            nan.values.contains(true) ? .kept : key.nulls.nullsFirst(key.direction) ? .nullsFirst : .nullsLast
+        return Self.bounded(slots, firsts: firsts, need: need, unknown: unknown, tiesBySlot: alone && !inexact.values.contains(true))
     }
 
     /// The rows of `candidates` (in slot order) that can be among the first `need` by `key`,

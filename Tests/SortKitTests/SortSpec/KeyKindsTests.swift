@@ -86,6 +86,8 @@ struct KeyKindsTests {
             "😀", "🇫🇷", "\u{200D}", "ب", "\u{0}", "ß", "Ab1 ?", "x\u{7F}y", "  ",
             // Plain leads, which count without a walk, and what joins them.
             "字", "나", "나\u{11A8}", "ӂ", "ǅ", "ɐ", "Ͼ", "字\u{3099}", "ӂ\u{301}", "\u{4DC0}", "\u{D7A4}",
+            // A lead of each range that isn't plain, alone: marks U+0340–U+036F (CD), Yi (EA).
+            "a\u{345}", "\u{35C}", "\u{A000}", "Ѐ\u{483}",
         ]
         var random = SeededRandom.fromEnvironment(default: 0x1E_4C0)
         for round in 0..<5_000 {
@@ -172,6 +174,24 @@ struct KeyKindsTests {
         let hashes = vectors.map { SortSpec.Key("x", .ascending, [.transform(.random(seed: $0.1))]).transformed($0.0) }
         #expect(hashes.map(\.description) == Self.pinned, "\(hashes)")
         for case .integer(let hash) in hashes { #expect(hash >= 0) }
+    }
+
+    @Test("random=SEED's hash of four texts at once is each text's own hash: empty, unequal lengths, non-ASCII, a megabyte (seeded)")
+    func fourHashesAtOnce() {
+        let pieces = ["", "a", "Émile", "字", "e\u{301}", "\u{0}", "Жé字나 ", String(repeating: "x", count: 300)]
+        var random = SeededRandom.fromEnvironment(default: 0x4A54)
+        for round in 0..<2_000 {
+            var texts = (0..<4).map { _ in Array((0..<Int.random(in: 0...6, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined().utf8) }
+            if round == 0 { texts[2] = Array(String(repeating: "Жé字나 a", count: 100_000).utf8) }
+            let seed = UInt64.random(in: 0...UInt64.max, using: &random)
+            let one = texts.map { text in text.withUnsafeBufferPointer { _seededHash(prefix: 0x30, $0, seed: seed) } }
+            let four = texts[0].withUnsafeBufferPointer { a in
+                texts[1].withUnsafeBufferPointer { b in
+                    texts[2].withUnsafeBufferPointer { c in texts[3].withUnsafeBufferPointer { d in _seededHash4(prefix: 0x30, a, b, c, d, seed: seed) } }
+                }
+            }
+            #expect([four.0, four.1, four.2, four.3] == one, "round \(round): \(random.replay)")
+        }
     }
 
     static let pinned = ["4980849829320407026", "7833302389570736468", "5038175142632333513", "1922475215652176786"]
