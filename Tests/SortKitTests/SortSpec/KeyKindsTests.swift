@@ -88,6 +88,9 @@ struct KeyKindsTests {
             "字", "나", "나\u{11A8}", "ӂ", "ǅ", "ɐ", "Ͼ", "字\u{3099}", "ӂ\u{301}", "\u{4DC0}", "\u{D7A4}",
             // A lead of each range that isn't plain, alone: marks U+0340–U+036F (CD), Yi (EA).
             "a\u{345}", "\u{35C}", "\u{A000}", "Ѐ\u{483}",
+            // Marks U+0300–U+033F (CC), counted on the word path: after letters, CJK, Hangul, a
+            // space and each other; at the start, and after a control, they stand alone.
+            "q\u{303}", "字\u{300}", "한\u{301}\u{302}", " \u{33F}", "\u{300}", "\t\u{301}", "ɐ\u{327}",
         ]
         var random = SeededRandom.fromEnvironment(default: 0x1E_4C0)
         for round in 0..<5_000 {
@@ -97,6 +100,16 @@ struct KeyKindsTests {
             #expect(_characterCount(text) == Int64(text.count), "round \(round): \(text.debugDescription), \(random.replay)")
             // The bytes' blank test, which `len` and `random=` read cells with, agrees too.
             #expect(Array(text.utf8).withUnsafeBufferPointer(_isBlank) == _isBlank(text), "round \(round): \(text.debugDescription), \(random.replay)")
+        }
+        // Texts of plain pieces only, which the word path counts (checked: it answers), at every
+        // length and so every ending within a word.
+        let plain = [
+            "a", "Z", " ", "abcdefgh", "~~~~~~~~", "Ab1 ?", "é", "ß", "Ω", "ж", "ӂ", "ǅ", "ɐ", "Ͼ", "字", "나", "q\u{303}", "字\u{300}", "ɐ\u{327}\u{300}",
+        ]
+        for round in 0..<5_000 {
+            let text = (0..<Int.random(in: 0...24, using: &random)).map { _ in plain.randomElement(using: &random)! }.joined()
+            let count = Array(text.utf8).withUnsafeBufferPointer(_plainScalarCount)
+            #expect(count == Int64(text.count), "round \(round): \(text.debugDescription), \(random.replay)")
         }
         // Megabyte texts: plain letters throughout, and with a mark joining the last letter.
         for tail in ["", "e\u{301}", "\u{301}", "\r\n"] {
