@@ -7,12 +7,19 @@ extension _TableIndex {
     /// The first `need` matching rows in `spec`'s order by the engine's top-k over the cells
     /// (SortKit's own semantics, enum ranks included), without rankings.
     func selected(_ spec: SortSpec, matches: _Matches, need: Int) throws -> [Int] {
-        var slots = matches.slots(live: live)
-        if let first = spec.keys.first,
-            let candidates = try leadingPrimaryCandidates(first, slots: slots, need: need)
-                ?? leadingNumberCandidates(first, slots: slots, need: need, alone: spec.keys.count == 1)
-        {
-            slots = candidates
+        let lead = spec.keys.first, alone = spec.keys.count == 1
+        func narrowed<Slots: RandomAccessCollection<Int> & Sendable>(_ slots: Slots) throws -> [Int]? where Slots.Index == Int {
+            guard let lead else { return nil }
+            return try leadingPrimaryCandidates(lead, slots: slots, need: need) ?? leadingNumberCandidates(lead, slots: slots, need: need, alone: alone)
+        }
+        let slots: [Int]
+        if let every = matches.everySlot(live: live) {
+            // Every row: read as the range it is; an array of a million slots, made and
+            // faulted in, was 4–8 ms of a first page's 20–45.
+            slots = try narrowed(every) ?? Array(every)
+        } else {
+            let kept = matches.slots(live: live)
+            slots = try narrowed(kept) ?? kept
         }
         var keys: [SortKey<Int>] = []
         for key in spec.keys {
@@ -47,7 +54,8 @@ extension _TableIndex {
     /// (``_SortKeyPieces``): a row whose key is past the `need`-th smallest also sorts after
     /// `need` rows, and rows whose keys tie stay for the later keys to order. The first pass
     /// runs on every core.
-    func leadingPrimaryCandidates(_ key: SortSpec.Key, slots: [Int], need: Int) throws -> [Int]? {
+    func leadingPrimaryCandidates<Slots: RandomAccessCollection<Int> & Sendable>(_ key: SortSpec.Key, slots: Slots, need: Int) throws -> [Int]?
+    where Slots.Index == Int {
         let column = try Self.variant(key, schema: schema).column
         let type = schema.columns[column].type
         guard case .locale(let locale) = key.collation, key.transform == nil, key.enumOrder == nil,
@@ -97,8 +105,8 @@ extension _TableIndex {
     ///
     ///     _TableIndex.bounded([0, 1, 2, 3], firsts: [5, 0, 5, 4] as [UInt64], need: 2)                     // [0, 1, 2, 3]
     ///     _TableIndex.bounded([0, 1, 2, 3], firsts: [5, 0, 5, 4] as [UInt64], need: 2, unknown: .nullsLast, tiesBySlot: true)  // [0, 3]
-    static func bounded<Value: FixedWidthInteger & UnsignedInteger>(
-        _ slots: [Int], firsts: [Value], need: Int, unknown: UnknownRows = .kept, tiesBySlot: Bool = false
+    static func bounded<Slots: Sequence<Int>, Value: FixedWidthInteger & UnsignedInteger>(
+        _ slots: Slots, firsts: [Value], need: Int, unknown: UnknownRows = .kept, tiesBySlot: Bool = false
     ) -> [Int]? {
         if unknown == .nullsFirst {
             // Nulls come first: with `need` of them, they are the page (their ties stay for
@@ -168,7 +176,9 @@ extension _TableIndex {
     ///
     /// With `alone` (the order's only key) rows that tie on an exact value are ordered by slot,
     /// and nulls by their placement: see ``bounded(_:firsts:need:unknown:tiesBySlot:)``.
-    func leadingNumberCandidates(_ key: SortSpec.Key, slots: [Int], need: Int, alone: Bool = false) throws -> [Int]? {
+    func leadingNumberCandidates<Slots: RandomAccessCollection<Int> & Sendable>(
+        _ key: SortSpec.Key, slots: Slots, need: Int, alone: Bool = false
+    ) throws -> [Int]? where Slots.Index == Int {
         let variant = try Self.variant(key, schema: schema)
         let type = schema.columns[variant.column].type
         let typedNumbers = key.interpretation == .inferred && (type == .integer || type == .float)
@@ -188,8 +198,8 @@ extension _TableIndex {
         let baseCount = cells.baseCount, unwritten = cells.written.isEmpty, numbering = cells.base[variant.column].numbering
         let firsts = cells.withCellReader(variant.column) { cell in
             [UInt64](unsafeUninitializedCapacity: slots.count) { firsts, initialized in
-                slots.withUnsafeBufferPointer { slots in
-                    nonisolated(unsafe) let firsts = firsts, slots = slots
+                do {
+                    nonisolated(unsafe) let firsts = firsts
                     // Each part writes its own range; the cells are only read. What a row reads
                     // is bound once, outside the loop: read per row, the written rows and a
                     // closure's context were retained and released, on both cores at once.

@@ -10,6 +10,11 @@ struct _Matches: Sendable {
     @inline(__always)
     func contains(_ slot: Int, live: [Bool]) -> Bool { matches?[slot] ?? live[slot] }
 
+    /// `0..<live.count` when every slot is kept (``slots(live:)`` without an array), else `nil`.
+    func everySlot(live: [Bool]) -> Range<Int>? {
+        count < live.count ? nil : 0..<live.count
+    }
+
     /// The slots kept, ascending, of `live.count` slots: `0..<count` when every slot is kept,
     /// else the kept flags read through a pointer into an array reserved at its size.
     func slots(live: [Bool]) -> [Int] {
