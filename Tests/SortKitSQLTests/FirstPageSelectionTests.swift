@@ -114,6 +114,31 @@ struct FirstPageSelectionTests {
         try await check("after deletes")
     }
 
+    @Test("random= and len over a table with deleted rows and no written ones: the hashes four at a time over slots with gaps (seeded)")
+    func deletedRowsOnly() async throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 4444
+        var random = SplitMix64(seed: seed)
+        let (store, memory) = try await Self.imported(Self.csv(rows: 5_000, using: &random))
+        let deleted = Set((0..<40).map { _ in Int64.random(in: 1...5_000, using: &random) })
+        try await store.delete(Array(deleted), from: "t")
+        let specs = ["t:random=7", "-t:random=7", "t:random=3:nulls-first", "t:len", "-t:len", "n:random=5"]
+        try await Self.checkPages(store, memory, specs, deep: 200, "deleted rows (seed \(seed))", deleted: deleted)
+    }
+
+    @Test("The bound on prefixes: nulls by their placement, one key's ties by slot")
+    func boundedPrefixes() {
+        let firsts: [UInt64] = [5, 0, 5, 4]
+        #expect(_TableIndex.bounded([0, 1, 2, 3], firsts: firsts, need: 2) == [0, 1, 2, 3])
+        #expect(_TableIndex.bounded(0..<4, firsts: firsts, need: 2, unknown: .nullsLast) == [0, 2, 3])
+        #expect(_TableIndex.bounded(0..<4, firsts: firsts, need: 2, unknown: .nullsLast, tiesBySlot: true) == [0, 3])
+        // One null first is the page of one; for two, the null and the smallest values.
+        #expect(_TableIndex.bounded(0..<4, firsts: firsts, need: 1, unknown: .nullsFirst, tiesBySlot: true) == [1])
+        #expect(_TableIndex.bounded(0..<4, firsts: firsts, need: 2, unknown: .nullsFirst, tiesBySlot: true) == [0, 1, 3])
+        #expect(_TableIndex.bounded(0..<4, firsts: firsts, need: 2, unknown: .nullsFirst) == [0, 1, 2, 3])
+        // Fewer known values than the page: no bound.
+        #expect(_TableIndex.bounded(0..<4, firsts: [0, 0, 3, 0] as [UInt64], need: 2, unknown: .nullsLast) == nil)
+    }
+
     @Test("Plain decimals read from bytes are the Double that parsing the text gives; other forms are left to the parser (seeded)")
     func plainDecimals() {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 0xDEC1

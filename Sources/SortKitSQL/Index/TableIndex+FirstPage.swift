@@ -56,6 +56,7 @@ extension _TableIndex {
     /// runs on every core.
     func leadingPrimaryCandidates<Slots: RandomAccessCollection<Int> & Sendable>(_ key: SortSpec.Key, slots: Slots, need: Int) throws -> [Int]?
     where Slots.Index == Int {
+        precondition(slots.startIndex == 0, "slots are read by position")
         let column = try Self.variant(key, schema: schema).column
         let type = schema.columns[column].type
         guard case .locale(let locale) = key.collation, key.transform == nil, key.enumOrder == nil,
@@ -179,6 +180,7 @@ extension _TableIndex {
     func leadingNumberCandidates<Slots: RandomAccessCollection<Int> & Sendable>(
         _ key: SortSpec.Key, slots: Slots, need: Int, alone: Bool = false
     ) throws -> [Int]? where Slots.Index == Int {
+        precondition(slots.startIndex == 0, "slots are read by position")
         let variant = try Self.variant(key, schema: schema)
         let type = schema.columns[variant.column].type
         let typedNumbers = key.interpretation == .inferred && (type == .integer || type == .float)
