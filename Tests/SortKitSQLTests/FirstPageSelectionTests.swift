@@ -32,9 +32,8 @@ struct FirstPageSelectionTests {
 
     @Test("Pages from the narrowed selection equal the full sort's (seeded)")
     func pages() async throws {
-        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 3636
-        var random = SplitMix64(seed: seed)
-        let (store, table) = try await Self.imported(Self.csv(rows: 3_000, using: &random))
+        let (store, table, seed, generator) = try await Self.seededTable(rows: 3_000, defaultSeed: 3636)
+        var random = generator
         var memory = table
         let specs = [
             "t:locale=sv", "-t:locale=sv", "t:locale=da:nocase,-n", "-t:locale=cs:fold,n", "t:locale=und:natural", "-t:locale=hu:nulls-first",
@@ -116,13 +115,26 @@ struct FirstPageSelectionTests {
 
     @Test("random= and len over a table with deleted rows and no written ones: the hashes four at a time over slots with gaps (seeded)")
     func deletedRowsOnly() async throws {
-        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 4444
-        var random = SplitMix64(seed: seed)
-        let (store, memory) = try await Self.imported(Self.csv(rows: 5_000, using: &random))
+        let (store, memory, seed, generator) = try await Self.seededTable(rows: 5_000, defaultSeed: 4444)
+        var random = generator
         let deleted = Set((0..<40).map { _ in Int64.random(in: 1...5_000, using: &random) })
         try await store.delete(Array(deleted), from: "t")
         let specs = ["t:random=7", "-t:random=7", "t:random=3:nulls-first", "t:len", "-t:len", "n:random=5"]
         try await Self.checkPages(store, memory, specs, deep: 200, "deleted rows (seed \(seed))", deleted: deleted)
+    }
+
+    @Test("The first rows kept for the pages after a first page (no ranking yet) follow writes (seeded)")
+    func keptFirstRowsAfterWrites() async throws {
+        let (store, table, seed, _) = try await Self.seededTable(rows: 3_000, defaultSeed: 4545)
+        var memory = table
+        // One order, so its kept rows stay kept; its next pages are slices of them.
+        try await Self.checkPages(store, memory, ["-t:len"], deep: 100, "before (seed \(seed))")
+        // The longest text, then a blank one where the first page's first row was.
+        for (id, text) in [(Int64(2_999), String(repeating: "Жé", count: 40)), (Int64(1), "")] {
+            try await store.update(id, in: "t", set: ["t": text])
+            memory.rows[Int(id) - 1][0] = text
+            try await Self.checkPages(store, memory, ["-t:len"], deep: 100, "after writing row \(id) (seed \(seed))")
+        }
     }
 
     @Test("The bound on prefixes: nulls by their placement, one key's ties by slot")
@@ -159,6 +171,15 @@ struct FirstPageSelectionTests {
             let value = Array(text.utf8).withUnsafeBufferPointer { _plainDecimal($0, fraction: true) }
             #expect(value?.bitPattern == Double(text)?.bitPattern, "round \(round): \(text) (seed \(seed))")
         }
+    }
+
+    /// ``csv(rows:using:)``'s table of `rows` rows imported by ``imported(_:)``, from the seed
+    /// `SORTKIT_SEED` names or `defaultSeed`; and the generator, to go on with.
+    static func seededTable(rows: Int, defaultSeed: UInt64) async throws -> (SQLiteTableStore, TextTable, UInt64, SplitMix64) {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? defaultSeed
+        var random = SplitMix64(seed: seed)
+        let (store, table) = try await imported(csv(rows: rows, using: &random))
+        return (store, table, seed, random)
     }
 
     /// `csv` imported as table "t" into a store that keeps no ranking, so every page is a
