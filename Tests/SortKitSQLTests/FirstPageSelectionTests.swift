@@ -137,6 +137,33 @@ struct FirstPageSelectionTests {
         }
     }
 
+    @Test("Kept first rows under searches, column filters and excluded rows give the ranked path's pages, counts and next pages (seeded)")
+    func keptFirstRowsAgainstRankings() async throws {
+        let (store, _, seed, _) = try await Self.seededTable(rows: 3_000, defaultSeed: 4646)
+        // The same rows in a store that keeps rankings, built first (a page past 4,095 rows
+        // waits for them): its pages come from them.
+        var same = SplitMix64(seed: seed)
+        let ranked = try SQLiteTableStore(path: try temporaryDatabase(), queryBudget: testQueryBudget)
+        try await ranked.importCSV(Array(Self.csv(rows: 3_000, using: &same).utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        let requests: [(search: String, columns: [String: String], excluding: [Int64])] = [
+            ("", [:], []), ("a", [:], []), ("", ["t": "ch"], []), ("1", ["n": "1"], [5, 17]), ("", [:], Array(1...40)), ("zzzz", [:], []),
+        ]
+        for spec in ["-t:len", "t:random=7", "n:abs,t", "t:locale=sv"] {
+            _ = try await ranked.page(of: "t", PageRequest(order: .spec(try SortSpec(parsing: spec)), offset: 4_096, limit: 1))
+            for (search, columns, excluding) in requests {
+                for (offset, limit) in [(0, 25), (25, 25), (230, 25), (300, 40)] {
+                    let request = PageRequest(
+                        order: .spec(try SortSpec(parsing: spec)), search: search, columnSearch: columns, offset: offset, limit: limit, excluding: excluding)
+                    let (kept, want) = (try await store.page(of: "t", request), try await ranked.page(of: "t", request))
+                    let context = "\(spec) q=\(search) \(columns) excluding \(excluding.count) offset \(offset) (seed \(seed))"
+                    #expect(kept.rows.map(\.id) == want.rows.map(\.id), "\(context)")
+                    #expect(kept.filtered == want.filtered && kept.total == want.total, "\(context): counts")
+                    #expect((kept.next == nil) == (want.next == nil), "\(context): next")
+                }
+            }
+        }
+    }
+
     @Test("The bound on prefixes: nulls by their placement, one key's ties by slot")
     func boundedPrefixes() {
         let firsts: [UInt64] = [5, 0, 5, 4]

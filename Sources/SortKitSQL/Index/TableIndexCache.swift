@@ -22,7 +22,7 @@ final class _TableIndexCache: Sendable {
         var indexes: [Int64: _TableIndex] = [:]
         var matches = _Kept<_Matches>()
         var sorts = _Kept<[UInt32]>()
-        /// The first rows of orders no ranking holds yet (``firstRowsKept`` or more each).
+        /// The first rows of orders no ranking holds yet (``firstRowsKept(_:)`` each).
         var firstRows = _Kept<[UInt32]>()
         /// Background ranking builds running, by table state and variants.
         var building: Set<String> = []
@@ -315,19 +315,21 @@ final class _TableIndexCache: Sendable {
     /// The sorted slots kept under `key`, or `compute`'s, kept. What a big one's sort
     /// allocated on every core and freed goes back to the system.
     func sorted(_ key: String, _ compute: () -> [UInt32]) -> [UInt32] {
-        kept(\.sorts, key, compute)
+        kept(key, firstRows: false, compute)
     }
 
     /// The first rows of an order no ranking holds yet, kept under `key`, or `compute`'s,
     /// kept: apart from the full sorts, so that these small lists don't push those out.
     func firstRows(_ key: String, _ compute: () throws -> [UInt32]) rethrows -> [UInt32] {
-        try kept(\.firstRows, key, compute)
+        try kept(key, firstRows: true, compute)
     }
 
-    private func kept(_ results: WritableKeyPath<State, _Kept<[UInt32]>> & Sendable, _ key: String, _ compute: () throws -> [UInt32]) rethrows -> [UInt32] {
-        if let kept = state.withLock({ $0[keyPath: results][key] }) { return kept }
+    private func kept(_ key: String, firstRows: Bool, _ compute: () throws -> [UInt32]) rethrows -> [UInt32] {
+        if let kept = state.withLock({ firstRows ? $0.firstRows[key] : $0.sorts[key] }) { return kept }
         let slots = try compute()
-        state.withLock { $0[keyPath: results][key] = slots }
+        state.withLock { state in
+            if firstRows { state.firstRows[key] = slots } else { state.sorts[key] = slots }
+        }
         if slots.count >= 1 << 16 { _returnFreedMemoryToSystemSoon() }
         return slots
     }
@@ -335,8 +337,11 @@ final class _TableIndexCache: Sendable {
     /// How many of an order's first rows a first page without a ranking selects and keeps:
     /// the next pages, or the same order from another client, while its ranking is built in
     /// the background (a second or so at 1M rows) are a slice of them, not a new selection
-    /// over every row on cores the build is using (45–70 ms against the first page's 30–40).
-    static let firstRowsKept = 256
+    /// over every row on cores the build is using (15–80 ms against the first page's 20–40).
+    /// A deeper page keeps the next power of two, so that the pages near it share one list.
+    static func firstRowsKept(_ need: Int) -> Int {
+        need <= 256 ? 256 : 1 << (Int.bitWidth - (need - 1).leadingZeroBitCount)
+    }
 }
 
 /// The last few results of one kind, by key; the oldest goes when a ninth comes.
@@ -404,7 +409,7 @@ extension _TableIndex {
         if !missing.isEmpty, cursor == nil, request.offset + request.limit < 4_096 {
             // The page first, on every core; then the build behind it, which would otherwise
             // take a core from the selection.
-            let need = request.offset + request.limit + 1, kept = max(need, _TableIndexCache.firstRowsKept)
+            let need = request.offset + request.limit + 1, kept = _TableIndexCache.firstRowsKept(need)
             let first = try cache.firstRows("\(versions)|\(kept)|\(spec.description)|\(filter)") {
                 try selected(spec, matches: matches, need: kept).map { UInt32($0) }
             }
