@@ -64,41 +64,34 @@ struct KeyBench: ParsableCommand, TimedBookBench {
     /// kind reads every row's: the character count, and the seeded hash one title at a time
     /// and four at a time (``_seededHash4``).
     func integerKeys(_ titles: [String], natural: Double) throws {
-        let cells = titles.map { Array($0.utf8) }
+        // The titles' bytes side by side, as a served table's cells are.
+        var cells = _ByteArena()
+        for title in titles {
+            cells.bytes += title.utf8
+            cells.close()
+        }
+        /// `body`'s total over every cell, each read as a buffer into the arena.
+        func total(_ body: ((Int) -> UnsafeBufferPointer<UInt8>) -> Int64) -> Int64 {
+            cells.bytes.withUnsafeBufferPointer { all in body { UnsafeBufferPointer(rebasing: all[cells.range($0)]) } }
+        }
         let cases: [(String, () -> Int64)] = [
             (
                 "len (from UTF-8)",
-                {
-                    var total: Int64 = 0
-                    for cell in cells { total &+= cell.withUnsafeBufferPointer { _lengthUnlessBlank($0) ?? 0 } }
-                    return total
-                }
+                { total { cell in (0..<cells.count).reduce(0) { $0 &+ (_lengthUnlessBlank(cell($1)) ?? 0) } } }
             ),
             (
                 "random=7, one title at a time",
-                {
-                    var total: Int64 = 0
-                    for cell in cells { total &+= cell.withUnsafeBufferPointer { _randomNumberOfNFCText($0, seed: 7) ?? 0 } }
-                    return total
-                }
+                { total { cell in (0..<cells.count).reduce(0) { $0 &+ (_randomNumberOfNFCText(cell($1), seed: 7) ?? 0) } } }
             ),
             (
                 "random=7, four titles at a time",
                 {
-                    var total: Int64 = 0
-                    var i = 0
-                    while i + 4 <= cells.count {
-                        let hashes = cells[i].withUnsafeBufferPointer { a in
-                            cells[i + 1].withUnsafeBufferPointer { b in
-                                cells[i + 2].withUnsafeBufferPointer { c in
-                                    cells[i + 3].withUnsafeBufferPointer { d in _seededHash4(prefix: 0x30, a, b, c, d, seed: 7) }
-                                }
-                            }
+                    total { cell in
+                        stride(from: 0, to: cells.count - 3, by: 4).reduce(0) { sum, i in
+                            let hashes = _seededHash4(prefix: 0x30, cell(i), cell(i + 1), cell(i + 2), cell(i + 3), seed: 7)
+                            return sum &+ hashes.0 &+ hashes.1 &+ hashes.2 &+ hashes.3
                         }
-                        total &+= hashes.0 &+ hashes.1 &+ hashes.2 &+ hashes.3
-                        i += 4
                     }
-                    return total
                 }
             ),
         ]

@@ -197,7 +197,7 @@ package func _lengthOfText(_ text: String) -> Int64? {
 /// CJK tone marks), which join the character before them unless it is a control or there is
 /// none (UAX #29, GB3–GB5, GB9, GB999).
 internal func _simpleCharacterCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
-    if let count = _plainScalarCount(bytes) { return count }
+    if let count = _plainCharacterCount(bytes) { return count }
     var count: Int64 = 0
     var joinable = false // whether a mark here joins the character before it
     var previousCR = false
@@ -262,7 +262,7 @@ internal func _simpleCharacterCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int6
 /// multilingual data set has one in about a fifth of its titles (marks without a precomposed
 /// form).
 @inline(__always)
-internal func _plainScalarCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+internal func _plainCharacterCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
     guard let base = bytes.baseAddress else { return 0 }
     if bytes.first == 0xCC { return nil }
     let high: UInt64 = 0x8080_8080_8080_8080, ones: UInt64 = 0x0101_0101_0101_0101

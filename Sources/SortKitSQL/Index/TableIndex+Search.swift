@@ -18,7 +18,7 @@ struct _Matches: Sendable {
     /// The slots kept, ascending, of `live.count` slots: `0..<count` when every slot is kept,
     /// else the kept flags read through a pointer into an array reserved at its size.
     func slots(live: [Bool]) -> [Int] {
-        guard count < live.count else { return Array(0..<live.count) }
+        if let every = everySlot(live: live) { return Array(every) }
         var slots: [Int] = []
         slots.reserveCapacity(count)
         (matches ?? live).withUnsafeBufferPointer { kept in

@@ -108,7 +108,7 @@ struct KeyKindsTests {
         ]
         for round in 0..<5_000 {
             let text = (0..<Int.random(in: 0...24, using: &random)).map { _ in plain.randomElement(using: &random)! }.joined()
-            let count = Array(text.utf8).withUnsafeBufferPointer(_plainScalarCount)
+            let count = Array(text.utf8).withUnsafeBufferPointer(_plainCharacterCount)
             #expect(count == Int64(text.count), "round \(round): \(text.debugDescription), \(random.replay)")
         }
         // Megabyte texts: plain letters throughout, and with a mark joining the last letter.
@@ -198,10 +198,11 @@ struct KeyKindsTests {
             if round == 0 { texts[2] = Array(String(repeating: "Жé字나 a", count: 100_000).utf8) }
             let seed = UInt64.random(in: 0...UInt64.max, using: &random)
             let one = texts.map { text in text.withUnsafeBufferPointer { _seededHash(prefix: 0x30, $0, seed: seed) } }
-            let four = texts[0].withUnsafeBufferPointer { a in
-                texts[1].withUnsafeBufferPointer { b in
-                    texts[2].withUnsafeBufferPointer { c in texts[3].withUnsafeBufferPointer { d in _seededHash4(prefix: 0x30, a, b, c, d, seed: seed) } }
-                }
+            // The four texts side by side in one buffer, as a table's cells are.
+            let ends = texts.map(\.count).reduce(into: [0]) { $0.append($0.last! + $1) }
+            let four = Array(texts.joined()).withUnsafeBufferPointer { all in
+                let cell = { (i: Int) in UnsafeBufferPointer(rebasing: all[ends[i]..<ends[i + 1]]) }
+                return _seededHash4(prefix: 0x30, cell(0), cell(1), cell(2), cell(3), seed: seed)
             }
             #expect([four.0, four.1, four.2, four.3] == one, "round \(round): \(random.replay)")
         }
