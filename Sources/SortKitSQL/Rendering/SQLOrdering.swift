@@ -51,17 +51,36 @@ public struct KeyVariant: Sendable, Hashable, Codable, Comparable {
     /// `sortkit_key(text, interpretation, collation, type[, transform])`: the key of a cell's
     /// text read as ``computedExpression(type:)`` names; `nil` for null or unknown names.
     static func computedKey(_ arguments: [String?]) -> [UInt8]? {
-        guard arguments.count == 4 || arguments.count == 5,
-            let interpretation = arguments[1].flatMap(SortSpec.Interpretation.init(rawValue:)),
-            let collation = arguments[2].flatMap(Collation.init(rawValue:)), let type = arguments[3].flatMap(ColumnType.init(rawValue:))
-        else { return nil }
-        var transform: SortSpec.Transform?
-        if arguments.count == 5 {
-            guard let name = arguments[4], let parsed = SortSpec.Transform(name) else { return nil }
-            transform = parsed
+        guard let first = arguments.first, let reader = ComputedKeyReader(names: Array(arguments.dropFirst())) else { return nil }
+        return reader.key(of: first ?? "")
+    }
+
+    /// What `sortkit_key`'s names (every argument but the cell) read as, parsed once for every
+    /// row of a statement: the key, its collation and the column's type.
+    struct ComputedKeyReader: Sendable {
+        let key: SortSpec.Key
+        let collation: Collation
+        let type: ColumnType
+
+        /// The reader of `interpretation, collation, type[, transform]`; `nil` for unknown names.
+        init?(names: [String?]) {
+            guard names.count == 3 || names.count == 4,
+                let interpretation = names[0].flatMap(SortSpec.Interpretation.init(rawValue:)),
+                let collation = names[1].flatMap(Collation.init(rawValue:)), let type = names[2].flatMap(ColumnType.init(rawValue:))
+            else { return nil }
+            var transform: SortSpec.Transform?
+            if names.count == 4 {
+                guard let name = names[3], let parsed = SortSpec.Transform(name) else { return nil }
+                transform = parsed
+            }
+            let variant = KeyVariant(column: 0, interpretation: interpretation, collation: collation, transform: transform)
+            (key, self.collation, self.type) = (variant.key, variant.collation, type)
         }
-        return KeyVariant(column: 0, interpretation: interpretation, collation: collation, transform: transform)
-            .key(of: arguments[0] ?? "", type: type)
+
+        /// The key bytes of a cell's text (empty for NULL), `nil` for a null key.
+        func key(of text: String) -> [UInt8]? {
+            key.sortValue(of: text, columnType: type).sortKey(collation: collation)
+        }
     }
 
     public static func < (lhs: KeyVariant, rhs: KeyVariant) -> Bool {

@@ -91,10 +91,7 @@ public final class SQLiteTableStore: _SQLTableStore {
                 })
             // A key column that isn't stored, computed in a query (never in an index or a
             // stored column: other readers of the file don't have the function).
-            db.add(
-                function: DatabaseFunction("sortkit_key", argumentCount: nil, pure: true) { values in
-                    KeyVariant.computedKey(values.map { String.fromDatabaseValue($0) }).map { Data($0) }
-                })
+            try _SQLiteKeyFunction.register(db)
         }
         database = try DatabasePool(path: path, configuration: configuration)
         checkpointer = _WALCheckpointer(path: path)
