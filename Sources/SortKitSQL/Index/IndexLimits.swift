@@ -57,8 +57,10 @@ public enum IndexPlacement: String, Sendable, Hashable {
     case memory
     /// The database's own indexes: a B-tree per column and direction (under
     /// ``IndexLimits/databaseCollation``), a trigram index for search (SQLite FTS5 `trigram`,
-    /// PostgreSQL `pg_trgm`), exact counts by SQL. Other sort variants are computed by the
-    /// query on SQLite and refused on PostgreSQL.
+    /// PostgreSQL `pg_trgm`), exact counts by SQL. Other sort variants (`title:len`,
+    /// `title:locale=sv`) are a scan, keyed by SQLite's query or by SortKit as PostgreSQL's rows
+    /// arrive; the whole order of all rows is then kept for the table's version as row ids, 8
+    /// bytes a row in the room the held indexes leave (`_KeptOrders`).
     case database
 
     /// The estimated bytes of a table's in-memory index: its cells and folded search text

@@ -41,6 +41,8 @@ final class _TableIndexCache: Sendable {
     private let state = Mutex(State())
     private let refreshes = _Line()
     let limits: IndexLimits
+    /// Whole orders of tables served from the database, in the room the held indexes leave.
+    let orders = _KeptOrders()
 
     init(limits: IndexLimits = IndexLimits()) {
         self.limits = limits
@@ -224,6 +226,7 @@ final class _TableIndexCache: Sendable {
             state.lines[table] = nil
             state.placed[table] = nil
         }
+        orders.forget(table: table)
     }
 
     // MARK: Placement under the index budget
@@ -235,9 +238,22 @@ final class _TableIndexCache: Sendable {
     func claim(_ bytes: Int) -> Bool {
         guard let budget = limits.indexBytes else { return true }
         return state.withLock { state in
-            guard state.claimed + state.placed.values.reduce(0, { $0 + ($1 ?? 0) }) + bytes <= budget else { return false }
+            let held = state.claimed + state.placed.values.reduce(0, { $0 + ($1 ?? 0) })
+            guard held + bytes <= budget else { return false }
+            // Kept orders give their room back to an index.
+            orders.free(held + bytes + orders.bytes - budget)
             state.claimed += bytes
             return true
+        }
+    }
+
+    /// Keeps a whole order of a table served from the database in the room the held and
+    /// claimed indexes leave (``_KeptOrders``); `false` without a budget or room.
+    func keepOrder(_ ids: [Int64], key: String, table: Int64) -> Bool {
+        guard let budget = limits.indexBytes else { return false }
+        return state.withLock { state in
+            let held = state.claimed + state.placed.values.reduce(0, { $0 + ($1 ?? 0) })
+            return orders.keep(ids, key: key, table: table, room: budget - held)
         }
     }
 

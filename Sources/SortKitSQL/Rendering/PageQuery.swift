@@ -9,6 +9,9 @@ struct PageQuery: Sendable {
     let columnSearch: [Int: SearchQuery]
     /// Rows left out (`PageRequest.excluding`).
     var excluding: [Int64] = []
+    /// When set, only the rows with these ids (a kept order's page, ``_KeptOrders``); not a
+    /// filter of the request: counts are the request's.
+    var only: [Int64]?
 
     var isUnfiltered: Bool { search.isBlank && columnSearch.isEmpty && excluding.isEmpty }
 
@@ -86,6 +89,12 @@ struct PageQuery: Sendable {
                 fragment.append(") > 0")
                 conditions.append(fragment)
             }
+        }
+        if let only {
+            var fragment = SQLFragment(ordering.dialect == .sqlite ? "t.id IN (SELECT value FROM json_each(" : "t.id = ANY(")
+            fragment.bind(ordering.dialect.ids(only))
+            fragment.append(ordering.dialect == .sqlite ? "))" : "::bigint[])")
+            conditions.append(fragment)
         }
         if !excluding.isEmpty {
             // One argument, as the stores' other id lists: a JSON array on SQLite, an array on PostgreSQL.

@@ -102,7 +102,9 @@ struct _ComputedSelection: Sendable {
 extension _SQLTableStore {
     /// A page of an order whose keys SortKit computes as the database scans the request's rows
     /// (``_ComputedSelection``; PostgreSQL, keys the table served from the database doesn't store).
-    func computedPage(_ request: PageRequest, cursor: KeysetCursor?, _ info: _TableInfo, _ ordering: SQLOrdering) async throws -> TablePage {
+    func computedPage(
+        _ request: PageRequest, cursor: KeysetCursor?, _ info: _TableInfo, _ ordering: SQLOrdering, only: [Int64]? = nil
+    ) async throws -> TablePage {
         let offset = cursor == nil ? request.offset : 0
         // The rows before the offset are held to find it: a bound on what one request holds
         // (a table is served from the database because it doesn't fit memory).
@@ -111,7 +113,9 @@ extension _SQLTableStore {
                 "an offset past \(Self.computedOffsetRows) rows in '\(request.order)', an order computed as table '\(info.schema.name)' is scanned; page on from a cursor (after=)"
             )
         }
-        let (query, selection) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: offset + request.limit + 1)
+        let (scan, selection) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: offset + request.limit + 1)
+        var query = scan
+        query.only = only
         guard let result = try await computedRows(query, into: selection, from: offset, reading: request.limit + 1) else {
             throw TableStoreError.invalid("'\(request.order)' needs key columns the table doesn't store")
         }
@@ -121,7 +125,7 @@ extension _SQLTableStore {
         ) { terms[$0] }
     }
 
-    /// The rest of a view by an order SortKit computes (see ``computedPage(_:cursor:_:_:)``): one
+    /// The rest of a view by an order SortKit computes (see ``computedPage(_:cursor:_:_:only:)``): one
     /// scan selects every row after the cursor, in order, then one query reads their cells in
     /// that order. Every row's terms are held for the sort, so a table of more than
     /// ``computedStreamRows`` rows goes on page by page instead.
@@ -179,11 +183,11 @@ extension _SQLTableStore {
     /// The most rows a view by an order SortKit computes streams (``streamComputed(_:_:_:_:)``).
     static var computedStreamRows: Int { 2_000_000 }
 
-    /// The deepest offset of a page by an order SortKit computes (``computedPage(_:cursor:_:_:)``).
+    /// The deepest offset of a page by an order SortKit computes (``computedPage(_:cursor:_:_:only:)``).
     static var computedOffsetRows: Int { 1_000_000 }
 
     /// The query and an empty selection for an order SortKit computes.
-    private static func computedScan(
+    static func computedScan(
         _ request: PageRequest, cursor: KeysetCursor?, _ info: _TableInfo, _ ordering: SQLOrdering, keep: Int?
     ) throws -> (PageQuery, _ComputedSelection) {
         let query = try PageQuery(request, info: info, ordering: ordering)

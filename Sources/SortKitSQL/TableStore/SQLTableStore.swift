@@ -375,13 +375,32 @@ extension _SQLTableStore {
         let ordering = try Self.ordering(order, info)
         // Reads never add key columns: an order whose keys aren't stored (and that SQL can't
         // compute: PostgreSQL) is served from the index whatever the setting.
-        if case .spec(let spec) = request.order, !ordering.variants.isSubset(of: info.variants) {
-            guard fromDatabase else { return try await fromIndex(spec) }
-            // Served from the database under the index budget: the in-memory index is what
-            // doesn't fit, so PostgreSQL scans the rows and SortKit computes the keys.
-            return try await computedPage(request, cursor: cursor, info, ordering)
+        if case .spec(let spec) = request.order, !ordering.variants.isSubset(of: info.variants), !fromDatabase {
+            return try await fromIndex(spec)
         }
-        let query = try PageQuery(request, info: info, ordering: ordering)
+        // Served from the database, an order with a key the table doesn't store is a scan: its
+        // whole order is kept once a scan in the background has made it (``_KeptOrders``).
+        let computes = fromDatabase && Self.computesKeys(order, info)
+        if computes, let page = try await keptOrderPage(request, cursor: cursor, info, ordering) { return page }
+        let page = try await scannedPage(request, cursor: cursor, info, ordering)
+        if computes, (try? PageQuery(request, info: info, ordering: ordering))?.isUnfiltered == true {
+            keepOrderInBackground(info, order)
+        }
+        return page
+    }
+
+    /// A page by SQL (and, for PostgreSQL's keys the table doesn't store, SortKit's keys as the
+    /// database scans); `only`: of the rows with these ids.
+    func scannedPage(
+        _ request: PageRequest, cursor: KeysetCursor?, _ info: _TableInfo, _ ordering: SQLOrdering, only: [Int64]? = nil
+    ) async throws -> TablePage {
+        // Served from the database under the index budget: the in-memory index is what
+        // doesn't fit, so PostgreSQL scans the rows and SortKit computes the keys.
+        if !ordering.variants.isSubset(of: info.variants) {
+            return try await computedPage(request, cursor: cursor, info, ordering, only: only)
+        }
+        var query = try PageQuery(request, info: info, ordering: ordering)
+        query.only = only
         let columns = info.schema.columns.count
         let result = try await pageRows(
             select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count(),
