@@ -1,4 +1,5 @@
 import Foundation
+import OrderKeys
 import SortKit
 import SortKitTestSupport
 import Testing
@@ -15,7 +16,7 @@ struct KeptOrderTests {
 
     /// Titles in both normal forms, blanks (nulls), ties, a megabyte; prices with signs.
     static func csv(rows: Int) -> String {
-        let titles = ["Émile", "E\u{301}mile", "", "zoë", "Ærø", "日本", "ß", "a", "   "]
+        let titles = ["Émile", "E\u{301}mile", "", "zoë", "Ærø", "日本", "ß", "a", "   ", "\u{301}e", "-0"]
         var csv = "title,price\n"
         for row in 0..<rows {
             let title = titles[row % titles.count]
@@ -44,6 +45,7 @@ struct KeptOrderTests {
             let order = TableOrder.spec(try SortSpec(parsing: spec))
             // A cursor made by the scan, used once the order is kept.
             let scanned = try await database.page(of: "c", PageRequest(order: order, limit: 40))
+            #expect(scanned.rows == (try await memory.page(of: "c", PageRequest(order: order, limit: 40))).rows, "\(spec): scanned")
             #expect(try await store.keepOrder(of: "c", order), "\(spec): kept")
             #expect((try await keptOrderCount(store, "c", order)) == 2_970, "\(spec): every row's id")
             var next = PageRequest(order: order, limit: 40)
@@ -58,7 +60,9 @@ struct KeptOrderTests {
             }
             let request = PageRequest(order: order, limit: 97)
             let all = try await memory.page(of: "c", PageRequest(order: order, limit: 5_000)).rows.map(\.id)
+            let served = store.indexes.orders.served
             #expect(try await DifferentialTests.keysetPages(database, "c", request, most: 5_000) == all, "\(spec): keyset paging")
+            #expect(store.indexes.orders.served - served == (2_970 + 96) / 97, "\(spec): every page from the kept ids")
             // A search still scans, with its own count.
             let search = PageRequest(order: order, search: "e", limit: 25)
             let (got, expected) = (try await database.page(of: "c", search), try await memory.page(of: "c", search))
@@ -81,6 +85,34 @@ struct KeptOrderTests {
         try await database.delete(scanned[3], from: "c")
         let after = try await database.page(of: "c", PageRequest(order: order, limit: 5)).rows.map(\.id)
         #expect(after == scanned.filter { $0 != scanned[3] }.prefix(5).map { $0 })
+    }
+
+    @Test(
+        "A write between the catalog's read and the page's, or a cursor whose row moved since, is scanned",
+        arguments: DatabaseServedTests.backends)
+    func staleReads(_ backend: Backend) async throws {
+        let (database, store) = try await Self.imported(backend, budget: Self.budget)
+        let order = TableOrder.spec(try SortSpec(parsing: "title:len"))
+        #expect(try await store.keepOrder(of: "c", order))
+        // The catalog entry a request read before a write: its kept order isn't read.
+        #expect(try await keptPage(store, "c", PageRequest(order: order, limit: 5)) { try await database.delete(5, from: "c") } == nil)
+        // A cursor made before its row moved to the end: the rows after its terms, as the scan
+        // finds them, not the rows after the row's new place.
+        let first = try await database.page(of: "c", PageRequest(order: order, limit: 5))
+        let moved = try #require(first.rows.last?.id)
+        try await database.update(moved, in: "c", set: ["title": String(repeating: "x", count: 50)])
+        var next = PageRequest(order: order, limit: 5)
+        next.after = first.next
+        let expected = try await database.page(of: "c", next)
+        #expect(try await store.keepOrder(of: "c", order))
+        let served = store.indexes.orders.served
+        #expect(try await database.page(of: "c", next).rows == expected.rows)
+        #expect(store.indexes.orders.served == served, "the moved row's cursor is scanned")
+        // A cursor of a row that didn't move is read from the kept ids.
+        next.after = try await database.page(of: "c", PageRequest(order: order, limit: 5)).next
+        let kept = try await database.page(of: "c", next)
+        #expect(store.indexes.orders.served == served + 2)
+        #expect(kept.rows.count == 5 && !kept.rows.contains { $0.id == moved })
     }
 
     @Test("A first page keeps its order in the background, in the room the budget leaves", arguments: DatabaseServedTests.backends)
@@ -119,4 +151,92 @@ func keptOrderCount<Store: _SQLTableStore>(_ store: Store, _ table: String, _ or
 func forgeKeptOrder<Store: _SQLTableStore>(_ store: Store, _ table: String, _ order: TableOrder, ids: [Int64]) async throws -> Bool {
     let info = try await store.read { session in try await Store.info(table, session) }
     return store.indexes.keepOrder(ids, key: Store.keptOrderKey(info, order), table: info.id)
+}
+
+/// The kept page of `request` for the catalog entry read before `write`.
+func keptPage<Store: _SQLTableStore>(
+    _ store: Store, _ table: String, _ request: PageRequest, before write: () async throws -> Void
+) async throws -> TablePage? {
+    let info = try await store.read { session in try await Store.info(table, session) }
+    try await write()
+    return try await store.keptOrderPage(request, cursor: nil, info, try Store.ordering(request.order, info))
+}
+
+/// SQLite's `sortkit_key`, registered through SQLite's C API.
+@Suite("SQLite's sortkit_key")
+struct SQLiteKeyFunctionTests {
+    @Test("Names that change from row to row are read again; odd cells key as memory's")
+    func namesPerRow() async throws {
+        let store = try SQLiteTableStore(path: try Backend.sqlite.newLocation(), queryBudget: testQueryBudget)
+        // The second argument is a constant, the third isn't: each row's own names.
+        let rows: [(String?, String, String?)] = [
+            ("Émile", "natural", nil), ("ÉMILE", "caseInsensitive", nil), ("E\u{301}mile", "natural", "len"), (nil, "locale=sv", nil),
+            ("", "natural", "len"), (String(repeating: "ж", count: 300_000), "natural", "len"), ("12", "natural", "abs"),
+            ("日本 x", "binary", "random=7"), ("a", "folded", "bogus"),
+        ]
+        for (cell, collation, transform) in rows {
+            let values: [SQLValue] = [cell.map(SQLValue.text) ?? .null, .text(collation), transform.map(SQLValue.text) ?? .null]
+            let got = try await store.read { session in
+                try await session.select(
+                    "SELECT sortkit_key(c, 'text', k, 'string'), sortkit_key(c, 'text', k, 'string', t) FROM (SELECT ? AS c, ? AS k, ? AS t)",
+                    values)
+            }
+            let plain = KeyVariant.computedKey([cell, "text", collation, "string"]).map(SQLValue.blob) ?? .null
+            let transformed = transform.map { KeyVariant.computedKey([cell, "text", collation, "string", $0]).map(SQLValue.blob) ?? .null } ?? .null
+            #expect(got.first == [plain, transformed], "\(cell?.prefix(10) ?? "null") \(collation) \(transform ?? "-")")
+        }
+        // Two rows of one statement whose collation differs: the second isn't keyed by the first's names.
+        let two = try await store.read { session in
+            try await session.select(
+                "SELECT sortkit_key(c, 'text', k, 'string') FROM (SELECT 'Émile' AS c, 'natural' AS k UNION ALL SELECT 'Émile', 'caseInsensitive')")
+        }
+        #expect(
+            two.map(\.first) == [
+                .blob(KeyVariant.computedKey(["Émile", "text", "natural", "string"])!),
+                .blob(KeyVariant.computedKey(["Émile", "text", "caseInsensitive", "string"])!),
+            ])
+    }
+
+    @Test("A view in the database file can't call it")
+    func directOnly() async throws {
+        let store = try SQLiteTableStore(path: try Backend.sqlite.newLocation(), queryBudget: testQueryBudget)
+        try await store.write { session in try await session.execute("CREATE VIEW v AS SELECT sortkit_key('a', 'text', 'natural', 'string') AS k") }
+        await #expect(throws: (any Error).self) { _ = try await store.read { session in try await session.select("SELECT k FROM v") } }
+        #expect(
+            try await store.read { session in try await session.select("SELECT sortkit_key('a', 'text', 'natural', 'string') IS NOT NULL") } == [[.integer(1)]])
+    }
+}
+
+/// The byte strings a kept order's build sorts (``_WholeOrder``) against the selection's
+/// comparison of the terms (``_ComputedSelection``), the oracle.
+@Suite("Whole orders as byte strings")
+struct WholeOrderTests {
+    @Test("Random rows of bytes, integers and nulls, each term either way, sort as the selection compares them (seeded)")
+    func againstSelection() {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        for round in 0..<300 {
+            let terms = Int.random(in: 1...3, using: &random)
+            let descending = (0..<terms).map { _ in Bool.random(using: &random) } + [false]
+            var whole = _WholeOrder(descending: descending, computing: [:])
+            var selection = _ComputedSelection(descending: descending, computing: [:], keep: nil, after: nil)
+            for id in 0..<Int64.random(in: 0...60, using: &random) {
+                let row: [SQLValue] =
+                    (0..<terms).map { _ in
+                        switch random.next() % 5 {
+                        case 0: .null
+                        case 1: .integer([Int64.min, -1, 0, 1, Int64.max, Int64(random.next() % 5)][Int(random.next() % 6)])
+                        default: .blob((0..<Int(random.next() % 4)).map { _ in [0, 1, 0xFE, 0xFF, 0x61][Int(random.next() % 5)] })
+                        }
+                    } + [.integer(id)]
+                whole.add(row)
+                selection.add(row)
+            }
+            let expected = selection.sorted().compactMap { $0.last?.integer }
+            #expect(whole.sortedIDs() == expected, "round \(round), seed \(seed) (replay with SORTKIT_SEED=\(seed))")
+        }
+        var text = _WholeOrder(descending: [false, false], computing: [:])
+        text.add([.text("a"), .integer(1)])
+        #expect(text.sortedIDs() == nil, "text isn't written")
+    }
 }

@@ -8,10 +8,11 @@ import Synchronization
 /// are a slice of the ids (see ``_SQLTableStore/keptOrderPage(_:cursor:_:_:)``).
 ///
 /// The ids take 8 bytes a row, counted in ``IndexLimits/indexBytes`` beside the tables held in
-/// memory: an order is kept only if it fits in the room they leave, the oldest going first to
-/// make room, and a table's import or placement in memory takes the room back
-/// (``free(_:)``). At most ``limit`` orders are kept; a table's orders of an older version go
-/// when a newer one is kept.
+/// memory: an order is kept only if it fits in the room they leave, the least recently read
+/// going first to make room, and a table's import or placement in memory takes the room back
+/// (``free(_:)``). At most ``limit`` orders are kept; a table's orders of another version go
+/// when one of its orders is kept. A build that comes out of date (a write during its scan),
+/// doesn't fit or fails holds off the table's next builds for twice its time.
 ///
 ///     let orders = _KeptOrders()
 ///     orders.keep([3, 1, 2], key: "1/1/7|title:len", table: 1, room: 1 << 20)   // true
@@ -26,20 +27,31 @@ final class _KeptOrders: Sendable {
 
     private struct State {
         var entries: [String: Entry] = [:]
-        /// Keys, oldest first.
+        /// Keys, least recently read first.
         var keys: [String] = []
         var bytes = 0
         /// Builds running, by key.
         var building: Set<String> = []
+        /// Per table, when its next build may start (after one that came to nothing).
+        var holdUntil: [Int64: ContinuousClock.Instant] = [:]
+        /// Pages served from kept ids (for tests).
+        var served = 0
     }
 
     private let state = Mutex(State())
     /// The most orders kept.
     static let limit = 4
 
-    /// The ids of the order kept under `key`.
+    /// The ids of the order kept under `key` (now the most recently read).
     subscript(key: String) -> [Int64]? {
-        state.withLock { $0.entries[key]?.ids }
+        state.withLock { state in
+            guard let entry = state.entries[key] else { return nil }
+            if state.keys.last != key {
+                state.keys.removeAll { $0 == key }
+                state.keys.append(key)
+            }
+            return entry.ids
+        }
     }
 
     /// The bytes the kept orders hold.
@@ -51,26 +63,26 @@ final class _KeptOrders: Sendable {
     static func bytes(rows: Int) -> Int { 8 * rows }
 
     /// Keeps `ids` under `key` (the table's versions, `|`, the order), within `room` bytes for
-    /// all kept orders: `table`'s orders of other versions go first, then the oldest of any
-    /// table. `false`, keeping nothing new, when the order alone is larger than `room`.
+    /// all kept orders: `table`'s orders of other versions go first, then the least recently
+    /// read of any table. `false`, keeping nothing new, when the order alone is larger than `room`.
     func keep(_ ids: [Int64], key: String, table: Int64, room: Int) -> Bool {
         let size = Self.bytes(rows: ids.count)
-        guard size <= room else { return false }
         let version = key.prefix { $0 != "|" }
-        state.withLock { state in
+        return state.withLock { state in
             for old in state.keys where state.entries[old].map({ $0.table == table && $0.version != version }) == true {
                 Self.remove(old, &state)
             }
+            guard size <= room else { return false }
             Self.remove(key, &state)
             while !state.keys.isEmpty, state.bytes + size > room || state.keys.count >= Self.limit { Self.remove(state.keys[0], &state) }
             state.entries[key] = Entry(table: table, version: version, ids: ids)
             state.keys.append(key)
             state.bytes += size
+            return true
         }
-        return true
     }
 
-    /// Drops the oldest orders until `bytes` are freed or none is left.
+    /// Drops the least recently read orders until `bytes` are freed or none is left.
     func free(_ bytes: Int) {
         state.withLock { state in
             var freed = 0
@@ -85,27 +97,38 @@ final class _KeptOrders: Sendable {
     func forget(table: Int64) {
         state.withLock { state in
             for key in state.keys where state.entries[key]?.table == table { Self.remove(key, &state) }
+            state.holdUntil[table] = nil
         }
     }
 
-    /// Whether a build of `key` should start: not while another one runs (one scan of a table at
-    /// a time, on cores requests use). Call ``finished(_:)`` when done.
-    func start(_ key: String) -> Bool {
+    /// Whether a build of `key` for `table` should start: not while another one runs (one scan
+    /// at a time, on cores requests use), nor while the table's builds are held off. Call
+    /// ``finished(_:table:kept:took:)`` when done.
+    func start(_ key: String, table: Int64) -> Bool {
         state.withLock { state in
             guard state.building.isEmpty, state.entries[key] == nil else { return false }
+            if let until = state.holdUntil[table], ContinuousClock.now < until { return false }
             return state.building.insert(key).inserted
         }
     }
 
-    /// Forgets a finished build.
-    func finished(_ key: String) {
-        state.withLock { _ = $0.building.remove(key) }
+    /// Forgets a finished build; one that kept nothing holds off `table`'s next for twice the
+    /// time it `took`.
+    func finished(_ key: String, table: Int64, kept: Bool, took: Duration) {
+        state.withLock { state in
+            state.building.remove(key)
+            state.holdUntil[table] = kept ? nil : ContinuousClock.now + took * 2
+        }
     }
 
-    /// Whether a build is running (for tests).
-    var isBuilding: Bool {
-        state.withLock { !$0.building.isEmpty }
+    /// Counts a page served from kept ids.
+    func countServed() {
+        state.withLock { $0.served += 1 }
     }
+
+    /// Whether a build is running, and the pages served from kept ids (for tests).
+    var isBuilding: Bool { state.withLock { !$0.building.isEmpty } }
+    var served: Int { state.withLock { $0.served } }
 
     private static func remove(_ key: String, _ state: inout State) {
         guard let entry = state.entries.removeValue(forKey: key) else { return }

@@ -250,11 +250,14 @@ final class _TableIndexCache: Sendable {
     /// Keeps a whole order of a table served from the database in the room the held and
     /// claimed indexes leave (``_KeptOrders``); `false` without a budget or room.
     func keepOrder(_ ids: [Int64], key: String, table: Int64) -> Bool {
-        guard let budget = limits.indexBytes else { return false }
-        return state.withLock { state in
-            let held = state.claimed + state.placed.values.reduce(0, { $0 + ($1 ?? 0) })
-            return orders.keep(ids, key: key, table: table, room: budget - held)
-        }
+        limits.indexBytes != nil && orders.keep(ids, key: key, table: table, room: roomForOrders)
+    }
+
+    /// The bytes kept orders may take: what the held and claimed indexes leave of
+    /// ``IndexLimits/indexBytes`` (none without a budget).
+    var roomForOrders: Int {
+        guard let budget = limits.indexBytes else { return 0 }
+        return state.withLock { state in budget - state.claimed - state.placed.values.reduce(0, { $0 + ($1 ?? 0) }) }
     }
 
     /// Gives back an import's claim that won't be placed (the import failed).

@@ -274,21 +274,36 @@ public final class PostgresTableStore: _SQLTableStore {
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd? { nil }
 
-    /// The scan, the selection and the chosen rows' cells in one read transaction, one snapshot
-    /// (`REPEATABLE READ`: a row the scan chose is still there to read), bounded by
-    /// `statement_timeout`; the scan's rows are selected as they arrive.
-    func computedRows(
-        _ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int
-    ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])? {
+    /// `body`'s statements in one read transaction, one snapshot (`REPEATABLE READ`), each
+    /// bounded by `statement_timeout` (the query budget).
+    private func inSnapshot<T: Sendable>(_ body: (_PostgresSession) async throws -> T) async throws -> T {
         let milliseconds = max(1, queryBudget._nanoseconds / 1_000_000)
-        let scan = query.scan(computing: Set(selection.computing.keys))
         return try await readTransaction(budget: queryBudget) { session in
             try await session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             try await session.execute("SET LOCAL statement_timeout = \(milliseconds)")
+            return try await body(session)
+        }
+    }
+
+    /// The scan keyed into `order` in one snapshot (``inSnapshot(_:)``).
+    func orderIDs(_ query: PageQuery, _ order: _WholeOrder) async throws -> [Int64]? {
+        let scan = query.scan(computing: Set(order.computing.keys))
+        return try await inSnapshot { session in
+            var whole = order
+            try await session.forEachRow(scan.sql, scan.arguments) { row in whole.add(try row.map { try SQLValue($0) }) }
+            return whole.sortedIDs()
+        }
+    }
+
+    /// The scan, the selection and the chosen rows' cells in one snapshot (``inSnapshot(_:)``:
+    /// a row the scan chose is still there to read); the scan's rows are selected as they arrive.
+    func computedRows(
+        _ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int
+    ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])? {
+        let scan = query.scan(computing: Set(selection.computing.keys))
+        return try await inSnapshot { session in
             var selected = selection
-            try await session.forEachRow(scan.sql, scan.arguments) { row in
-                selected.add(try (0..<row.count).map { try SQLValue(row[$0]) })
-            }
+            try await session.forEachRow(scan.sql, scan.arguments) { row in selected.add(try row.map { try SQLValue($0) }) }
             let terms = Array(selected.sorted().dropFirst(offset))
             let rows = query.rows(inOrder: terms.prefix(reading).compactMap { $0.last?.integer })
             return (terms, selected.count, terms.isEmpty || reading == 0 ? [] : try await session.select(rows.sql, rows.arguments))
@@ -383,10 +398,12 @@ public final class PostgresTableStore: _SQLTableStore {
         var arenas = [_ByteArena](repeating: _ByteArena(), count: width)
         let columns = (0..<width).map { ", c\($0)" }.joined()
         try await session.forEachRow("SELECT id\(columns) FROM \(info.physical) ORDER BY id") { row in
-            ids.append(try row[0].decode(Int64.self))
+            var cells = row.makeIterator()
+            guard let id = cells.next() else { return }
+            ids.append(try id.decode(Int64.self))
             for column in 0..<width {
                 // Text arrives as its UTF-8 bytes.
-                if let bytes = row[1 + column].bytes { arenas[column].bytes.append(contentsOf: bytes.readableBytesView) }
+                if let bytes = cells.next()?.bytes { arenas[column].bytes.append(contentsOf: bytes.readableBytesView) }
                 arenas[column].close()
             }
         }

@@ -12,6 +12,10 @@ struct PageQuery: Sendable {
     /// When set, only the rows with these ids (a kept order's page, ``_KeptOrders``); not a
     /// filter of the request: counts are the request's.
     var only: [Int64]?
+    /// When set, no rows unless the table's catalog entry still has these versions, seen in
+    /// the statement's own snapshot (a kept order's page and build: a write since, and the
+    /// caller scans instead).
+    var atVersions: (schema: Int64, data: Int64)?
 
     var isUnfiltered: Bool { search.isBlank && columnSearch.isEmpty && excluding.isEmpty }
 
@@ -89,6 +93,15 @@ struct PageQuery: Sendable {
                 fragment.append(") > 0")
                 conditions.append(fragment)
             }
+        }
+        if let atVersions {
+            var fragment = SQLFragment("(SELECT data_version FROM sortkit_table WHERE id = ")
+            fragment.bind(.integer(info.id))
+            fragment.append(" AND version = ")
+            fragment.bind(.integer(atVersions.schema))
+            fragment.append(") = ")
+            fragment.bind(.integer(atVersions.data))
+            conditions.append(fragment)
         }
         if let only {
             var fragment = SQLFragment(ordering.dialect == .sqlite ? "t.id IN (SELECT value FROM json_each(" : "t.id = ANY(")

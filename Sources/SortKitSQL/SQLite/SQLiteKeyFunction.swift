@@ -18,8 +18,9 @@ import SortKit
 enum _SQLiteKeyFunction {
     /// Registers the function on `db`'s connection (deterministic, UTF-8).
     static func register(_ db: Database) throws {
+        // Direct calls only: a trigger, view or index in a database file can't run it.
         let code = sqlite3_create_function_v2(
-            db.sqliteConnection, "sortkit_key", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil, call, nil, nil, nil)
+            db.sqliteConnection, "sortkit_key", -1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_DIRECTONLY, nil, call, nil, nil, nil)
         guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "registering sortkit_key") }
     }
 
@@ -33,31 +34,44 @@ enum _SQLiteKeyFunction {
         context, count, arguments in
         guard let context, let arguments, count == 4 || count == 5 else { return sqlite3_result_null(context) }
         let reader: KeyVariant.ComputedKeyReader
-        if let names = sqlite3_get_auxdata(context, 1) {
+        // SQLite keeps a statement's auxiliary data only on constant arguments: the names are
+        // reused while every one of them still has its own.
+        if let names = sqlite3_get_auxdata(context, 1), (2..<count).allSatisfy({ sqlite3_get_auxdata(context, $0) != nil }) {
             reader = Unmanaged<Names>.fromOpaque(names).takeUnretainedValue().reader
         } else {
-            guard let parsed = KeyVariant.ComputedKeyReader(names: (1..<Int(count)).map { _SQLiteKeyFunction.text(arguments[$0]) })
-            else { return sqlite3_result_null(context) }
+            var names: [String?] = []
+            for index in 1..<Int(count) {
+                guard let value = arguments[index], sqlite3_value_type(value) != SQLITE_NULL else { return sqlite3_result_null(context) }
+                guard let name = text(value) else { return sqlite3_result_error_nomem(context) }
+                names.append(name)
+            }
+            guard let parsed = KeyVariant.ComputedKeyReader(names: names) else { return sqlite3_result_null(context) }
             reader = parsed
             // SQLite may release it at once (then the next row parses again).
             sqlite3_set_auxdata(context, 1, Unmanaged.passRetained(Names(parsed)).toOpaque()) { names in
                 if let names { Unmanaged<Names>.fromOpaque(names).release() }
             }
+            for index in 2..<count { sqlite3_set_auxdata(context, index, UnsafeMutableRawPointer(bitPattern: 1), nil) }
         }
         // A NULL cell reads as empty text, as a stored key column's does.
-        guard let key = reader.key(of: text(arguments[0]) ?? "") else { return sqlite3_result_null(context) }
+        var cell = ""
+        if let value = arguments[0], sqlite3_value_type(value) != SQLITE_NULL {
+            guard let text = text(value) else { return sqlite3_result_error_nomem(context) }
+            cell = text
+        }
+        guard let key = reader.key(of: cell) else { return sqlite3_result_null(context) }
         key.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress {
-                sqlite3_result_blob(context, base, Int32(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                sqlite3_result_blob64(context, base, sqlite3_uint64(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
             } else {
                 sqlite3_result_zeroblob(context, 0)
             }
         }
     }
 
-    /// A value's text (all of its bytes, as stored), `nil` for NULL.
-    private static func text(_ value: OpaquePointer?) -> String? {
-        guard let value, sqlite3_value_type(value) != SQLITE_NULL, let start = sqlite3_value_text(value) else { return nil }
+    /// A value's text, all of its bytes as stored (`nil` only when SQLite is out of memory).
+    private static func text(_ value: OpaquePointer) -> String? {
+        guard let start = sqlite3_value_text(value) else { return nil }
         return String(decoding: UnsafeBufferPointer(start: start, count: Int(sqlite3_value_bytes(value))), as: UTF8.self)
     }
 }

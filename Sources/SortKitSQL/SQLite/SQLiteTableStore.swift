@@ -313,6 +313,13 @@ public final class SQLiteTableStore: _SQLTableStore {
         return info
     }
 
+    func orderIDs(_ query: PageQuery, _ order: _WholeOrder) async throws -> [Int64]? {
+        let select = query.ids(after: nil, offset: 0)
+        return try await read(budget: queryBudget) { db in
+            try Int64.fetchAll(db, sql: select.sql, arguments: StatementArguments(select.arguments.map(\.databaseValue)))
+        }
+    }
+
     /// `nil`: SQLite computes a key its table doesn't store in the page's query (`sortkit_key`).
     func computedRows(
         _ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int

@@ -102,9 +102,7 @@ struct _ComputedSelection: Sendable {
 extension _SQLTableStore {
     /// A page of an order whose keys SortKit computes as the database scans the request's rows
     /// (``_ComputedSelection``; PostgreSQL, keys the table served from the database doesn't store).
-    func computedPage(
-        _ request: PageRequest, cursor: KeysetCursor?, _ info: _TableInfo, _ ordering: SQLOrdering, only: [Int64]? = nil
-    ) async throws -> TablePage {
+    func computedPage(_ request: PageRequest, cursor: KeysetCursor?, _ info: _TableInfo, _ ordering: SQLOrdering) async throws -> TablePage {
         let offset = cursor == nil ? request.offset : 0
         // The rows before the offset are held to find it: a bound on what one request holds
         // (a table is served from the database because it doesn't fit memory).
@@ -113,9 +111,7 @@ extension _SQLTableStore {
                 "an offset past \(Self.computedOffsetRows) rows in '\(request.order)', an order computed as table '\(info.schema.name)' is scanned; page on from a cursor (after=)"
             )
         }
-        let (scan, selection) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: offset + request.limit + 1)
-        var query = scan
-        query.only = only
+        let (query, selection) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: offset + request.limit + 1)
         guard let result = try await computedRows(query, into: selection, from: offset, reading: request.limit + 1) else {
             throw TableStoreError.invalid("'\(request.order)' needs key columns the table doesn't store")
         }
@@ -125,7 +121,7 @@ extension _SQLTableStore {
         ) { terms[$0] }
     }
 
-    /// The rest of a view by an order SortKit computes (see ``computedPage(_:cursor:_:_:only:)``): one
+    /// The rest of a view by an order SortKit computes (see ``computedPage(_:cursor:_:_:)``): one
     /// scan selects every row after the cursor, in order, then one query reads their cells in
     /// that order. Every row's terms are held for the sort, so a table of more than
     /// ``computedStreamRows`` rows goes on page by page instead.
@@ -183,7 +179,7 @@ extension _SQLTableStore {
     /// The most rows a view by an order SortKit computes streams (``streamComputed(_:_:_:_:)``).
     static var computedStreamRows: Int { 2_000_000 }
 
-    /// The deepest offset of a page by an order SortKit computes (``computedPage(_:cursor:_:_:only:)``).
+    /// The deepest offset of a page by an order SortKit computes (``computedPage(_:cursor:_:_:)``).
     static var computedOffsetRows: Int { 1_000_000 }
 
     /// The query and an empty selection for an order SortKit computes.
@@ -208,7 +204,7 @@ extension _SQLTableStore {
 
     /// The rows of `cells` (an id, then the cells) in the order of `terms` (each row's, its id
     /// last), with their terms: a row deleted since it was selected is left out.
-    private static func rows(_ cells: [[SQLValue]], inOrderOf terms: [[SQLValue]], columns: Int) -> (rows: [TableRow], terms: [[SQLValue]]) {
+    static func rows(_ cells: [[SQLValue]], inOrderOf terms: [[SQLValue]], columns: Int) -> (rows: [TableRow], terms: [[SQLValue]]) {
         var byID: [Int64: [String]] = [:]
         for row in cells { byID[row[0].integer ?? 0] = (0..<columns).map { row[1 + $0].cell } }
         var rows: [TableRow] = [], kept: [[SQLValue]] = []

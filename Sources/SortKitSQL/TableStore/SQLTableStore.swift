@@ -56,6 +56,10 @@ protocol _SQLTableStore: TableStore {
     func pageRows(
         select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?
     ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)
+    /// The ids of every row `query` keeps, in its order, read in one snapshot within
+    /// ``queryBudget``: SQLite's query (it computes keys the table doesn't store), or
+    /// PostgreSQL's scan keyed by SortKit into `order`; `nil` if `order` can't sort them.
+    func orderIDs(_ query: PageQuery, _ order: _WholeOrder) async throws -> [Int64]?
     /// The rows of an order SortKit computes (``_ComputedSelection``), in one snapshot within
     /// ``queryBudget``: `query`'s scan added to `selection`, then, of its sorted rows from
     /// `offset` on, the chosen rows' terms and the cells of the first `reading` (an id, then the
@@ -390,17 +394,12 @@ extension _SQLTableStore {
     }
 
     /// A page by SQL (and, for PostgreSQL's keys the table doesn't store, SortKit's keys as the
-    /// database scans); `only`: of the rows with these ids.
-    func scannedPage(
-        _ request: PageRequest, cursor: KeysetCursor?, _ info: _TableInfo, _ ordering: SQLOrdering, only: [Int64]? = nil
-    ) async throws -> TablePage {
+    /// database scans).
+    func scannedPage(_ request: PageRequest, cursor: KeysetCursor?, _ info: _TableInfo, _ ordering: SQLOrdering) async throws -> TablePage {
         // Served from the database under the index budget: the in-memory index is what
         // doesn't fit, so PostgreSQL scans the rows and SortKit computes the keys.
-        if !ordering.variants.isSubset(of: info.variants) {
-            return try await computedPage(request, cursor: cursor, info, ordering, only: only)
-        }
-        var query = try PageQuery(request, info: info, ordering: ordering)
-        query.only = only
+        if !ordering.variants.isSubset(of: info.variants) { return try await computedPage(request, cursor: cursor, info, ordering) }
+        let query = try PageQuery(request, info: info, ordering: ordering)
         let columns = info.schema.columns.count
         let result = try await pageRows(
             select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count(),
