@@ -57,6 +57,8 @@ interactions=(
   "first page by -price:abs,title|/api/tables/big/rows?sort=-price:abs,title&limit=25|SELECT * FROM t ORDER BY abs(price) DESC, title, id LIMIT 25|"
   "first page by title:locale=sv|/api/tables/big/rows?sort=title:locale=sv&limit=25|SELECT * FROM t ORDER BY title COLLATE sv, id LIMIT 25|"
   "first page by title:random=7 (a seeded shuffle)|/api/tables/big/rows?sort=title:random=7&limit=25|SELECT * FROM t ORDER BY hash(title, 7), id LIMIT 25|"
+  "offset $deep by title:len, 10 s after its first page|wait10:/api/tables/big/rows?sort=title:len&limit=25&offset=$deep|SELECT * FROM t ORDER BY length(title), id LIMIT 25 OFFSET $deep|"
+  "offset $deep by -price:abs,title, 10 s after its first page|wait10:/api/tables/big/rows?sort=-price:abs,title&limit=25&offset=$deep|SELECT * FROM t ORDER BY abs(price) DESC, title, id LIMIT 25 OFFSET $deep|"
   "filter[author]=lem by title, with its count|/api/tables/big/rows?filter%5Bauthor%5D=lem&sort=title&limit=25|SELECT * FROM t WHERE strip_accents(lower(author)) LIKE '%lem%' ORDER BY title, id LIMIT 25|SELECT count(*) FROM t WHERE strip_accents(lower(author)) LIKE '%lem%'"
   "page by -price,title with explain=1|/api/tables/big/rows?sort=-price,title&limit=25&explain=1|SELECT * FROM t ORDER BY price DESC, title, id LIMIT 25|"
   "download all rows by title as CSV (rows.csv vs COPY TO)|/api/tables/big/rows.csv?sort=title|COPY (SELECT * FROM t ORDER BY title, id) TO '$work/duck-out.csv' (HEADER)|"
@@ -130,6 +132,9 @@ serve() {  # $1 = label, rest = backend options
   echo "import|$import" > "$work/$label"
   for line in "${interactions[@]}"; do
     IFS='|' read -r _ path _ _ <<< "$line"
+    # `waitN:`: the question is asked N seconds after the one before (an order's background
+    # work done: a ranking built, or the whole order of a table served from the database kept).
+    case $path in wait*:*) sleep "$(echo "${path%%:*}" | tr -dc 0-9)"; path=${path#*:} ;; esac
     local url="http://127.0.0.1:$port$path"
     # A refused question (a table served from the database refuses orders it keeps no
     # index for) is reported as such.

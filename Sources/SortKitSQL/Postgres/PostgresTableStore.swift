@@ -297,16 +297,24 @@ public final class PostgresTableStore: _SQLTableStore {
 
     /// The scan, the selection and the chosen rows' cells in one snapshot (``inSnapshot(_:)``:
     /// a row the scan chose is still there to read); the scan's rows are selected as they arrive.
-    func computedRows(
-        _ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int
-    ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])? {
+    func computedRows(_ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int) async throws -> _ComputedRows? {
         let scan = query.scan(computing: Set(selection.computing.keys))
         return try await inSnapshot { session in
+            // The versions the whole order is of: read in the scan's snapshot.
+            let versions =
+                selection.whole == nil
+                ? nil
+                : try await session.select("SELECT version, data_version FROM sortkit_table WHERE id = $1", [.integer(query.info.id)]).first
             var selected = selection
             try await session.forEachRow(scan.sql, scan.arguments) { row in selected.add(try row.map { try SQLValue($0) }) }
             let terms = Array(selected.sorted().dropFirst(offset))
             let rows = query.rows(inOrder: terms.prefix(reading).compactMap { $0.last?.integer })
-            return (terms, selected.count, terms.isEmpty || reading == 0 ? [] : try await session.select(rows.sql, rows.arguments))
+            var result = _ComputedRows(
+                terms: terms, count: selected.count, cells: terms.isEmpty || reading == 0 ? [] : try await session.select(rows.sql, rows.arguments))
+            if let whole = selected.whole, let versions, let schema = versions.first?.integer, let data = versions.last?.integer {
+                result.whole = (whole, schema, data)
+            }
+            return result
         }
     }
 

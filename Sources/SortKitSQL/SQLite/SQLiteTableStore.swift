@@ -321,9 +321,9 @@ public final class SQLiteTableStore: _SQLTableStore {
     }
 
     /// `nil`: SQLite computes a key its table doesn't store in the page's query (`sortkit_key`).
-    func computedRows(
-        _ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int
-    ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])? { nil }
+    func computedRows(_ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int) async throws -> _ComputedRows? {
+        nil
+    }
 
     /// The page's statements on one reader, in one snapshot, interrupted past the budget.
     func pageRows(

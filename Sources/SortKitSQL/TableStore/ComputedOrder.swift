@@ -27,6 +27,9 @@ struct _ComputedSelection: Sendable {
     let after: [SQLValue]?
     /// The rows scanned (the request's filtered count).
     private(set) var count = 0
+    /// When set, every scanned row's terms are added to it too (a first page's scan that
+    /// also makes the whole order kept for the table, ``_KeptOrders``).
+    var whole: _WholeOrder?
     private var rows: [[SQLValue]] = []
     /// The last of the `keep` rows kept at the last cut; `nil` before one.
     private var bound: [SQLValue]?
@@ -43,6 +46,7 @@ struct _ComputedSelection: Sendable {
         var terms = scanned
         for (index, term) in computing { terms[index] = term.value(of: terms[index].cell) }
         count += 1
+        whole?.add(terms: terms)
         if let after, !precedes(after, terms) { return }
         if let bound, !precedes(terms, bound) { return }
         rows.append(terms)
@@ -99,6 +103,19 @@ struct _ComputedSelection: Sendable {
     }
 }
 
+/// What a scan of an order SortKit computes found (``_SQLTableStore/computedRows(_:into:from:reading:)``).
+struct _ComputedRows: Sendable {
+    /// The chosen rows' terms, in order.
+    var terms: [[SQLValue]]
+    /// The rows scanned.
+    var count: Int
+    /// The cells of the first rows read (an id, then the cells).
+    var cells: [[SQLValue]]
+    /// Every scanned row's terms, when the selection collected them (``_ComputedSelection/whole``),
+    /// with the table's versions in the scan's snapshot.
+    var whole: (order: _WholeOrder, schemaVersion: Int64, dataVersion: Int64)?
+}
+
 extension _SQLTableStore {
     /// A page of an order whose keys SortKit computes as the database scans the request's rows
     /// (``_ComputedSelection``; PostgreSQL, keys the table served from the database doesn't store).
@@ -111,8 +128,25 @@ extension _SQLTableStore {
                 "an offset past \(Self.computedOffsetRows) rows in '\(request.order)', an order computed as table '\(info.schema.name)' is scanned; page on from a cursor (after=)"
             )
         }
-        let (query, selection) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: offset + request.limit + 1)
-        guard let result = try await computedRows(query, into: selection, from: offset, reading: request.limit + 1) else {
+        let (query, scan) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: offset + request.limit + 1)
+        var selection = scan
+        // A first page of all rows also collects every row's terms, for its whole order kept
+        // behind it without a scan of its own (``_KeptOrders``).
+        let key = Self.keptOrderKey(info, request.order)
+        let keeps =
+            cursor == nil && query.isUnfiltered && info.rowCount <= Self.computedStreamRows
+            && _KeptOrders.bytes(rows: info.rowCount) <= indexes.roomForOrders && indexes.orders.start(key, table: info.id)
+        if keeps { selection.whole = _WholeOrder(descending: selection.descending, computing: [:]) }
+        let started = ContinuousClock.now
+        let scanned: _ComputedRows?
+        do {
+            scanned = try await computedRows(query, into: selection, from: offset, reading: request.limit + 1)
+        } catch {
+            if keeps { indexes.orders.finished(key, table: info.id, kept: false, took: ContinuousClock.now - started) }
+            throw error
+        }
+        if keeps { keepInBackground(scanned, order: request.order, table: info.id, building: key, started: started) }
+        guard let result = scanned else {
             throw TableStoreError.invalid("'\(request.order)' needs key columns the table doesn't store")
         }
         let (rows, terms) = Self.rows(result.cells, inOrderOf: result.terms, columns: info.schema.columns.count)

@@ -27,7 +27,11 @@ extension _SQLTableStore {
 
     /// The key of a table's kept order: the table, its versions, the order.
     static func keptOrderKey(_ info: _TableInfo, _ order: TableOrder) -> String {
-        "\(info.id)/\(info.schemaVersion)/\(info.dataVersion)|\(order.description)"
+        keptOrderKey(table: info.id, schemaVersion: info.schemaVersion, dataVersion: info.dataVersion, order)
+    }
+
+    static func keptOrderKey(table: Int64, schemaVersion: Int64, dataVersion: Int64, _ order: TableOrder) -> String {
+        "\(table)/\(schemaVersion)/\(dataVersion)|\(order.description)"
     }
 
     /// The page `request` asks for from the kept order of its table version, or `nil` (no kept
@@ -94,6 +98,21 @@ extension _SQLTableStore {
             let started = ContinuousClock.now
             let kept = (try? await self.keepOrder(of: info.schema.name, order)) ?? false
             self.indexes.orders.finished(key, table: info.id, kept: kept, took: ContinuousClock.now - started)
+        }
+    }
+
+    /// Sorts a first page's scan of every row (`scanned.whole`, from
+    /// ``computedPage(_:cursor:_:_:)``) in the background and keeps its ids under the versions
+    /// of the scan's snapshot, then ends the build reserved as `building`.
+    func keepInBackground(_ scanned: _ComputedRows?, order: TableOrder, table: Int64, building: String, started: ContinuousClock.Instant) {
+        Task.detached(priority: .utility) {
+            var kept = false
+            if let scanned, let whole = scanned.whole, let ids = whole.order.sortedIDs(), ids.count == scanned.count {
+                let key = Self.keptOrderKey(table: table, schemaVersion: whole.schemaVersion, dataVersion: whole.dataVersion, order)
+                kept = self.indexes.keepOrder(ids, key: key, table: table)
+                if ids.count >= 1 << 16 { _returnFreedMemoryToSystemSoon() }
+            }
+            self.indexes.orders.finished(building, table: table, kept: kept, took: ContinuousClock.now - started)
         }
     }
 

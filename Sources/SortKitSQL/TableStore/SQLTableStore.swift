@@ -65,9 +65,7 @@ protocol _SQLTableStore: TableStore {
     /// `offset` on, the chosen rows' terms and the cells of the first `reading` (an id, then the
     /// cells, in order), with the count of rows scanned. `nil` where the database computes
     /// every key itself (SQLite).
-    func computedRows(
-        _ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int
-    ) async throws -> (terms: [[SQLValue]], count: Int, cells: [[SQLValue]])?
+    func computedRows(_ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int) async throws -> _ComputedRows?
     /// A download of all rows in an order an index keeps, read in row order and put in order in
     /// memory (``_RecordsInOrder``; SQLite); `nil`, having handed on nothing, where the store
     /// doesn't or the view is too big.

@@ -19,7 +19,7 @@ import SortKit
 ///     order.add([.integer(3), .integer(10)])
 ///     order.add([.integer(5), .integer(11)])
 ///     order.sortedIDs()   // [11, 10]
-struct _WholeOrder {
+struct _WholeOrder: Sendable {
     /// Each term's direction (the id's last).
     let descending: [Bool]
     /// The terms computed from text, by position.
@@ -37,6 +37,11 @@ struct _WholeOrder {
     mutating func add(_ scanned: [SQLValue]) {
         var terms = scanned
         for (index, term) in computing { terms[index] = term.value(of: terms[index].cell) }
+        add(terms: terms)
+    }
+
+    /// Adds a row's terms, every one as it compares (computed already), the id last.
+    mutating func add(terms: [SQLValue]) {
         for (index, term) in terms.enumerated() {
             let start = keys.bytes.count
             switch term {
