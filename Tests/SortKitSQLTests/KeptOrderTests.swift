@@ -249,3 +249,40 @@ struct WholeOrderTests {
         #expect(text.sortedIDs() == nil, "text isn't written")
     }
 }
+
+/// ``_KeptOrders``' bookkeeping: room, versions, least recently read first, dropped tables.
+@Suite("Kept orders' bookkeeping")
+struct KeptOrdersBookkeepingTests {
+    @Test("An order past the room isn't kept; the least recently read go first; at most four")
+    func room() {
+        let orders = _KeptOrders()
+        #expect(!orders.keep(Array(0..<100), key: "1/1/1|a", table: 1, room: 799))
+        #expect(orders.keep(Array(0..<100), key: "1/1/1|a", table: 1, room: 800))
+        #expect(orders.keep(Array(0..<100), key: "2/1/1|a", table: 2, room: 1_600))
+        _ = orders["1/1/1|a"]
+        // Room for two: table 2's order, read least recently, goes.
+        #expect(orders.keep(Array(0..<100), key: "3/1/1|a", table: 3, room: 1_600))
+        #expect(orders["2/1/1|a"] == nil && orders["1/1/1|a"] != nil && orders.bytes == 1_600)
+        for table in Int64(4)...8 { #expect(orders.keep([table], key: "\(table)/1/1|a", table: table, room: 1 << 20)) }
+        #expect(orders["4/1/1|a"] == nil && orders["8/1/1|a"] == [8])
+        orders.free(1)
+        #expect(orders["5/1/1|a"] == nil && orders.bytes == 24)
+    }
+
+    @Test("A table keeps its newest version's orders; a dropped table keeps none")
+    func versions() {
+        let orders = _KeptOrders()
+        #expect(orders.keep([1, 2], key: "1/1/8|a", table: 1, room: 1 << 20))
+        #expect(orders.keep([2, 1], key: "1/1/8|b", table: 1, room: 1 << 20))
+        // Read on a standby behind: not kept, and the newer ones stay.
+        #expect(!orders.keep([1], key: "1/1/7|a", table: 1, room: 1 << 20))
+        #expect(orders["1/1/8|a"] == [1, 2])
+        // A newer version drops the older ones (10 after 9: compared as numbers).
+        #expect(orders.keep([2], key: "1/1/10|a", table: 1, room: 1 << 20))
+        #expect(orders["1/1/8|a"] == nil && orders["1/1/8|b"] == nil && orders.bytes == 8)
+        #expect(orders.keep([3], key: "1/2/1|a", table: 1, room: 1 << 20), "a schema change is newer")
+        orders.forget(table: 1)
+        #expect(orders["1/2/1|a"] == nil && orders.bytes == 0)
+        #expect(!orders.keep([3], key: "1/2/2|a", table: 1, room: 1 << 20))
+    }
+}

@@ -20,8 +20,8 @@ import Synchronization
 final class _KeptOrders: Sendable {
     private struct Entry {
         let table: Int64
-        /// The table's versions (the key up to `|`).
-        let version: Substring
+        /// The table's schema and data versions (in the key, after the table).
+        let version: [Int64]
         let ids: [Int64]
     }
 
@@ -36,6 +36,8 @@ final class _KeptOrders: Sendable {
         var holdUntil: [Int64: ContinuousClock.Instant] = [:]
         /// Pages served from kept ids (for tests).
         var served = 0
+        /// Tables dropped or replaced: a build that read one before it went keeps nothing.
+        var forgotten: Set<Int64> = []
     }
 
     private let state = Mutex(State())
@@ -62,16 +64,19 @@ final class _KeptOrders: Sendable {
     /// The bytes an order of `rows` rows holds.
     static func bytes(rows: Int) -> Int { 8 * rows }
 
-    /// Keeps `ids` under `key` (the table's versions, `|`, the order), within `room` bytes for
-    /// all kept orders: `table`'s orders of other versions go first, then the least recently
-    /// read of any table. `false`, keeping nothing new, when the order alone is larger than `room`.
+    /// Keeps `ids` under `key` (`table/schemaVersion/dataVersion|order`), within `room` bytes
+    /// for all kept orders: `table`'s orders of older versions go first, then the least
+    /// recently read of any table. `false`, keeping nothing new, when the order alone is larger
+    /// than `room`, the table keeps an order of a newer version (this one was read on a standby
+    /// behind), or the table was dropped.
     func keep(_ ids: [Int64], key: String, table: Int64, room: Int) -> Bool {
         let size = Self.bytes(rows: ids.count)
-        let version = key.prefix { $0 != "|" }
+        let version = key.prefix { $0 != "|" }.split(separator: "/").dropFirst().compactMap { Int64($0) }
         return state.withLock { state in
-            for old in state.keys where state.entries[old].map({ $0.table == table && $0.version != version }) == true {
-                Self.remove(old, &state)
-            }
+            guard !state.forgotten.contains(table) else { return false }
+            let others = state.keys.filter { state.entries[$0].map { $0.table == table && $0.version != version } == true }
+            guard !others.contains(where: { state.entries[$0]!.version.lexicographicallyPrecedes(version) == false }) else { return false }
+            for old in others { Self.remove(old, &state) }
             guard size <= room else { return false }
             Self.remove(key, &state)
             while !state.keys.isEmpty, state.bytes + size > room || state.keys.count >= Self.limit { Self.remove(state.keys[0], &state) }
@@ -93,11 +98,13 @@ final class _KeptOrders: Sendable {
         }
     }
 
-    /// Drops `table`'s orders (it was dropped or replaced).
+    /// Drops `table`'s orders, for good (it was dropped or replaced: table ids aren't used
+    /// again).
     func forget(table: Int64) {
         state.withLock { state in
             for key in state.keys where state.entries[key]?.table == table { Self.remove(key, &state) }
             state.holdUntil[table] = nil
+            state.forgotten.insert(table)
         }
     }
 

@@ -238,7 +238,7 @@ final class _TableIndexCache: Sendable {
     func claim(_ bytes: Int) -> Bool {
         guard let budget = limits.indexBytes else { return true }
         return state.withLock { state in
-            let held = state.claimed + state.placed.values.reduce(0, { $0 + ($1 ?? 0) })
+            let held = Self.held(state)
             guard held + bytes <= budget else { return false }
             // Kept orders give their room back to an index.
             orders.free(held + bytes + orders.bytes - budget)
@@ -250,14 +250,21 @@ final class _TableIndexCache: Sendable {
     /// Keeps a whole order of a table served from the database in the room the held and
     /// claimed indexes leave (``_KeptOrders``); `false` without a budget or room.
     func keepOrder(_ ids: [Int64], key: String, table: Int64) -> Bool {
-        limits.indexBytes != nil && orders.keep(ids, key: key, table: table, room: roomForOrders)
+        guard let budget = limits.indexBytes else { return false }
+        // Under the lock a claim takes: no claim counts its bytes between the room and the keep.
+        return state.withLock { state in orders.keep(ids, key: key, table: table, room: budget - Self.held(state)) }
     }
 
     /// The bytes kept orders may take: what the held and claimed indexes leave of
     /// ``IndexLimits/indexBytes`` (none without a budget).
     var roomForOrders: Int {
         guard let budget = limits.indexBytes else { return 0 }
-        return state.withLock { state in budget - state.claimed - state.placed.values.reduce(0, { $0 + ($1 ?? 0) }) }
+        return state.withLock { state in budget - Self.held(state) }
+    }
+
+    /// The bytes of the indexes held in memory and claimed by imports.
+    private static func held(_ state: State) -> Int {
+        state.claimed + state.placed.values.reduce(0, { $0 + ($1 ?? 0) })
     }
 
     /// Gives back an import's claim that won't be placed (the import failed).

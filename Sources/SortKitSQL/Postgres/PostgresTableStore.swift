@@ -304,14 +304,18 @@ public final class PostgresTableStore: _SQLTableStore {
             let versions =
                 selection.whole == nil
                 ? nil
-                : try await session.select("SELECT version, data_version FROM sortkit_table WHERE id = $1", [.integer(query.info.id)]).first
+                : try await session.select("SELECT version, data_version, row_count FROM sortkit_table WHERE id = $1", [.integer(query.info.id)])
+                    .first
             var selected = selection
             try await session.forEachRow(scan.sql, scan.arguments) { row in selected.add(try row.map { try SQLValue($0) }) }
             let terms = Array(selected.sorted().dropFirst(offset))
             let rows = query.rows(inOrder: terms.prefix(reading).compactMap { $0.last?.integer })
             var result = _ComputedRows(
                 terms: terms, count: selected.count, cells: terms.isEmpty || reading == 0 ? [] : try await session.select(rows.sql, rows.arguments))
-            if let whole = selected.whole, let versions, let schema = versions.first?.integer, let data = versions.last?.integer {
+            // Every row of that version (the catalog's count) was scanned.
+            if let whole = selected.whole, let versions, let schema = versions[0].integer, let data = versions[1].integer,
+                versions[2].integer == Int64(selected.count)
+            {
                 result.whole = (whole, schema, data)
             }
             return result

@@ -138,14 +138,20 @@ extension _SQLTableStore {
             && _KeptOrders.bytes(rows: info.rowCount) <= indexes.roomForOrders && indexes.orders.start(key, table: info.id)
         if keeps { selection.whole = _WholeOrder(descending: selection.descending, computing: [:]) }
         let started = ContinuousClock.now
-        let scanned: _ComputedRows?
+        var scanned: _ComputedRows?
         do {
+            scanned = try await computedRows(query, into: selection, from: offset, reading: request.limit + 1)
+            if keeps { keepInBackground(scanned, order: request.order, table: info.id, building: key, started: started) }
+        } catch let error as TableStoreError where keeps && error.kind == .timedOut {
+            // Collecting every row's terms took the scan past its budget: the page without
+            // them (and the table's builds held off a while).
+            indexes.orders.finished(key, table: info.id, kept: false, took: ContinuousClock.now - started)
+            selection.whole = nil
             scanned = try await computedRows(query, into: selection, from: offset, reading: request.limit + 1)
         } catch {
             if keeps { indexes.orders.finished(key, table: info.id, kept: false, took: ContinuousClock.now - started) }
             throw error
         }
-        if keeps { keepInBackground(scanned, order: request.order, table: info.id, building: key, started: started) }
         guard let result = scanned else {
             throw TableStoreError.invalid("'\(request.order)' needs key columns the table doesn't store")
         }
