@@ -103,20 +103,23 @@ struct PageQuery: Sendable {
             fragment.bind(.integer(atVersions.data))
             conditions.append(fragment)
         }
-        if let only {
-            var fragment = SQLFragment(ordering.dialect == .sqlite ? "t.id IN (SELECT value FROM json_each(" : "t.id = ANY(")
-            fragment.bind(ordering.dialect.ids(only))
-            fragment.append(ordering.dialect == .sqlite ? "))" : "::bigint[])")
-            conditions.append(fragment)
-        }
+        if let only { conditions.append(idIn(only)) }
         if !excluding.isEmpty {
-            // One argument, as the stores' other id lists: a JSON array on SQLite, an array on PostgreSQL.
-            var fragment = SQLFragment(ordering.dialect == .sqlite ? "t.id NOT IN (SELECT value FROM json_each(" : "NOT (t.id = ANY(")
-            fragment.bind(ordering.dialect.ids(excluding))
-            fragment.append(ordering.dialect == .sqlite ? "))" : "::bigint[]))")
+            var fragment = SQLFragment("NOT (")
+            fragment.append(idIn(excluding))
+            fragment.append(")")
             conditions.append(fragment)
         }
         return conditions
+    }
+
+    /// `t.id` among `ids`, bound as one argument as the stores' other id lists are (a JSON array
+    /// on SQLite, an array on PostgreSQL: ``SQLDialect/ids(_:)``).
+    private func idIn(_ ids: [Int64]) -> SQLFragment {
+        var fragment = SQLFragment(ordering.dialect == .sqlite ? "t.id IN (SELECT value FROM json_each(" : "t.id = ANY(")
+        fragment.bind(ordering.dialect.ids(ids))
+        fragment.append(ordering.dialect == .sqlite ? "))" : "::bigint[])")
+        return fragment
     }
 
     /// For a table served from the database, the rows whose folded text holds `term` as its

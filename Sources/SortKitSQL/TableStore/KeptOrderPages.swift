@@ -80,10 +80,7 @@ extension _SQLTableStore {
             return Self.rows(result.cells, inOrderOf: result.terms, columns: columns)
         }
         let rows = try await pageRows(select: query.select(after: nil, offset: 0, limit: count), count: nil, csv: nil).rows
-        return (
-            rows.map { row in TableRow(id: row[0].integer ?? 0, cells: (0..<columns).map { row[1 + $0].cell }) },
-            rows.map { Array($0[(1 + columns)...].prefix(ordering.terms.count)) }
-        )
+        return Self.rowsAndTerms(rows, columns: columns, terms: ordering.terms.count)
     }
 
     /// Starts a background build of the whole order of `info`'s table by `order`, unless it is

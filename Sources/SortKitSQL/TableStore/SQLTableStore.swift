@@ -382,13 +382,21 @@ extension _SQLTableStore {
         }
         // Served from the database, an order with a key the table doesn't store is a scan: its
         // whole order is kept once a scan in the background has made it (``_KeptOrders``).
-        let computes = fromDatabase && Self.computesKeys(order, info)
-        if computes, let page = try await keptOrderPage(request, cursor: cursor, info, ordering) { return page }
+        // A search or a filter always scans.
+        let keeps = try fromDatabase && Self.computesKeys(order, info) && PageQuery(request, info: info, ordering: ordering).isUnfiltered
+        if keeps, let page = try await keptOrderPage(request, cursor: cursor, info, ordering) { return page }
         let page = try await scannedPage(request, cursor: cursor, info, ordering)
-        if computes, (try? PageQuery(request, info: info, ordering: ordering))?.isUnfiltered == true {
-            keepOrderInBackground(info, order)
-        }
+        if keeps { keepOrderInBackground(info, order) }
         return page
+    }
+
+    /// Rows read with their cells after the id (`columns` of them) and the order's terms after
+    /// the cells, as table rows and their terms.
+    static func rowsAndTerms(_ rows: [[SQLValue]], columns: Int, terms: Int) -> (rows: [TableRow], terms: [[SQLValue]]) {
+        (
+            rows.map { row in TableRow(id: row[0].integer ?? 0, cells: (0..<columns).map { row[1 + $0].cell }) },
+            rows.map { Array($0[(1 + columns)...].prefix(terms)) }
+        )
     }
 
     /// A page by SQL (and, for PostgreSQL's keys the table doesn't store, SortKit's keys as the
@@ -402,10 +410,8 @@ extension _SQLTableStore {
         let result = try await pageRows(
             select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count(),
             csv: request.csv.map { _PageCSV(export: $0, columns: columns, records: request.limit) })
-        var page = try query.page(
-            result.rows.map { row in TableRow(id: row[0].integer ?? 0, cells: (0..<columns).map { row[1 + $0].cell }) }, request,
-            total: info.rowCount, filtered: result.filtered ?? info.rowCount, secret: secret
-        ) { index in Array(result.rows[index][(1 + columns)...].prefix(ordering.terms.count)) }
+        let (rows, terms) = Self.rowsAndTerms(result.rows, columns: columns, terms: ordering.terms.count)
+        var page = try query.page(rows, request, total: info.rowCount, filtered: result.filtered ?? info.rowCount, secret: secret) { terms[$0] }
         if let csv = result.csv { (page.rows, page.csv) = ([], csv) }
         return page
     }
