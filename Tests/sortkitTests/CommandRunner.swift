@@ -23,56 +23,39 @@ struct CommandRunner {
     }
 
     /// Runs `sortkit` with `arguments` in `directory`, feeding `stdin`, and awaits its exit
-    /// without holding a thread of the concurrency pool (see ``exitStatus(of:)``): two sync
-    /// tests each blocked on a child would stall every async test of the run.
+    /// without holding a thread of the concurrency pool (``SpawnedProcess``): two sync tests
+    /// each blocked on a child would stall every async test of the run.
     static func run(_ arguments: [String], stdin: String = "", in directory: URL) async throws -> Result {
-        let (process, files) = try start(arguments, stdin: stdin, in: directory)
+        let files = OutputFiles(
+            input: directory.appendingPathComponent(".stdin-\(UUID().uuidString)"),
+            out: directory.appendingPathComponent(".stdout-\(UUID().uuidString)"),
+            err: directory.appendingPathComponent(".stderr-\(UUID().uuidString)"))
         defer { files.remove() }
-        await exitStatus(of: process)
-        return try files.result(process)
+        try Data(stdin.utf8).write(to: files.input)
+        let child = try SpawnedProcess(
+            executable: binary.path, arguments: arguments, directory: directory.path, stdin: files.input.path, stdout: files.out.path,
+            stderr: files.err.path)
+        let status = await child.exitStatus()
+        return try files.result(status: status)
     }
 
-    /// The files a run's output goes to (files, not pipes: a full pipe would block the child).
+    /// The files a run's input comes from and its output goes to (files, not pipes: a full pipe
+    /// would block the child).
     struct OutputFiles {
+        let input: URL
         let out: URL
         let err: URL
 
-        func result(_ process: Process) throws -> Result {
+        func result(status: Int32) throws -> Result {
             Result(
-                status: process.terminationStatus,
+                status: status,
                 stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
                 stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
         }
 
         func remove() {
-            try? FileManager.default.removeItem(at: out)
-            try? FileManager.default.removeItem(at: err)
+            for file in [input, out, err] { try? FileManager.default.removeItem(at: file) }
         }
-    }
-
-    private static func start(_ arguments: [String], stdin: String, in directory: URL) throws -> (Process, OutputFiles) {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let files = OutputFiles(
-            out: directory.appendingPathComponent(".stdout-\(UUID().uuidString)"),
-            err: directory.appendingPathComponent(".stderr-\(UUID().uuidString)"))
-        _ = FileManager.default.createFile(atPath: files.out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: files.err.path, contents: nil)
-        let input = Pipe()
-        process.standardInput = input
-        process.standardOutput = try FileHandle(forWritingTo: files.out)
-        process.standardError = try FileHandle(forWritingTo: files.err)
-        do {
-            try process.launchAlone()
-        } catch {
-            files.remove()
-            throw error
-        }
-        input.fileHandleForWriting.write(Data(stdin.utf8))
-        try input.fileHandleForWriting.close()
-        return (process, files)
     }
 
     /// This process's folder for test files, `sortkit-cli-<pid>`; made once, after removing the
