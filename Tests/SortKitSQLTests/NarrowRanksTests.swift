@@ -31,7 +31,7 @@ struct NarrowRanksTests {
         #expect(_NarrowRanks(count: 0, groups: 0).isEmpty)
         // A group that goes (renumbered to null, as a delete empties it) doesn't widen.
         var shrinking = _NarrowRanks([0, 1, 2])
-        shrinking.renumber { $0 == 1 ? _Ranking.null : $0 > 1 ? $0 - 1 : $0 }
+        shrinking.renumber(groups: 2) { $0 == 1 ? _Ranking.null : $0 > 1 ? $0 - 1 : $0 }
         #expect(shrinking.width == 1 && Array(shrinking) == [0, _Ranking.null, 1])
         // Two bytes hold groups up to 65,533 (65,535 is null's): 65,534 takes four.
         var wide = _NarrowRanks(count: 2, groups: 300)
@@ -57,8 +57,8 @@ struct NarrowRanksTests {
                 let renumbered: (UInt32) -> UInt32 = { up ? ($0 >= first ? $0 + 1 : $0) : ($0 == first ? _Ranking.null : $0 > first ? $0 - 1 : $0) }
                 let before = ranks.width
                 oracle = oracle.map { $0 == _Ranking.null ? $0 : renumbered($0) }
-                ranks.renumber(renumbered)
                 let top = oracle.filter { $0 != _Ranking.null }.max().map { Int($0) + 1 } ?? 0
+                ranks.renumber(groups: top, renumbered)
                 #expect(ranks.width == max(before, _NarrowRanks.width(groups: top)), "seed \(seed), step \(step): width \(ranks.width)")
             case 1:
                 let size = Int.random(in: 0...(oracle.count + 50), using: &random)

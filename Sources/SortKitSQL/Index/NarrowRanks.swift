@@ -76,21 +76,31 @@ struct _NarrowRanks: Sendable, RandomAccessCollection, Equatable {
         return resized
     }
 
-    /// Every non-null rank mapped through `body` (renumbered groups), widening first if the
-    /// highest result needs it.
-    mutating func renumber(_ body: (UInt32) -> UInt32) {
-        let count = count
-        var top: UInt32? = nil
-        withReader { ranks in
-            for slot in 0..<count where ranks[slot] != _Ranking.null {
-                // A group that goes (null) doesn't count: the width holds the groups that stay.
-                let group = body(ranks[slot])
-                if group != _Ranking.null { top = Swift.max(top ?? 0, group) }
+    /// Every non-null rank mapped through `body` (renumbered groups), each result below
+    /// `groups` (or null): widened first if `groups` needs it, then one pass over the slots. A
+    /// delete that emptied groups renumbers a title's million ranks after each bulk delete;
+    /// finding the highest result first was a second pass, a third of the page after it.
+    mutating func renumber(groups: Int, _ body: (UInt32) -> UInt32) {
+        if Self.width(groups: groups) > width { widen(to: Self.width(groups: groups)) }
+        /// The pass at one width, whose null mark is all ones (so is `UInt32.max` truncated):
+        /// the width is decided once, not per slot as ``Writer`` does.
+        func pass<Rank: FixedWidthInteger & UnsignedInteger>(_ bytes: UnsafeMutableRawBufferPointer, _: Rank.Type) {
+            let size = MemoryLayout<Rank>.size
+            for offset in stride(from: 0, to: bytes.count, by: size) {
+                let rank = bytes.loadUnaligned(fromByteOffset: offset, as: Rank.self)
+                guard rank != Rank.max else { continue }
+                let group = body(UInt32(rank))
+                assert(group == _Ranking.null || Int(group) < groups, "renumbered past the groups")
+                bytes.storeBytes(of: Rank(truncatingIfNeeded: group), toByteOffset: offset, as: Rank.self)
             }
         }
-        if let top, Self.width(groups: Int(top) + 1) > width { widen(to: Self.width(groups: Int(top) + 1)) }
-        withWriter { ranks in
-            for slot in 0..<count where ranks[slot] != _Ranking.null { ranks[slot] = body(ranks[slot]) }
+        let width = width
+        storage.withUnsafeMutableBytes { bytes in
+            switch width {
+            case 1: pass(bytes, UInt8.self)
+            case 2: pass(bytes, UInt16.self)
+            default: pass(bytes, UInt32.self)
+            }
         }
     }
 

@@ -476,7 +476,7 @@ struct _Ranking: Sendable {
                 groupStarts.insert(groupStarts[group], at: group)
                 if group + 1 < groupStarts.count - 1 {
                     let first = UInt32(group)
-                    ranks.renumber { $0 >= first ? $0 + 1 : $0 }
+                    ranks.renumber(groups: groupStarts.count - 1) { $0 >= first ? $0 + 1 : $0 }
                 }
             }
             groupStarts.withUnsafeMutableBufferPointer { starts in
@@ -556,7 +556,7 @@ struct _Ranking: Sendable {
         starts.append(UInt32(nonNull - before))
         var ranks = self.ranks
         if ranks.count != slotCount { ranks = ranks.resized(to: slotCount) }
-        if emptied { ranks.renumber { renumbered[Int($0)] } }
+        if emptied { ranks.renumber(groups: starts.count - 1) { renumbered[Int($0)] } }
         for slot in removed where Int(slot) < ranks.count { ranks[Int(slot)] = Self.null }
         return _Ranking(order: order, groupStarts: starts, ranks: ranks)
     }
