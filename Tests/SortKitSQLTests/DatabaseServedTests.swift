@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import OrderKeys
 import SortKit
 import SortKitTestSupport
@@ -468,6 +469,12 @@ struct DatabaseServedTests {
         }
         let plan = try await store.queryPlan(of: "books", PageRequest(search: "book 12", limit: 10)).joined(separator: " | ")
         #expect(plan.contains("VIRTUAL TABLE INDEX"), "\(plan)")
+        // The index builds' sorter settings (2 MB runs on two threads) are the import's alone:
+        // the writing connection has its 64 MB cache and no sorter threads again.
+        let settings = try await store.database.write { db in
+            [try Int.fetchOne(db, sql: "PRAGMA cache_size"), try Int.fetchOne(db, sql: "PRAGMA threads")]
+        }
+        #expect(settings == [-SQLiteTableStore.pageCacheKiB, 0])
         // LIKE's wildcards are found by scalar: a mark after % doesn't hide it (search folding
         // drops U+0301 but keeps the enclosing U+20DD, which makes "%⃝" one Character), and
         // such a term is tested by instr alone.

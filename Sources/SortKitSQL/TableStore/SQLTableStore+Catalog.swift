@@ -89,11 +89,29 @@ extension _SQLTableStore {
                 if (length.integer ?? 0) > 1_000 { notIncluded.insert(variant.column) }
             }
         }
-        for (column, suffix, columns, key) in try info.schema.columnIndexes(dialect, info.databaseIndex)
-        where !presets.contains(columns) && !unindexed.contains(column) {
-            let include = dialect == .postgresql && !notIncluded.contains(column) ? key.map { " INCLUDE (\($0))" } ?? "" : ""
-            try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_\(suffix) ON \(table) (\(columns))\(include)", [], long: true)
+        // SQLite sorts an index's entries in runs as big as the page cache and merges them; with
+        // `threads`, each run is sorted on a worker thread beside the reading. Runs of 2 MB on
+        // both cores built a text key's index over 1M rows in 0.59-0.63 s, against 1.29-1.34 s
+        // in one run of the connection's 64 MB (a number's 0.42-0.49 against 0.83-0.94). For
+        // these statements only: the connection's setting is put back after them.
+        func sorter(cacheSize: Int64, threads: Int64) async throws {
+            try await session.execute("PRAGMA cache_size = \(cacheSize)")
+            try await session.execute("PRAGMA threads = \(threads)")
         }
+        let cacheSize = dialect == .sqlite ? try await session.integer("PRAGMA cache_size") : nil
+        let threads = dialect == .sqlite ? try await session.integer("PRAGMA threads") ?? 0 : 0
+        if cacheSize != nil { try await sorter(cacheSize: -2048, threads: 2) }
+        do {
+            for (column, suffix, columns, key) in try info.schema.columnIndexes(dialect, info.databaseIndex)
+            where !presets.contains(columns) && !unindexed.contains(column) {
+                let include = dialect == .postgresql && !notIncluded.contains(column) ? key.map { " INCLUDE (\($0))" } ?? "" : ""
+                try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_\(suffix) ON \(table) (\(columns))\(include)", [], long: true)
+            }
+        } catch {
+            if let cacheSize { try? await sorter(cacheSize: cacheSize, threads: threads) }
+            throw error
+        }
+        if let cacheSize { try await sorter(cacheSize: cacheSize, threads: threads) }
         // Tables indexed before their indexes included key columns lack the mark: see
         // `PostgresTableStore.servingFromDatabase`.
         if dialect == .postgresql { try await session.execute("COMMENT ON TABLE \(table) IS '\(columnIndexesMark)'") }
