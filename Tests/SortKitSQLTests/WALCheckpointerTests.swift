@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SortKit
 import SortKitTestSupport
 import Testing
 
@@ -36,5 +37,37 @@ struct WALCheckpointerTests {
         // Writes and reads go on as before.
         let id = try await store.insert(["title": "After", "price": "1"], into: "books")
         #expect(try await store.row(id, in: "books").cells == ["After", "1"])
+    }
+
+    @Test("The checkpointer truncates the log only when nothing is left to copy: a reader of an older snapshot holds no write")
+    func truncatesOnlyWhenCopied() async throws {
+        let path = try temporaryDatabase()
+        let store = try SQLiteTableStore(path: path)
+        var csv = "title,price\n"
+        for row in 0..<5_000 { csv += "Title \(row),\(row)\n" }
+        try await store.importCSV(Array(csv.utf8), as: "books")
+        func size(_ file: String) -> Int { ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int) ?? 0 }
+        // A reader (a download, say) keeps the snapshot from before the next write.
+        var configuration = Configuration()
+        configuration.allowsUnsafeTransactions = true
+        let reader = try DatabaseQueue(path: path, configuration: configuration)
+        let count = try await reader.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN DEFERRED")
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM sortkit_table")
+        }
+        #expect(count == 1)
+        _ = try await store.insert(["title": "Later", "price": "1"], into: "books")
+        let checkpointer = _WALCheckpointer(path: path, threshold: 0)
+        // The frames after the reader's snapshot can't be copied: no TRUNCATE, which would
+        // hold the write lock waiting for the reader.
+        #expect(try checkpointer.run() == false)
+        #expect(size(path + "-wal") > 0)
+        let id = try await store.insert(["title": "Meanwhile", "price": "2"], into: "books")
+        #expect(try await store.row(id, in: "books").cells == ["Meanwhile", "2"])
+        try await reader.writeWithoutTransaction { try $0.execute(sql: "COMMIT") }
+        // With the reader gone, everything is copied and the log cut back.
+        #expect(try checkpointer.run() == true)
+        #expect(size(path + "-wal") == 0)
+        #expect(try await store.page(of: "books", PageRequest(search: "meanwhile")).rows.map(\.id) == [id])
     }
 }
