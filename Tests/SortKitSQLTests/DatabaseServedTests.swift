@@ -283,35 +283,67 @@ struct DatabaseServedTests {
             + (0..<3_000).map { "\"\(titles[$0 % titles.count].replacingOccurrences(of: "\"", with: "\"\""))\($0 % 13)\",\($0 % 17)" }.joined(separator: "\n")
             + "\n"
         for store in [store as any TableStore, memory] { try await store.importCSV(Array(csv.utf8), as: "r", delimiter: UInt8(ascii: ","), presets: [:]) }
-        let info = try await store.read { try await SQLiteTableStore.info("r", $0) }
         let export = CSVExport(defusing: [.string, .integer])
-        /// The view's CSV records: streamed in row order (`nil` if it wasn't), and in memory.
-        func records(_ spec: String) async throws -> (rowOrder: [UInt8]?, memory: [UInt8]) {
+        /// The view's CSV records: streamed in row order (`nil` if it wasn't), and in memory;
+        /// and, read again in `parts` parts of its ids, the same records (or `nil` too) and in
+        /// how many parts they were read. `stale` reads with the table's catalog entry from
+        /// before the last write: read again in one snapshot, one part.
+        func records(_ spec: String, parts: Int = 2, stale: _TableInfo? = nil) async throws -> (
+            rowOrder: [UInt8]?, memory: [UInt8], readInParts: Int
+        ) {
+            let current = try await store.read { try await SQLiteTableStore.info("r", $0) }
+            let info = stale ?? current
             let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), limit: 1_000)
             let ordering = try SQLiteTableStore.ordering(request.order, info)
+            let ids = try PageQuery(request, info: info, ordering: ordering).ids(after: nil, offset: 0)
             var streamed: [UInt8] = [], expected: [UInt8] = []
-            let end = try await store.streamInRowOrder(
-                ids: try PageQuery(request, info: info, ordering: ordering).ids(after: nil, offset: 0), table: info.physical, columns: 2,
-                csv: export, batchRows: 97
-            ) { _, csv, _ in streamed += csv ?? [] }
+            let end = try await store.streamInRowOrder(ids: ids, table: info, columns: 2, csv: export, batchRows: 97) { _, csv, _ in
+                streamed += csv ?? []
+            }
             var all = request
             all.limit = 5_000
             export.appendRecords(try await memory.page(of: "r", all).rows.map(\.cells), to: &expected)
-            return (end == nil ? nil : streamed, expected)
+            // The same records read in `parts` parts, handed on in batches of 1,000.
+            let (read, readInParts) = try await SQLiteTableStore.records(store.database, ids, info, columns: 2, csv: export, parts: parts)
+            var again: [UInt8] = []
+            if let read {
+                let (batches, sink) = AsyncThrowingStream<_StreamBatch, any Error>.makeStream()
+                let ahead = _StreamBatch.Ahead()
+                async let handed: Void = {
+                    try await read.handOn(batchRows: 1_000, into: sink, ahead: ahead); sink.finish()
+                }()
+                for try await batch in batches {
+                    again += batch.csv ?? []
+                    ahead.count.subtract(1, ordering: .releasing)
+                }
+                try await handed
+            }
+            #expect((read == nil) == (end == nil) && (read == nil || again == streamed), "\(spec) in \(parts) parts")
+            return (end == nil ? nil : streamed, expected, readInParts)
         }
         for spec in ["title", "-title", "price", "-price:nulls-first"] {
-            let (streamed, expected) = try await records(spec)
+            let (streamed, expected, parts) = try await records(spec)
             #expect(streamed == expected, "\(spec): \(streamed?.count ?? -1) bytes streamed, \(expected.count) in memory")
+            #expect(parts == 2, "\(spec): read in \(parts) parts")
         }
+        // Three parts, one, and more than a part's 127 give the same records.
+        for parts in [3, 1, 5_000] { #expect(try await records("-title", parts: parts).readInParts == min(parts, 127)) }
         // A thousand rows left of 3,000, ids up to 3,000: put in order by id. Twenty left: too
         // sparse (a place per id would outnumber the rows), the index walk reads them.
         for (kept, inRowOrder) in [(1_000, true), (20, false)] {
             let gone = (1...3_000).map(Int64.init).filter { $0 % Int64(3_000 / kept) != 0 }
             let remaining = try await memory.page(of: "r", PageRequest(limit: 5_000)).rows.map(\.id)
+            let before = try await store.read { try await SQLiteTableStore.info("r", $0) }
             for store in [store as any TableStore, memory] { try await store.delete(Array(Set(gone).intersection(remaining)), from: "r") }
-            let (streamed, expected) = try await records("title")
+            let (streamed, expected, _) = try await records("title")
             #expect((streamed != nil) == inRowOrder, "\(kept) rows")
             if let streamed { #expect(streamed == expected, "\(kept) rows") }
+            // With the catalog entry from before the delete, each reader finds the table moved
+            // on: read again in one snapshot (the rows of now, in the order of now).
+            let (stale, _, parts) = try await records("title", stale: before)
+            if inRowOrder {
+                #expect(parts == 1 && stale == expected, "\(kept) rows, stale: \(parts) parts")
+            }
         }
     }
 

@@ -270,7 +270,7 @@ public final class PostgresTableStore: _SQLTableStore {
     /// 2.7–3.7 s against 2.4–2.6: decoding the rows is the time either way, and PostgreSQL's
     /// sort runs beside it on its own workers.
     func streamInRowOrder(
-        ids select: (sql: String, arguments: [SQLValue]), table: String, columns: Int, csv export: CSVExport, batchRows: Int,
+        ids select: (sql: String, arguments: [SQLValue]), table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd? { nil }
 

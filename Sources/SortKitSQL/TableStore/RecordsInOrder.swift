@@ -7,17 +7,21 @@ import Synchronization
 ///
 /// Walking a key's index, SQLite looks each row up at its own place in the table (by title at
 /// 1M rows: 2.0–2.2 s, against DuckDB's `COPY … TO` of 0.69–0.81 s). (PostgreSQL sorts in its
-/// own query, on its own workers, as fast as its rows are decoded here: it doesn't use this.) Instead the ids are read in the view's order off the index alone, the
-/// table is read once in its own order with each row's CSV record written into one buffer and
-/// its place noted, and the records are handed on in the view's order. They are the bytes the
-/// index walk writes (`CSVExport.appendCell`). They are held until sent, so only a view of at
-/// most ``maximumRows`` rows, ``maximumBytes`` of records and ids no sparser than four per row
-/// is read this way; the store's stream slots bound how many run at once.
+/// own query, on its own workers, as fast as its rows are decoded here: it doesn't use this.)
+/// Instead the ids are read in the view's order off the index alone, the table is read in its
+/// own order — in parts, ranges of ids each read on a core of its own — with each row's CSV
+/// record written into its part's buffer and its place noted, and the records are handed on
+/// in the view's order. They are the bytes the index walk writes (`CSVExport.appendCell`).
+/// They are held until sent, so only a view of at most ``maximumRows`` rows, ``maximumBytes``
+/// of records and ids no sparser than four per row is read this way; the store's stream slots
+/// bound how many run at once.
 ///
 ///     var records = _RecordsInOrder(order: [3, 1, 2])!                // ids in the view's order
-///     _ = records.record(of: 1) { $0 += Array("one".utf8) }            // read in row order
-///     _ = records.record(of: 2) { $0 += Array("two".utf8) }
-///     _ = records.record(of: 3) { $0 += Array("three".utf8) }          // handed on: three, one, two
+///     var part = _RecordsInOrder.Part()                                // read in row order
+///     _ = records.record(of: 1, into: &part) { $0 += Array("one".utf8) }
+///     _ = records.record(of: 2, into: &part) { $0 += Array("two".utf8) }
+///     _ = records.record(of: 3, into: &part) { $0 += Array("three".utf8) }
+///     _ = records.add(part)                                            // handed on: three, one, two
 struct _RecordsInOrder: Sendable {
     /// The most rows of a download read in row order.
     static let maximumRows = 2_000_000
@@ -27,9 +31,20 @@ struct _RecordsInOrder: Sendable {
     private let low: Int64
     /// Each id's place in the view (from `low`), -1 for an id not in it.
     private var place: [Int32]
-    private var bytes: [UInt8] = []
+    /// The records as read, part by part.
+    private var parts: [Part] = []
+    /// Per place in the view: the part that holds its record (-1 for a row not read), and the
+    /// record's start and length there.
+    private var part: [Int8]
     private var starts: [Int]
     private var lengths: [Int]
+
+    /// Records of rows read in row order into a buffer of their own (a range of ids read on
+    /// one core), each with its place in the view.
+    struct Part: Sendable {
+        fileprivate var bytes: [UInt8] = []
+        fileprivate var records: [(place: Int32, start: Int)] = []
+    }
 
     /// The places of the ids of a view, in its order; `nil` for too many, or ids sparser than
     /// four per row (a place per id would outnumber the rows).
@@ -41,6 +56,7 @@ struct _RecordsInOrder: Sendable {
         self.low = low
         place = [Int32](repeating: -1, count: span)
         for (position, id) in order.enumerated() { place[Int(id - low)] = Int32(position) }
+        part = [Int8](repeating: -1, count: order.count)
         starts = [Int](repeating: 0, count: order.count)
         lengths = [Int](repeating: 0, count: order.count)
     }
@@ -48,17 +64,39 @@ struct _RecordsInOrder: Sendable {
     /// The smallest and largest id of the view (a range to read the table in).
     var ids: ClosedRange<Int64>? { place.isEmpty ? nil : low...(low + Int64(place.count - 1)) }
 
-    /// Writes the record of row `id` (its cells, by `write`; the line break is added) if the
-    /// view holds it; `false` once the records pass ``maximumBytes``.
-    mutating func record(of id: Int64, _ write: (inout [UInt8]) -> Void) -> Bool {
+    /// ``ids`` in `count` ranges of about as many ids, in order (fewer for fewer ids, and at
+    /// most 127: see ``add(_:)``).
+    func ids(in count: Int) -> [ClosedRange<Int64>] {
+        guard let ids else { return [] }
+        let span = Int64(place.count), count = Int64(max(1, min(count, place.count, Int(Int8.max))))
+        return (0..<count).map { ids.lowerBound + span * $0 / count...ids.lowerBound + span * ($0 + 1) / count - 1 }
+    }
+
+    /// Writes the record of row `id` into `part` (its cells, by `write`; the line break is
+    /// added) if the view holds it; `false` once the part passes ``maximumBytes``.
+    func record(of id: Int64, into part: inout Part, _ write: (inout [UInt8]) -> Void) -> Bool {
         guard id >= low, id - low < Int64(place.count) else { return true }
-        let position = Int(place[Int(id - low)])
+        let position = place[Int(id - low)]
         guard position >= 0 else { return true }
-        let start = bytes.count
-        write(&bytes)
-        bytes.append(0x0A)
-        (starts[position], lengths[position]) = (start, bytes.count - start)
-        return bytes.count <= Self.maximumBytes
+        let start = part.bytes.count
+        write(&part.bytes)
+        part.bytes.append(0x0A)
+        part.records.append((position, start))
+        return part.bytes.count <= Self.maximumBytes
+    }
+
+    /// Takes in a part's records (parts of disjoint ids, at most 127); `false` once the
+    /// records of every part taken in pass ``maximumBytes``.
+    mutating func add(_ part: Part) -> Bool {
+        precondition(parts.count < Int(Int8.max), "at most 127 parts")
+        let index = Int8(parts.count)
+        for (number, record) in part.records.enumerated() {
+            let end = number + 1 < part.records.count ? part.records[number + 1].start : part.bytes.count
+            let position = Int(record.place)
+            (self.part[position], starts[position], lengths[position]) = (index, record.start, end - record.start)
+        }
+        parts.append(part)
+        return parts.reduce(0) { $0 + $1.bytes.count } <= Self.maximumBytes
     }
 
     /// Hands the records on in the view's order, `batchRows` a batch, once fewer than two are
@@ -74,9 +112,10 @@ struct _RecordsInOrder: Sendable {
             guard case .enqueued = sink.yield(batch) else { throw CancellationError() }
             batch = _StreamBatch()
         }
-        for (start, length) in zip(starts, lengths) where length > 0 {
+        for position in part.indices where part[position] >= 0 {
             if batch.csv == nil { batch.csv = [] }
-            batch.csv!.append(contentsOf: bytes[start..<start + length])
+            let start = starts[position]
+            batch.csv!.append(contentsOf: parts[Int(part[position])].bytes[start..<start + lengths[position]])
             batch.count += 1
             if batch.count == batchRows { try await yield() }
         }

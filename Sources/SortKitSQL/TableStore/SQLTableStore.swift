@@ -70,7 +70,7 @@ protocol _SQLTableStore: TableStore {
     /// memory (``_RecordsInOrder``; SQLite); `nil`, having handed on nothing, where the store
     /// doesn't or the view is too big.
     func streamInRowOrder(
-        ids select: (sql: String, arguments: [SQLValue]), table: String, columns: Int, csv export: CSVExport, batchRows: Int,
+        ids select: (sql: String, arguments: [SQLValue]), table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd?
     /// Reads `info`'s table into a new index.
@@ -440,7 +440,7 @@ extension _SQLTableStore {
         // 2.9-3.1 s either way).
         if query.isUnfiltered, !ordering.isManual, ordering.terms.count == 2, let export = request.csv,
             let end = try await streamInRowOrder(
-                ids: query.ids(after: cursor?.values, offset: offset), table: info.physical, columns: info.schema.columns.count, csv: export,
+                ids: query.ids(after: cursor?.values, offset: offset), table: info, columns: info.schema.columns.count, csv: export,
                 batchRows: max(1, request.limit),
                 { rows, csv, count in
                     given += count
