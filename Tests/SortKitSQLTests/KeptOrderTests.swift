@@ -206,6 +206,30 @@ struct SQLiteKeyFunctionTests {
             ])
     }
 
+    @Test("len and random= keys read off a cell's bytes equal those of its String: odd, non-NFC and ill-formed text (seeded)")
+    func keysOffBytes() {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let pieces: [[UInt8]] = [
+            Array("a".utf8), Array("É".utf8), Array("e\u{301}".utf8), Array("\u{1100}\u{1161}".utf8), Array("한".utf8), Array("日本".utf8),
+            Array(" ".utf8), Array("\u{A0}".utf8), Array("\t".utf8), Array("\u{2028}".utf8), Array("Å".utf8), Array("\u{212B}".utf8),
+            Array("😀".utf8), Array("7".utf8), Array("-".utf8), [0xFF], [0x80], [0xC3], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0],
+        ]
+        var cells: [[UInt8]] = [[], Array(" ".utf8), Array("  \u{A0}".utf8), Array(repeating: 0x61, count: 1 << 20), Array("e\u{301}".utf8)]
+        for _ in 0..<600 { cells.append((0..<Int.random(in: 1...12, using: &random)).flatMap { _ in pieces[Int(random.next() % UInt64(pieces.count))] }) }
+        for names in [
+            ["text", "natural", "string", "len"], ["text", "binary", "string", "random=7"], ["inferred", "natural", "string", "random=0"],
+            ["inferred", "natural", "integer", "len"], ["text", "caseInsensitive", "string", "random=18446744073709551615"],
+            ["inferred", "natural", "string", "len"],
+        ] {
+            let reader = KeyVariant.ComputedKeyReader(names: names)!
+            for cell in cells {
+                let bytes = cell.withUnsafeBufferPointer { reader.key(ofUTF8: $0) }
+                #expect(bytes == reader.key(of: String(decoding: cell, as: UTF8.self)), "seed \(seed), \(names), \(cell.prefix(24))")
+            }
+        }
+    }
+
     @Test("A view in the database file can't call it")
     func directOnly() async throws {
         let store = try SQLiteTableStore(path: try Backend.sqlite.newLocation(), queryBudget: testQueryBudget)

@@ -54,12 +54,12 @@ enum _SQLiteKeyFunction {
             for index in 2..<count { sqlite3_set_auxdata(context, index, UnsafeMutableRawPointer(bitPattern: 1), nil) }
         }
         // A NULL cell reads as empty text, as a stored key column's does.
-        var cell = ""
+        var cell = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
         if let value = arguments[0], sqlite3_value_type(value) != SQLITE_NULL {
-            guard let text = text(value) else { return sqlite3_result_error_nomem(context) }
-            cell = text
+            guard let start = sqlite3_value_text(value) else { return sqlite3_result_error_nomem(context) }
+            cell = UnsafeBufferPointer(start: start, count: Int(sqlite3_value_bytes(value)))
         }
-        guard let key = reader.key(of: cell) else { return sqlite3_result_null(context) }
+        guard let key = reader.key(ofUTF8: cell) else { return sqlite3_result_null(context) }
         key.withUnsafeBytes { bytes in
             if let base = bytes.baseAddress {
                 sqlite3_result_blob64(context, base, sqlite3_uint64(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
