@@ -347,6 +347,55 @@ struct DatabaseServedTests {
         }
     }
 
+    @Test("SQLite: a first page by a key it computes, read as two halves side by side, is the in-memory index's; a stale catalog entry reads it in one")
+    func pageInHalves() async throws {
+        let rows = 4 * SQLiteTableStore.halvesRows + 3
+        let store = try SQLiteTableStore(path: try Backend.sqlite.newLocation(), queryBudget: testQueryBudget, indexLimits: IndexLimits(indexBytes: 1))
+        let memory = try await Self.open(.sqlite, try Backend.sqlite.newLocation(), budget: nil)
+        // Titles of repeating lengths (many ties across the halves), decomposed and blank ones,
+        // and prices with nulls and negatives.
+        let titles = ["é", "e\u{301}x", "日本語", "", "Zoë Ocean", "a", "  ", "Ab"]
+        let csv =
+            "title,price\n"
+            + (0..<rows).map { "\(titles[$0 % titles.count])\($0 % 7 == 0 ? "" : String($0 % 13)),\($0 % 11 == 0 ? "" : String($0 % 23 - 11))" }.joined(
+                separator: "\n") + "\n"
+        for store in [store as any TableStore, memory] { try await store.importCSV(Array(csv.utf8), as: "h", delimiter: UInt8(ascii: ","), presets: [:]) }
+        // A row deleted at each end and in the middle: ids no longer dense.
+        for store in [store as any TableStore, memory] { try await store.delete([1, Int64(rows / 2), Int64(rows)], from: "h") }
+        let info = try await store.read { try await SQLiteTableStore.info("h", $0) }
+        for (spec, offset, limit) in [("title:len", 0, 25), ("-title:len,-price", 37, 10), ("title:random=7", 0, 1), ("price:abs,title:len", 9_000, 999)] {
+            let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), offset: offset, limit: limit)
+            let ordering = try SQLiteTableStore.ordering(request.order, info)
+            let query = try PageQuery(request, info: info, ordering: ordering)
+            let halves = try await store.pageInHalves(request, info, ordering, query)
+            let expected = try await memory.page(of: "h", request)
+            #expect(halves?.rows.map(\.id) == expected.rows.map(\.id), "\(spec) from \(offset)")
+            #expect(halves?.filtered == expected.filtered && (halves?.next == nil) == (expected.next == nil), "\(spec) from \(offset)")
+            // Its cursor goes on where the memory's does.
+            if let next = halves?.next, let after = expected.next {
+                var more = request
+                (more.offset, more.after) = (0, next)
+                var oracle = request
+                (oracle.offset, oracle.after) = (0, after)
+                #expect(try await store.page(of: "h", more).rows.map(\.id) == (try await memory.page(of: "h", oracle).rows.map(\.id)), "\(spec) next")
+            }
+            // Through the store's own page, and with the catalog entry of before the write.
+            #expect(try await store.page(of: "h", request).rows.map(\.id) == expected.rows.map(\.id), "\(spec) page")
+            var stale = info
+            stale.dataVersion -= 1
+            #expect(try await store.pageInHalves(request, stale, ordering, query) == nil, "\(spec) stale")
+        }
+        // Not in halves: past the bounds, filtered, or an order of stored keys.
+        for request in [
+            PageRequest(order: .spec(try SortSpec(parsing: "title:len")), offset: SQLiteTableStore.halvesRows, limit: 1),
+            PageRequest(order: .spec(try SortSpec(parsing: "title:len")), search: "zoë", limit: 5),
+            PageRequest(order: .spec(try SortSpec(parsing: "title")), limit: 5),
+        ] {
+            let ordering = try SQLiteTableStore.ordering(request.order, info)
+            #expect(try await store.pageInHalves(request, info, ordering, try PageQuery(request, info: info, ordering: ordering)) == nil)
+        }
+    }
+
     @Test("A database-served table: cells too long for a B-tree entry, schema changes, a drop and the same name again", arguments: backends)
     func oddTables(_ backend: Backend) async throws {
         var random = SplitMix64(seed: 77)

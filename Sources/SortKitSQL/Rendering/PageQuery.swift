@@ -12,6 +12,9 @@ struct PageQuery: Sendable {
     /// When set, only the rows with these ids (a kept order's page, ``_KeptOrders``); not a
     /// filter of the request: counts are the request's.
     var only: [Int64]?
+    /// When set, only the rows whose ids are in the range (a part of a scan read side by side
+    /// with the others: ``_SQLTableStore/pageInHalves(_:_:_:_:)``).
+    var idRange: ClosedRange<Int64>?
     /// When set, no rows unless the table's catalog entry still has these versions, seen in
     /// the statement's own snapshot (a kept order's page and build: a write since, and the
     /// caller scans instead).
@@ -104,6 +107,13 @@ struct PageQuery: Sendable {
             conditions.append(fragment)
         }
         if let only { conditions.append(idIn(only)) }
+        if let idRange {
+            var fragment = SQLFragment("t.id BETWEEN ")
+            fragment.bind(.integer(idRange.lowerBound))
+            fragment.append(" AND ")
+            fragment.bind(.integer(idRange.upperBound))
+            conditions.append(fragment)
+        }
         if !excluding.isEmpty {
             var fragment = SQLFragment("NOT (")
             fragment.append(idIn(excluding))

@@ -406,6 +406,7 @@ extension _SQLTableStore {
         // doesn't fit, so PostgreSQL scans the rows and SortKit computes the keys.
         if !ordering.variants.isSubset(of: info.variants) { return try await computedPage(request, cursor: cursor, info, ordering) }
         let query = try PageQuery(request, info: info, ordering: ordering)
+        if cursor == nil, let page = try await pageInHalves(request, info, ordering, query) { return page }
         let columns = info.schema.columns.count
         let result = try await pageRows(
             select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count(),
