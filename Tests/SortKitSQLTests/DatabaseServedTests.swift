@@ -385,11 +385,14 @@ struct DatabaseServedTests {
             stale.dataVersion -= 1
             #expect(try await store.pageInHalves(request, stale, ordering, query) == nil, "\(spec) stale")
         }
-        // Not in halves: past the bounds, filtered, or an order of stored keys.
+        // Not in halves: past the bounds, filtered, an order of stored keys or led by one (its
+        // index walk stops at the page), a term of text.
         for request in [
             PageRequest(order: .spec(try SortSpec(parsing: "title:len")), offset: SQLiteTableStore.halvesRows, limit: 1),
             PageRequest(order: .spec(try SortSpec(parsing: "title:len")), search: "zoë", limit: 5),
             PageRequest(order: .spec(try SortSpec(parsing: "title")), limit: 5),
+            PageRequest(order: .spec(try SortSpec(parsing: "title,title:len")), limit: 5),
+            PageRequest(order: .spec(try SortSpec(parsing: "title:len,title:binary")), limit: 5),
         ] {
             let ordering = try SQLiteTableStore.ordering(request.order, info)
             #expect(try await store.pageInHalves(request, info, ordering, try PageQuery(request, info: info, ordering: ordering)) == nil)

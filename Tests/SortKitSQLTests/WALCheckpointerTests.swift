@@ -62,6 +62,9 @@ struct WALCheckpointerTests {
         // hold the write lock waiting for the reader.
         #expect(try checkpointer.run() == false)
         #expect(size(path + "-wal") > 0)
+        // Told to wait, it waits for the reader a bounded time, then gives up.
+        #expect(throws: DatabaseError.self) { try checkpointer.run(waiting: 50) }
+        #expect(size(path + "-wal") > 0)
         let id = try await store.insert(["title": "Meanwhile", "price": "2"], into: "books")
         #expect(try await store.row(id, in: "books").cells == ["Meanwhile", "2"])
         try await reader.writeWithoutTransaction { try $0.execute(sql: "COMMIT") }

@@ -64,14 +64,8 @@ extension Process {
     ///     try process.launchAlone()
     ///     let status = await exitStatus(of: process)
     ///
-    /// The child gets the environment as it was at the first launch unless one is set, so that
-    /// `run()` doesn't read `environ` (see ``SpawnedProcess``, which the command-line tests use
-    /// instead: this launch still crashed twice).
+    /// This launch still crashed twice, from `CommandRunner`, which now uses ``SpawnedProcess``.
     public func launchAlone() throws {
-        if environment == nil { environment = startEnvironment }
         try launching.withLock { try run() }
     }
 }
-
-/// The test process's environment, read once.
-private let startEnvironment = ProcessInfo.processInfo.environment

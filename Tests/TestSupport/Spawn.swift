@@ -14,15 +14,16 @@ import Foundation
 /// `CommandRunner`, even with one launch at a time (``Process/launchAlone()``). Its launch
 /// reads `ProcessInfo`'s environment, builds C strings of every argument and variable and a
 /// close action for every open descriptor; this launch passes a copy of the environment made
-/// once, before any test ran, and descriptors it was handed. Input and output are files, so no
-/// pipe end leaks into another test's child.
+/// once (at the first launch) and the descriptors of the files it was handed, and has every
+/// other one closed in the child. Input and output are files, so no pipe end leaks into
+/// another test's child.
 ///
 ///     let child = try SpawnedProcess(executable: "/bin/echo", arguments: ["hi"], stdout: outPath)
 ///     let status = await child.exitStatus()
 public final class SpawnedProcess: Sendable {
     /// The child's process id.
     public let pid: pid_t
-    private let exit = ExitRecord()
+    private let exitRecord = ExitRecord()
 
     /// Starts `executable` with `arguments` in `directory`, its standard input read from the
     /// file at `stdin` (or `/dev/null`), its output and errors written to the files at `stdout`
@@ -44,34 +45,54 @@ public final class SpawnedProcess: Sendable {
             try Self.check(posix_spawn_file_actions_addopen(&actions, descriptor, path, flags, 0o644))
         }
         if let directory { try Self.check(Self.addChdir(&actions, directory)) }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // No signal blocked or ignored in the child, whatever the launching thread has (the
+        // concurrency pool's threads block some): a `terminate()` reaches it.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        posix_spawnattr_setsigmask(&attributes, &signals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var flags = Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)
         // Every other descriptor closed in the child (test servers' sockets, SQLite files).
-        try Self.check(Self.addClosefrom(&actions, 3))
+        #if canImport(Darwin)
+            flags |= Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
+        #else
+            try Self.check(Self.addClosefrom(&actions, 3))
+        #endif
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var spawned: pid_t = 0
         try Self.check(
             Self.environment.withUnsafeBufferPointer {
-                posix_spawn(&spawned, executable, &actions, nil, argv, UnsafeMutablePointer(mutating: $0.baseAddress))
+                posix_spawn(&spawned, executable, &actions, &attributes, argv, UnsafeMutablePointer(mutating: $0.baseAddress))
             })
         let pid = spawned
         self.pid = pid
-        let exit = exit
+        let record = exitRecord
         // waitpid blocks a thread of its own, not one of the concurrency pool's.
         let waiter = Thread {
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            // As Foundation's `terminationStatus`: the exit code, or the signal that ended it.
-            exit.record(status & 0x7f == 0 ? (status >> 8) & 0xff : status & 0x7f)
+            var waited: pid_t
+            repeat { waited = waitpid(pid, &status, 0) } while waited == -1 && errno == EINTR
+            // As Foundation's `terminationStatus`: the exit code, or the signal that ended it;
+            // -1 if the child couldn't be waited for (never a success).
+            record.record(waited != pid ? -1 : status & 0x7f == 0 ? (status >> 8) & 0xff : status & 0x7f)
         }
         waiter.name = "test-child-\(pid)"
         waiter.start()
     }
 
     /// The exit code (or the number of the signal that ended the child), once it has exited.
-    public func exitStatus() async -> Int32 { await exit.wait() }
+    public func exitStatus() async -> Int32 { await exitRecord.wait() }
 
     /// Whether the child has not exited yet.
-    public var isRunning: Bool { exit.status == nil }
+    public var isRunning: Bool { exitRecord.status == nil }
 
     /// Sends `SIGTERM`.
     public func terminate() { kill(pid, SIGTERM) }
@@ -85,18 +106,23 @@ public final class SpawnedProcess: Sendable {
         guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
     }
 
-    // glibc (2.29, 2.34) has both; Swift's Glibc module leaves them out (they are GNU
-    // extensions), so they are looked up by name.
+    // glibc (2.29, 2.34) has both, Darwin the first; Swift's Glibc module leaves them out
+    // (they are GNU extensions), so they are looked up by name, in the process's own symbols.
     private typealias Chdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
     private typealias Closefrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
 
+    /// `name` among the symbols of the process and the libraries it loaded.
+    private static func symbol(_ name: String) -> UnsafeMutableRawPointer? {
+        dlsym(dlopen(nil, RTLD_NOW), name)
+    }
+
     private static func addChdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: String) -> Int32 {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np") else { return ENOSYS }
+        guard let symbol = symbol("posix_spawn_file_actions_addchdir_np") else { return ENOSYS }
         return unsafeBitCast(symbol, to: Chdir.self)(actions, path)
     }
 
     private static func addClosefrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ first: Int32) -> Int32 {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return ENOSYS }
+        guard let symbol = symbol("posix_spawn_file_actions_addclosefrom_np") else { return ENOSYS }
         return unsafeBitCast(symbol, to: Closefrom.self)(actions, first)
     }
 }

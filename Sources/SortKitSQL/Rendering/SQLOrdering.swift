@@ -231,6 +231,12 @@ public struct SQLOrdering: Sendable {
     public let variants: Set<KeyVariant>
     /// Whether the order reads the manual-order table (joined as `o`).
     public let isManual: Bool
+    /// On SQLite, whether the first term is a key computed in the query (`sortkit_key`): no
+    /// index serves the order, so the query reads every row.
+    let leadsWithComputedKey: Bool
+    /// On SQLite, whether every term's values are integers, blobs or NULL (not a number column
+    /// that holds doubles, not text): what ``_WholeOrder`` can put in SQLite's order.
+    let termsAreIntegersOrBlobs: Bool
     /// The dialect.
     public let dialect: SQLDialect
 
@@ -246,8 +252,10 @@ public struct SQLOrdering: Sendable {
     /// - Throws: ``TableStoreError`` for a column the schema doesn't have.
     public init(_ order: TableOrder, schema: TableSchema, dialect: SQLDialect, stored: Set<KeyVariant>? = nil) throws {
         /// The expression of a key: its column, or on SQLite the computed key when it isn't stored.
+        var computedKeys = 0, integersOrBlobs = true
         func keyExpression(_ variant: KeyVariant) -> SQLFragment {
             if dialect == .sqlite, let stored, !stored.contains(variant) {
+                computedKeys += 1
                 return SQLFragment(variant.computedExpression(type: schema.columns[variant.column].type))
             }
             return SQLFragment(dialect.quoted(variant.columnName))
@@ -255,13 +263,16 @@ public struct SQLOrdering: Sendable {
         self.dialect = dialect
         var terms: [Term] = []
         var variants: Set<KeyVariant> = []
+        var leadsWithComputedKey = false
         switch order {
         case .manual:
             isManual = true
             terms.append(Term(expression: SQLFragment("\"o\".\"pos\""), descending: false, mayBeNull: false, nullsFirst: false))
         case .spec(let spec):
             isManual = false
-            for key in spec.keys {
+            for (index, key) in spec.keys.enumerated() {
+                // The first key's terms (an `enum=` key's rank reads its key too) are computed.
+                defer { if index == 0 { leadsWithComputedKey = computedKeys > 0 } }
                 let column = try schema.columnIndex(key.column)
                 let type = schema.columns[column].type
                 if let order = key.enumOrder {
@@ -308,8 +319,11 @@ public struct SQLOrdering: Sendable {
                     variants.insert(variant)
                     terms.append(Self.computed(Self.term(keyExpression(variant), key, blob: true, dialect), variant, type, key, dialect))
                 } else if interpretation == .inferred && type != .string {
+                    // Floats and dates (seconds) are stored as REAL.
+                    if type == .float || type == .date { integersOrBlobs = false }
                     terms.append(Self.term(SQLFragment(dialect.quoted("n\(column)")), key, blob: false, dialect))
                 } else if interpretation == .inferred && key.collation == .binary {
+                    integersOrBlobs = false
                     let text = SQLFragment(dialect.quoted("c\(column)"))
                     terms.append(Self.term(text, key, blob: false, dialect, collate: dialect.binaryCollation))
                 } else {
@@ -324,6 +338,8 @@ public struct SQLOrdering: Sendable {
         terms.append(Term(expression: SQLFragment("\"t\".\"id\""), descending: false, mayBeNull: false, nullsFirst: false))
         self.terms = terms
         self.variants = variants
+        self.leadsWithComputedKey = leadsWithComputedKey
+        termsAreIntegersOrBlobs = integersOrBlobs
     }
 
     /// `CASE` mapping the key column to the value's rank in `order` (matched by the

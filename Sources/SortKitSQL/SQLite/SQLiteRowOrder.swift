@@ -34,10 +34,11 @@ extension SQLiteTableStore {
         return end == .notStreamed ? nil : end
     }
 
-    /// What a read of a view's records found.
-    private enum _RecordsRead: Sendable {
-        /// The records, or `nil` past ``_RecordsInOrder``'s bounds.
-        case read(_RecordsInOrder?)
+    /// What a read of a view's records, or of a part of them, found.
+    private enum _RecordsRead<Found: Sendable>: Sendable {
+        case read(Found)
+        /// Past ``_RecordsInOrder``'s bounds: the view is walked instead.
+        case tooBig
         /// The reader's snapshot doesn't have the table's versions.
         case changed
     }
@@ -48,45 +49,78 @@ extension SQLiteTableStore {
         _ database: DatabasePool, _ select: (sql: String, arguments: [SQLValue]), _ table: _TableInfo, columns: Int, csv export: CSVExport,
         parts: Int
     ) async throws -> (records: _RecordsInOrder?, parts: Int) {
-        @Sendable func current(_ db: Database) throws -> Bool {
-            let row = try Row.fetchOne(db, sql: "SELECT version, data_version FROM sortkit_table WHERE id = ?", arguments: [table.id])
-            return row.map { $0[0] as Int64 == table.schemaVersion && $0[1] as Int64 == table.dataVersion } ?? false
-        }
-        let ordered = try await database.read { db -> _RecordsRead in
+        let current = Self.current(table)
+        let ordered = try await database.read { db -> _RecordsRead<_RecordsInOrder> in
             guard parts > 1, try current(db) else { return .changed }
-            return .read(try Self.order(db, select))
+            return try Self.order(db, select).map { .read($0) } ?? .tooBig
         }
-        if case .read(var records?) = ordered {
-            let ranges = records.ids(in: parts), order = records
-            let read = try await withThrowingTaskGroup(of: _RecordsInOrder.Part?.self) { group in
-                for range in ranges {
-                    group.addTask {
-                        try await database.read { db in
-                            guard try current(db) else { return nil }
-                            return try Self.part(db, of: order, range, table: table.physical, columns: columns, csv: export)
-                        }
-                    }
-                }
-                var parts: [_RecordsInOrder.Part] = []
-                for try await part in group {
-                    guard let part else { return false }
-                    parts.append(part)
-                }
-                return parts.allSatisfy { records.add($0) }
+        switch ordered {
+        case .tooBig: return (nil, 0)
+        case .changed: break
+        case .read(var records):
+            let ranges = records.ids(in: parts)
+            switch try await Self.parts(database, of: records, ranges, table: table, columns: columns, csv: export) {
+            case .tooBig: return (nil, ranges.count)
+            case .changed: break
+            case .read(let read):
+                for part in read { guard records.add(part) else { return (nil, ranges.count) } }
+                return (records, ranges.count)
             }
-            if read { return (records, ranges.count) }
-        } else if case .read(nil) = ordered {
-            return (nil, 0)
         }
         // In one snapshot: the catalog moved on between readers (or one part was asked for).
         let records = try await database.read { db -> _RecordsInOrder? in
             guard var records = try Self.order(db, select) else { return nil }
-            guard let range = records.ids, let part = try Self.part(db, of: records, range, table: table.physical, columns: columns, csv: export),
+            guard let range = records.ids else { return records }
+            guard let part = try Self.part(db, of: records, range, table: table.physical, columns: columns, csv: export, share: 1),
                 records.add(part)
-            else { return records.ids == nil ? records : nil }
+            else { return nil }
             return records
         }
         return (records, 1)
+    }
+
+    /// Whether a reader's snapshot has `table`'s versions.
+    private static func current(_ table: _TableInfo) -> @Sendable (Database) throws -> Bool {
+        { db in
+            let row = try Row.fetchOne(db, sql: "SELECT version, data_version FROM sortkit_table WHERE id = ?", arguments: [table.id])
+            return row.map { $0[0] as Int64 == table.schemaVersion && $0[1] as Int64 == table.dataVersion } ?? false
+        }
+    }
+
+    /// The parts of `records` among `ranges`, each read on a reader of its own; the others
+    /// stop as soon as one is past its share of the bounds or finds the table changed. (Not in
+    /// ``records(_:_:_:columns:csv:parts:)``: the copy of `records` the readers hold ends
+    /// here, so the caller's takes the parts in without copying its arrays.)
+    private static func parts(
+        _ database: DatabasePool, of records: _RecordsInOrder, _ ranges: [ClosedRange<Int64>], table: _TableInfo, columns: Int,
+        csv export: CSVExport
+    ) async throws -> _RecordsRead<[_RecordsInOrder.Part]> {
+        let current = Self.current(table)
+        return try await withThrowingTaskGroup(of: (Int, _RecordsRead<_RecordsInOrder.Part>).self) { group in
+            for (index, range) in ranges.enumerated() {
+                group.addTask {
+                    let read = try await database.read { db -> _RecordsRead<_RecordsInOrder.Part> in
+                        guard try current(db) else { return .changed }
+                        let part = try Self.part(db, of: records, range, table: table.physical, columns: columns, csv: export, share: ranges.count)
+                        return part.map { .read($0) } ?? .tooBig
+                    }
+                    return (index, read)
+                }
+            }
+            var parts = [_RecordsInOrder.Part?](repeating: nil, count: ranges.count)
+            for try await (index, read) in group {
+                switch read {
+                case .read(let part): parts[index] = part
+                case .tooBig:
+                    group.cancelAll()
+                    return .tooBig
+                case .changed:
+                    group.cancelAll()
+                    return .changed
+                }
+            }
+            return .read(parts.compactMap { $0 })
+        }
     }
 
     /// The view's ids in its order, as ``_RecordsInOrder``; `nil` past its bounds.
@@ -100,11 +134,13 @@ extension SQLiteTableStore {
         return _RecordsInOrder(order: order)
     }
 
-    /// The records of the view's rows among `ids`, read in row order; `nil` past the bounds.
+    /// The records of the view's rows among `ids`, read in row order, a part of `share`; `nil`
+    /// past its share of the bounds.
     private static func part(
-        _ db: Database, of records: _RecordsInOrder, _ ids: ClosedRange<Int64>, table: String, columns: Int, csv export: CSVExport
+        _ db: Database, of records: _RecordsInOrder, _ ids: ClosedRange<Int64>, table: String, columns: Int, csv export: CSVExport,
+        share: Int
     ) throws -> _RecordsInOrder.Part? {
-        var part = _RecordsInOrder.Part()
+        var part = _RecordsInOrder.Part(of: share)
         let cells = (0..<columns).map { ", c\($0)" }.joined()
         let statement = try db.makeStatement(sql: "SELECT id\(cells) FROM \(table) WHERE id BETWEEN ?1 AND ?2 ORDER BY id")
         let rows = try Row.fetchCursor(statement, arguments: [ids.lowerBound, ids.upperBound])

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// Checkpoints an SQLite store's write-ahead log in the background, on a connection of its own.
@@ -55,15 +56,27 @@ final class _WALCheckpointer: Sendable {
         else { return }
         Task.detached(priority: .utility) {
             defer { self.state.withLock { $0.running = false } }
-            // A failed checkpoint leaves the log as it is: the next write tries again, and
-            // SQLite checkpoints when the last connection closes.
-            _ = try? self.run()
+            // A log left over four times the threshold is tried again half a second later, a
+            // few times (writes may have stopped), the last time waiting up to 0.2 s for
+            // readers: with a reader always there (downloads back to back), a checkpoint
+            // that never waits would never cut the log back. A failed checkpoint leaves the
+            // log as it is: the next write tries again, and SQLite checkpoints when the last
+            // connection closes.
+            for attempt in 0..<Self.attempts {
+                let truncated = try? self.run(waiting: attempt == Self.attempts - 1 ? 200 : 0)
+                guard truncated != true, self.logSize > 4 * self.threshold, attempt < Self.attempts - 1 else { return }
+                try? await Task.sleep(for: .milliseconds(500))
+            }
         }
     }
 
+    /// How many times one checkpoint tries to cut a big log back.
+    static let attempts = 4
+
     /// One checkpoint on this checkpointer's connection: PASSIVE, then TRUNCATE if the log is
-    /// over four times the threshold and the PASSIVE copied all of it. Returns whether the log
-    /// was truncated.
+    /// over four times the threshold and the PASSIVE copied all of it — or, `waiting` (ms) for
+    /// a writer or readers at most, whatever the PASSIVE copied. Returns whether the log was
+    /// truncated.
     ///
     /// A log far over the threshold (a big import's) is cut back here, off the request path:
     /// SQLite would cut it at the next write, which then waited for the kernel to drop the
@@ -75,11 +88,15 @@ final class _WALCheckpointer: Sendable {
     /// from the database waited 0.34 s). Truncating a 358 MB log with nothing to copy takes
     /// 0.09 s; when it gives up, the next checkpoint tries again. PASSIVE never waits.
     @discardableResult
-    func run() throws -> Bool {
+    func run(waiting: Int32 = 0) throws -> Bool {
         let connection = try connection()
         let passive = try connection.writeWithoutTransaction { try $0.checkpoint(.passive) }
-        guard logSize > 4 * threshold, passive.walFrameCount == passive.checkpointedFrameCount else { return false }
-        _ = try connection.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        guard logSize > 4 * threshold, waiting > 0 || passive.walFrameCount == passive.checkpointedFrameCount else { return false }
+        _ = try connection.writeWithoutTransaction { db in
+            sqlite3_busy_timeout(db.sqliteConnection, waiting)
+            defer { sqlite3_busy_timeout(db.sqliteConnection, 0) }
+            return try db.checkpoint(.truncate)
+        }
         return true
     }
 

@@ -20,11 +20,14 @@ extension _SQLTableStore {
     ///
     /// `nil` too where it doesn't apply: PostgreSQL (SortKit computes its keys as the rows
     /// arrive, ``computedPage(_:cursor:_:_:)``), a filtered view, an offset past
-    /// ``halvesRows``, a CSV page, an order of stored keys (an index walk), a small table.
+    /// ``halvesRows``, a CSV page, an order whose first key is stored (an index walk), a term
+    /// of doubles or text, a small table.
     func pageInHalves(_ request: PageRequest, _ info: _TableInfo, _ ordering: SQLOrdering, _ query: PageQuery) async throws -> TablePage? {
         let keep = request.offset + request.limit + 1
+        // An order led by a stored key walks that key's index and stops at the page; terms
+        // that may be doubles or text can't be merged as bytes.
         guard Self.dialect == .sqlite, request.csv == nil, query.isUnfiltered, keep <= Self.halvesRows, info.rowCount >= 4 * Self.halvesRows,
-            Self.computesKeys(request.order, info)
+            ordering.leadsWithComputedKey, ordering.termsAreIntegersOrBlobs
         else { return nil }
         // As the page's count: the table's data version in the half's snapshot, -1 for a
         // schema version of another.
@@ -49,6 +52,7 @@ extension _SQLTableStore {
         let (rows, terms) = Self.rowsAndTerms(results.flatMap(\.rows), columns: columns, terms: ordering.terms.count)
         var order = _WholeOrder(descending: ordering.terms.map(\.descending), computing: [:])
         for rowTerms in terms { order.add(terms: rowTerms) }
+        // (Not `nil`: `termsAreIntegersOrBlobs`.)
         guard let ids = order.sortedIDs() else { return nil }
         let place = Dictionary(uniqueKeysWithValues: rows.indices.map { (rows[$0].id, $0) })
         let ordered = ids.dropFirst(request.offset).prefix(request.limit + 1).compactMap { place[$0] }

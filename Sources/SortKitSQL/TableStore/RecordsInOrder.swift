@@ -44,6 +44,13 @@ struct _RecordsInOrder: Sendable {
     struct Part: Sendable {
         fileprivate var bytes: [UInt8] = []
         fileprivate var records: [(place: Int32, start: Int)] = []
+        /// The most bytes of records this part holds: its share of ``maximumBytes``.
+        fileprivate let limit: Int
+
+        /// A part of `parts`, holding its share of ``maximumBytes``.
+        init(of parts: Int = 1) {
+            limit = _RecordsInOrder.maximumBytes / max(1, parts)
+        }
     }
 
     /// The places of the ids of a view, in its order; `nil` for too many, or ids sparser than
@@ -73,7 +80,8 @@ struct _RecordsInOrder: Sendable {
     }
 
     /// Writes the record of row `id` into `part` (its cells, by `write`; the line break is
-    /// added) if the view holds it; `false` once the part passes ``maximumBytes``.
+    /// added) if the view holds it; `false` once the part passes its share of
+    /// ``maximumBytes``.
     func record(of id: Int64, into part: inout Part, _ write: (inout [UInt8]) -> Void) -> Bool {
         guard id >= low, id - low < Int64(place.count) else { return true }
         let position = place[Int(id - low)]
@@ -82,7 +90,7 @@ struct _RecordsInOrder: Sendable {
         write(&part.bytes)
         part.bytes.append(0x0A)
         part.records.append((position, start))
-        return part.bytes.count <= Self.maximumBytes
+        return part.bytes.count <= part.limit
     }
 
     /// Takes in a part's records (parts of disjoint ids, at most 127); `false` once the

@@ -100,8 +100,8 @@ extension _SQLTableStore {
         }
         let cacheSize = dialect == .sqlite ? try await session.integer("PRAGMA cache_size") : nil
         let threads = dialect == .sqlite ? try await session.integer("PRAGMA threads") ?? 0 : 0
-        if cacheSize != nil { try await sorter(cacheSize: -2048, threads: 2) }
         do {
+            if cacheSize != nil { try await sorter(cacheSize: -2048, threads: 2) }
             for (column, suffix, columns, key) in try info.schema.columnIndexes(dialect, info.databaseIndex)
             where !presets.contains(columns) && !unindexed.contains(column) {
                 let include = dialect == .postgresql && !notIncluded.contains(column) ? key.map { " INCLUDE (\($0))" } ?? "" : ""
