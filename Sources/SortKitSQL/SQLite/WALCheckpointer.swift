@@ -57,13 +57,15 @@ final class _WALCheckpointer: Sendable {
         Task.detached(priority: .utility) {
             defer { self.state.withLock { $0.running = false } }
             // A log left over four times the threshold is tried again half a second later, a
-            // few times (writes may have stopped), the last time waiting up to 0.2 s for
-            // readers: with a reader always there (downloads back to back), a checkpoint
-            // that never waits would never cut the log back. A failed checkpoint leaves the
-            // log as it is: the next write tries again, and SQLite checkpoints when the last
-            // connection closes.
+            // few times (writes may have stopped). A log over sixteen times it is, the last
+            // time, truncated waiting up to 0.2 s for readers (and copying what is left, the
+            // writes waiting): with a reader always there (downloads back to back), a
+            // checkpoint that never waits would never cut it back. A failed checkpoint leaves
+            // the log as it is: the next write tries again, and SQLite checkpoints when the
+            // last connection closes.
             for attempt in 0..<Self.attempts {
-                let truncated = try? self.run(waiting: attempt == Self.attempts - 1 ? 200 : 0)
+                let last = attempt == Self.attempts - 1
+                let truncated = try? self.run(waiting: last && self.logSize > 16 * self.threshold ? 200 : 0)
                 guard truncated != true, self.logSize > 4 * self.threshold, attempt < Self.attempts - 1 else { return }
                 try? await Task.sleep(for: .milliseconds(500))
             }
@@ -82,11 +84,12 @@ final class _WALCheckpointer: Sendable {
     /// SQLite would cut it at the next write, which then waited for the kernel to drop the
     /// file's cached pages (most of the 0.1-0.18 s first bulk delete after a 1M-row import).
     /// TRUNCATE holds the write lock while it copies what is left and waits for readers, so
-    /// it runs only when nothing is left to copy, and gives up at once (this connection waits
-    /// for no lock) when a writer or a reader of an older snapshot (a download) is there: else
-    /// every write waited behind it (a block move after four bulk deletes of a table served
-    /// from the database waited 0.34 s). Truncating a 358 MB log with nothing to copy takes
-    /// 0.09 s; when it gives up, the next checkpoint tries again. PASSIVE never waits.
+    /// unless told to wait it runs only when nothing is left to copy, and gives up at once
+    /// (this connection waits for no lock) when a writer or a reader of an older snapshot (a
+    /// download) is there: else every write waited behind it (a block move after four bulk
+    /// deletes of a table served from the database waited 0.34 s). Truncating a 358 MB log
+    /// with nothing to copy takes 0.09 s; when it gives up, the next checkpoint tries again.
+    /// PASSIVE never waits.
     @discardableResult
     func run(waiting: Int32 = 0) throws -> Bool {
         let connection = try connection()
