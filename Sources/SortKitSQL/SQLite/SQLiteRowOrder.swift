@@ -81,9 +81,9 @@ extension SQLiteTableStore {
 
     /// Whether a reader's snapshot has `table`'s versions.
     private static func current(_ table: _TableInfo) -> @Sendable (Database) throws -> Bool {
-        { db in
-            let row = try Row.fetchOne(db, sql: "SELECT version, data_version FROM sortkit_table WHERE id = ?", arguments: [table.id])
-            return row.map { $0[0] as Int64 == table.schemaVersion && $0[1] as Int64 == table.dataVersion } ?? false
+        let query = table.dataVersionQuery
+        return { db in
+            try Int64.fetchOne(db, sql: query.sql, arguments: StatementArguments(query.arguments.map(\.databaseValue))) == table.dataVersion
         }
     }
 

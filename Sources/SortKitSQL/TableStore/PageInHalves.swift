@@ -29,12 +29,8 @@ extension _SQLTableStore {
         guard Self.dialect == .sqlite, request.csv == nil, query.isUnfiltered, keep <= Self.halvesRows, info.rowCount >= 4 * Self.halvesRows,
             ordering.leadsWithComputedKey, ordering.termsAreIntegersOrBlobs
         else { return nil }
-        // As the page's count: the table's data version in the half's snapshot, -1 for a
-        // schema version of another.
-        let versions = (
-            sql: "SELECT coalesce((SELECT data_version FROM sortkit_table WHERE id = $1 AND version = $2), -1)",
-            arguments: [SQLValue.integer(info.id), .integer(info.schemaVersion)]
-        )
+        // As the page's count: the table's data version in the half's snapshot.
+        let versions = info.dataVersionQuery
         guard let range = try await read({ try await $0.select("SELECT min(id), max(id) FROM \(info.physical)").first }),
             let low = range.first?.integer, let high = range.last?.integer, high > low
         else { return nil }

@@ -21,6 +21,13 @@ struct _TableInfo {
     /// `nil` when it has its presets' indexes only.
     var databaseIndex: Collation? = nil
 
+    /// The table's data version as a statement's snapshot has it, -1 where its schema version
+    /// isn't ``schemaVersion``: a read on a reader of its own checks that its snapshot is the
+    /// table as a request saw it (``dataVersion``).
+    var dataVersionQuery: (sql: String, arguments: [SQLValue]) {
+        ("SELECT coalesce((SELECT data_version FROM sortkit_table WHERE id = $1 AND version = $2), -1)", [.integer(id), .integer(schemaVersion)])
+    }
+
     /// The physical table: named by its catalog id, never by user text.
     var physical: String { "st_\(id)" }
     /// The search index: SQLite's FTS5 table, PostgreSQL's GIN index.
