@@ -23,7 +23,8 @@
 
         /// Starts `executable` with `arguments` in `directory`, its standard input read from the
         /// file at `stdin` (or `/dev/null`), its output and errors written to the files at `stdout`
-        /// and `stderr` (made or emptied; `/dev/null` for `nil`). Throws a `POSIXError` naming the
+        /// and `stderr` (made or emptied; `/dev/null` for `nil`; the same path: one file, both in
+        /// the order written). Throws a `POSIXError` naming the
         /// call that failed: a missing executable fails here, not in the child.
         public init(
             executable: String, arguments: [String], directory: String? = nil, stdin: String? = nil, stdout: String? = nil,
@@ -38,6 +39,11 @@
                 (2, stderr ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC),
             ]
             for (descriptor, path, flags) in files {
+                // Errors to the output's file: the same open file, one offset (combined output).
+                if descriptor == 2, let stderr, stderr == stdout {
+                    try Self.check(posix_spawn_file_actions_adddup2(&actions, 1, 2))
+                    continue
+                }
                 try Self.check(posix_spawn_file_actions_addopen(&actions, descriptor, path, flags, 0o644))
             }
             if let directory { try Self.check(Self.addChdir(&actions, directory)) }
