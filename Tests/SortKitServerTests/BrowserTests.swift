@@ -48,43 +48,10 @@ struct BrowserTests {
     /// Runs a program to completion without blocking a concurrency thread; returns its status
     /// and combined output.
     static func run(_ program: String, _ arguments: [String]) async throws -> (Int32, String) {
-        #if canImport(Glibc)
-            // Not Foundation's `Process`: its launch crashed here too (see `SpawnedProcess`).
-            let output = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-run-\(UUID().uuidString).out")
-            defer { try? FileManager.default.removeItem(at: output) }
-            let child = try SpawnedProcess(executable: program, arguments: arguments, stdout: output.path, stderr: output.path)
-            let status = await child.exitStatus()
-            return (status, String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self))
-        #else
-            return try await runWithProcess(program, arguments)
-        #endif
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("sortkit-run-\(UUID().uuidString).out")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let child = try SpawnedProcess(executable: program, arguments: arguments, stdout: output.path, stderr: output.path)
+        let status = await child.exitStatus()
+        return (status, String(decoding: (try? Data(contentsOf: output)) ?? Data(), as: UTF8.self))
     }
-
-    /// ``run(_:_:)`` with Foundation's `Process` (not on Linux).
-    static func runWithProcess(_ program: String, _ arguments: [String]) async throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let collected = OutputBuffer()
-        pipe.fileHandleForReading.readabilityHandler = { handle in collected.append(handle.availableData) }
-        return try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { process in
-                pipe.fileHandleForReading.readabilityHandler = nil
-                collected.append(pipe.fileHandleForReading.readDataToEndOfFile())
-                continuation.resume(returning: (process.terminationStatus, collected.text))
-            }
-            do { try process.launchAlone() } catch { continuation.resume(throwing: error) }
-        }
-    }
-}
-
-/// Output collected from a pipe's handler thread.
-final class OutputBuffer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
-    var text: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
 }

@@ -27,21 +27,20 @@ struct MetricsTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let input = folder.appendingPathComponent("metrics.txt"), output = folder.appendingPathComponent("samples.json")
         try Data(exposition.utf8).write(to: input)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try Service.prometheusParser.value())
-        process.arguments = [
-            "-c",
-            """
-            import json, sys
-            from prometheus_client.parser import text_string_to_metric_families
-            text = open(sys.argv[1], encoding="utf-8").read()
-            samples = [{"name": s.name, "labels": s.labels, "value": s.value} for f in text_string_to_metric_families(text) for s in f.samples]
-            json.dump(samples, open(sys.argv[2], "w"))
-            """,
-            input.path, output.path,
-        ]
-        try process.launchAlone()
-        let status = await exitStatus(of: process)
+        let process = try SpawnedProcess(
+            executable: try Service.prometheusParser.value(),
+            arguments: [
+                "-c",
+                """
+                import json, sys
+                from prometheus_client.parser import text_string_to_metric_families
+                text = open(sys.argv[1], encoding="utf-8").read()
+                samples = [{"name": s.name, "labels": s.labels, "value": s.value} for f in text_string_to_metric_families(text) for s in f.samples]
+                json.dump(samples, open(sys.argv[2], "w"))
+                """,
+                input.path, output.path,
+            ])
+        let status = await process.exitStatus()
         try #require(status == 0, "prometheus_client could not parse:\n\(exposition)")
         return try JSONDecoder().decode([Sample].self, from: Data(contentsOf: output))
     }

@@ -32,13 +32,9 @@ struct ReplicaServerTests {
 
     /// Runs `commands` with psql on the database at `url`.
     static func psql(_ url: String, _ commands: [String]) async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SORTKIT_PSQL"]!)
-        process.arguments = ["-X", "-q", url] + commands.flatMap { ["-c", $0] }
-        // One launch at a time in the test process: Foundation's launch crashed in a memcpy
-        // beside another test's launch (a clean-clone `.ci/run`, 2026-11-29).
-        try process.launchAlone()
-        #expect(await exitStatus(of: process) == 0, "psql \(commands)")
+        let process = try SpawnedProcess(
+            executable: ProcessInfo.processInfo.environment["SORTKIT_PSQL"]!, arguments: ["-X", "-q", url] + commands.flatMap { ["-c", $0] })
+        #expect(await process.exitStatus() == 0, "psql \(commands)")
     }
 
     /// Runs `commands` on PgBouncer's console.

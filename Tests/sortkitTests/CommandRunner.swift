@@ -32,25 +32,10 @@ struct CommandRunner {
             err: directory.appendingPathComponent(".stderr-\(UUID().uuidString)"))
         defer { files.remove() }
         try Data(stdin.utf8).write(to: files.input)
-        #if canImport(Glibc)
-            let child = try SpawnedProcess(
-                executable: binary.path, arguments: arguments, directory: directory.path, stdin: files.input.path, stdout: files.out.path,
-                stderr: files.err.path)
-            let status = await child.exitStatus()
-        #else
-            // Foundation's launch crashed on Linux only.
-            let process = Process()
-            process.executableURL = binary
-            process.arguments = arguments
-            process.currentDirectoryURL = directory
-            _ = FileManager.default.createFile(atPath: files.out.path, contents: nil)
-            _ = FileManager.default.createFile(atPath: files.err.path, contents: nil)
-            process.standardInput = try FileHandle(forReadingFrom: files.input)
-            process.standardOutput = try FileHandle(forWritingTo: files.out)
-            process.standardError = try FileHandle(forWritingTo: files.err)
-            try process.launchAlone()
-            let status = await exitStatus(of: process)
-        #endif
+        let child = try SpawnedProcess(
+            executable: binary.path, arguments: arguments, directory: directory.path, stdin: files.input.path, stdout: files.out.path,
+            stderr: files.err.path)
+        let status = await child.exitStatus()
         return try files.result(status: status)
     }
 

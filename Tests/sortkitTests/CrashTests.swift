@@ -117,15 +117,10 @@ struct CrashTests {
     /// task that may wait for a busy pool thread — so the kill lands microseconds after the
     /// marker, inside an operation that takes a second. Returns whether `finished` was shown by then.
     static func kill(_ arguments: [String], in folder: URL, on marker: String, finished: String) async throws -> Bool {
-        let process = Process()
-        process.executableURL = CommandRunner.binary
-        process.arguments = ["serve"] + arguments + ["--port", String(ServeCommandTests.Server.freePort())]
-        process.currentDirectoryURL = folder
-        process.standardOutput = FileHandle.nullDevice
-        let pipe = Pipe()
-        process.standardError = pipe
-        try process.launchAlone()
-        let reader = pipe.fileHandleForReading
+        let process = try SpawnedProcess(
+            executable: CommandRunner.binary.path, arguments: ["serve"] + arguments + ["--port", String(ServeCommandTests.Server.freePort())],
+            directory: folder.path, errorPipe: true)
+        let reader = try #require(process.errorOutput)
         let output = await onOwnThread { () -> String in
             var output = ""
             while true {
@@ -133,11 +128,11 @@ struct CrashTests {
                 if chunk.isEmpty { break }
                 output += String(decoding: chunk, as: UTF8.self)
                 if output.contains(marker) {
-                    Foundation.kill(process.processIdentifier, SIGKILL)
+                    process.send(SIGKILL)
                     break
                 }
             }
-            _ = waitForExit(process)
+            process.waitUntilExit()
             return output
         }
         #expect(output.contains(marker), "the server never said '\(marker)': \(output.suffix(500))")
@@ -186,7 +181,7 @@ extension ServeCommandTests.Server {
 
     /// SIGKILL now, and wait for the process to be gone.
     func killNow() {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-        waitForExit(process)
+        process.send(SIGKILL)
+        process.waitUntilExit()
     }
 }

@@ -11,23 +11,15 @@ struct InputEdgesTests {
     /// Runs `script` with bash in a fresh folder holding `files`; `$SORTKIT` is the binary.
     func shell(_ script: String, files: [String: String] = [:]) throws -> CommandRunner.Result {
         let folder = try CommandRunner.folder(with: files)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        // `$SORTKIT` is set by the script, not through `environment`: a Process given an
-        // environment builds its own copy of it, and that launch crashed the test process in a
-        // `memcpy` in two clean-clone CI runs (2026-11-27); one that inherits it never did.
+        // `$SORTKIT` is set by the script: the child inherits the test process's environment.
         let binary = CommandRunner.binary.path.replacingOccurrences(of: "'", with: "'\\''")
-        process.arguments = ["-c", "export SORTKIT='\(binary)'\n" + script]
-        process.currentDirectoryURL = folder
         let out = folder.appendingPathComponent(".out"), err = folder.appendingPathComponent(".err")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        try process.launchAlone()
-        waitForExit(process)
+        let process = try SpawnedProcess(
+            executable: "/bin/bash", arguments: ["-c", "export SORTKIT='\(binary)'\n" + script], directory: folder.path, stdout: out.path,
+            stderr: err.path)
+        let status = process.waitUntilExit()
         return CommandRunner.Result(
-            status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
+            status: status, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
             stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
     }
 

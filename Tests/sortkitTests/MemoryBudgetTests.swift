@@ -12,19 +12,14 @@ struct MemoryBudgetTests {
 
     /// Peak RSS in KB and the output of `sortkit` with `arguments` in `folder`.
     static func peak(_ arguments: [String], in folder: URL) throws -> (kilobytes: Int, output: String, status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: time)
         let report = folder.appendingPathComponent(".time-\(UUID().uuidString)")
-        process.arguments = ["-f", "%M", "-o", report.path, CommandRunner.binary.path] + arguments
-        process.currentDirectoryURL = folder
         let out = folder.appendingPathComponent(".out-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = FileHandle.nullDevice
-        try process.launchAlone()
-        waitForExit(process)
+        let process = try SpawnedProcess(
+            executable: time, arguments: ["-f", "%M", "-o", report.path, CommandRunner.binary.path] + arguments, directory: folder.path,
+            stdout: out.path)
+        let status = process.waitUntilExit()
         let kilobytes = Int(try String(contentsOf: report, encoding: .utf8).split(separator: "\n").last.map(String.init) ?? "") ?? .max
-        return (kilobytes, try String(contentsOf: out, encoding: .utf8), process.terminationStatus)
+        return (kilobytes, try String(contentsOf: out, encoding: .utf8), status)
     }
 
     @Test(

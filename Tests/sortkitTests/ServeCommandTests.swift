@@ -15,7 +15,7 @@ import Testing
 struct ServeCommandTests {
     /// A running `sortkit serve`, stopped (SIGTERM, then waited for) by ``stop()``.
     final class Server: @unchecked Sendable {
-        let process = Process()
+        let process: SpawnedProcess
         let port: Int
         let log: URL
 
@@ -37,13 +37,9 @@ struct ServeCommandTests {
         init(_ arguments: [String], in folder: URL) throws {
             port = Self.freePort()
             log = folder.appendingPathComponent("server-\(port).log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.executableURL = CommandRunner.binary
-            process.arguments = ["serve"] + arguments + ["--port", String(port)]
-            process.currentDirectoryURL = folder
-            process.standardOutput = try FileHandle(forWritingTo: log)
-            process.standardError = try FileHandle(forWritingTo: log)
-            try process.launchAlone()
+            process = try SpawnedProcess(
+                executable: CommandRunner.binary.path, arguments: ["serve"] + arguments + ["--port", String(port)], directory: folder.path,
+                stdout: log.path, stderr: log.path)
         }
 
         /// Waits until `path` answers 200: at most 180 s, for an import or a reopened table in a
@@ -84,8 +80,8 @@ struct ServeCommandTests {
         }
 
         func stop() {
-            if process.isRunning { process.terminate() }
-            waitForExit(process)
+            process.terminate()
+            process.waitUntilExit()
         }
     }
 
@@ -243,25 +239,21 @@ struct ServeCommandTests {
         try Data(csv.utf8).write(to: folder.appendingPathComponent("slow.csv"))
         let server = try Server(["--db", "graceful.sqlite", "--grace-period", "1"], in: folder)
         try await server.waitUntilServing("/api/tables")
-        let upload = Process()
-        upload.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        upload.arguments = [
-            "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--limit-rate", "20K", "-H", "Content-Type: text/csv",
-            "--data-binary", "@slow.csv", "http://127.0.0.1:\(server.port)/api/tables?name=cut",
-        ]
-        upload.currentDirectoryURL = folder
-        upload.standardOutput = FileHandle.nullDevice
-        upload.standardError = FileHandle.nullDevice
-        try upload.launchAlone()
+        let upload = try SpawnedProcess(
+            executable: "/usr/bin/curl",
+            arguments: [
+                "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--limit-rate", "20K", "-H", "Content-Type: text/csv",
+                "--data-binary", "@slow.csv", "http://127.0.0.1:\(server.port)/api/tables?name=cut",
+            ], directory: folder.path)
         try await Task.sleep(for: .milliseconds(1_500))
         let signalled = ContinuousClock.now
-        kill(server.process.processIdentifier, SIGTERM)
+        server.process.terminate()
         try await Task.sleep(for: .milliseconds(200))
         // Stopped accepting: a new request is refused while the upload is still in flight.
         let refused = await (try? server.get("/api/tables")) == nil
-        let status = await exitStatus(of: server.process)
+        let status = await server.process.exitStatus()
         let stoppedAfter = ContinuousClock.now - signalled
-        _ = await exitStatus(of: upload)
+        _ = await upload.exitStatus()
         let log = try String(contentsOf: server.log, encoding: .utf8)
         #expect(refused, "a connection made after SIGTERM was served: \(log)")
         #expect(status == 0, "exit status \(status): \(log)")
@@ -276,9 +268,9 @@ struct ServeCommandTests {
         try await again.waitUntilServing("/api/tables")
         let small = Task { try await again.send("POST", "/api/tables?name=small", csv: "k,title\n1,a\n2,b\n") }
         try await Task.sleep(for: .milliseconds(50))
-        kill(again.process.processIdentifier, SIGTERM)
+        again.process.terminate()
         let reply = try? await small.value
-        #expect(await exitStatus(of: again.process) == 0)
+        #expect(await again.process.exitStatus() == 0)
         if let reply {
             #expect(reply.1 == 201, "\(reply)")
             let after = try SQLiteTableStore(path: folder.appendingPathComponent("graceful.sqlite").path)

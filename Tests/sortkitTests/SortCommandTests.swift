@@ -194,31 +194,27 @@ struct SortCommandTests {
             var csv = "id,name\n"
             for row in 0..<rows { csv += "\(row),n\((row &* 7_919) % 100_003)\n" }
             try Data(csv.utf8).write(to: folder.appendingPathComponent("big.csv"))
-            let process = Process()
-            // TMPDIR through env(1), which execs sortkit in place (same pid), rather than a
-            // Process environment (see InputEdgesTests.shell).
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["TMPDIR=\(scratch.path)", CommandRunner.binary.path, "sort", "big.csv", "--by", "name", "--max-memory", "1M", "-o", "out.csv"]
-            process.currentDirectoryURL = folder
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.launchAlone()
-            let partial = folder.appendingPathComponent(".out.csv.sortkit-\(process.processIdentifier).partial")
+            // TMPDIR through `env`: the child otherwise inherits the test process's environment.
+            let process = try SpawnedProcess(
+                executable: "/usr/bin/env",
+                arguments: ["TMPDIR=\(scratch.path)", CommandRunner.binary.path, "sort", "big.csv", "--by", "name", "--max-memory", "1M", "-o", "out.csv"],
+                directory: folder.path)
+            let partial = folder.appendingPathComponent(".out.csv.sortkit-\(process.pid).partial")
             let start = Date()
             // The partial file is opened when the sort starts; the signal comes while it runs.
             while process.isRunning, !FileManager.default.fileExists(atPath: partial.path), Date().timeIntervalSince(start) < 60 {
                 try await Task.sleep(for: .milliseconds(1))
             }
             try await Task.sleep(for: .milliseconds(50))
-            if process.isRunning { kill(process.processIdentifier, SIGINT) }
-            waitForExit(process)
-            if process.terminationStatus == 130 {
+            process.send(SIGINT)
+            let status = await process.exitStatus()
+            if status == 130 {
                 interrupted = true
                 #expect(try String(contentsOf: folder.appendingPathComponent("out.csv"), encoding: .utf8) == "old\n")
                 #expect(!FileManager.default.fileExists(atPath: partial.path), "the partial output is removed")
                 #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "the temporary runs are removed")
             } else {
-                #expect(process.terminationStatus == 0, "a sort that ends before the signal succeeds")
+                #expect(status == 0, "a sort that ends before the signal succeeds")
                 try Data("old\n".utf8).write(to: folder.appendingPathComponent("out.csv"))
             }
         }
