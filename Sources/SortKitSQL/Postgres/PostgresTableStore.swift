@@ -265,18 +265,9 @@ public final class PostgresTableStore: _SQLTableStore {
         }
     }
 
-    /// `nil`: PostgreSQL sorts a download in its own query (``streamRows(_:columns:terms:csv:batchRows:_:)``).
-    /// Read in the table's order and put in order (``_RecordsInOrder``), 1M rows by title took
-    /// 2.7–3.7 s against 2.4–2.6: decoding the rows is the time either way, and PostgreSQL's
-    /// sort runs beside it on its own workers.
-    func streamInRowOrder(
-        ids select: (sql: String, arguments: [SQLValue]), table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
-        _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
-    ) async throws -> _StreamEnd? { nil }
-
     /// `body`'s statements in one read transaction, one snapshot (`REPEATABLE READ`), each
     /// bounded by `statement_timeout` (the query budget).
-    private func inSnapshot<T: Sendable>(_ body: (_PostgresSession) async throws -> T) async throws -> T {
+    func inSnapshot<T: Sendable>(_ body: (_PostgresSession) async throws -> T) async throws -> T {
         let milliseconds = max(1, queryBudget._nanoseconds / 1_000_000)
         return try await readTransaction(budget: queryBudget) { session in
             try await session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")

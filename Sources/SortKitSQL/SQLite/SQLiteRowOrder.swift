@@ -18,29 +18,10 @@ extension SQLiteTableStore {
         ids select: (sql: String, arguments: [SQLValue]), table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd? {
-        let database = database, limit = streamLimit
-        let end = try await streams.stream(body) { sink, ahead in
-            let read = try await _withDeadline(limit) {
-                try await Self.records(database, select, table, columns: columns, csv: export, parts: 2).records
-            }
-            guard let records = read ?? nil else {
-                sink.finish()
-                return .notStreamed
-            }
-            try await records.handOn(batchRows: batchRows, into: sink, ahead: ahead)
-            sink.finish()
-            return .finished
+        let database = database
+        return try await streams.streamRecords(body, batchRows: batchRows, within: streamLimit) {
+            try await Self.records(database, select, table, columns: columns, csv: export, parts: 2).records
         }
-        return end == .notStreamed ? nil : end
-    }
-
-    /// What a read of a view's records, or of a part of them, found.
-    private enum _RecordsRead<Found: Sendable>: Sendable {
-        case read(Found)
-        /// Past ``_RecordsInOrder``'s bounds: the view is walked instead.
-        case tooBig
-        /// The reader's snapshot doesn't have the table's versions.
-        case changed
     }
 
     /// The records of the rows `select` names, read in row order in `parts` ranges of ids on

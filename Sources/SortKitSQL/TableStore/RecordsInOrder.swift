@@ -51,6 +51,14 @@ struct _RecordsInOrder: Sendable {
         init(of parts: Int = 1) {
             limit = _RecordsInOrder.maximumBytes / max(1, parts)
         }
+
+        /// Room for `records` records of about `bytes` bytes in all (within the part's share):
+        /// grown as written instead, a part's copies and fresh pages cost a download a fifth
+        /// of its CPU.
+        mutating func reserve(records: Int, bytes: Int) {
+            self.records.reserveCapacity(records)
+            self.bytes.reserveCapacity(min(bytes, limit + 1))
+        }
     }
 
     /// The places of the ids of a view, in its order; `nil` for too many, or ids sparser than
@@ -110,23 +118,64 @@ struct _RecordsInOrder: Sendable {
     /// Hands the records on in the view's order, `batchRows` a batch, once fewer than two are
     /// ahead of the client (a row not read has none).
     func handOn(batchRows: Int, into sink: AsyncThrowingStream<_StreamBatch, any Error>.Continuation, ahead: _StreamBatch.Ahead) async throws {
-        var batch = _StreamBatch()
-        func yield() async throws {
+        var position = 0
+        while position < part.count {
+            // The batch's rows and bytes first: its buffer is allocated once, at its size
+            // (grown as appended, the copies and fresh pages were an eighth of a download's CPU).
+            var end = position, rows = 0, bytes = 0
+            while end < part.count, rows < batchRows {
+                if part[end] >= 0 { (rows, bytes) = (rows + 1, bytes + lengths[end]) }
+                end += 1
+            }
+            guard rows > 0 else { break }
+            var batch = _StreamBatch()
+            batch.csv = []
+            batch.csv!.reserveCapacity(bytes)
+            for position in position..<end where part[position] >= 0 {
+                let start = starts[position]
+                batch.csv!.append(contentsOf: parts[Int(part[position])].bytes[start..<start + lengths[position]])
+            }
+            batch.count = rows
+            position = end
             while ahead.count.load(ordering: .acquiring) >= 2 {
                 guard !ahead.gone.load(ordering: .acquiring) else { throw CancellationError() }
                 try await Task.sleep(for: .milliseconds(2))
             }
             ahead.count.add(1, ordering: .releasing)
             guard case .enqueued = sink.yield(batch) else { throw CancellationError() }
-            batch = _StreamBatch()
         }
-        for position in part.indices where part[position] >= 0 {
-            if batch.csv == nil { batch.csv = [] }
-            let start = starts[position]
-            batch.csv!.append(contentsOf: parts[Int(part[position])].bytes[start..<start + lengths[position]])
-            batch.count += 1
-            if batch.count == batchRows { try await yield() }
+    }
+}
+
+/// What a read of a view's records (``_RecordsInOrder``), or of a part of them, found.
+enum _RecordsRead<Found: Sendable>: Sendable {
+    case read(Found)
+    /// Past ``_RecordsInOrder``'s bounds: the view is walked instead.
+    case tooBig
+    /// The reader's snapshot doesn't have the table's versions.
+    case changed
+}
+
+extension _StreamSlots {
+    /// Streams the records `read` reads (``_RecordsInOrder``) in the view's order,
+    /// `batchRows` a batch, in one of the slots: `nil` (having handed on nothing) when the
+    /// slots are all taken, `read` finds nothing to put in order (`nil`: past the bounds), or
+    /// it takes longer than `limit`.
+    ///
+    ///     let end = try await streams.streamRecords(body, batchRows: 1_000, within: .seconds(30)) { try await read() }
+    func streamRecords(
+        _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void, batchRows: Int, within limit: Duration,
+        read: @escaping @Sendable () async throws -> _RecordsInOrder?
+    ) async throws -> _StreamEnd? {
+        let end = try await stream(body) { sink, ahead in
+            guard let records = try await _withDeadline(limit, read) ?? nil else {
+                sink.finish()
+                return .notStreamed
+            }
+            try await records.handOn(batchRows: batchRows, into: sink, ahead: ahead)
+            sink.finish()
+            return .finished
         }
-        if batch.count > 0 { try await yield() }
+        return end == .notStreamed ? nil : end
     }
 }

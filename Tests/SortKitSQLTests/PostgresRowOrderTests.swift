@@ -1,0 +1,111 @@
+import Foundation
+import SortKit
+import SortKitTestSupport
+import Synchronization
+import Testing
+
+@testable import SortKitSQL
+
+/// PostgreSQL's downloads of every row by one key: the view's ids in one array, the table in
+/// parts of cells run together (``PostgresTableStore/streamInRowOrder(ids:table:columns:csv:batchRows:_:)``),
+/// against the records an in-memory index writes.
+@Suite("PostgreSQL: a download read in parts of the table")
+struct PostgresRowOrderTests {
+    /// Cells a CSV writer must get right: quotes, separators, line breaks, formulas, blanks,
+    /// text in both normal forms, a combining mark after a quote, other scripts, a long cell.
+    static let titles = [
+        "=1+2", "\"q\"\"", "a,b", "l\nb", "é", "", "e\u{301}", "\"\u{301}<", "日本", "-5", String(repeating: "ж", count: 40_000),
+    ]
+
+    /// `text` with each quote doubled, scalar by scalar: a quote a combining mark follows is
+    /// one `Character` with it, which `replacingOccurrences(of: "\"", …)` passes over.
+    static func quoted(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.flatMap { $0 == "\"" ? [$0, $0] : [$0] }))
+    }
+
+    @Test(
+        "Every row by one key, in 2 to 30 parts, is the in-memory index's CSV; NULL cells, stale catalogs, sparse ids and an empty table",
+        .needs(.postgres, for: "PostgreSQL's downloads"))
+    func partsAgreeWithMemory() async throws {
+        let store = try await PostgresTableStore(
+            url: try Service.postgres.value(), schema: try Backend.postgres.newLocation(), queryBudget: testQueryBudget,
+            indexLimits: IndexLimits(indexBytes: 1))
+        let memory = try await PostgresTableStore(
+            url: try Service.postgres.value(), schema: try Backend.postgres.newLocation(), queryBudget: testQueryBudget)
+        defer {
+            Task {
+                await store.close(); await memory.close()
+            }
+        }
+        var csv = "title,price\n"
+        for row in 0..<3_000 {
+            let title = Self.quoted(Self.titles[row % Self.titles.count]) + String(row % 13)
+            csv += "\"\(title)\",\(row % 17)\n"
+        }
+        for store in [store, memory] { try await store.importCSV(Array(csv.utf8), as: "r", delimiter: UInt8(ascii: ","), presets: [:]) }
+        // A column added after the import: NULL in every row, an empty cell in the CSV.
+        for store in [store, memory] { _ = try await store.alter("r", [.addColumn("note", .string)]) }
+        let export = CSVExport(defusing: [.string, .integer, .string])
+
+        /// The view's records read in parts of `rowsPerPart` rows (`nil` if not), in how many
+        /// parts, and the in-memory index's; `stale`: with the catalog entry of before a write.
+        func records(_ spec: String, rowsPerPart: Int = PostgresTableStore.rowsPerPart, stale: _TableInfo? = nil) async throws -> (
+            read: [UInt8]?, parts: Int, memory: [UInt8]
+        ) {
+            var info = try await store.read { try await PostgresTableStore.info("r", $0) }
+            if let stale { info = stale }
+            let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), limit: 10_000)
+            let ids = try PageQuery(request, info: info, ordering: try PostgresTableStore.ordering(request.order, info)).ids(after: nil, offset: 0)
+            let (read, parts) = try await store.records(ids, info, columns: 3, csv: export, rowsPerPart: rowsPerPart)
+            var handed: [UInt8]? = nil
+            if let read {
+                let (batches, sink) = AsyncThrowingStream<_StreamBatch, any Error>.makeStream()
+                let ahead = _StreamBatch.Ahead()
+                async let done: Void = {
+                    try await read.handOn(batchRows: 97, into: sink, ahead: ahead); sink.finish()
+                }()
+                handed = []
+                for try await batch in batches {
+                    handed! += batch.csv ?? []
+                    ahead.count.subtract(1, ordering: .releasing)
+                }
+                try await done
+            }
+            var expected: [UInt8] = []
+            export.appendRecords(try await memory.page(of: "r", request).rows.map(\.cells), to: &expected)
+            return (handed, parts, expected)
+        }
+
+        for spec in ["title", "-title", "price", "-price:nulls-first", "note"] {
+            for rowsPerPart in [PostgresTableStore.rowsPerPart, 100] {
+                let (read, parts, expected) = try await records(spec, rowsPerPart: rowsPerPart)
+                #expect(read == expected, "\(spec) by \(rowsPerPart): \(read?.count ?? -1) bytes read, \(expected.count) in memory")
+                #expect(parts == (rowsPerPart == 100 ? 30 : 2), "\(spec): \(parts) parts")
+            }
+        }
+        // Through the store's download: the same bytes, in batches.
+        var downloaded: [UInt8] = []
+        var request = PageRequest(order: .spec(try SortSpec(parsing: "-title")), limit: 500)
+        request.csv = export
+        #expect(try await store.streamPages(of: try await store.table("r"), request) { downloaded += $0.csv ?? [] } == .finished)
+        #expect(downloaded == (try await records("-title").memory))
+
+        // Rows deleted: a third left is put in order by id; with the catalog entry of before
+        // the delete each snapshot finds the table moved on, and it is read in one snapshot,
+        // as it is now. Twenty left: ids too sparse to place, not read this way.
+        for (kept, inParts) in [(1_000, true), (20, false)] {
+            let before = try await store.read { try await PostgresTableStore.info("r", $0) }
+            let remaining = Set(try await memory.page(of: "r", PageRequest(limit: 5_000)).rows.map(\.id))
+            let gone = remaining.filter { $0 % Int64(3_000 / kept) != 0 }
+            for store in [store, memory] { try await store.delete(Array(gone), from: "r") }
+            let (read, _, expected) = try await records("title", rowsPerPart: 100)
+            #expect((read != nil) == inParts && (read == nil || read == expected), "\(kept) rows")
+            let (stale, parts, _) = try await records("title", rowsPerPart: 100, stale: before)
+            #expect(!inParts || (parts == 1 && stale == expected), "\(kept) rows, stale: \(parts) parts")
+        }
+        // No rows: not read in parts.
+        let all = try await memory.page(of: "r", PageRequest(limit: 5_000)).rows.map(\.id)
+        try await store.delete(all, from: "r")
+        #expect(try await records("title").read == nil)
+    }
+}
