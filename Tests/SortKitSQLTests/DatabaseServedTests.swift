@@ -297,14 +297,14 @@ struct DatabaseServedTests {
             let ordering = try SQLiteTableStore.ordering(request.order, info)
             let ids = try PageQuery(request, info: info, ordering: ordering).ids(after: nil, offset: 0)
             var streamed: [UInt8] = [], expected: [UInt8] = []
-            let end = try await store.streamInRowOrder(ids: ids, table: info, columns: 2, csv: export, batchRows: 97) { _, csv, _ in
+            let end = try await store.streamInRowOrder(ids: .query(ids), table: info, columns: 2, csv: export, batchRows: 97) { _, csv, _ in
                 streamed += csv ?? []
             }
             var all = request
             all.limit = 5_000
             export.appendRecords(try await memory.page(of: "r", all).rows.map(\.cells), to: &expected)
             // The same records read in `parts` parts, handed on in batches of 1,000.
-            let (read, readInParts) = try await SQLiteTableStore.records(store.database, ids, info, columns: 2, csv: export, parts: parts)
+            let (read, readInParts) = try await SQLiteTableStore.records(store.database, .query(ids), info, columns: 2, csv: export, parts: parts)
             var again: [UInt8] = []
             if let read {
                 let (batches, sink) = AsyncThrowingStream<_StreamBatch, any Error>.makeStream()

@@ -44,19 +44,32 @@ struct PostgresRowOrderTests {
         }
         for store in [store, memory] { try await store.importCSV(Array(csv.utf8), as: "r", delimiter: UInt8(ascii: ","), presets: [:]) }
         // A column added after the import: NULL in every row, an empty cell in the CSV.
-        for store in [store, memory] { _ = try await store.alter("r", [.addColumn("note", .string)]) }
+        // Then some notes written: empty, text, a quote a combining mark joins.
+        for store in [store, memory] {
+            _ = try await store.alter("r", [.addColumn("note", .string)])
+            for id in stride(from: Int64(1), through: 600, by: 3) {
+                try await store.update(id, in: "r", set: ["note": id % 2 == 0 ? "" : "n\"\u{301}\(id)"])
+            }
+        }
         let export = CSVExport(defusing: [.string, .integer, .string])
 
         /// The view's records read in parts of `rowsPerPart` rows (`nil` if not), in how many
         /// parts, and the in-memory index's; `stale`: with the catalog entry of before a write.
-        func records(_ spec: String, rowsPerPart: Int = PostgresTableStore.rowsPerPart, stale: _TableInfo? = nil) async throws -> (
+        func records(
+            _ spec: String, table: String = "r", rowsPerPart: Int = PostgresTableStore.rowsPerPart, stale: _TableInfo? = nil, known: Bool = false
+        ) async throws -> (
             read: [UInt8]?, parts: Int, memory: [UInt8]
         ) {
-            var info = try await store.read { try await PostgresTableStore.info("r", $0) }
+            var info = try await store.read { try await PostgresTableStore.info(table, $0) }
             if let stale { info = stale }
             let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), limit: 10_000)
-            let ids = try PageQuery(request, info: info, ordering: try PostgresTableStore.ordering(request.order, info)).ids(after: nil, offset: 0)
-            let (read, parts) = try await store.records(ids, info, columns: 3, csv: export, rowsPerPart: rowsPerPart)
+            let inMemory = try await memory.page(of: table, request).rows
+            // Known: the ids in the in-memory index's order, as an order SortKit computes gives them.
+            let ids: _ViewIDs =
+                known
+                ? .known(inMemory.map(\.id))
+                : .query(try PageQuery(request, info: info, ordering: try PostgresTableStore.ordering(request.order, info)).ids(after: nil, offset: 0))
+            let (read, parts) = try await store.records(ids, info, columns: info.schema.columns.count, csv: export, rowsPerPart: rowsPerPart)
             var handed: [UInt8]? = nil
             if let read {
                 let (batches, sink) = AsyncThrowingStream<_StreamBatch, any Error>.makeStream()
@@ -72,7 +85,7 @@ struct PostgresRowOrderTests {
                 try await done
             }
             var expected: [UInt8] = []
-            export.appendRecords(try await memory.page(of: "r", request).rows.map(\.cells), to: &expected)
+            export.appendRecords(inMemory.map(\.cells), to: &expected)
             return (handed, parts, expected)
         }
 
@@ -83,6 +96,23 @@ struct PostgresRowOrderTests {
                 #expect(parts == (rowsPerPart == 100 ? 30 : 2), "\(spec): \(parts) parts")
             }
         }
+        // Ids in an order SortKit computes, given in order.
+        for spec in ["title:len,-price", "-price:abs,title:random=3"] {
+            let (read, parts, expected) = try await records(spec, rowsPerPart: 100, known: true)
+            #expect(read == expected && parts == 30, "\(spec): \(read?.count ?? -1) bytes read, \(expected.count) in memory")
+        }
+        // A download by such an order after its first page: the rest read in parts by the
+        // ids after the cursor.
+        var computed = PageRequest(order: .spec(try SortSpec(parsing: "title:len,-price")), limit: 700)
+        computed.csv = export
+        let first = try await store.page(of: "r", computed)
+        var rest = computed
+        let cursor: String = try #require(first.next)
+        rest.after = cursor
+        var whole = first.csv ?? []
+        if first.csv == nil { export.appendRecords(first.rows.map(\.cells), to: &whole) }
+        #expect(try await store.streamPages(of: try await store.table("r"), rest) { whole += $0.csv ?? [] } == .finished)
+        #expect(whole == (try await records("title:len,-price", known: true).memory))
         // Through the store's download: the same bytes, in batches.
         var downloaded: [UInt8] = []
         var request = PageRequest(order: .spec(try SortSpec(parsing: "-title")), limit: 500)
@@ -102,6 +132,13 @@ struct PostgresRowOrderTests {
             #expect((read != nil) == inParts && (read == nil || read == expected), "\(kept) rows")
             let (stale, parts, _) = try await records("title", rowsPerPart: 100, stale: before)
             #expect(!inParts || (parts == 1 && stale == expected), "\(kept) rows, stale: \(parts) parts")
+        }
+        // One row and two rows (fewer ids than parts): as many parts as ids.
+        for rows in [1, 2] {
+            let csv = "name,n\n" + (0..<rows).map { "é\($0),\($0)" }.joined(separator: "\n") + "\n"
+            for store in [store, memory] { try await store.importCSV(Array(csv.utf8), as: "t\(rows)", delimiter: UInt8(ascii: ","), presets: [:]) }
+            let (read, parts, expected) = try await records("-name", table: "t\(rows)")
+            #expect(read == expected && parts == rows, "\(rows) rows: \(parts) parts")
         }
         // No rows: not read in parts.
         let all = try await memory.page(of: "r", PageRequest(limit: 5_000)).rows.map(\.id)

@@ -4,10 +4,11 @@ import PostgresNIO
 import SortKit
 
 extension PostgresTableStore {
-    /// Streams the rows `ids` selects (one column: the ids, in the view's order) from `table`
-    /// as CSV records, `batchRows` a batch, read in row order (``_RecordsInOrder``) within
+    /// Streams the rows of `ids` (a query selecting them in the view's order, or the ids of an
+    /// order SortKit computed) from `table` as CSV records, `batchRows` a batch, read in row order (``_RecordsInOrder``) within
     /// ``streamLimit``; `nil` (having handed on nothing) where the view is too big, or its ids
-    /// too sparse, to be put in order in memory.
+    /// too sparse, to be put in order in memory, or the read fails (the view is then read row
+    /// by row).
     ///
     /// PostgresNIO decodes a row in about 2.5 µs (its state machine, a buffer and a cell per
     /// value): 2.2–2.5 s of the server's CPU for a 1M-row download read row by row, beside
@@ -15,18 +16,21 @@ extension PostgresTableStore {
     /// took 2.2–3.1 s against DuckDB's `COPY … TO` of 0.6 s. Here PostgreSQL hands over few,
     /// large values instead (1.2–1.5 s, 0.6–0.8 s of the server's CPU):
     /// - the view's ids as one `int8[]` (`SELECT ARRAY(…)`), read off the key's index alone;
-    /// - the table in parts of ``rowsPerPart`` rows, ranges of ids each read in a snapshot of
+    /// - the table in parts, one per ``rowsPerPart`` rows (at least two, at most one per id),
+    ///   ranges of the ids of now (the first and last open-ended) each read in a snapshot of
     ///   its own, two at a time beside the ids: per part and column, the cells run together
     ///   (`string_agg`) and their lengths (an `int4[]`), with the rows' ids, in one row
     ///   (``part(_:_:table:columns:share:)``).
     ///
-    /// Each snapshot checks that it has `table`'s versions (the catalog's data version moves
-    /// with every write; a replica's snapshot may be behind); where one doesn't, the ids and
-    /// the whole table are read again in one snapshot. A download holds up to three
-    /// connections at once, each for one transaction: with a stream slot per four connections
-    /// of the pool, downloads leave a quarter of it to other requests.
+    /// Each snapshot of the ids and the parts checks that it has `table`'s versions (the
+    /// catalog's data version moves with every write; a replica's snapshot may be behind);
+    /// where one doesn't, the ids and the parts are read again in one snapshot. A table whose
+    /// storage passes four times ``_RecordsInOrder/maximumBytes`` is read row by row: each
+    /// part is built and sent whole before its size can be checked. A download holds up to
+    /// three connections at once, each for one transaction (one stream slot per four of the
+    /// pool's connections; a pool of fewer than four takes turns).
     func streamInRowOrder(
-        ids select: (sql: String, arguments: [SQLValue]), table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
+        ids select: _ViewIDs, table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd? {
         guard table.rowCount <= _RecordsInOrder.maximumRows else { return nil }
@@ -50,19 +54,35 @@ extension PostgresTableStore {
     /// are done, two at a time (besides the ids); a part's records are written once the ids
     /// are in.
     func records(
-        _ select: (sql: String, arguments: [SQLValue]), _ table: _TableInfo, columns: Int, csv export: CSVExport,
+        _ select: _ViewIDs, _ table: _TableInfo, columns: Int, csv export: CSVExport,
         rowsPerPart: Int = PostgresTableStore.rowsPerPart
     ) async throws -> (records: _RecordsInOrder?, parts: Int) {
-        let span = try await readTransaction { session in
-            try await session.select("SELECT min(id), max(id) FROM \(table.physical)", [], long: false).first
+        let bounds = try await readTransaction { session in
+            try await session.select(
+                "SELECT min(id), max(id), pg_table_size('\(table.physical)'::regclass) FROM \(table.physical)", [], long: false
+            ).first
         }
         // No rows (now): read row by row.
-        guard case .integer(let low) = span?[0], case .integer(let high) = span?[1] else { return (nil, 0) }
-        let count = max(2, min(Int(Int8.max), (table.rowCount + rowsPerPart - 1) / max(1, rowsPerPart)))
-        let ranges = (0..<Int64(count)).map { low + (high - low + 1) * $0 / Int64(count)...low + (high - low + 1) * ($0 + 1) / Int64(count) - 1 }
+        guard case .integer(let low) = bounds?[0], case .integer(let high) = bounds?[1], high >= low else { return (nil, 0) }
+        // A table far past what a download holds (its cells, keys and search text: 389 MB for
+        // 1M multilingual rows), or ids too sparse to place, isn't read in parts: PostgreSQL
+        // would build and send the parts before their size could be checked.
+        if case .integer(let bytes) = bounds?[2], bytes > 4 * Int64(_RecordsInOrder.maximumBytes) { return (nil, 0) }
+        let (span, overflow) = high.subtractingReportingOverflow(low)
+        guard !overflow, span < 4 * Int64(max(1, table.rowCount)) + 1_024 else { return (nil, 0) }
+        let count = Int(min(Int64(max(2, min(Int(Int8.max), (table.rowCount + rowsPerPart - 1) / max(1, rowsPerPart)))), span + 1))
+        // Balanced on the ids of now; the first and the last open-ended, so that a row written
+        // since (or seen by a replica that is behind) is in a part.
+        let ranges = (0..<Int64(count)).map { part -> ClosedRange<Int64> in
+            let lower = part == 0 ? Int64.min : low + (span + 1) * part / Int64(count)
+            let upper = part == Int64(count) - 1 ? Int64.max : low + (span + 1) * (part + 1) / Int64(count) - 1
+            return lower...upper
+        }
         let read = try await withThrowingTaskGroup(of: _Fetched.self) { group -> _RecordsRead<_RecordsInOrder> in
             group.addTask {
-                .order(
+                // Ids given (an order SortKit computed) need no snapshot.
+                if case .known(let ids) = select { return .order(_RecordsInOrder(order: ids).map { .read($0) } ?? .tooBig) }
+                return .order(
                     try await self.inSnapshot { session in
                         guard try await Self.isCurrent(table, session) else { return .changed }
                         return try await Self.order(session, select).map { .read($0) } ?? .tooBig
@@ -73,7 +93,7 @@ extension PostgresTableStore {
                 guard next < ranges.count else { return }
                 let range = ranges[next]
                 next += 1
-                group.addTask {
+                _ = group.addTaskUnlessCancelled {
                     .part(
                         try await self.inSnapshot { session in
                             guard try await Self.isCurrent(table, session) else { return .changed }
@@ -86,6 +106,7 @@ extension PostgresTableStore {
             var records: _RecordsInOrder? = nil
             var waiting: [_RawPart] = []
             for try await fetched in group {
+                try Task.checkCancellation()
                 switch fetched {
                 case .order(.read(let ordered)): records = ordered
                 case .part(.read(let part)):
@@ -114,13 +135,14 @@ extension PostgresTableStore {
         case .tooBig: return (nil, ranges.count)
         case .changed: break
         }
-        // In one snapshot: the catalog moved on between snapshots.
+        // In one snapshot, part after part: the catalog moved on between snapshots.
         let records = try await inSnapshot { session -> _RecordsInOrder? in
             guard var records = try await Self.order(session, select) else { return nil }
-            guard let range = records.ids else { return records }
-            guard case .read(let part) = try await Self.part(session, range, table: table.physical, columns: columns, share: 1),
-                let written = part.records(of: records, csv: export, share: 1), records.add(written)
-            else { return nil }
+            for range in ranges {
+                guard case .read(let part) = try await Self.part(session, range, table: table.physical, columns: columns, share: ranges.count),
+                    let written = part.records(of: records, csv: export, share: ranges.count), records.add(written)
+                else { return nil }
+            }
             return records
         }
         return (records, 1)
@@ -133,10 +155,14 @@ extension PostgresTableStore {
     }
 
     /// The view's ids in its order, as ``_RecordsInOrder``; `nil` past its bounds.
-    private static func order(_ session: _PostgresSession, _ select: (sql: String, arguments: [SQLValue])) async throws -> _RecordsInOrder? {
+    private static func order(_ session: _PostgresSession, _ view: _ViewIDs) async throws -> _RecordsInOrder? {
         var ids: [Int64] = []
-        try await session.forEachRow("SELECT ARRAY(\(select.sql))", select.arguments) { row in
-            ids = try integers(Int64.self, in: row.makeRandomAccess()[0].bytes) ?? []
+        switch view {
+        case .known(let known): ids = known
+        case .query(let (sql, arguments)):
+            try await session.forEachRow("SELECT ARRAY(\(sql))", arguments) { row in
+                ids = try integers(Int64.self, in: row.makeRandomAccess()[0].bytes) ?? []
+            }
         }
         guard ids.count <= _RecordsInOrder.maximumRows else { return nil }
         return _RecordsInOrder(order: ids)
@@ -166,9 +192,11 @@ extension PostgresTableStore {
         for column in 0..<columns {
             part.texts.append(row[1 + 2 * column].bytes ?? ByteBuffer())
             let lengths = try integers(Int32.self, in: row[2 + 2 * column].bytes) ?? []
-            guard lengths.count == rowIDs.count, lengths.reduce(0, { $0 + Int($1) }) == part.texts[column].readableBytes else {
-                throw TableStoreError(.internal, "a download's rows \(ids) of \(table) arrived inconsistent; try again")
-            }
+            // Lengths that don't add up to the cells (another encoding: the connection asks for
+            // UTF-8): read row by row.
+            guard lengths.count == rowIDs.count, lengths.allSatisfy({ $0 >= 0 }),
+                lengths.reduce(0, { $0 + Int($1) }) == part.texts[column].readableBytes
+            else { return .tooBig }
             part.lengths.append(lengths)
         }
         return part.texts.reduce(0, { $0 + $1.readableBytes }) <= _RecordsInOrder.maximumBytes / share ? .read(part) : .tooBig

@@ -86,7 +86,9 @@ public final class PostgresTableStore: _SQLTableStore {
         streams = _StreamSlots(maximum: max(1, maximumConnections / 4))
         var configuration = try PostgresClient.Configuration(url: url)
         configuration.options.maximumConnections = maximumConnections
-        var startup: [(String, String)] = []
+        // Text arrives as UTF-8 whatever the role's or database's `client_encoding` (a download's
+        // cells and their `octet_length`s are the same bytes).
+        var startup: [(String, String)] = [("client_encoding", "UTF8")]
         if let schema {
             guard !schema.isEmpty else { throw TableStoreError.invalid("the PostgreSQL schema name is empty") }
             startup.append(("search_path", SQLDialect.postgresql.quoted(schema)))

@@ -15,7 +15,7 @@ extension SQLiteTableStore {
     /// where one doesn't have `table`'s versions (a write came between), the whole read is done
     /// again on one reader, in one snapshot.
     func streamInRowOrder(
-        ids select: (sql: String, arguments: [SQLValue]), table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
+        ids select: _ViewIDs, table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd? {
         let database = database
@@ -27,7 +27,7 @@ extension SQLiteTableStore {
     /// The records of the rows `select` names, read in row order in `parts` ranges of ids on
     /// readers of their own (`nil` past the bounds), and in how many parts they were read.
     static func records(
-        _ database: DatabasePool, _ select: (sql: String, arguments: [SQLValue]), _ table: _TableInfo, columns: Int, csv export: CSVExport,
+        _ database: DatabasePool, _ select: _ViewIDs, _ table: _TableInfo, columns: Int, csv export: CSVExport,
         parts: Int
     ) async throws -> (records: _RecordsInOrder?, parts: Int) {
         let current = Self.current(table)
@@ -105,9 +105,13 @@ extension SQLiteTableStore {
     }
 
     /// The view's ids in its order, as ``_RecordsInOrder``; `nil` past its bounds.
-    private static func order(_ db: Database, _ select: (sql: String, arguments: [SQLValue])) throws -> _RecordsInOrder? {
+    private static func order(_ db: Database, _ view: _ViewIDs) throws -> _RecordsInOrder? {
+        guard case .query(let (sql, arguments)) = view else {
+            guard case .known(let ids) = view else { return nil }
+            return _RecordsInOrder(order: ids)
+        }
         var order: [Int64] = []
-        let ids = try Int64.fetchCursor(db, sql: select.sql, arguments: StatementArguments(select.arguments.map(\.databaseValue)))
+        let ids = try Int64.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
         while let id = try ids.next() {
             order.append(id)
             if order.count > _RecordsInOrder.maximumRows { return nil }

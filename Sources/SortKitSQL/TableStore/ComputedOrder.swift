@@ -171,6 +171,25 @@ extension _SQLTableStore {
         guard indexes.servesFromDatabase(info), info.rowCount <= Self.computedStreamRows else { return .notStreamed }
         let cursor = try request.checkedCursor(secret: secret)
         let (query, selection) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: nil)
+        // A download: the ids after the cursor in order from one scan, its rows' terms sorted as
+        // byte strings (``_WholeOrder``), and the records read in row order (1M rows by
+        // `title:len` on PostgreSQL: 7.3–12.5 s, 7–11.6 s of it the server's CPU sorting arrays
+        // of values and decoding the join's rows).
+        if let export = request.csv,
+            let ids = try await orderIDs(
+                query, _WholeOrder(descending: selection.descending, computing: selection.computing, after: cursor?.values))
+        {
+            var given = 0
+            let end = try await streamInRowOrder(
+                ids: .known(Array(ids.dropFirst(cursor == nil ? request.offset : 0))), table: info, columns: info.schema.columns.count, csv: export,
+                batchRows: max(1, request.limit)
+            ) { rows, csv, count in
+                given += count
+                try await body(TablePage(rows: rows, csv: csv, total: info.rowCount, filtered: given, next: nil))
+            }
+            // Nothing is read from the database once a batch is handed on: it ends finished.
+            if let end { return end == .finished ? .finished : .notStreamed }
+        }
         guard let result = try await computedRows(query, into: selection, from: cursor == nil ? request.offset : 0, reading: 0) else {
             return .notStreamed
         }

@@ -6,9 +6,8 @@ import Synchronization
 /// keeps, read in row order and put in order in memory (``_SQLTableStore/streamInRowOrder(ids:table:columns:csv:batchRows:_:)``).
 ///
 /// Walking a key's index, SQLite looks each row up at its own place in the table (by title at
-/// 1M rows: 2.0–2.2 s, against DuckDB's `COPY … TO` of 0.69–0.81 s). (PostgreSQL sorts in its
-/// own query, on its own workers, as fast as its rows are decoded here: it doesn't use this.)
-/// Instead the ids are read in the view's order off the index alone, the table is read in its
+/// 1M rows: 2.0–2.2 s, against DuckDB's `COPY … TO` of 0.69–0.81 s); PostgreSQL's rows cost
+/// PostgresNIO 2.5 µs each to decode, read one by one (see `PostgresRowOrder.swift`). Instead the ids are read in the view's order off the index alone, the table is read in its
 /// own order — in parts, ranges of ids each read on a core of its own — with each row's CSV
 /// record written into its part's buffer and its place noted, and the records are handed on
 /// in the view's order. They are the bytes the index walk writes (`CSVExport.appendCell`).
@@ -147,6 +146,13 @@ struct _RecordsInOrder: Sendable {
     }
 }
 
+/// The rows of a view read in row order (``_RecordsInOrder``): a query that selects their ids
+/// in the view's order, or the ids in order (of an order SortKit computed).
+enum _ViewIDs: Sendable {
+    case query((sql: String, arguments: [SQLValue]))
+    case known([Int64])
+}
+
 /// What a read of a view's records (``_RecordsInOrder``), or of a part of them, found.
 enum _RecordsRead<Found: Sendable>: Sendable {
     case read(Found)
@@ -159,8 +165,9 @@ enum _RecordsRead<Found: Sendable>: Sendable {
 extension _StreamSlots {
     /// Streams the records `read` reads (``_RecordsInOrder``) in the view's order,
     /// `batchRows` a batch, in one of the slots: `nil` (having handed on nothing) when the
-    /// slots are all taken, `read` finds nothing to put in order (`nil`: past the bounds), or
-    /// it takes longer than `limit`.
+    /// slots are all taken, `read` finds nothing to put in order (`nil`: past the bounds), it
+    /// takes longer than `limit`, or it fails (a statement past the query budget, a replica
+    /// gone: the view is then read the usual way, which reports an error of its own).
     ///
     ///     let end = try await streams.streamRecords(body, batchRows: 1_000, within: .seconds(30)) { try await read() }
     func streamRecords(
@@ -168,7 +175,13 @@ extension _StreamSlots {
         read: @escaping @Sendable () async throws -> _RecordsInOrder?
     ) async throws -> _StreamEnd? {
         let end = try await stream(body) { sink, ahead in
-            guard let records = try await _withDeadline(limit, read) ?? nil else {
+            let found: _RecordsInOrder??
+            do {
+                found = try await _withDeadline(limit, read)
+            } catch let error where !(error is CancellationError) && !Task.isCancelled {
+                found = nil
+            }
+            guard let records = found ?? nil else {
                 sink.finish()
                 return .notStreamed
             }

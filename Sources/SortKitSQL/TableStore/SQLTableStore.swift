@@ -66,11 +66,12 @@ protocol _SQLTableStore: TableStore {
     /// cells, in order), with the count of rows scanned. `nil` where the database computes
     /// every key itself (SQLite).
     func computedRows(_ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int) async throws -> _ComputedRows?
-    /// A download of all rows in an order an index keeps, read in row order and put in order in
-    /// memory (``_RecordsInOrder``; SQLite); `nil`, having handed on nothing, where the store
-    /// doesn't or the view is too big.
+    /// A download of the rows of a view, whose ids come from a query in the view's order or
+    /// from an order SortKit computed (``_ViewIDs``), read in row order and put in order in
+    /// memory (``_RecordsInOrder``); `nil`, having handed on nothing, where the view is too big
+    /// or its ids too sparse.
     func streamInRowOrder(
-        ids select: (sql: String, arguments: [SQLValue]), table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
+        ids select: _ViewIDs, table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd?
     /// Reads `info`'s table into a new index.
@@ -436,12 +437,12 @@ extension _SQLTableStore {
         let offset = cursor == nil ? request.offset : 0
         var given = 0
         // A download of every row by one key (its ids read off the key's index alone): read in
-        // row order and put in order (``_RecordsInOrder``) where the store does (SQLite). By
+        // row order and put in order (``_RecordsInOrder``). By
         // several keys, the ids take SQLite the index walk's time (-price,title at 1M rows:
         // 2.9-3.1 s either way).
         if query.isUnfiltered, !ordering.isManual, ordering.terms.count == 2, let export = request.csv,
             let end = try await streamInRowOrder(
-                ids: query.ids(after: cursor?.values, offset: offset), table: info, columns: info.schema.columns.count, csv: export,
+                ids: .query(query.ids(after: cursor?.values, offset: offset)), table: info, columns: info.schema.columns.count, csv: export,
                 batchRows: max(1, request.limit),
                 { rows, csv, count in
                     given += count

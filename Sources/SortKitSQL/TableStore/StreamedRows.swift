@@ -53,7 +53,13 @@ final class _StreamSlots: Sendable {
         return try await withThrowingTaskGroup(of: _StreamEnd.self) { group in
             group.addTask {
                 defer { self.running.withLock { $0 -= 1 } }
-                return try await read(sink, ahead)
+                do {
+                    return try await read(sink, ahead)
+                } catch {
+                    // The client's loop ends on the error instead of waiting for batches.
+                    sink.finish(throwing: error)
+                    throw error
+                }
             }
             do {
                 for try await batch in batches {

@@ -28,9 +28,18 @@ struct _WholeOrder: Sendable {
     private var ids: [Int64] = []
     /// Whether every term could be written.
     private var encodable = true
+    /// The key of a cursor's row: only rows after it are kept.
+    private var after: [UInt8]?
 
-    init(descending: [Bool], computing: [Int: SQLOrdering.ComputedTerm]) {
+    /// An order of terms in `descending` directions, those in `computing` computed from their
+    /// column's text; with `after` (a cursor's terms, computed, its id last), of the rows after it.
+    init(descending: [Bool], computing: [Int: SQLOrdering.ComputedTerm], after: [SQLValue]? = nil) {
         (self.descending, self.computing) = (descending, computing)
+        if let after {
+            var key: [UInt8] = []
+            encodable = Self.encode(after, descending: descending, into: &key)
+            self.after = key
+        }
     }
 
     /// Adds a scanned row: its terms, computed ones as their column's text, the id last.
@@ -40,30 +49,43 @@ struct _WholeOrder: Sendable {
         add(terms: terms)
     }
 
-    /// Adds a row's terms, every one as it compares (computed already), the id last.
+    /// Adds a row's terms, every one as it compares (computed already), the id last; a row not
+    /// after the cursor is left out.
     mutating func add(terms: [SQLValue]) {
-        for (index, term) in terms.enumerated() {
-            let start = keys.bytes.count
-            switch term {
-            case .null: keys.bytes.append(0)
-            case .integer(let value):
-                keys.bytes.append(1)
-                withUnsafeBytes(of: (UInt64(bitPattern: value) ^ (1 << 63)).bigEndian) { keys.bytes.append(contentsOf: $0) }
-            case .blob(let bytes):
-                keys.bytes.append(3)
-                for byte in bytes {
-                    keys.bytes.append(byte)
-                    if byte == 0 { keys.bytes.append(0xFF) }
-                }
-                keys.bytes.append(contentsOf: [0, 0])
-            case .double, .text: encodable = false
-            }
-            if index < descending.count, descending[index] {
-                for position in start..<keys.bytes.count { keys.bytes[position] = ~keys.bytes[position] }
-            }
+        let start = keys.bytes.count
+        encodable = Self.encode(terms, descending: descending, into: &keys.bytes) && encodable
+        if let after, !after.lexicographicallyPrecedes(keys.bytes[start...]) {
+            keys.bytes.removeSubrange(start...)
+            return
         }
         keys.close()
         ids.append(terms.last?.integer ?? 0)
+    }
+
+    /// Appends `terms`' key to `bytes`; `false` if a term was a double or text.
+    private static func encode(_ terms: [SQLValue], descending: [Bool], into bytes: inout [UInt8]) -> Bool {
+        var encodable = true
+        for (index, term) in terms.enumerated() {
+            let start = bytes.count
+            switch term {
+            case .null: bytes.append(0)
+            case .integer(let value):
+                bytes.append(1)
+                withUnsafeBytes(of: (UInt64(bitPattern: value) ^ (1 << 63)).bigEndian) { bytes.append(contentsOf: $0) }
+            case .blob(let blob):
+                bytes.append(3)
+                for byte in blob {
+                    bytes.append(byte)
+                    if byte == 0 { bytes.append(0xFF) }
+                }
+                bytes.append(contentsOf: [0, 0])
+            case .double, .text: encodable = false
+            }
+            if index < descending.count, descending[index] {
+                for position in start..<bytes.count { bytes[position] = ~bytes[position] }
+            }
+        }
+        return encodable
     }
 
     /// The rows' ids in order; `nil` if a term was a double or text.
