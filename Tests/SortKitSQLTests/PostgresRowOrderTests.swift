@@ -23,13 +23,18 @@ struct PostgresRowOrderTests {
         String(String.UnicodeScalarView(text.unicodeScalars.flatMap { $0 == "\"" ? [$0, $0] : [$0] }))
     }
 
+    /// A store in a schema of its own whose tables are all served from the database.
+    static func served() async throws -> PostgresTableStore {
+        try await PostgresTableStore(
+            url: try Service.postgres.value(), schema: try Backend.postgres.newLocation(), queryBudget: testQueryBudget,
+            indexLimits: IndexLimits(indexBytes: 1))
+    }
+
     @Test(
         "Every row by one key, in 2 to 30 parts, is the in-memory index's CSV; NULL cells, stale catalogs, sparse ids and an empty table",
         .needs(.postgres, for: "PostgreSQL's downloads"))
     func partsAgreeWithMemory() async throws {
-        let store = try await PostgresTableStore(
-            url: try Service.postgres.value(), schema: try Backend.postgres.newLocation(), queryBudget: testQueryBudget,
-            indexLimits: IndexLimits(indexBytes: 1))
+        let store = try await Self.served()
         let memory = try await PostgresTableStore(
             url: try Service.postgres.value(), schema: try Backend.postgres.newLocation(), queryBudget: testQueryBudget)
         defer {
@@ -144,5 +149,37 @@ struct PostgresRowOrderTests {
         let all = try await memory.page(of: "r", PageRequest(limit: 5_000)).rows.map(\.id)
         try await store.delete(all, from: "r")
         #expect(try await records("title").read == nil)
+    }
+
+    @Test(
+        "A scan read as arrays, a range of ids a statement, is the scan read row by row: computed and stored terms, NULLs, a search",
+        .needs(.postgres, for: "PostgreSQL's scans"))
+    func scanAsArrays() async throws {
+        let store = try await Self.served()
+        defer { Task { await store.close() } }
+        var csv = "title,price\n"
+        for row in 0..<1_000 { csv += "\"\(Self.quoted(Self.titles[row % Self.titles.count]))\",\(row % 7 == 0 ? "" : String((row % 17) - 8))\n" }
+        try await store.importCSV(Array(csv.utf8), as: "s", delimiter: UInt8(ascii: ","), presets: [:])
+        _ = try await store.alter("s", [.addColumn("note", .string)])
+        for id in stride(from: Int64(1), through: 300, by: 7) { try await store.update(id, in: "s", set: ["note": id % 2 == 0 ? "" : "é\(id)"]) }
+        try await store.delete(Array(Int64(400)...Int64(450)), from: "s")
+        let info = try await store.read { try await PostgresTableStore.info("s", $0) }
+        for (spec, search) in [("title:len,-price", ""), ("-price:abs,title", "é"), ("note:nocase,price", ""), ("title,-price", "")] {
+            let request = PageRequest(order: .spec(try SortSpec(parsing: spec)), search: search, limit: 10)
+            let ordering = try PostgresTableStore.ordering(request.order, info)
+            let (query, selection) = try PostgresTableStore.computedScan(request, cursor: nil, info, ordering, keep: nil)
+            let computing = Set(selection.computing.keys)
+            for idsPerRead in [100, 7, PostgresTableStore.rowsPerPart] {
+                let (rowByRow, asArrays) = try await store.read { session in
+                    var rows: [[SQLValue]] = [], arrays: [[SQLValue]] = []
+                    let scan = query.scan(computing: computing)
+                    try await session.forEachRow(scan.sql, scan.arguments) { row in rows.append(try row.map { try SQLValue($0) }) }
+                    try await session.forEachScanned(query, computing: computing, idsPerRead: idsPerRead) { arrays.append($0) }
+                    return (rows, arrays)
+                }
+                let byID = { (rows: [[SQLValue]]) in rows.sorted { ($0.last?.integer ?? 0) < ($1.last?.integer ?? 0) } }
+                #expect(!rowByRow.isEmpty && byID(asArrays) == byID(rowByRow), "\(spec), '\(search)', \(idsPerRead) ids a read")
+            }
+        }
     }
 }

@@ -280,10 +280,10 @@ public final class PostgresTableStore: _SQLTableStore {
 
     /// The scan keyed into `order` in one snapshot (``inSnapshot(_:)``).
     func orderIDs(_ query: PageQuery, _ order: _WholeOrder) async throws -> [Int64]? {
-        let scan = query.scan(computing: Set(order.computing.keys))
+        let computing = Set(order.computing.keys)
         return try await inSnapshot { session in
             var whole = order
-            try await session.forEachRow(scan.sql, scan.arguments) { row in whole.add(try row.map { try SQLValue($0) }) }
+            try await session.forEachScanned(query, computing: computing) { whole.add($0) }
             return whole.sortedIDs()
         }
     }
@@ -291,7 +291,7 @@ public final class PostgresTableStore: _SQLTableStore {
     /// The scan, the selection and the chosen rows' cells in one snapshot (``inSnapshot(_:)``:
     /// a row the scan chose is still there to read); the scan's rows are selected as they arrive.
     func computedRows(_ query: PageQuery, into selection: _ComputedSelection, from offset: Int, reading: Int) async throws -> _ComputedRows? {
-        let scan = query.scan(computing: Set(selection.computing.keys))
+        let computing = Set(selection.computing.keys)
         return try await inSnapshot { session in
             // The versions the whole order is of: read in the scan's snapshot.
             let versions =
@@ -300,7 +300,7 @@ public final class PostgresTableStore: _SQLTableStore {
                 : try await session.select("SELECT version, data_version, row_count FROM sortkit_table WHERE id = $1", [.integer(query.info.id)])
                     .first
             var selected = selection
-            try await session.forEachRow(scan.sql, scan.arguments) { row in selected.add(try row.map { try SQLValue($0) }) }
+            try await session.forEachScanned(query, computing: computing) { selected.add($0) }
             let terms = Array(selected.sorted().dropFirst(offset))
             let rows = query.rows(inOrder: terms.prefix(reading).compactMap { $0.last?.integer })
             var result = _ComputedRows(

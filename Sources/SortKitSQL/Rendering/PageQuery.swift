@@ -332,6 +332,31 @@ struct PageQuery: Sendable {
         return fragment.render(ordering.dialect)
     }
 
+    /// ``scan(computing:)`` of the rows whose ids are in `ids`, as one row of arrays, one per
+    /// term (PostgreSQL: `array_agg`; each array NULL where no row is in range).
+    func aggregatedScan(computing: Set<Int>, ids: ClosedRange<Int64>) -> (sql: String, arguments: [SQLValue]) {
+        var fragment = SQLFragment("SELECT ")
+        let values = ordering.terms.indices.map { "array_agg(scanned.v\($0))" }.joined(separator: ", ")
+        fragment.append(values)
+        fragment.append(" FROM (SELECT ")
+        // The terms as ``scan(computing:)`` reads them, named.
+        let terms = ordering.terms.enumerated().map { index, term in
+            var value = term.expression
+            if computing.contains(index), let computed = term.computed { value = SQLFragment("t.c\(computed.variant.column)") }
+            value.append(" AS v\(index)")
+            return value
+        }
+        fragment.append(SQLFragment.joined(terms, separator: ", "))
+        fragment.append(from)
+        var range = SQLFragment("t.id BETWEEN ")
+        range.bind(.integer(ids.lowerBound))
+        range.append(" AND ")
+        range.bind(.integer(ids.upperBound))
+        appendWhere(conditions + [range], to: &fragment)
+        fragment.append(") AS scanned")
+        return fragment.render(ordering.dialect)
+    }
+
     /// The ids of the rows after the cursor's (`values`) or from `offset`, in order: off the
     /// order's index alone where it has one.
     func ids(after values: [SQLValue]?, offset: Int) -> (sql: String, arguments: [SQLValue]) {
