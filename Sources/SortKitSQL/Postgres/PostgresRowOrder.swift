@@ -24,7 +24,9 @@ extension PostgresTableStore {
     ///
     /// Each snapshot of the ids and the parts checks that it has `table`'s versions (the
     /// catalog's data version moves with every write; a replica's snapshot may be behind);
-    /// where one doesn't, the ids and the parts are read again in one snapshot. A table whose
+    /// where one doesn't, the ids and the parts are read again in one snapshot. Ids given (an
+    /// order SortKit computed) come from a scan's snapshot of their own, which isn't checked:
+    /// a row deleted since is left out, one changed since has its new cells in its old place. A table whose
     /// storage passes four times ``_RecordsInOrder/maximumBytes`` is read row by row: each
     /// part is built and sent whole before its size can be checked. A download holds up to
     /// three connections at once, each for one transaction (one stream slot per four of the

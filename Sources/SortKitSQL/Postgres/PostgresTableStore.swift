@@ -283,7 +283,7 @@ public final class PostgresTableStore: _SQLTableStore {
         let computing = Set(order.computing.keys)
         return try await inSnapshot { session in
             var whole = order
-            try await session.forEachScanned(query, computing: computing) { whole.add($0) }
+            try await session.forEachScanned(query, computing: computing, budget: queryBudget) { whole.add($0) }
             return whole.sortedIDs()
         }
     }
@@ -300,7 +300,7 @@ public final class PostgresTableStore: _SQLTableStore {
                 : try await session.select("SELECT version, data_version, row_count FROM sortkit_table WHERE id = $1", [.integer(query.info.id)])
                     .first
             var selected = selection
-            try await session.forEachScanned(query, computing: computing) { selected.add($0) }
+            try await session.forEachScanned(query, computing: computing, budget: queryBudget) { selected.add($0) }
             let terms = Array(selected.sorted().dropFirst(offset))
             let rows = query.rows(inOrder: terms.prefix(reading).compactMap { $0.last?.integer })
             var result = _ComputedRows(
