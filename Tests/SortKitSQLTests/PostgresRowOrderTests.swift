@@ -1,7 +1,6 @@
 import Foundation
 import SortKit
 import SortKitTestSupport
-import Synchronization
 import Testing
 
 @testable import SortKitSQL
@@ -75,20 +74,7 @@ struct PostgresRowOrderTests {
                 ? .known(inMemory.map(\.id))
                 : .query(try PageQuery(request, info: info, ordering: try PostgresTableStore.ordering(request.order, info)).ids(after: nil, offset: 0))
             let (read, parts) = try await store.records(ids, info, columns: info.schema.columns.count, csv: export, rowsPerPart: rowsPerPart)
-            var handed: [UInt8]? = nil
-            if let read {
-                let (batches, sink) = AsyncThrowingStream<_StreamBatch, any Error>.makeStream()
-                let ahead = _StreamBatch.Ahead()
-                async let done: Void = {
-                    try await read.handOn(batchRows: 97, into: sink, ahead: ahead); sink.finish()
-                }()
-                handed = []
-                for try await batch in batches {
-                    handed! += batch.csv ?? []
-                    ahead.count.subtract(1, ordering: .releasing)
-                }
-                try await done
-            }
+            let handed = try await read?.handedOn(batchRows: 97)
             var expected: [UInt8] = []
             export.appendRecords(inMemory.map(\.cells), to: &expected)
             return (handed, parts, expected)

@@ -59,17 +59,12 @@ extension PostgresTableStore {
         _ select: _ViewIDs, _ table: _TableInfo, columns: Int, csv export: CSVExport,
         rowsPerPart: Int = PostgresTableStore.rowsPerPart
     ) async throws -> (records: _RecordsInOrder?, parts: Int) {
-        let bounds = try await readTransaction { session in
-            try await session.select(
-                "SELECT min(id), max(id), pg_table_size('\(table.physical)'::regclass) FROM \(table.physical)", [], long: false
-            ).first
-        }
         // No rows (now): read row by row.
-        guard case .integer(let low) = bounds?[0], case .integer(let high) = bounds?[1], high >= low else { return (nil, 0) }
+        guard let (low, high, bytes) = try await readTransaction({ try await $0.ids(of: table.physical) }) else { return (nil, 0) }
         // A table far past what a download holds (its cells, keys and search text: 389 MB for
         // 1M multilingual rows), or ids too sparse to place, isn't read in parts: PostgreSQL
         // would build and send the parts before their size could be checked.
-        if case .integer(let bytes) = bounds?[2], bytes > 4 * Int64(_RecordsInOrder.maximumBytes) { return (nil, 0) }
+        guard bytes <= 4 * Int64(_RecordsInOrder.maximumBytes) else { return (nil, 0) }
         let (span, overflow) = high.subtractingReportingOverflow(low)
         guard !overflow, span < 4 * Int64(max(1, table.rowCount)) + 1_024 else { return (nil, 0) }
         let count = Int(min(Int64(max(2, min(Int(Int8.max), (table.rowCount + rowsPerPart - 1) / max(1, rowsPerPart)))), span + 1))
@@ -163,7 +158,7 @@ extension PostgresTableStore {
         case .known(let known): ids = known
         case .query(let (sql, arguments)):
             try await session.forEachRow("SELECT ARRAY(\(sql))", arguments) { row in
-                ids = try integers(Int64.self, in: row.makeRandomAccess()[0].bytes) ?? []
+                ids = try _PostgresArray.integers(Int64.self, in: row.makeRandomAccess()[0].bytes) ?? []
             }
         }
         guard ids.count <= _RecordsInOrder.maximumRows else { return nil }
@@ -189,11 +184,11 @@ extension PostgresTableStore {
             return .tooBig
         }
         var part = _RawPart()
-        guard let row, let rowIDs = try integers(Int64.self, in: row[0].bytes) else { return .read(part) }
+        guard let row, let rowIDs = try _PostgresArray.integers(Int64.self, in: row[0].bytes) else { return .read(part) }
         part.ids = rowIDs
         for column in 0..<columns {
             part.texts.append(row[1 + 2 * column].bytes ?? ByteBuffer())
-            let lengths = try integers(Int32.self, in: row[2 + 2 * column].bytes) ?? []
+            let lengths = try _PostgresArray.integers(Int32.self, in: row[2 + 2 * column].bytes) ?? []
             // Lengths that don't add up to the cells (another encoding: the connection asks for
             // UTF-8): read row by row.
             guard lengths.count == rowIDs.count, lengths.allSatisfy({ $0 >= 0 }),
@@ -248,40 +243,5 @@ extension Array where Element == ByteBuffer {
             return try self[index].withUnsafeReadableBytes { try nest(index + 1, collected + [$0.assumingMemoryBound(to: UInt8.self)]) }
         }
         return try nest(0, [])
-    }
-}
-
-/// The elements of a one-dimensional `int8[]` or `int4[]` without NULLs in PostgreSQL's binary
-/// format (`nil` for NULL): its dimensions, then each element's length and big-endian bytes.
-/// Not PostgresNIO's `[Int64]` decoding, which resolves each element's type generically
-/// (a third of a 1M-row download's CPU).
-///
-///     integers(Int32.self, in: buffer)    // [3, 1, 2]
-func integers<Integer: FixedWidthInteger>(_: Integer.Type, in buffer: ByteBuffer?) throws -> [Integer]? {
-    guard let buffer else { return nil }
-    let width = MemoryLayout<Integer>.size
-    return try buffer.withUnsafeReadableBytes { bytes -> [Integer] in
-        func int32(at offset: Int) -> Int32 { Int32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Int32.self)) }
-        guard bytes.count >= 12 else { throw TableStoreError(.internal, "an array PostgreSQL sent is cut short") }
-        let dimensions = int32(at: 0)
-        guard dimensions == 1, bytes.count >= 20 else {
-            guard dimensions == 0 else { throw TableStoreError(.internal, "PostgreSQL sent an array of \(dimensions) dimensions") }
-            return []
-        }
-        let count = Int(int32(at: 12))
-        guard count >= 0, bytes.count == 20 + count * (4 + width) else { throw TableStoreError(.internal, "an array PostgreSQL sent has the wrong size") }
-        return try [Integer](unsafeUninitializedCapacity: count) { elements, initialized in
-            var offset = 20
-            for index in 0..<count {
-                // A NULL (length -1) or an element of another width.
-                guard int32(at: offset) == Int32(width) else {
-                    initialized = index
-                    throw TableStoreError(.internal, "an array PostgreSQL sent holds a NULL or an element of another type")
-                }
-                elements[index] = Integer(bigEndian: bytes.loadUnaligned(fromByteOffset: offset + 4, as: Integer.self))
-                offset += 4 + width
-                initialized = index + 1
-            }
-        }
     }
 }

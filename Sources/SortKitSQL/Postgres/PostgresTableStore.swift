@@ -384,14 +384,9 @@ public final class PostgresTableStore: _SQLTableStore {
                     throw last != nil && !(error is CancellationError) ? Stopped() : error
                 }
             }
-            sink.finish()
             return .finished
         } catch is Stopped {
-            sink.finish()
             return .stopped(after: last)
-        } catch {
-            sink.finish(throwing: error)
-            throw error
         }
     }
 

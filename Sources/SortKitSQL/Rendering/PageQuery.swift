@@ -322,14 +322,19 @@ struct PageQuery: Sendable {
     /// the column its key is computed from. No order, no limit: the store sorts.
     func scan(computing: Set<Int>) -> (sql: String, arguments: [SQLValue]) {
         var fragment = SQLFragment("SELECT ")
-        let values = ordering.terms.enumerated().map { index, term in
-            guard computing.contains(index), let computed = term.computed else { return term.expression }
-            return SQLFragment("t.c\(computed.variant.column)")
-        }
-        fragment.append(SQLFragment.joined(values, separator: ", "))
+        fragment.append(SQLFragment.joined(scanned(computing: computing), separator: ", "))
         fragment.append(from)
         appendWhere(conditions, to: &fragment)
         return fragment.render(ordering.dialect)
+    }
+
+    /// The values a scan reads of each term: for a term in `computing`, the text of the column
+    /// its key is computed from.
+    private func scanned(computing: Set<Int>) -> [SQLFragment] {
+        ordering.terms.enumerated().map { index, term in
+            guard computing.contains(index), let computed = term.computed else { return term.expression }
+            return SQLFragment("t.c\(computed.variant.column)")
+        }
     }
 
     /// ``scan(computing:)`` of the rows whose ids are in `ids`, as one row of arrays, one per
@@ -340,11 +345,10 @@ struct PageQuery: Sendable {
         fragment.append(values)
         fragment.append(" FROM (SELECT ")
         // The terms as ``scan(computing:)`` reads them, named.
-        let terms = ordering.terms.enumerated().map { index, term in
-            var value = term.expression
-            if computing.contains(index), let computed = term.computed { value = SQLFragment("t.c\(computed.variant.column)") }
-            value.append(" AS v\(index)")
-            return value
+        let terms = scanned(computing: computing).enumerated().map { index, term in
+            var named = term
+            named.append(" AS v\(index)")
+            return named
         }
         fragment.append(SQLFragment.joined(terms, separator: ", "))
         fragment.append(from)

@@ -353,61 +353,55 @@ public final class SQLiteTableStore: _SQLTableStore {
             /// The read stops: the client fell behind, or the read went on too long.
             struct Stopped: Error {}
             let started = ContinuousClock.now
-            do {
-                // The limit bounds the statement too: one that finds few rows (a rare search's
-                // matches deep in an order) would otherwise hold its reader and snapshot between
-                // batches. Cancelled, GRDB interrupts it; the group waits for the read's end,
-                // so the values handed on are final when the deadline's `nil` comes.
-                let end: _StreamEnd? = try await _withDeadline(limit) {
-                    try await database.read { db in
-                        do {
-                            let statement = try db.makeStatement(sql: select.sql)
-                            // GRDB steps the statement (its checks for a cancelled read); the
-                            // cells are read from the row it stands on.
-                            let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(select.arguments.map(\.databaseValue)))
-                            let handle = statement.sqliteStatement
-                            var batch = _StreamBatch()
-                            func handOn(terms values: [SQLValue]?) throws {
-                                let waiting = ContinuousClock.now
-                                while ahead.count.load(ordering: .acquiring) >= 2 {
-                                    guard !ahead.gone.load(ordering: .acquiring) else { throw CancellationError() }
-                                    guard ContinuousClock.now - waiting < wait else { throw Stopped() }
-                                    // A GRDB reader's thread, not one of Swift's pool.
-                                    Thread.sleep(forTimeInterval: 0.002)
-                                }
-                                guard ContinuousClock.now - started < limit else { throw Stopped() }
-                                ahead.count.add(1, ordering: .releasing)
-                                // Not enqueued: the client is gone, and the batch would be lost.
-                                guard case .enqueued = sink.yield(batch) else { throw CancellationError() }
-                                if let values { ahead.handed.withLock { $0 = values } } else { ahead.complete.store(true, ordering: .releasing) }
-                                batch = _StreamBatch()
+            // The limit bounds the statement too: one that finds few rows (a rare search's
+            // matches deep in an order) would otherwise hold its reader and snapshot between
+            // batches. Cancelled, GRDB interrupts it; the group waits for the read's end,
+            // so the values handed on are final when the deadline's `nil` comes.
+            let end: _StreamEnd? = try await _withDeadline(limit) {
+                try await database.read { db in
+                    do {
+                        let statement = try db.makeStatement(sql: select.sql)
+                        // GRDB steps the statement (its checks for a cancelled read); the
+                        // cells are read from the row it stands on.
+                        let cursor = try Row.fetchCursor(statement, arguments: StatementArguments(select.arguments.map(\.databaseValue)))
+                        let handle = statement.sqliteStatement
+                        var batch = _StreamBatch()
+                        func handOn(terms values: [SQLValue]?) throws {
+                            let waiting = ContinuousClock.now
+                            while ahead.count.load(ordering: .acquiring) >= 2 {
+                                guard !ahead.gone.load(ordering: .acquiring) else { throw CancellationError() }
+                                guard ContinuousClock.now - waiting < wait else { throw Stopped() }
+                                // A GRDB reader's thread, not one of Swift's pool.
+                                Thread.sleep(forTimeInterval: 0.002)
                             }
-                            while try cursor.next() != nil {
-                                batch.append(sqlite: handle, columns: columns, csv: csv)
-                                guard batch.count == batchRows else { continue }
-                                // The order values of a batch's last row: where page by page goes on.
-                                var values: [SQLValue] = []
-                                _appendValues(handle, Int32(1 + columns)..<Int32(1 + columns + terms), to: &values)
-                                try handOn(terms: values)
-                            }
-                            // The last batch's values aren't needed: handed on, the read is complete.
-                            if batch.count > 0 { try handOn(terms: nil) }
-                            return .finished
-                        } catch is Stopped {
-                            return .stopped(after: ahead.handed.withLock { $0 })
-                        } catch  where ahead.handed.withLock({ $0 }) != nil && !(error is CancellationError) {
-                            // After a batch went out, a failure only stops the read (a retry
-                            // would repeat rows).
-                            return .stopped(after: ahead.handed.withLock { $0 })
+                            guard ContinuousClock.now - started < limit else { throw Stopped() }
+                            ahead.count.add(1, ordering: .releasing)
+                            // Not enqueued: the client is gone, and the batch would be lost.
+                            guard case .enqueued = sink.yield(batch) else { throw CancellationError() }
+                            if let values { ahead.handed.withLock { $0 = values } } else { ahead.complete.store(true, ordering: .releasing) }
+                            batch = _StreamBatch()
                         }
+                        while try cursor.next() != nil {
+                            batch.append(sqlite: handle, columns: columns, csv: csv)
+                            guard batch.count == batchRows else { continue }
+                            // The order values of a batch's last row: where page by page goes on.
+                            var values: [SQLValue] = []
+                            _appendValues(handle, Int32(1 + columns)..<Int32(1 + columns + terms), to: &values)
+                            try handOn(terms: values)
+                        }
+                        // The last batch's values aren't needed: handed on, the read is complete.
+                        if batch.count > 0 { try handOn(terms: nil) }
+                        return .finished
+                    } catch is Stopped {
+                        return .stopped(after: ahead.handed.withLock { $0 })
+                    } catch  where ahead.handed.withLock({ $0 }) != nil && !(error is CancellationError) {
+                        // After a batch went out, a failure only stops the read (a retry
+                        // would repeat rows).
+                        return .stopped(after: ahead.handed.withLock { $0 })
                     }
                 }
-                sink.finish()
-                return end ?? (ahead.complete.load(ordering: .acquiring) ? .finished : .stopped(after: ahead.handed.withLock { $0 }))
-            } catch {
-                sink.finish(throwing: error)
-                throw error
             }
+            return end ?? (ahead.complete.load(ordering: .acquiring) ? .finished : .stopped(after: ahead.handed.withLock { $0 }))
         }
     }
 

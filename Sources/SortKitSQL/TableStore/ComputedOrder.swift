@@ -171,42 +171,36 @@ extension _SQLTableStore {
         guard indexes.servesFromDatabase(info), info.rowCount <= Self.computedStreamRows else { return .notStreamed }
         let cursor = try request.checkedCursor(secret: secret)
         let (query, selection) = try Self.computedScan(request, cursor: cursor, info, ordering, keep: nil)
-        // A download: the ids after the cursor in order from one scan, its rows' terms sorted as
-        // byte strings (``_WholeOrder``), and the records read in row order (1M rows by
-        // `title:len` on PostgreSQL: 7.3–12.5 s, 7–11.6 s of it the server's CPU sorting arrays
-        // of values and decoding the join's rows).
-        // All rows (a filtered view's ids are too sparse to place: read the usual way, without
-        // a scan first).
+        let offset = cursor == nil ? request.offset : 0, columns = info.schema.columns.count
+        var given = 0
+        func hand(_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws {
+            given += count
+            try await body(TablePage(rows: rows, csv: csv, total: info.rowCount, filtered: given, next: nil))
+        }
+        // A download of all rows (a filtered view's ids are too sparse to place: read the usual
+        // way, without a scan first): the ids after the cursor in order from one scan, its
+        // rows' terms sorted as byte strings (``_WholeOrder``), and the records read in row
+        // order (1M rows by `title:len` on PostgreSQL: 7.3–12.5 s, 7–11.6 s of it the server's
+        // CPU sorting arrays of values and decoding the join's rows).
         if let export = request.csv, query.isUnfiltered,
             let ids = try await orderIDs(
-                query, _WholeOrder(descending: selection.descending, computing: selection.computing, after: cursor?.values))
-        {
-            var given = 0
+                query, _WholeOrder(descending: selection.descending, computing: selection.computing, after: cursor?.values)),
             let end = try await streamInRowOrder(
-                ids: .known(Array(ids.dropFirst(cursor == nil ? request.offset : 0))), table: info, columns: info.schema.columns.count, csv: export,
-                batchRows: max(1, request.limit)
-            ) { rows, csv, count in
-                given += count
-                try await body(TablePage(rows: rows, csv: csv, total: info.rowCount, filtered: given, next: nil))
-            }
+                ids: .known(Array(ids.dropFirst(offset))), table: info, columns: columns, csv: export, batchRows: max(1, request.limit), hand)
+        {
             // Nothing is read from the database once a batch is handed on: it ends finished.
-            if let end { return end == .finished ? .finished : .notStreamed }
+            return end == .finished ? .finished : .notStreamed
         }
-        guard let result = try await computedRows(query, into: selection, from: cursor == nil ? request.offset : 0, reading: 0) else {
+        guard let result = try await computedRows(query, into: selection, from: offset, reading: 0) else {
             return .notStreamed
         }
         // The rows in the selection's order, by one query: PostgreSQL joins the numbered ids to
         // one scan of the table (1M rows: 2 s; read 10,000 ids at a time, 10 s). It streams as
         // the store's other views do, and may stop for a slow client: the view then goes on
         // page by page after the last row handed on.
-        var given = 0
         let end = try await streamRows(
-            query.rows(inOrder: result.terms.compactMap { $0.last?.integer }), columns: info.schema.columns.count, terms: 0,
-            csv: request.csv, batchRows: max(1, request.limit)
-        ) { rows, csv, count in
-            given += count
-            try await body(TablePage(rows: rows, csv: csv, total: info.rowCount, filtered: given, next: nil))
-        }
+            query.rows(inOrder: result.terms.compactMap { $0.last?.integer }), columns: columns, terms: 0, csv: request.csv,
+            batchRows: max(1, request.limit), hand)
         switch end {
         case .notStreamed:
             // Every stream taken: the cells a batch at a time, each batch one read by id.
@@ -218,13 +212,12 @@ extension _SQLTableStore {
                 let rows = try await read { session in try await session.select(select.sql, select.arguments) }.map { row in
                     TableRow(id: row[0].integer ?? 0, cells: row.dropFirst().map(\.cell))
                 }
-                given += rows.count
                 let csv = request.csv.map { export in
                     var records: [UInt8] = []
                     export.appendRecords(rows.map(\.cells), to: &records)
                     return records
                 }
-                try await body(TablePage(rows: csv == nil ? rows : [], csv: csv, total: info.rowCount, filtered: given, next: nil))
+                try await hand(csv == nil ? rows : [], csv, rows.count)
             }
             return .finished
         case .finished: return .finished

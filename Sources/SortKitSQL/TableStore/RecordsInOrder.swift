@@ -181,12 +181,8 @@ extension _StreamSlots {
             } catch let error where !(error is CancellationError) && !Task.isCancelled {
                 found = nil
             }
-            guard let records = found ?? nil else {
-                sink.finish()
-                return .notStreamed
-            }
+            guard let records = found ?? nil else { return .notStreamed }
             try await records.handOn(batchRows: batchRows, into: sink, ahead: ahead)
-            sink.finish()
             return .finished
         }
         return end == .notStreamed ? nil : end

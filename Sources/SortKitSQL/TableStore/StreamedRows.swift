@@ -35,7 +35,8 @@ final class _StreamSlots: Sendable {
     /// two are `ahead` of `body` (the client), and hands each to `body` in order. A client that
     /// goes away (`body` throws, or the task is cancelled) cancels the read at once.
     /// ``_StreamEnd/notStreamed``, having read nothing, when `maximum` reads run already; a
-    /// read's slot is given back when it ends.
+    /// read's slot is given back when it ends. The sink is finished here when `read` ends
+    /// (with its error when it throws: the client's loop ends instead of waiting for batches).
     func stream(
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void,
         read: @escaping @Sendable (AsyncThrowingStream<_StreamBatch, any Error>.Continuation, _StreamBatch.Ahead) async throws -> _StreamEnd
@@ -54,9 +55,10 @@ final class _StreamSlots: Sendable {
             group.addTask {
                 defer { self.running.withLock { $0 -= 1 } }
                 do {
-                    return try await read(sink, ahead)
+                    let end = try await read(sink, ahead)
+                    sink.finish()
+                    return end
                 } catch {
-                    // The client's loop ends on the error instead of waiting for batches.
                     sink.finish(throwing: error)
                     throw error
                 }
