@@ -34,8 +34,9 @@ enum _PostgresArray {
 
     /// The elements of an array (none for NULL or an empty array) as the ``SQLValue``s their
     /// type reads as one at a time (``SQLValue/init(_:)``): integers of any width and booleans
-    /// as `.integer`, `float4`/`float8` as `.double`, `bytea` as `.blob`, text as `.text`; a
-    /// NULL element as `.null`; any other type is an error.
+    /// as `.integer`, `float4`/`float8` as `.double`, `bytea` as `.blob`, anything else as
+    /// `.text` (a scan's terms are `bigint`, `double precision`, `bytea`, `boolean` or text);
+    /// a NULL element as `.null`.
     ///
     ///     _PostgresArray.values(in: cell.bytes)    // [.integer(3), .null, .integer(1)]
     static func values(in buffer: ByteBuffer?) throws -> [SQLValue] {
