@@ -61,7 +61,7 @@ struct PageQuery: Sendable {
     }
 
     private var from: SQLFragment {
-        var fragment = SQLFragment(" FROM \(info.physical) AS t")
+        var fragment = SQLFragment(" FROM \(info.rows(ordering.dialect)) AS t")
         if ordering.isManual {
             fragment.append(" JOIN ordered_item AS o ON o.list = ")
             fragment.bind(.text(info.list))
@@ -232,7 +232,7 @@ struct PageQuery: Sendable {
             fragment.bind(.integer(Int64(offset)))
         }
         if deferred {
-            fragment.append(") AS d JOIN \(info.physical) AS t ON t.id = d.m ORDER BY ")
+            fragment.append(") AS d JOIN \(info.rows(ordering.dialect)) AS t ON t.id = d.m ORDER BY ")
             fragment.append(ordering.orderBy)
         }
         return fragment.render(ordering.dialect)
@@ -283,7 +283,7 @@ struct PageQuery: Sendable {
         var list = SQLFragment()
         list.bind(.text(info.list))
         func part(_ label: String, join: SQLFragment, _ own: [SQLFragment], order: String) -> SQLFragment {
-            var fragment = SQLFragment("SELECT * FROM (SELECT \(label) AS e0, t.id AS e1 FROM \(info.physical) AS t")
+            var fragment = SQLFragment("SELECT * FROM (SELECT \(label) AS e0, t.id AS e1 FROM \(info.rows(ordering.dialect)) AS t")
             fragment.append(join)
             fragment.append(" WHERE ")
             fragment.append(SQLFragment.joined(own + conditions, separator: " AND "))
@@ -313,7 +313,7 @@ struct PageQuery: Sendable {
         fragment.bind(.integer(Int64(limit)))
         fragment.append(" OFFSET ")
         fragment.bind(.integer(Int64(offset)))
-        fragment.append(") AS m JOIN \(info.physical) AS t ON t.id = m.e1 ORDER BY m.e0, m.e1")
+        fragment.append(") AS m JOIN \(info.rows(ordering.dialect)) AS t ON t.id = m.e1 ORDER BY m.e0, m.e1")
         return fragment
     }
 
@@ -380,13 +380,13 @@ struct PageQuery: Sendable {
     /// row is left out.
     func rows(inOrder ids: [Int64]) -> (sql: String, arguments: [SQLValue]) {
         let columns = info.schema.columns.indices.map { ", t.c\($0)" }.joined()
-        let numbered = ordering.dialect.numberedIDs(1)
-        return ("SELECT t.id\(columns) FROM \(numbered) JOIN \(info.physical) AS t ON t.id = numbered.row_id ORDER BY numbered.n", [ordering.dialect.ids(ids)])
+        let numbered = ordering.dialect.numberedIDs(1), rows = info.rows(ordering.dialect)
+        return ("SELECT t.id\(columns) FROM \(numbered) JOIN \(rows) AS t ON t.id = numbered.row_id ORDER BY numbered.n", [ordering.dialect.ids(ids)])
     }
 
     func count() -> (sql: String, arguments: [SQLValue]) {
         var fragment = SQLFragment("SELECT COUNT(*)")
-        fragment.append(SQLFragment(" FROM \(info.physical) AS t"))
+        fragment.append(SQLFragment(" FROM \(info.rows(ordering.dialect)) AS t"))
         if !conditions.isEmpty {
             fragment.append(" WHERE ")
             fragment.append(SQLFragment.joined(conditions, separator: " AND "))

@@ -8,7 +8,7 @@ extension SQLiteTableStore {
     static func loadIndex(_ info: _TableInfo, _ db: Database, rankingBudget: Int) throws -> _TableIndex {
         let width = info.schema.columns.count
         let columns = (0..<width).map { ", c\($0)" }.joined()
-        let statement = try db.makeStatement(sql: "SELECT id\(columns) FROM \(info.physical) ORDER BY id")
+        let statement = try db.makeStatement(sql: "SELECT id\(columns) FROM \(info.rows(dialect)) ORDER BY id")
         let handle = statement.sqliteStatement
         var ids: [Int64] = []
         ids.reserveCapacity(info.rowCount)

@@ -68,6 +68,7 @@ extension _SQLTableStore {
             try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_preset\(number) ON \(table) (\(columns))", [], long: true)
         }
         guard info.databaseIndex != nil else { return }
+        if dialect == .sqlite { try await _Tombstones.create(info, session) }
         // PostgreSQL builds a GIN index in memory up to this bound (64 MB by default) and
         // spills beyond it; for this transaction only.
         if dialect == .postgresql { try await session.execute("SET LOCAL maintenance_work_mem = '512MB'") }
@@ -231,7 +232,7 @@ extension _SQLTableStore {
         else { return nil }
         var found: [Int64: [String]] = [:]
         let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
-        for row in try await session.select("SELECT id\(columns) FROM \(info.physical) WHERE id \(dialect.inIDs(1))", [dialect.ids(ids)]) {
+        for row in try await session.select("SELECT id\(columns) FROM \(info.rows(dialect)) WHERE id \(dialect.inIDs(1))", [dialect.ids(ids)]) {
             found[row[0].integer ?? 0] = row.dropFirst().map(\.cell)
         }
         return ids.map { _RowChange(id: $0, cells: found[$0]) }
@@ -241,11 +242,13 @@ extension _SQLTableStore {
 
     static func cells(_ id: Int64, _ info: _TableInfo, _ session: Session, lock: _CatalogLock = .none) async throws -> [String] {
         let columns = info.schema.columns.indices.map { "c\($0)" }.joined(separator: ", ")
-        guard let row = try await session.select("SELECT \(columns) FROM \(info.physical) WHERE id = $1" + dialect.locking(lock), [.integer(id)]).first
+        guard let row = try await session.select("SELECT \(columns) FROM \(info.rows(dialect)) WHERE id = $1" + dialect.locking(lock), [.integer(id)]).first
         else { throw TableStoreError.unknownRow(id, table: info.schema.name) }
         return row.map(\.cell)
     }
 
+    /// Every row's cells, in id order: of the table itself (a schema change removes the rows
+    /// marked gone first).
     static func allCells(_ info: _TableInfo, _ session: Session) async throws -> [(id: Int64, cells: [String])] {
         let columns = info.schema.columns.indices.map { ", c\($0)" }.joined()
         return try await session.select("SELECT id\(columns) FROM \(info.physical) ORDER BY id", [], long: true).map { row in
@@ -255,7 +258,7 @@ extension _SQLTableStore {
 
     /// Throws ``TableStoreError/unknownRow(_:table:)`` for the first of `ids` the table lacks.
     static func checkRowsExist(_ ids: [Int64], _ info: _TableInfo, _ session: Session) async throws {
-        let found = Set(try await session.integers("SELECT id FROM \(info.physical) WHERE id \(dialect.inIDs(1))", [dialect.ids(ids)]))
+        let found = Set(try await session.integers("SELECT id FROM \(info.rows(dialect)) WHERE id \(dialect.inIDs(1))", [dialect.ids(ids)]))
         if let missing = ids.first(where: { !found.contains($0) }) { throw TableStoreError.unknownRow(missing, table: info.schema.name) }
     }
 
@@ -269,6 +272,12 @@ extension _SQLTableStore {
         let dialect = Self.dialect
         let migration = try _PhysicalMigration(info, changes, dialect: dialect, databaseIndex: databaseIndex ?? info.databaseIndex)
         let padding = Array(repeating: "", count: migration.added.count)
+        // Rows marked gone go first: they mustn't fail the new types. The view is made again
+        // with the indexes, over the new columns.
+        if dialect == .sqlite {
+            try await _Tombstones.purge(info, session)
+            try await _Tombstones.drop(info, session)
+        }
         let rows = try await Self.allCells(info, session)
         try migration.validate(rows.map { ($0.id, $0.cells + padding) })
         let table = info.physical

@@ -59,7 +59,7 @@ extension _SQLTableStore {
         let list = SQLValue.text(info.list)
         // The list is `$1`, the computed side's id range `$4`...`$5`.
         let computed = _ImplicitLabels.rows(list: SQLFragment("$1"), low: SQLFragment("$4"), high: SQLFragment("$5"))
-        let rows = "FROM \(info.physical) AS t WHERE " + computed.render(dialect).sql
+        let rows = "FROM \(info.rows(dialect)) AS t WHERE " + computed.render(dialect).sql
         /// The list, a label range and the ids labelled in it.
         func bounds(_ low: Int64, _ high: Int64) -> [SQLValue] {
             let ids = low <= high ? _ImplicitLabels.ids(labelledIn: low...high) : nil
@@ -75,7 +75,7 @@ extension _SQLTableStore {
         switch query {
         case .label(let id):
             let row = try await session.select(
-                "SELECT (SELECT pos FROM ordered_item WHERE list = $1 AND id = $2), (SELECT count(*) FROM \(info.physical) WHERE id = $2)",
+                "SELECT (SELECT pos FROM ordered_item WHERE list = $1 AND id = $2), (SELECT count(*) FROM \(info.rows(dialect)) WHERE id = $2)",
                 [list, .integer(id)])[0]
             if let label = row[0].integer { return .label(label >= 0 ? UInt64(label) : nil) }
             return .label(row[1].integer == 1 && _ImplicitLabels.ids.contains(id) ? UInt64(_ImplicitLabels.label(id)) : nil)
@@ -142,7 +142,7 @@ extension _SQLTableStore {
     static func everyRowPlaced(_ info: _TableInfo, _ session: Session) async throws -> Bool {
         let unplaced = try await session.integer(
             """
-            SELECT count(*) FROM \(info.physical) AS t WHERE (t.id < \(_ImplicitLabels.ids.lowerBound) OR t.id > \(_ImplicitLabels.ids.upperBound))
+            SELECT count(*) FROM \(info.rows(dialect)) AS t WHERE (t.id < \(_ImplicitLabels.ids.lowerBound) OR t.id > \(_ImplicitLabels.ids.upperBound))
             AND NOT EXISTS (SELECT 1 FROM ordered_item AS x WHERE x.list = $1 AND x.id = t.id)
             """, [.text(info.list)])
         return unplaced == 0

@@ -32,7 +32,7 @@ extension _SQLTableStore {
         // Such a table has never moved (a move writes it out first): its only entries are rows
         // inserted since with ids past the computed labels' — last in id order, as written below.
         try await session.execute("DELETE FROM ordered_item WHERE list = $1", [.text(info.list)])
-        let row = try await session.select("SELECT COUNT(*), MIN(id), MAX(id) FROM \(info.physical)", [], long: true).first ?? []
+        let row = try await session.select("SELECT COUNT(*), MIN(id), MAX(id) FROM \(info.rows(dialect))", [], long: true).first ?? []
         let ids = row.count == 3 ? row[1].integer.flatMap { low in row[2].integer.map { low...$0 } } : nil
         let (list, first) = (SQLValue.text(info.list), SQLValue.integer(Int64(OrderLabels.first)))
         let labels: String
@@ -44,7 +44,7 @@ extension _SQLTableStore {
             (labels, values) = ("$2 + (ROW_NUMBER() OVER (ORDER BY id) - 1) * $3", [list, first, .integer(Int64(step))])
         }
         try await session.execute(
-            "INSERT INTO ordered_item (list, id, pos) SELECT $1, id, \(labels) FROM \(info.physical) ORDER BY id", values, long: true)
+            "INSERT INTO ordered_item (list, id, pos) SELECT $1, id, \(labels) FROM \(info.rows(dialect)) ORDER BY id", values, long: true)
         try await session.execute("UPDATE sortkit_table SET manual_ready = \(dialect.boolean(true)) WHERE id = $1", [.integer(info.id)])
         var ready = info
         ready.manualReady = true

@@ -74,6 +74,9 @@ protocol _SQLTableStore: TableStore {
         ids select: _ViewIDs, table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd?
+    /// Called after a delete that only marked its rows gone (``_TableInfo/tombstoned(_:)``)
+    /// committed: the store removes them in the background.
+    func rowsMarkedGone()
     /// Reads `info`'s table into a new index.
     func loadIndex(_ info: _TableInfo, _ session: Session) async throws -> _TableIndex
     /// Calls `body` with the rows of `select` (an id, `columns` text cells, then `terms` order
@@ -162,6 +165,7 @@ extension _SQLTableStore {
         let id = try await write { session in
             let info = try await Self.info(table, session, lock: .update)
             try await dropping(info, session)
+            if Self.dialect == .sqlite { try await _Tombstones.drop(info, session) }
             try await session.execute("DROP TABLE \(info.physical)", [], long: true)
             if Self.dialect == .sqlite { try await session.execute("DROP TABLE IF EXISTS \(info.searchIndex)", [], long: true) }
             try await session.execute("DELETE FROM ordered_item WHERE list = $1", [.text(info.list)])
@@ -275,29 +279,35 @@ extension _SQLTableStore {
     }
 
     public func delete(_ id: Int64, from table: String) async throws {
-        try await write { session in
-            // The list is held, as a move holds it: a relabel can't write the row back into
-            // the manual order while it is deleted.
-            let (info, _) = try await infoLockingList(table, session)
-            guard try await session.integer("DELETE FROM \(info.physical) WHERE id = $1 RETURNING id", [.integer(id)]) != nil
-            else { throw TableStoreError.unknownRow(id, table: table) }
-            try await Self.count(-1, info, session)
-            try await Self.logChanges([id], info, session)
-            try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id = $2", [.text(info.list), .integer(id)])
-        }
+        try await delete([id], table)
     }
 
     public func delete(_ ids: [Int64], from table: String) async throws {
         try _BlockMove.checkIDs(ids)
-        try await write { session in
+        try await delete(ids, table)
+    }
+
+    /// Deletes rows `ids` of `table` in one transaction, or throws ``TableStoreError`` for the
+    /// first it lacks. On SQLite, a table served from the database only marks them gone (see
+    /// ``_TableInfo/tombstoned(_:)``); the compactor removes them after the commit.
+    private func delete(_ ids: [Int64], _ table: String) async throws {
+        let tombstoned = try await write { session in
+            // The list is held, as a move holds it: a relabel can't write the rows back into
+            // the manual order while they are deleted.
             let (info, _) = try await infoLockingList(table, session)
             try await Self.checkRowsExist(ids, info, session)
-            let list = Self.dialect.ids(ids)
-            try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id \(Self.dialect.inIDs(2))", [.text(info.list), list])
-            try await session.execute("DELETE FROM \(info.physical) WHERE id \(Self.dialect.inIDs(1))", [list])
+            let dialect = Self.dialect, list = dialect.ids(ids)
+            try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id \(dialect.inIDs(2))", [.text(info.list), list])
+            if info.tombstoned(dialect) {
+                try await session.execute("INSERT INTO \(info.gone) (id) SELECT value FROM json_each($1)", [list])
+            } else {
+                try await session.execute("DELETE FROM \(info.physical) WHERE id \(dialect.inIDs(1))", [list])
+            }
             try await Self.logChanges(ids, info, session)
             try await Self.count(-ids.count, info, session)
+            return info.tombstoned(dialect)
         }
+        if tombstoned { rowsMarkedGone() }
     }
 
     public func row(_ id: Int64, in table: String) async throws -> TableRow {
