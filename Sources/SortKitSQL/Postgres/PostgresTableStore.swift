@@ -181,11 +181,11 @@ public final class PostgresTableStore: _SQLTableStore {
         try await session.execute("DROP TABLE sortkit_rewrite")
     }
 
-    /// The list's row, which moves lock and count.
     /// Never called: PostgreSQL deletes rows at once (a 1,000-row delete of a table served from
     /// the database took 21–23 ms).
     func rowsMarkedGone() {}
 
+    /// The list's row, which moves lock and count.
     func created(_ info: _TableInfo, _ session: _PostgresSession) async throws {
         try await session.execute("INSERT INTO ordered_list (list) VALUES ($1)", [.text(info.list)])
     }

@@ -102,10 +102,7 @@ public final class SQLiteTableStore: _SQLTableStore {
             try Data.fetchOne(db, sql: "SELECT value FROM sortkit_meta WHERE key = 'cursor-secret'") ?? Data()
         }
         // Rows a delete marked gone before the file was last closed.
-        let pending = try database.read { db in
-            try Self.catalogRows(db, tombstoned: true).contains { try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \($0.gone))") == true }
-        }
-        if pending { rowsMarkedGone() }
+        if try Self.checkTombstones(database) { rowsMarkedGone() }
     }
 
     /// The catalog's tables; `tombstoned`, those served from the database only.
@@ -160,14 +157,6 @@ public final class SQLiteTableStore: _SQLTableStore {
         migrator.registerMigration("v5: database indexes") { db in
             try db.execute(sql: "ALTER TABLE sortkit_table ADD COLUMN db_index TEXT")
         }
-        // Deletes from tables served from the database mark rows gone (see `_Tombstones`).
-        // A file this version wrote shows those rows to an older version until they are
-        // removed, a second or so after the delete.
-        migrator.registerMigration("v6: tombstones") { db in
-            for info in try catalogRows(db, tombstoned: true) {
-                for statement in _Tombstones.statements(info) { try db.execute(sql: statement) }
-            }
-        }
         return migrator
     }
 
@@ -203,6 +192,13 @@ public final class SQLiteTableStore: _SQLTableStore {
                     throw TableStoreError.invalid("'\(source)' is not a SortKit database (it has no sortkit_table)")
                 }
                 try db.execute(sql: "VACUUM INTO ?", arguments: [path])
+            }
+            // Rows marked gone (see `_Tombstones`) are removed from the copy: a backup holds
+            // no deleted row.
+            try DatabaseQueue(path: path).write { db in
+                for info in try catalogRows(db, tombstoned: true) where try db.tableExists(info.gone) {
+                    for statement in _Tombstones.removal(info, ids: "SELECT id FROM \(info.gone)") { try db.execute(sql: statement) }
+                }
             }
         } catch let error as DatabaseError {
             try? manager.removeItem(atPath: path)
@@ -295,30 +291,6 @@ public final class SQLiteTableStore: _SQLTableStore {
     }
 
     func created(_ info: _TableInfo, _ session: _SQLiteSession) async throws {}
-
-    func rowsMarkedGone() {
-        compactor.poke { [self] limit in try await compactStep(limit: limit) }
-    }
-
-    /// Removes up to `limit` rows marked gone, of the first table that has some, in one write;
-    /// returns how many (0: none are left).
-    func compactStep(limit: Int) async throws -> Int {
-        try await write { session in
-            let tables = try await session.onConnection { db in try Self.catalogRows(db, tombstoned: true) }
-            for info in tables {
-                let ids = try await session.integers("SELECT id FROM \(info.gone) ORDER BY id LIMIT $1", [.integer(Int64(limit))])
-                guard !ids.isEmpty else { continue }
-                try await _Tombstones.remove(ids, info, session)
-                return ids.count
-            }
-            return 0
-        }
-    }
-
-    /// Removes every row marked gone now (what the compactor does in the background).
-    func compactTombstones() async throws {
-        while try await compactStep(limit: 4_096) > 0 {}
-    }
 
     func servingFromDatabase(_ info: _TableInfo, rewritten: Bool) async throws {}
 

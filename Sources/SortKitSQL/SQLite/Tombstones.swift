@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Synchronization
 
 /// Deletes that mark rows gone, for SQLite tables served from the database.
@@ -46,24 +47,29 @@ enum _Tombstones {
     }
 
     /// Removes every row of `info` that is marked gone, now (before a schema change reads
-    /// every row). Returns how many.
-    @discardableResult
-    static func purge(_ info: _TableInfo, _ session: some _SQLSession) async throws -> Int {
-        guard info.tombstoned(.sqlite) else { return 0 }
-        let ids = try await session.integers("SELECT id FROM \(info.gone) ORDER BY id")
-        try await remove(ids, info, session)
-        return ids.count
+    /// every row).
+    static func purge(_ info: _TableInfo, _ session: some _SQLSession) async throws {
+        guard info.tombstoned(.sqlite) else { return }
+        for statement in removal(info, ids: "SELECT id FROM \(info.gone)") { try await session.execute(statement, [], long: true) }
     }
 
     /// Removes rows `ids` of `info` (marked gone) and their marks.
     static func remove(_ ids: [Int64], _ info: _TableInfo, _ session: some _SQLSession) async throws {
         guard !ids.isEmpty else { return }
-        let list = SQLDialect.sqlite.ids(ids), inIDs = SQLDialect.sqlite.inIDs(1)
-        // A write since the delete can't have placed them again (every read leaves them out);
-        // taken out all the same, so the order never names a row the table lacks.
-        try await session.execute("DELETE FROM ordered_item WHERE list = $2 AND id \(inIDs)", [list, .text(info.list)])
-        try await session.execute("DELETE FROM \(info.physical) WHERE id \(inIDs)", [list], long: true)
-        try await session.execute("DELETE FROM \(info.gone) WHERE id \(inIDs)", [list])
+        let list = SQLDialect.sqlite.ids(ids)
+        for statement in removal(info, ids: "SELECT value FROM json_each($1)") { try await session.execute(statement, [list], long: true) }
+    }
+
+    /// The statements that remove the rows of `info` whose ids the query `ids` gives, with
+    /// their marks.
+    static func removal(_ info: _TableInfo, ids: String) -> [String] {
+        [
+            // A write since the delete can't have placed them again (every read leaves them
+            // out); taken out all the same, so the order never names a row the table lacks.
+            "DELETE FROM ordered_item WHERE list = '\(info.list)' AND id IN (\(ids))",
+            "DELETE FROM \(info.physical) WHERE id IN (\(ids))",
+            "DELETE FROM \(info.gone) WHERE id IN (\(ids))",
+        ]
     }
 }
 
@@ -71,12 +77,16 @@ enum _Tombstones {
 ///
 /// ``poke(_:)`` after a delete's commit starts it unless it runs: it waits for a quiet half
 /// second (deletes often come in bursts; at most five seconds), then calls `step` with a
-/// number of rows until it returns 0. Each step is one write transaction, so a user's write
-/// waits for one step at most; the number adapts so a step takes 10–40 ms. A failed step
-/// stops it; the next delete, or the next opening of the file, starts it again.
+/// number of rows until it removes none. Each step is one write transaction, so a user's write
+/// waits for one step at most; the number adapts so a step's statements take 10–40 ms. A
+/// failed step (another process holding the file's write lock past the busy timeout) is tried
+/// again after 1, 2 and 4 s, then left for the next delete or the next opening of the file.
 ///
 ///     compactor.poke { limit in try await store.compactStep(limit: limit) }
 final class _TombstoneCompactor: Sendable {
+    /// A step: removes up to `limit` rows; returns how many, and how long its statements took.
+    typealias Step = @Sendable (_ limit: Int) async throws -> (removed: Int, took: Duration)
+
     private struct State {
         var running = false
         var paused = false
@@ -84,6 +94,8 @@ final class _TombstoneCompactor: Sendable {
         var pokes = 0
         var lastPoke = ContinuousClock.now
         var limit = 256
+        /// The last poke's step, for ``resume()``.
+        var step: Step?
     }
 
     private let state = Mutex(State())
@@ -100,15 +112,21 @@ final class _TombstoneCompactor: Sendable {
     /// gone; they remove them with their store's `compactTombstones()`).
     func pause() { state.withLock { $0.paused = true } }
 
-    func resume() { state.withLock { $0.paused = false } }
-
-    var isPaused: Bool { state.withLock { $0.paused } }
+    /// Lets runs start again, and starts one if a delete poked meanwhile.
+    func resume() {
+        let step = state.withLock { state in
+            state.paused = false
+            return state.step
+        }
+        if let step { poke(step) }
+    }
 
     /// Starts a run with `step` unless one is running or the compactor is paused.
-    func poke(_ step: @escaping @Sendable (_ limit: Int) async throws -> Int) {
+    func poke(_ step: @escaping Step) {
         let start = state.withLock { state in
             state.pokes += 1
             state.lastPoke = .now
+            state.step = step
             guard !state.running, !state.paused else { return false }
             state.running = true
             return true
@@ -126,23 +144,96 @@ final class _TombstoneCompactor: Sendable {
         }
     }
 
-    private func run(_ step: @Sendable (_ limit: Int) async throws -> Int) async {
+    private func run(_ step: Step) async {
+        var failures = 0
         while true {
             let (pokes, limit, paused) = state.withLock { ($0.pokes, $0.limit, $0.paused) }
-            let started = ContinuousClock.now
-            let removed = paused ? 0 : ((try? await step(limit)) ?? 0)
-            let took = ContinuousClock.now - started
+            var removed = 0
+            if !paused {
+                do {
+                    let (count, took) = try await step(limit)
+                    removed = count
+                    failures = 0
+                    state.withLock { state in
+                        if took < .milliseconds(10) && count == limit { state.limit = min(state.limit * 2, 16_384) }
+                        if took > .milliseconds(40) { state.limit = max(state.limit / 2, 16) }
+                    }
+                } catch  where failures < 3 {
+                    try? await Task.sleep(for: .seconds(1 << failures))
+                    failures += 1
+                    continue
+                } catch {
+                    failures = 0
+                }
+            }
+            // Nothing left (or paused, or failed for good): the run ends, unless a delete
+            // came after its step began.
             let done = state.withLock { state in
-                if took < .milliseconds(10) && removed == limit { state.limit = min(state.limit * 2, 16_384) }
-                if took > .milliseconds(40) { state.limit = max(state.limit / 2, 16) }
-                // Nothing left (or paused, or failed): the run ends, unless a delete came
-                // after its step began.
                 guard removed == 0 else { return false }
                 if state.pokes != pokes && !state.paused { return false }
                 state.running = false
                 return true
             }
             if done { return }
+        }
+    }
+}
+
+extension SQLiteTableStore {
+    func rowsMarkedGone() {
+        compactor.poke { [self] limit in try await compactStep(limit: limit) }
+    }
+
+    /// Removes up to `limit` rows marked gone, of the first table that has some, in one write
+    /// (not waiting for the disk: a step lost to a crash of the machine is done again); returns
+    /// how many (0: none are left) and how long its statements took.
+    func compactStep(limit: Int) async throws -> (removed: Int, took: Duration) {
+        try await write(durable: false) { session in
+            let started = ContinuousClock.now
+            let tables = try await session.onConnection { db in try Self.catalogRows(db, tombstoned: true) }
+            for info in tables {
+                let ids = try await session.integers("SELECT id FROM \(info.gone) ORDER BY id LIMIT $1", [.integer(Int64(limit))])
+                guard !ids.isEmpty else { continue }
+                try await _Tombstones.remove(ids, info, session)
+                return (ids.count, ContinuousClock.now - started)
+            }
+            return (0, ContinuousClock.now - started)
+        }
+    }
+
+    /// Removes every row marked gone now (what the compactor does in the background).
+    func compactTombstones() async throws {
+        while try await compactStep(limit: 4_096).removed > 0 {}
+    }
+
+    /// Gives every table served from the database its marks table and view, and drops those
+    /// no table has: a file that an older version wrote to may lack them (it serves tables
+    /// without marks) or keep a dropped table's. Reads, and writes only when something is
+    /// amiss. Returns whether rows are marked gone.
+    static func checkTombstones(_ database: DatabasePool) throws -> Bool {
+        func survey(_ db: Database) throws -> (missing: [String], strays: [(String, String)], pending: Bool) {
+            let tables = try catalogRows(db, tombstoned: true)
+            var present: [String: String] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT name, type FROM sqlite_master WHERE name GLOB 'st_[0-9]*_gone' OR name GLOB 'st_[0-9]*_live'") {
+                present[row[0]] = row[1]
+            }
+            var missing: [String] = [], pending = false
+            for info in tables {
+                if present.removeValue(forKey: info.gone) == nil || present.removeValue(forKey: info.live) == nil {
+                    missing += _Tombstones.statements(info)
+                } else if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(info.gone))") == true {
+                    pending = true
+                }
+            }
+            return (missing, present.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, pending)
+        }
+        let found = try database.read(survey)
+        guard !found.missing.isEmpty || !found.strays.isEmpty else { return found.pending }
+        return try database.write { db in
+            let (missing, strays, pending) = try survey(db)
+            for (name, type) in strays { try db.execute(sql: "DROP \(type == "view" ? "VIEW" : "TABLE") IF EXISTS \(name)") }
+            for statement in missing { try db.execute(sql: statement) }
+            return pending
         }
     }
 }
