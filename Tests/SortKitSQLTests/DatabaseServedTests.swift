@@ -335,7 +335,7 @@ struct DatabaseServedTests {
         }
     }
 
-    @Test("SQLite: a first page by a key it computes, read as two halves side by side, is the in-memory index's; a stale catalog entry reads it in one")
+    @Test("SQLite: first pages by a computed key in halves, and filtered pages beside their counts, side by side; stale, in one read")
     func pageInHalves() async throws {
         let rows = 4 * SQLiteTableStore.halvesRows + 3
         let store = try SQLiteTableStore(path: try Backend.sqlite.newLocation(), queryBudget: testQueryBudget, indexLimits: IndexLimits(indexBytes: 1))
@@ -384,6 +384,20 @@ struct DatabaseServedTests {
         ] {
             let ordering = try SQLiteTableStore.ordering(request.order, info)
             #expect(try await store.pageInHalves(request, info, ordering, try PageQuery(request, info: info, ordering: ordering)) == nil)
+        }
+        // A filtered page's rows and count, side by side: those of one snapshot, or `nil` when a
+        // snapshot lacks the request's versions.
+        for (search, filter) in [("zoë", [:]), ("ab", ["price": "-1"]), ("nothing", [:])] {
+            let request = PageRequest(order: .spec(try SortSpec(parsing: "-price,title")), search: search, columnSearch: filter, limit: 7)
+            let query = try PageQuery(request, info: info, ordering: try SQLiteTableStore.ordering(request.order, info))
+            let (select, count) = (query.select(request, cursor: nil), query.count())
+            let beside = try await store.pageBesideCount(select: select, count: count, csv: nil, info)
+            let expected = try await store.pageRows(select: select, count: count, csv: nil)
+            #expect(beside?.rows == expected.rows && beside?.filtered == expected.filtered, "\(search) \(filter)")
+            #expect(try await store.page(of: "h", request).filtered == (try await memory.page(of: "h", request).filtered), "\(search) \(filter)")
+            var stale = info
+            stale.dataVersion += 1
+            #expect(try await store.pageBesideCount(select: select, count: count, csv: nil, stale) == nil, "\(search) stale")
         }
     }
 

@@ -419,9 +419,14 @@ extension _SQLTableStore {
         let query = try PageQuery(request, info: info, ordering: ordering)
         if cursor == nil, let page = try await pageInHalves(request, info, ordering, query) { return page }
         let columns = info.schema.columns.count
-        let result = try await pageRows(
-            select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count(),
-            csv: request.csv.map { _PageCSV(export: $0, columns: columns, records: request.limit) })
+        let (select, count) = (query.select(request, cursor: cursor), query.isUnfiltered ? nil : query.count())
+        let csv = request.csv.map { _PageCSV(export: $0, columns: columns, records: request.limit) }
+        var result: (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)
+        if let count, let beside = try await pageBesideCount(select: select, count: count, csv: csv, info) {
+            result = beside
+        } else {
+            result = try await pageRows(select: select, count: count, csv: csv)
+        }
         let (rows, terms) = Self.rowsAndTerms(result.rows, columns: columns, terms: ordering.terms.count)
         var page = try query.page(rows, request, total: info.rowCount, filtered: result.filtered ?? info.rowCount, secret: secret) { terms[$0] }
         if let csv = result.csv { (page.rows, page.csv) = ([], csv) }
