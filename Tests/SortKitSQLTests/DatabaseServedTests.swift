@@ -395,8 +395,13 @@ struct DatabaseServedTests {
             let expected = try await store.pageRows(select: select, count: count, csv: nil)
             #expect(beside?.rows == expected.rows && beside?.filtered == expected.filtered, "\(search) \(filter)")
             #expect(try await store.page(of: "h", request).filtered == (try await memory.page(of: "h", request).filtered), "\(search) \(filter)")
+            // A catalog entry of another data version: both reads agree, the page stands. Of
+            // another schema version: both reads read it again.
+            var older = info
+            older.dataVersion -= 1
+            #expect(try await store.pageBesideCount(select: select, count: count, csv: nil, older)?.filtered == expected.filtered)
             var stale = info
-            stale.dataVersion += 1
+            stale.schemaVersion += 1
             #expect(try await store.pageBesideCount(select: select, count: count, csv: nil, stale) == nil, "\(search) stale")
         }
     }

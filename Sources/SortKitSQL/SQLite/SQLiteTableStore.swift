@@ -196,6 +196,8 @@ public final class SQLiteTableStore: _SQLTableStore {
             // Rows marked gone (see `_Tombstones`) are removed from the copy: a backup holds
             // no deleted row.
             try DatabaseQueue(path: path).write { db in
+                // (A file from before tables were served from the database has none.)
+                guard try db.columns(in: "sortkit_table").contains(where: { $0.name == "db_index" }) else { return }
                 for info in try catalogRows(db, tombstoned: true) where try db.tableExists(info.gone) {
                     for statement in _Tombstones.removal(info, ids: "SELECT id FROM \(info.gone)") { try db.execute(sql: statement) }
                 }

@@ -181,16 +181,18 @@ final class _TombstoneCompactor: Sendable {
 
 extension SQLiteTableStore {
     func rowsMarkedGone() {
-        compactor.poke { [self] limit in try await compactStep(limit: limit) }
+        // Weak: the compactor keeps its step, and the store keeps the compactor.
+        compactor.poke { [weak self] limit in try await self?.compactStep(limit: limit) ?? (0, .zero) }
     }
 
-    /// Removes up to `limit` rows marked gone, of the first table that has some, in one write
-    /// (not waiting for the disk: a step lost to a crash of the machine is done again); returns
-    /// how many (0: none are left) and how long its statements took.
+    /// Removes up to `limit` rows marked gone, of the first table that has some, in one write;
+    /// returns how many (0: none are left) and how long its statements took.
     func compactStep(limit: Int) async throws -> (removed: Int, took: Duration) {
-        try await write(durable: false) { session in
+        try await write { session in
             let started = ContinuousClock.now
-            let tables = try await session.onConnection { db in try Self.catalogRows(db, tombstoned: true) }
+            // A table another process's older version served from the database since this
+            // store opened the file has no marks table (and no marked rows).
+            let tables = try await session.onConnection { db in try Self.catalogRows(db, tombstoned: true).filter { try db.tableExists($0.gone) } }
             for info in tables {
                 let ids = try await session.integers("SELECT id FROM \(info.gone) ORDER BY id LIMIT $1", [.integer(Int64(limit))])
                 guard !ids.isEmpty else { continue }
@@ -215,25 +217,28 @@ extension SQLiteTableStore {
             let tables = try catalogRows(db, tombstoned: true)
             var present: [String: String] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT name, type FROM sqlite_master WHERE name GLOB 'st_[0-9]*_gone' OR name GLOB 'st_[0-9]*_live'") {
-                present[row[0]] = row[1]
+                let name: String = row[0]
+                // Exactly `st_<digits>_gone` or `_live`: GLOB's `*` takes anything.
+                if name.utf8.dropFirst(3).dropLast(5).allSatisfy({ (0x30...0x39).contains($0) }) { present[name] = row[1] }
             }
             var missing: [String] = [], pending = false
             for info in tables {
-                if present.removeValue(forKey: info.gone) == nil || present.removeValue(forKey: info.live) == nil {
-                    missing += _Tombstones.statements(info)
-                } else if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(info.gone))") == true {
-                    pending = true
-                }
+                let gone = present.removeValue(forKey: info.gone) != nil, live = present.removeValue(forKey: info.live) != nil
+                if !gone || !live { missing += _Tombstones.statements(info) }
+                if gone, try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(info.gone))") == true { pending = true }
             }
             return (missing, present.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, pending)
         }
         let found = try database.read(survey)
         guard !found.missing.isEmpty || !found.strays.isEmpty else { return found.pending }
-        return try database.write { db in
+        // Best effort: another process holding the write lock past the busy timeout doesn't
+        // keep the store from opening; the next opening repairs it.
+        let repaired = try? database.write { db in
             let (missing, strays, pending) = try survey(db)
             for (name, type) in strays { try db.execute(sql: "DROP \(type == "view" ? "VIEW" : "TABLE") IF EXISTS \(name)") }
             for statement in missing { try db.execute(sql: statement) }
             return pending
         }
+        return repaired ?? found.pending
     }
 }

@@ -5,6 +5,26 @@ extension _SQLTableStore {
     /// The most rows (offset and page) a first page read in halves takes from each half.
     static var halvesRows: Int { 10_000 }
 
+    /// A filtered page's rows and its count on SQLite, read side by side, each on a reader of
+    /// its own: SQLite runs a query on one core, and a search reads its matches twice, for the
+    /// page and for the count (`isla` in 140,571 of 1M ASCII rows: 0.24 s each). Each reads the
+    /// table's versions in its own snapshot; where the two differ (a write came between), `nil`,
+    /// and the page and count are read in one snapshot.
+    func pageBesideCount(
+        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue]), csv: _PageCSV?, _ info: _TableInfo
+    ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)? {
+        guard Self.dialect == .sqlite else { return nil }
+        let versions = info.dataVersionQuery
+        async let page = pageRows(select: select, count: versions, csv: csv)
+        async let counted = pageRows(select: count, count: versions, csv: nil)
+        let (rows, total) = try await (page, counted)
+        // The same versions in both: the same rows, whether or not a write came since the
+        // request read the catalog (as a page read in one snapshot).
+        guard let version = rows.filtered, version >= 0, total.filtered == version, let filtered = total.rows.first?.first?.integer
+        else { return nil }
+        return (rows.rows, rows.csv, Int(filtered))
+    }
+
     /// A first page by an order SQLite computes in its query (`sortkit_key`: a key the table
     /// doesn't store, of a table served from the database), read as two halves of the table's
     /// ids side by side, each on a reader of its own, and merged by the rows' terms.
@@ -22,26 +42,6 @@ extension _SQLTableStore {
     /// arrive, ``computedPage(_:cursor:_:_:)``), a filtered view, an offset past
     /// ``halvesRows``, a CSV page, an order whose first key is stored (an index walk), a term
     /// of doubles or text, a small table.
-    /// A filtered page's rows and its count on SQLite, read side by side, each on a reader of
-    /// its own: SQLite runs a query on one core, and a search reads its matches twice, for the
-    /// page and for the count (`isla` in 140,571 of 1M ASCII rows: 0.24 s each). Each reads the
-    /// table's catalog entry in its own snapshot; where one doesn't have the versions the
-    /// request saw (a write came between), `nil`, and the page and count are read in one
-    /// snapshot.
-    func pageBesideCount(
-        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue]), csv: _PageCSV?, _ info: _TableInfo
-    ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)? {
-        guard Self.dialect == .sqlite else { return nil }
-        let versions = info.dataVersionQuery
-        async let page = pageRows(select: select, count: versions, csv: csv)
-        async let counted = pageRows(select: count, count: versions, csv: nil)
-        let (rows, total) = try await (page, counted)
-        guard rows.filtered.map(Int64.init) == info.dataVersion, total.filtered.map(Int64.init) == info.dataVersion,
-            let filtered = total.rows.first?.first?.integer
-        else { return nil }
-        return (rows.rows, rows.csv, Int(filtered))
-    }
-
     func pageInHalves(_ request: PageRequest, _ info: _TableInfo, _ ordering: SQLOrdering, _ query: PageQuery) async throws -> TablePage? {
         let keep = request.offset + request.limit + 1
         // An order led by a stored key walks that key's index and stops at the page; terms
