@@ -164,7 +164,8 @@ public final class SQLiteTableStore: _SQLTableStore {
     /// SQLite's `VACUUM INTO`: one snapshot, compacted, readable as a store of its own. The
     /// source is opened read-only (nothing migrated, nothing written), and other connections and
     /// processes go on reading and writing it meanwhile (WAL mode). The copy gets the source's
-    /// file permissions.
+    /// file permissions, and holds no deleted row: the rows a delete from a table served from
+    /// the database marked gone, for a compactor to remove later, are removed from the copy.
     ///
     ///     try SQLiteTableStore.backup("sortkit.sqlite", to: "backups/sortkit-2026-11-27.sqlite")
     ///
