@@ -33,6 +33,15 @@ struct DatabaseServedTests {
         "a", "é", "e\u{301}", "ss", "ß", "σ", "ж", "10", "00", "aa", "abé", "x-", "%", "_", "😀", "zz", "todo", "one", "-5", "2011-0", "a%\u{301}b", "é_\u{301}",
     ]
 
+    /// Sets `request`'s search to one of ``terms`` (a third of the time none) and, a quarter of
+    /// the time, a filter of one of `columns` to another.
+    static func drawSearch(_ request: inout PageRequest, columns: [String], using random: inout SplitMix64) {
+        request.search = Int.random(in: 0..<3, using: &random) == 0 ? "" : terms.randomElement(using: &random)!
+        if Int.random(in: 0..<4, using: &random) == 0 {
+            request.columnSearch = [columns.randomElement(using: &random)!: terms.randomElement(using: &random)!]
+        }
+    }
+
     @Test("Pages served from the database agree with the in-memory index (seeded)", arguments: backends)
     func agreeWithMemory(_ backend: Backend) async throws {
         let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? 2041
@@ -67,12 +76,9 @@ struct DatabaseServedTests {
                             SortSpec.Key(key.column, key.direction, key.modifiers.filter { if case .nulls = $0 { true } else { false } })
                         })
                 }
-                let search = Int.random(in: 0..<3, using: &random) == 0 ? "" : Self.terms.randomElement(using: &random)!
-                var request = PageRequest(order: .spec(spec), search: search, limit: 1_000)
-                if Int.random(in: 0..<4, using: &random) == 0 {
-                    request.columnSearch = [columns.randomElement(using: &random)!: Self.terms.randomElement(using: &random)!]
-                }
-                let context = "\(backend): table \(tableNumber), \(spec), search '\(search)' \(request.columnSearch), seed \(seed)"
+                var request = PageRequest(order: .spec(spec), limit: 1_000)
+                Self.drawSearch(&request, columns: columns, using: &random)
+                let context = "\(backend): table \(tableNumber), \(spec), search '\(request.search)' \(request.columnSearch), seed \(seed)"
                 let expected = try await memory.page(of: name, request)
                 // Every order: PostgreSQL's without a key column computed by SortKit as it scans.
                 let got = try await database.page(of: name, request)

@@ -19,6 +19,13 @@ struct TombstoneTests {
         return store
     }
 
+    /// ``served(_:)`` with `csv` imported as table `name`.
+    static func served(_ path: String, importing csv: String, as name: String = "t") async throws -> SQLiteTableStore {
+        let store = try served(path)
+        try await store.importCSV(Array(csv.utf8), as: name, delimiter: UInt8(ascii: ","), presets: [:])
+        return store
+    }
+
     /// How many rows of `table` are marked gone.
     static func marked(_ store: SQLiteTableStore, _ table: String) async throws -> Int {
         let info = try await store.info(of: store.table(table))
@@ -32,12 +39,9 @@ struct TombstoneTests {
         for _ in 0..<12 {
             var spec = DifferentialTests.randomSpec(columns: columns, using: &random)
             if Bool.random(using: &random) { spec = try SortSpec(parsing: columns.randomElement(using: &random)!) }
-            let search = Bool.random(using: &random) ? "" : DatabaseServedTests.terms.randomElement(using: &random)!
-            var request = PageRequest(order: .spec(spec), search: search, offset: Int.random(in: 0...300, using: &random), limit: 200)
-            if Int.random(in: 0..<4, using: &random) == 0 {
-                request.columnSearch = [columns.randomElement(using: &random)!: DatabaseServedTests.terms.randomElement(using: &random)!]
-            }
-            let context = "\(round): \(spec), search '\(search)' \(request.columnSearch), offset \(request.offset)"
+            var request = PageRequest(order: .spec(spec), offset: Int.random(in: 0...300, using: &random), limit: 200)
+            DatabaseServedTests.drawSearch(&request, columns: columns, using: &random)
+            let context = "\(round): \(spec), search '\(request.search)' \(request.columnSearch), offset \(request.offset)"
             let expected = try await memory.page(of: name, request)
             let got = try await database.page(of: name, request)
             #expect(got.rows.map(\.id) == expected.rows.map(\.id), "\(context)")
@@ -202,9 +206,8 @@ struct TombstoneTests {
 
     @Test("A schema change, a drop and a name used again with rows marked gone")
     func schemaChanges() async throws {
-        let store = try Self.served(try temporaryDatabase())
         // Row 3's "n/a" can't be a number: marked gone, it mustn't fail the change.
-        try await store.importCSV(Array("title,count\nA,1\nB,2\nC,n/a\nD,4\n".utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        let store = try await Self.served(try temporaryDatabase(), importing: "title,count\nA,1\nB,2\nC,n/a\nD,4\n")
         #expect(try await store.schema(of: "t").columns.map(\.type) == [.string, .string])
         try await store.delete(3, from: "t")
         try await store.alter("t", [.changeType("count", to: .integer)])
@@ -243,8 +246,7 @@ struct TombstoneTests {
     func migration() async throws {
         let path = try temporaryDatabase()
         do {
-            let store = try Self.served(path)
-            try await store.importCSV(Array("title\nX\nY\nZ\n".utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+            let store = try await Self.served(path, importing: "title\nX\nY\nZ\n")
             // As a file from before marks, or a table an older version imported: no marks
             // table, no view.
             try await store.database.write { db in try db.execute(sql: "DROP VIEW st_1_live; DROP TABLE st_1_gone") }
@@ -263,8 +265,7 @@ struct TombstoneTests {
 
     @Test("A store whose deletes marked rows is freed when its last reference goes")
     func storeFreed() async throws {
-        var store: SQLiteTableStore? = try Self.served(try temporaryDatabase())
-        try await store!.importCSV(Array("title\nA\nB\n".utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        var store: SQLiteTableStore? = try await Self.served(try temporaryDatabase(), importing: "title\nA\nB\n")
         // Paused: the compactor keeps the delete's step for `resume()`.
         try await store!.delete(1, from: "t")
         weak let freed = store
@@ -276,8 +277,7 @@ struct TombstoneTests {
     func strayView() async throws {
         let path = try temporaryDatabase()
         do {
-            let store = try Self.served(path)
-            try await store.importCSV(Array("title\nX\nY\n".utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+            let store = try await Self.served(path, importing: "title\nX\nY\n")
             // An older version's drop: the table goes, its view and marks stay.
             try await store.database.write { db in try db.execute(sql: "DROP TABLE st_1; DROP TABLE st_1_search; DELETE FROM sortkit_table") }
         }
@@ -292,8 +292,7 @@ struct TombstoneTests {
     @Test("A backup holds no row marked gone")
     func backup() async throws {
         let path = try temporaryDatabase()
-        let store = try Self.served(path)
-        try await store.importCSV(Array("title\nX\nY\nZ\n".utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        let store = try await Self.served(path, importing: "title\nX\nY\nZ\n")
         try await store.delete([1, 3], from: "t")
         let copy = path + ".backup"
         try SQLiteTableStore.backup(path, to: copy)
@@ -306,8 +305,7 @@ struct TombstoneTests {
 
     @Test("Resumed, the compactor removes what deletes marked while it was paused")
     func resume() async throws {
-        let store = try Self.served(try temporaryDatabase())
-        try await store.importCSV(Array(("title\n" + (1...50).map { "b\($0)\n" }.joined()).utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        let store = try await Self.served(try temporaryDatabase(), importing: "title\n" + (1...50).map { "b\($0)\n" }.joined())
         try await store.delete(Array(1...20), from: "t")
         #expect(try await Self.marked(store, "t") == 20)
         store.compactor.resume()

@@ -49,7 +49,6 @@ enum _Tombstones {
     /// Removes every row of `info` that is marked gone, now (before a schema change reads
     /// every row).
     static func purge(_ info: _TableInfo, _ session: some _SQLSession) async throws {
-        guard info.tombstoned(.sqlite) else { return }
         for statement in removal(info, ids: "SELECT id FROM \(info.gone)") { try await session.execute(statement, [], long: true) }
     }
 
@@ -61,12 +60,10 @@ enum _Tombstones {
     }
 
     /// The statements that remove the rows of `info` whose ids the query `ids` gives, with
-    /// their marks.
+    /// their marks. (Their manual-order entries went with the delete, and no write can place
+    /// them again: every read leaves them out.)
     static func removal(_ info: _TableInfo, ids: String) -> [String] {
         [
-            // A write since the delete can't have placed them again (every read leaves them
-            // out); taken out all the same, so the order never names a row the table lacks.
-            "DELETE FROM ordered_item WHERE list = '\(info.list)' AND id IN (\(ids))",
             "DELETE FROM \(info.physical) WHERE id IN (\(ids))",
             "DELETE FROM \(info.gone) WHERE id IN (\(ids))",
         ]

@@ -68,7 +68,7 @@ extension _SQLTableStore {
             try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_preset\(number) ON \(table) (\(columns))", [], long: true)
         }
         guard info.databaseIndex != nil else { return }
-        if dialect == .sqlite { try await _Tombstones.create(info, session) }
+        if info.tombstoned(dialect) { try await _Tombstones.create(info, session) }
         // PostgreSQL builds a GIN index in memory up to this bound (64 MB by default) and
         // spills beyond it; for this transaction only.
         if dialect == .postgresql { try await session.execute("SET LOCAL maintenance_work_mem = '512MB'") }
@@ -282,7 +282,7 @@ extension _SQLTableStore {
         let padding = Array(repeating: "", count: migration.added.count)
         // Rows marked gone go first: they mustn't fail the new types. The view is made again
         // with the indexes, over the new columns.
-        if dialect == .sqlite {
+        if info.tombstoned(dialect) {
             try await _Tombstones.purge(info, session)
             try await _Tombstones.drop(info, session)
         }

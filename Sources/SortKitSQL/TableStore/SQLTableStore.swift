@@ -165,7 +165,7 @@ extension _SQLTableStore {
         let id = try await write { session in
             let info = try await Self.info(table, session, lock: .update)
             try await dropping(info, session)
-            if Self.dialect == .sqlite { try await _Tombstones.drop(info, session) }
+            if info.tombstoned(Self.dialect) { try await _Tombstones.drop(info, session) }
             try await session.execute("DROP TABLE \(info.physical)", [], long: true)
             if Self.dialect == .sqlite { try await session.execute("DROP TABLE IF EXISTS \(info.searchIndex)", [], long: true) }
             try await session.execute("DELETE FROM ordered_item WHERE list = $1", [.text(info.list)])
@@ -296,16 +296,16 @@ extension _SQLTableStore {
             // the manual order while they are deleted.
             let (info, _) = try await infoLockingList(table, session)
             try await Self.checkRowsExist(ids, info, session)
-            let dialect = Self.dialect, list = dialect.ids(ids)
+            let dialect = Self.dialect, list = dialect.ids(ids), marks = info.tombstoned(dialect)
             try await session.execute("DELETE FROM ordered_item WHERE list = $1 AND id \(dialect.inIDs(2))", [.text(info.list), list])
-            if info.tombstoned(dialect) {
+            if marks {
                 try await session.execute("INSERT INTO \(info.gone) (id) SELECT value FROM json_each($1)", [list])
             } else {
                 try await session.execute("DELETE FROM \(info.physical) WHERE id \(dialect.inIDs(1))", [list])
             }
             try await Self.logChanges(ids, info, session)
             try await Self.count(-ids.count, info, session)
-            return info.tombstoned(dialect)
+            return marks
         }
         if tombstoned { rowsMarkedGone() }
     }
@@ -421,12 +421,12 @@ extension _SQLTableStore {
         let columns = info.schema.columns.count
         let (select, count) = (query.select(request, cursor: cursor), query.isUnfiltered ? nil : query.count())
         let csv = request.csv.map { _PageCSV(export: $0, columns: columns, records: request.limit) }
-        var result: (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)
-        if let count, let beside = try await pageBesideCount(select: select, count: count, csv: csv, info) {
-            result = beside
-        } else {
-            result = try await pageRows(select: select, count: count, csv: csv)
-        }
+        let result =
+            if let count, let beside = try await pageBesideCount(select: select, count: count, csv: csv, info) {
+                beside
+            } else {
+                try await pageRows(select: select, count: count, csv: csv)
+            }
         let (rows, terms) = Self.rowsAndTerms(result.rows, columns: columns, terms: ordering.terms.count)
         var page = try query.page(rows, request, total: info.rowCount, filtered: result.filtered ?? info.rowCount, secret: secret) { terms[$0] }
         if let csv = result.csv { (page.rows, page.csv) = ([], csv) }
