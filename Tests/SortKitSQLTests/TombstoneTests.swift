@@ -19,10 +19,11 @@ struct TombstoneTests {
         return store
     }
 
-    /// ``served(_:)`` with `csv` imported as table `name`.
+    /// ``served(_:)`` with `csv` imported as table `name`, its indexes made.
     static func served(_ path: String, importing csv: String, as name: String = "t") async throws -> SQLiteTableStore {
         let store = try served(path)
         try await store.importCSV(Array(csv.utf8), as: name, delimiter: UInt8(ascii: ","), presets: [:])
+        try await store.buildIndexes()
         return store
     }
 
@@ -140,7 +141,9 @@ struct TombstoneTests {
         #expect(try await database.catalog().first?.rowCount == live.count)
         try await database.compactTombstones()
         try await Self.expectSame(database, memory, "t", columns, &random, "compacted, seed \(seed)")
-        // The compactor removed the rows, their search entries and order entries alike.
+        // The compactor removed the rows, their search entries and order entries alike (the
+        // search index, made in the background while the rounds ran, is done now).
+        try await database.buildIndexes()
         let (integrity, stored, strays) = try await database.database.read { db in
             (
                 try String.fetchOne(db, sql: "PRAGMA integrity_check"), try Int.fetchOne(db, sql: "SELECT count(*) FROM st_1"),
@@ -232,6 +235,7 @@ struct TombstoneTests {
         var csv = "a,b,c,d\n"
         for row in 1...20_000 { csv += "w\(random.next() % 100_000),\(random.next() % 1_000),\(row),x\(random.next())\n" }
         try await store.importCSV(Array(csv.utf8), as: "t", delimiter: UInt8(ascii: ","), presets: [:])
+        try await store.buildIndexes()
         // The import's log copied and cut to nothing: the delete's frames are the file's.
         try await store.database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
         func log() -> Int { ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? 0 }
@@ -258,6 +262,7 @@ struct TombstoneTests {
         // Another process's older version serves a table from the database while this store
         // has the file open: it has no marks table, and the compactor passes it by.
         try await store.importCSV(Array("title\nA\nB\n".utf8), as: "u", delimiter: UInt8(ascii: ","), presets: [:])
+        try await store.buildIndexes()
         try await store.database.write { db in try db.execute(sql: "DROP VIEW st_2_live; DROP TABLE st_2_gone") }
         try await store.compactTombstones()
         #expect(try await Self.marked(store, "t") == 0)
@@ -282,6 +287,7 @@ struct TombstoneTests {
             try await store.database.write { db in try db.execute(sql: "DROP TABLE st_1; DROP TABLE st_1_search; DELETE FROM sortkit_table") }
         }
         let store = try Self.served(path)
+        try await store.buildIndexes()
         let left = try await store.database.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE name GLOB 'st_*'") }
         #expect(left.isEmpty, "\(left)")
         try await store.importCSV(Array("title,n\nX,1\nY,2\n".utf8), as: "u", delimiter: UInt8(ascii: ","), presets: [:])

@@ -36,6 +36,7 @@ extension JSON {
     }
     var int: Int64? { if case .integer(let value) = self { value } else { nil } }
     var string: String? { if case .string(let value) = self { value } else { nil } }
+    var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
     var elements: [JSON]? { if case .array(let values) = self { values } else { nil } }
 }
 

@@ -162,7 +162,7 @@ public final class PostgresTableStore: _SQLTableStore {
                 """, [.text(table)]
             ).first
         else { throw TableStoreError.unknownTable(table) }
-        guard let moves = row[8].integer else { throw TableStoreError.invalid("the manual order of '\(table)' is missing") }
+        guard let moves = row[9].integer else { throw TableStoreError.invalid("the manual order of '\(table)' is missing") }
         return (try Self.decodeInfo(row), moves)
     }
 
@@ -184,6 +184,9 @@ public final class PostgresTableStore: _SQLTableStore {
     /// Never called: PostgreSQL deletes rows at once (a 1,000-row delete of a table served from
     /// the database took 21–23 ms).
     func rowsMarkedGone() {}
+
+    /// PostgreSQL makes a table's indexes in the write that needs them.
+    func databaseIndexesMissing() {}
 
     /// The list's row, which moves lock and count.
     func created(_ info: _TableInfo, _ session: _PostgresSession) async throws {

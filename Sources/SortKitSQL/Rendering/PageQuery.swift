@@ -137,7 +137,7 @@ struct PageQuery: Sendable {
     /// characters or more without `%` or `_`; it folds ASCII case, so `instr` stays the exact
     /// test), PostgreSQL's `pg_trgm` index by an exact `LIKE`.
     private func indexedMatch(_ term: String) -> SQLFragment? {
-        guard info.databaseIndex != nil else { return nil }
+        guard info.databaseIndex != nil, info.searchIndexed else { return nil }
         switch ordering.dialect {
         case .sqlite:
             // By scalars: a combining mark after `%` makes a Character that isn't "%".

@@ -37,6 +37,8 @@ public final class SQLiteTableStore: _SQLTableStore {
     let checkpointer: _WALCheckpointer
     /// Removes the rows deletes marked gone, in the background (see ``_Tombstones``).
     let compactor = _TombstoneCompactor()
+    /// Makes the indexes of tables served from the database after their import (``_IndexBuilder``).
+    let builder = _IndexBuilder()
     /// The one-statement reads of downloads running now (``streamRows(_:columns:terms:csv:batchRows:_:)``):
     /// each holds one of GRDB's readers while its client reads.
     let streams = _StreamSlots(maximum: 2)
@@ -103,6 +105,10 @@ public final class SQLiteTableStore: _SQLTableStore {
         }
         // Rows a delete marked gone before the file was last closed.
         if try Self.checkTombstones(database) { rowsMarkedGone() }
+        // Indexes an import or schema change left to make when the file was last closed.
+        if try database.read({ db in try Self.catalogRows(db, tombstoned: true).contains { try !Self.missingIndexes($0, db).isEmpty } }) {
+            databaseIndexesMissing()
+        }
     }
 
     /// The catalog's tables; `tombstoned`, those served from the database only.
@@ -319,6 +325,7 @@ public final class SQLiteTableStore: _SQLTableStore {
         let info = try await write(durable: count < 100_000) { session in
             // A table served from the database gets its indexes after its rows: built from
             // them in one pass each, not kept up to date row by row.
+            // Its column and search indexes are made after the commit (``_IndexBuilder``).
             let later = databaseIndex != nil
             let created = try await create(schema, session, manualReady: false, indexesLater: later, databaseIndex: databaseIndex)
             try await session.onConnection { db in try Self.bulkInsert(cells, folded: folded, typed: typed, created, db) }
@@ -330,6 +337,7 @@ public final class SQLiteTableStore: _SQLTableStore {
         // The writing connection's cache keeps the import's pages (up to `cache_size`, 64 MB)
         // once they are written, resident for the server's life: given back after the commit.
         try? await database.writeWithoutTransaction { $0.releaseMemory() }
+        if databaseIndex != nil { databaseIndexesMissing() }
         return info
     }
 

@@ -85,14 +85,9 @@ final class _TombstoneCompactor: Sendable {
     typealias Step = @Sendable (_ limit: Int) async throws -> (removed: Int, took: Duration)
 
     private struct State {
-        var running = false
-        var paused = false
-        /// Raised by every poke: a run that found nothing checks it wasn't poked meanwhile.
-        var pokes = 0
+        var runs = _RunSwitch<Step>()
         var lastPoke = ContinuousClock.now
         var limit = 256
-        /// The last poke's step, for ``resume()``.
-        var step: Step?
     }
 
     private let state = Mutex(State())
@@ -107,26 +102,18 @@ final class _TombstoneCompactor: Sendable {
 
     /// Stops runs from starting, and a running one after its step (tests look at rows marked
     /// gone; they remove them with their store's `compactTombstones()`).
-    func pause() { state.withLock { $0.paused = true } }
+    func pause() { state.withLock { $0.runs.pause() } }
 
     /// Lets runs start again, and starts one if a delete poked meanwhile.
     func resume() {
-        let step = state.withLock { state in
-            state.paused = false
-            return state.step
-        }
-        if let step { poke(step) }
+        if let step = state.withLock({ $0.runs.resume() }) { poke(step) }
     }
 
     /// Starts a run with `step` unless one is running or the compactor is paused.
     func poke(_ step: @escaping Step) {
         let start = state.withLock { state in
-            state.pokes += 1
             state.lastPoke = .now
-            state.step = step
-            guard !state.running, !state.paused else { return false }
-            state.running = true
-            return true
+            return state.runs.poke(step)
         }
         guard start else { return }
         let first = ContinuousClock.now
@@ -142,36 +129,19 @@ final class _TombstoneCompactor: Sendable {
     }
 
     private func run(_ step: Step) async {
-        var failures = 0
         while true {
-            let (pokes, limit, paused) = state.withLock { ($0.pokes, $0.limit, $0.paused) }
+            let (pokes, limit, paused) = state.withLock { ($0.runs.pokes, $0.limit, $0.runs.paused) }
             var removed = 0
-            if !paused {
-                do {
-                    let (count, took) = try await step(limit)
-                    removed = count
-                    failures = 0
-                    state.withLock { state in
-                        if took < .milliseconds(10) && count == limit { state.limit = min(state.limit * 2, 16_384) }
-                        if took > .milliseconds(40) { state.limit = max(state.limit / 2, 16) }
-                    }
-                } catch  where failures < 3 {
-                    try? await Task.sleep(for: .seconds(1 << failures))
-                    failures += 1
-                    continue
-                } catch {
-                    failures = 0
+            if !paused, let (count, took) = await _retrying({ try await step(limit) }) {
+                removed = count
+                state.withLock { state in
+                    if took < .milliseconds(10) && count == limit { state.limit = min(state.limit * 2, 16_384) }
+                    if took > .milliseconds(40) { state.limit = max(state.limit / 2, 16) }
                 }
             }
             // Nothing left (or paused, or failed for good): the run ends, unless a delete
             // came after its step began.
-            let done = state.withLock { state in
-                guard removed == 0 else { return false }
-                if state.pokes != pokes && !state.paused { return false }
-                state.running = false
-                return true
-            }
-            if done { return }
+            if state.withLock({ $0.runs.end(found: removed > 0, pokes: pokes) }) { return }
         }
     }
 }

@@ -6,7 +6,13 @@ import SortKit
 /// schema changes, for both stores.
 extension _SQLTableStore {
     /// The catalog columns ``decodeInfo(_:)`` reads, in its order.
-    static var catalogColumns: String { "id, schema, variants, row_count, version, data_version, manual_ready, db_index" }
+    /// The last, on SQLite, says whether the table's search index is made yet (an import's is
+    /// made after its commit, by ``_IndexBuilder``); PostgreSQL makes it with the table's rows.
+    static var catalogColumns: String {
+        let searchIndexed =
+            dialect == .sqlite ? "EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'st_' || sortkit_table.id || '_search')" : "1"
+        return "id, schema, variants, row_count, version, data_version, manual_ready, db_index, \(searchIndexed)"
+    }
 
     /// A table's catalog entry, held as `lock` says to the end of the transaction.
     static func info(_ table: String, _ session: Session, lock: _CatalogLock = .none) async throws -> _TableInfo {
@@ -22,7 +28,8 @@ extension _SQLTableStore {
         return _TableInfo(
             id: row[0].integer ?? 0, schema: try TableSchema.decode(row[1].cell), variants: Set(variants),
             rowCount: Int(row[3].integer ?? 0), schemaVersion: row[4].integer ?? 0, dataVersion: row[5].integer ?? 0,
-            manualReady: row[6].integer != 0, databaseIndex: row[7] == .null ? nil : Collation(rawValue: row[7].cell))
+            manualReady: row[6].integer != 0, databaseIndex: row[7] == .null ? nil : Collation(rawValue: row[7].cell),
+            searchIndexed: row[8].integer != 0)
     }
 
     /// Creates the catalog entry and the physical table, with its default key columns; its
@@ -68,10 +75,13 @@ extension _SQLTableStore {
             try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_preset\(number) ON \(table) (\(columns))", [], long: true)
         }
         guard info.databaseIndex != nil else { return }
-        if info.tombstoned(dialect) { try await _Tombstones.create(info, session) }
+        // SQLite: the marks of deleted rows now (a delete needs them); the index per column
+        // and direction and the search index after the commit, one per write
+        // (``_IndexBuilder``), the table served meanwhile as a scan.
+        if dialect == .sqlite { return try await _Tombstones.create(info, session) }
         // PostgreSQL builds a GIN index in memory up to this bound (64 MB by default) and
         // spills beyond it; for this transaction only.
-        if dialect == .postgresql { try await session.execute("SET LOCAL maintenance_work_mem = '512MB'") }
+        try await session.execute("SET LOCAL maintenance_work_mem = '512MB'")
         // A PostgreSQL B-tree entry holds at most 2,704 bytes: a column with a longer key is
         // sorted without an index (its key column is there all the same). Its indexes include
         // the key column itself: PostgreSQL reads an index alone (an index-only scan) only
@@ -81,7 +91,7 @@ extension _SQLTableStore {
         // column whose keys pass 1,000 bytes gets its index without it.
         var unindexed: Set<Int> = [], notIncluded: Set<Int> = []
         let variants = info.variants.sorted()
-        if dialect == .postgresql, !variants.isEmpty {
+        if !variants.isEmpty {
             // One scan of the table for every key column's longest key.
             let longest = variants.map { "coalesce(max(octet_length(\($0.columnName))), 0)" }.joined(separator: ", ")
             let row = try await session.select("SELECT \(longest) FROM \(table)").first ?? []
@@ -90,32 +100,14 @@ extension _SQLTableStore {
                 if (length.integer ?? 0) > 1_000 { notIncluded.insert(variant.column) }
             }
         }
-        // SQLite sorts an index's entries in runs as big as the page cache and merges them; with
-        // `threads`, each run is sorted on a worker thread beside the reading. Runs of 2 MB on
-        // both cores built a text key's index over 1M rows in 0.59-0.63 s, against 1.29-1.34 s
-        // in one run of the connection's 64 MB (a number's 0.42-0.49 against 0.83-0.94). For
-        // these statements only: the connection's setting is put back after them.
-        func sorter(cacheSize: Int64, threads: Int64) async throws {
-            try await session.execute("PRAGMA cache_size = \(cacheSize)")
-            try await session.execute("PRAGMA threads = \(threads)")
+        for (column, suffix, columns, key) in try info.schema.columnIndexes(dialect, info.databaseIndex)
+        where !presets.contains(columns) && !unindexed.contains(column) {
+            let include = !notIncluded.contains(column) ? key.map { " INCLUDE (\($0))" } ?? "" : ""
+            try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_\(suffix) ON \(table) (\(columns))\(include)", [], long: true)
         }
-        let cacheSize = dialect == .sqlite ? try await session.integer("PRAGMA cache_size") : nil
-        let threads = dialect == .sqlite ? try await session.integer("PRAGMA threads") ?? 0 : 0
-        do {
-            if cacheSize != nil { try await sorter(cacheSize: -2048, threads: 2) }
-            for (column, suffix, columns, key) in try info.schema.columnIndexes(dialect, info.databaseIndex)
-            where !presets.contains(columns) && !unindexed.contains(column) {
-                let include = dialect == .postgresql && !notIncluded.contains(column) ? key.map { " INCLUDE (\($0))" } ?? "" : ""
-                try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_\(suffix) ON \(table) (\(columns))\(include)", [], long: true)
-            }
-        } catch {
-            if let cacheSize { try? await sorter(cacheSize: cacheSize, threads: threads) }
-            throw error
-        }
-        if let cacheSize { try await sorter(cacheSize: cacheSize, threads: threads) }
         // Tables indexed before their indexes included key columns lack the mark: see
         // `PostgresTableStore.servingFromDatabase`.
-        if dialect == .postgresql { try await session.execute("COMMENT ON TABLE \(table) IS '\(columnIndexesMark)'") }
+        try await session.execute("COMMENT ON TABLE \(table) IS '\(columnIndexesMark)'")
         try await createSearchIndex(info, session)
     }
 

@@ -77,6 +77,10 @@ protocol _SQLTableStore: TableStore {
     /// Called after a delete that only marked its rows gone (``_TableInfo/tombstoned(_:)``)
     /// committed: the store removes them in the background.
     func rowsMarkedGone()
+    /// Called after a write that may leave a table served from the database without some of
+    /// its indexes (an import, a schema change) committed: SQLite makes them in the
+    /// background (``_IndexBuilder``).
+    func databaseIndexesMissing()
     /// Reads `info`'s table into a new index.
     func loadIndex(_ info: _TableInfo, _ session: Session) async throws -> _TableIndex
     /// Calls `body` with the rows of `select` (an id, `columns` text cells, then `terms` order
@@ -149,6 +153,7 @@ extension _SQLTableStore {
                         _ = try await migrate(Self.info(name, session, lock: .update), [], session, databaseIndex: .some(collation))
                     }
                 }
+                databaseIndexesMissing()
                 try await servingFromDatabase(read { session in try await Self.info(name, session) }, rewritten: rewritten)
             }
             indexes.place(info.id, bytes: bytes, inMemory: inMemory)
@@ -236,7 +241,9 @@ extension _SQLTableStore {
 
     @discardableResult
     public func alter(_ table: String, _ changes: [SchemaChange]) async throws -> TableSchema {
-        try await write { session in try await migrate(Self.info(table, session, lock: .update), changes, session) }
+        let schema = try await write { session in try await migrate(Self.info(table, session, lock: .update), changes, session) }
+        databaseIndexesMissing()
+        return schema
     }
 
     // MARK: Rows

@@ -20,6 +20,10 @@ struct _TableInfo {
     /// and its trigram search index, when the table has them (``IndexPlacement/database``);
     /// `nil` when it has its presets' indexes only.
     var databaseIndex: Collation? = nil
+    /// Whether the search index of a table served from the database is made: on SQLite, an
+    /// import's is made after the import commits (``_IndexBuilder``), and a search meanwhile
+    /// reads the folded text of every row.
+    var searchIndexed: Bool = true
 
     /// The table's data version as a statement's snapshot has it, -1 where its schema version
     /// isn't ``schemaVersion``: a read on a reader of its own checks that its snapshot is the

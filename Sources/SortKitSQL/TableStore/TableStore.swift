@@ -24,6 +24,12 @@ public protocol TableStore: Sendable {
     /// an index budget (``IndexLimits/indexBytes``) that its index doesn't fit — the database's
     /// own indexes.
     func indexPlacement(of table: String) async throws -> IndexPlacement
+    /// Whether `table` is served from the database and some of its indexes are still being
+    /// made (SQLite makes them after an import commits; its pages are scans meanwhile, with
+    /// the same answers).
+    ///
+    ///     try await store.indexesPending(of: "books")   // true for a few seconds after a big import
+    func indexesPending(of table: String) async throws -> Bool
     /// Places every stored table under the index budget, in the order they were made: a table
     /// whose estimated index fits beside those before it is held in memory, others are served
     /// from the database, which first gets their column and search indexes if they lack them
@@ -213,6 +219,9 @@ public enum MoveDestination: Sendable, Hashable {
 extension TableStore {
     /// A store without an index budget holds every table in memory (or in none).
     public func indexPlacement(of table: String) async throws -> IndexPlacement { .memory }
+
+    /// A store that makes its indexes with their table's rows has none pending.
+    public func indexesPending(of table: String) async throws -> Bool { false }
 
     @discardableResult
     public func placeIndexes() async throws -> [String: IndexPlacement] {

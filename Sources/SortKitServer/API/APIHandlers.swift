@@ -16,7 +16,8 @@ struct APIHandlers: Sendable {
     }
 
     /// `GET /api/tables`: each table's columns, sort settings, presets, row count (from the
-    /// catalog), where its pages are served from (`memory` or `database`) and what its
+    /// catalog), where its pages are served from (`memory` or `database`), whether the
+    /// database's indexes of it are still being made (`indexing`), and what its
     /// in-memory index holds against its budget (`null` while none is loaded).
     func tables() async throws -> Reply {
         var tables: [JSON] = []
@@ -29,6 +30,7 @@ struct APIHandlers: Sendable {
                     ("name", .string(schema.name)),
                     ("rows", .integer(Int64(entry.rowCount))),
                     ("served", .string(try await store.indexPlacement(of: schema.name).rawValue)),
+                    ("indexing", .bool(try await store.indexesPending(of: schema.name))),
                     (
                         "columns",
                         .array(
