@@ -105,3 +105,64 @@ struct IndexBuilderTests {
         #expect(try await store.page(of: "u", PageRequest(order: .spec(try SortSpec(parsing: "n")), limit: 10)).rows.map(\.id) == [2, 1, 3])
     }
 }
+
+extension IndexBuilderTests {
+    @Test(
+        "PostgreSQL serves an import before its indexes, makes them concurrently between writes, and marks the table (seeded)",
+        .needs(.postgres, for: "PostgreSQL's concurrent index builds"))
+    func postgres() async throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        let database = try #require(try await DatabaseServedTests.open(.postgres, try Backend.postgres.newLocation(), budget: 1) as? PostgresTableStore)
+        database.builder.pause()
+        let memory = try await DatabaseServedTests.open(.postgres, try Backend.postgres.newLocation(), budget: nil)
+        let csv = Array(DifferentialTests.randomCSV(rows: 1_500, using: &random).utf8)
+        for store in [database, memory] as [any TableStore] { try await store.importCSV(csv, as: "t", delimiter: UInt8(ascii: ","), presets: [:]) }
+        let columns = try await memory.schema(of: "t").columns.map(\.name)
+        #expect(try await database.indexesPending(of: "t"))
+        let info = try await database.read { try await PostgresTableStore.info("t", $0) }
+        func made() async throws -> Set<String> {
+            try await database.read { session in
+                Set(
+                    try await session.select("SELECT indexname FROM pg_indexes WHERE tablename = $1 AND schemaname = current_schema()", [.text(info.physical)])
+                        .map { $0[0].cell })
+            }
+        }
+        let planned = Set(try PostgresTableStore.databaseIndexes(info).map { $0.name(info) })
+        let early = try await made().intersection(planned)
+        #expect(early.isEmpty, "\(early), seed \(seed)")
+        func expectSame(_ round: String) async throws {
+            for _ in 0..<8 {
+                var request = PageRequest(
+                    order: .spec(DifferentialTests.randomSpec(columns: columns, using: &random)), offset: Int.random(in: 0...200, using: &random),
+                    limit: 50)
+                DatabaseServedTests.drawSearch(&request, columns: columns, using: &random)
+                let (got, expected) = (try await database.page(of: "t", request), try await memory.page(of: "t", request))
+                #expect(got.rows.map(\.id) == expected.rows.map(\.id) && got.filtered == expected.filtered, "\(round): \(request), seed \(seed)")
+            }
+        }
+        try await expectSame("no index")
+        var steps = 0
+        while try await database.indexStep() {
+            steps += 1
+            if steps % 4 == 0 {
+                for store in [database, memory] as [any TableStore] {
+                    _ = try await store.insert([columns[0]: "Ærø \(steps)"], into: "t")
+                    try await store.delete(Int64(steps), from: "t")
+                }
+                try await expectSame("after step \(steps)")
+            }
+        }
+        // Every index, then the mark.
+        #expect(steps == planned.count + 1, "seed \(seed)")
+        #expect(try await made().isSuperset(of: planned))
+        #expect(try await database.indexesPending(of: "t") == false)
+        try await expectSame("indexed")
+        // A schema change drops the column indexes and the mark; the builder makes them again.
+        try await database.alter("t", [.renameColumn(columns[0], to: "renamed")])
+        #expect(try await database.indexesPending(of: "t"))
+        database.builder.resume()
+        try await database.buildIndexes()
+        #expect(try await database.indexesPending(of: "t") == false)
+    }
+}

@@ -48,6 +48,11 @@ public final class PostgresTableStore: _SQLTableStore {
     /// whole read may last, before it stops (the client goes on page by page): a `DROP` or
     /// `ALTER` of the table waits at most so long for its lock.
     let streamWait: Duration = .seconds(1)
+    /// Makes the indexes of tables served from the database after their import (``_IndexBuilder``).
+    let builder = _IndexBuilder()
+    /// Column indexes whose keys are too long for a B-tree entry, by table id, schema version
+    /// and index name: not tried again.
+    let unindexableKeys = Mutex<Set<String>>([])
     let streamLimit: Duration = .seconds(30)
 
     /// Connects to the database at `url` (see `PostgresClient.Configuration(url:)`) and
@@ -185,9 +190,6 @@ public final class PostgresTableStore: _SQLTableStore {
     /// the database took 21–23 ms).
     func rowsMarkedGone() {}
 
-    /// PostgreSQL makes a table's indexes in the write that needs them.
-    func databaseIndexesMissing() {}
-
     /// The list's row, which moves lock and count.
     func created(_ info: _TableInfo, _ session: _PostgresSession) async throws {
         try await session.execute("INSERT INTO ordered_list (list) VALUES ($1)", [.text(info.list)])
@@ -217,6 +219,9 @@ public final class PostgresTableStore: _SQLTableStore {
             try await Self.createIndexes(info, session)
             return try await Self.info(schema.name, session)
         }
+        // A table served from the database gets its column and search indexes after the
+        // commit (``_IndexBuilder``).
+        if databaseIndex != nil { databaseIndexesMissing() }
         // The planner's statistics (for the SQL path) after the commit, in the background: the
         // table is served 0.18 s sooner at 1M rows, and a query before them is planned as one
         // right after the commit would be. Autovacuum would gather them too, later.

@@ -65,7 +65,8 @@ extension _SQLTableStore {
     }
 
     /// The preset indexes; for a table served from the database (``_TableInfo/databaseIndex``)
-    /// also an index per column and direction and the search index.
+    /// what it needs before its index per column and direction and its search index, which
+    /// ``_IndexBuilder`` makes after the commit.
     static func createIndexes(_ info: _TableInfo, _ session: Session) async throws {
         let table = info.physical
         let presets = try info.schema.presetIndexes(dialect)
@@ -75,40 +76,17 @@ extension _SQLTableStore {
             try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_preset\(number) ON \(table) (\(columns))", [], long: true)
         }
         guard info.databaseIndex != nil else { return }
-        // SQLite: the marks of deleted rows now (a delete needs them); the index per column
-        // and direction and the search index after the commit, one per write
-        // (``_IndexBuilder``), the table served meanwhile as a scan.
-        if dialect == .sqlite { return try await _Tombstones.create(info, session) }
-        // PostgreSQL builds a GIN index in memory up to this bound (64 MB by default) and
-        // spills beyond it; for this transaction only.
-        try await session.execute("SET LOCAL maintenance_work_mem = '512MB'")
-        // A PostgreSQL B-tree entry holds at most 2,704 bytes: a column with a longer key is
-        // sorted without an index (its key column is there all the same). Its indexes include
-        // the key column itself: PostgreSQL reads an index alone (an index-only scan) only
-        // when it holds every column the query reads, and an expression's column isn't held.
-        // So a deep page's walk to its offset reads the index, not a heap row per entry (an
-        // offset of 500,000: 1.35 s → 0.1 s). Included, a key counts twice in an entry: a
-        // column whose keys pass 1,000 bytes gets its index without it.
-        var unindexed: Set<Int> = [], notIncluded: Set<Int> = []
-        let variants = info.variants.sorted()
-        if !variants.isEmpty {
-            // One scan of the table for every key column's longest key.
-            let longest = variants.map { "coalesce(max(octet_length(\($0.columnName))), 0)" }.joined(separator: ", ")
-            let row = try await session.select("SELECT \(longest) FROM \(table)").first ?? []
-            for (variant, length) in zip(variants, row) {
-                if (length.integer ?? 0) > 2_000 { unindexed.insert(variant.column) }
-                if (length.integer ?? 0) > 1_000 { notIncluded.insert(variant.column) }
-            }
+        // Now: the marks of deleted rows on SQLite (a delete needs them), the trigram extension
+        // on PostgreSQL (a role that can't create it fails the write that would serve the
+        // table). The index per column and direction and the search index come after the
+        // commit, one at a time (``_IndexBuilder``), the table served meanwhile by scans; on
+        // PostgreSQL the builder marks the table when they are all made.
+        switch dialect {
+        case .sqlite: try await _Tombstones.create(info, session)
+        case .postgresql:
+            _ = try await trigramSchema(info, session)
+            try await session.execute("COMMENT ON TABLE \(table) IS NULL")
         }
-        for (column, suffix, columns, key) in try info.schema.columnIndexes(dialect, info.databaseIndex)
-        where !presets.contains(columns) && !unindexed.contains(column) {
-            let include = !notIncluded.contains(column) ? key.map { " INCLUDE (\($0))" } ?? "" : ""
-            try await session.execute("CREATE INDEX IF NOT EXISTS \(table)_\(suffix) ON \(table) (\(columns))\(include)", [], long: true)
-        }
-        // Tables indexed before their indexes included key columns lack the mark: see
-        // `PostgresTableStore.servingFromDatabase`.
-        try await session.execute("COMMENT ON TABLE \(table) IS '\(columnIndexesMark)'")
-        try await createSearchIndex(info, session)
     }
 
     /// Drops the index per column and direction of a table served from the database (see
@@ -123,61 +101,32 @@ extension _SQLTableStore {
     /// column indexes include their key columns.
     static var columnIndexesMark: String { "sortkit: column indexes include their keys" }
 
-    /// The trigram index of the folded search text (`s`), which serves the search's
-    /// substring tests (see ``PageQuery``): on SQLite an FTS5 `trigram` table over the
-    /// table's rows, kept by triggers; on PostgreSQL a `pg_trgm` GIN index.
-    static func createSearchIndex(_ info: _TableInfo, _ session: Session) async throws {
-        let table = info.physical, search = info.searchIndex
-        switch dialect {
-        case .sqlite:
-            guard try await session.integer("SELECT count(*) FROM sqlite_master WHERE name = $1", [.text(search)]) == 0 else { return }
-            // `detail='none'`: a third of the index's size; `LIKE` is served all the same.
-            try await session.execute(
-                "CREATE VIRTUAL TABLE \(search) USING fts5(s, content='\(table)', content_rowid='id', tokenize='trigram', detail='none')")
-            // A 64 MB term buffer (1 MB by default) writes a third fewer segments: the
-            // rebuild of 1M rows takes 8.9 s instead of 12.8 s.
-            try await session.execute("INSERT INTO \(search)(\(search), rank) VALUES ('hashsize', 67108864)")
-            try await session.execute("INSERT INTO \(search)(\(search)) VALUES ('rebuild')", [], long: true)
-            // The rebuild leaves a few big segments, each a flush of the term buffer. FTS5
-            // merges a level's segments once it holds 16 (its "crisis merge") inside whichever
-            // write adds the 16th, so some later write rewrote all of them (1M rows): the
-            // slowest of 30 inserts after an import took 1.2–1.5 s, a compaction step of 64
-            // rows 1.3 s. Merged into one now (the import served 0.6–0.9 s later), later
-            // segments merge among themselves: the slowest insert 0.54 s (the first write after
-            // the import), the slowest of 79 compaction steps 85 ms.
-            try await session.execute("INSERT INTO \(search)(\(search)) VALUES ('optimize')", [], long: true)
-            let remove = "INSERT INTO \(search)(\(search), rowid, s) VALUES ('delete', old.id, old.s);"
-            let add = "INSERT INTO \(search)(rowid, s) VALUES (new.id, new.s);"
-            try await session.execute("CREATE TRIGGER \(search)_i AFTER INSERT ON \(table) BEGIN \(add) END")
-            try await session.execute("CREATE TRIGGER \(search)_d AFTER DELETE ON \(table) BEGIN \(remove) END")
-            try await session.execute("CREATE TRIGGER \(search)_u AFTER UPDATE OF s ON \(table) BEGIN \(remove) \(add) END")
-        case .postgresql:
-            // The extension goes in `public` (a store's own schema may be dropped with its
-            // tables); its operator class is named with the schema it is in.
-            let find = "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'"
-            var extensionSchema = try await session.select(find).first?.first?.cell ?? ""
-            if extensionSchema.isEmpty {
-                // In a savepoint: two sessions creating it at once, one fails on the catalog's
-                // unique name (`IF NOT EXISTS` doesn't cover a creation not yet committed); it
-                // then finds the other's, with its transaction still usable.
-                try await session.execute("SAVEPOINT sortkit_pg_trgm")
-                do {
-                    try await session.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
-                    try await session.execute("RELEASE SAVEPOINT sortkit_pg_trgm")
-                } catch {
-                    try await session.execute("ROLLBACK TO SAVEPOINT sortkit_pg_trgm")
-                }
-                // Made here or by the other session; else this role can't make it.
-                extensionSchema = try await session.select(find).first?.first?.cell ?? ""
-                guard !extensionSchema.isEmpty else {
-                    throw TableStoreError.invalid(
-                        "serving '\(info.schema.name)' from the database needs PostgreSQL's pg_trgm extension for its search index, and this role can't create it; create it once as a superuser (CREATE EXTENSION pg_trgm SCHEMA public) or raise --index-memory"
-                    )
-                }
+    /// The schema of PostgreSQL's `pg_trgm` extension, created (in `public`) if it's missing.
+    static func trigramSchema(_ info: _TableInfo, _ session: Session) async throws -> String {
+        // The extension goes in `public` (a store's own schema may be dropped with its
+        // tables); its operator class is named with the schema it is in.
+        let find = "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'"
+        var extensionSchema = try await session.select(find).first?.first?.cell ?? ""
+        if extensionSchema.isEmpty {
+            // In a savepoint: two sessions creating it at once, one fails on the catalog's
+            // unique name (`IF NOT EXISTS` doesn't cover a creation not yet committed); it
+            // then finds the other's, with its transaction still usable.
+            try await session.execute("SAVEPOINT sortkit_pg_trgm")
+            do {
+                try await session.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public")
+                try await session.execute("RELEASE SAVEPOINT sortkit_pg_trgm")
+            } catch {
+                try await session.execute("ROLLBACK TO SAVEPOINT sortkit_pg_trgm")
             }
-            try await session.execute(
-                "CREATE INDEX IF NOT EXISTS \(search) ON \(table) USING gin (s \(extensionSchema).gin_trgm_ops)", [], long: true)
+            // Made here or by the other session; else this role can't make it.
+            extensionSchema = try await session.select(find).first?.first?.cell ?? ""
+            guard !extensionSchema.isEmpty else {
+                throw TableStoreError.invalid(
+                    "serving '\(info.schema.name)' from the database needs PostgreSQL's pg_trgm extension for its search index, and this role can't create it; create it once as a superuser (CREATE EXTENSION pg_trgm SCHEMA public) or raise --index-memory"
+                )
+            }
         }
+        return extensionSchema
     }
 
     static func saveCatalog(_ info: _TableInfo, _ session: Session) async throws {

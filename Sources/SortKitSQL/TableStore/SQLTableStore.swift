@@ -8,7 +8,7 @@ import SortKit
 /// shares its queue's and pool's behaviour through protocol extensions. A store gives the
 /// sessions (``write(_:)``, ``read(_:)``) and the few features that differ by database; the
 /// SQL's spellings that differ are ``SQLDialect``'s (see docs/ARCHITECTURE.md, §4).
-protocol _SQLTableStore: TableStore {
+protocol _SQLTableStore: TableStore, AnyObject {
     associatedtype Session: _SQLSession
 
     static var dialect: SQLDialect { get }
@@ -77,10 +77,12 @@ protocol _SQLTableStore: TableStore {
     /// Called after a delete that only marked its rows gone (``_TableInfo/tombstoned(_:)``)
     /// committed: the store removes them in the background.
     func rowsMarkedGone()
-    /// Called after a write that may leave a table served from the database without some of
-    /// its indexes (an import, a schema change) committed: SQLite makes them in the
-    /// background (``_IndexBuilder``).
-    func databaseIndexesMissing()
+    /// Makes the indexes of tables served from the database after the writes that need them
+    /// (an import, a schema change), in the background: see ``databaseIndexesMissing()``.
+    var builder: _IndexBuilder { get }
+    /// Makes one index that a table served from the database lacks (``_IndexBuilder``'s step);
+    /// returns whether it made one (`false`: none is missing).
+    func indexStep() async throws -> Bool
     /// Reads `info`'s table into a new index.
     func loadIndex(_ info: _TableInfo, _ session: Session) async throws -> _TableIndex
     /// Calls `body` with the rows of `select` (an id, `columns` text cells, then `terms` order
@@ -148,13 +150,15 @@ extension _SQLTableStore {
             let inMemory = indexes.claim(bytes)
             if !inMemory {
                 let rewritten = info.databaseIndex != collation
-                if rewritten {
-                    try await write { session in
-                        _ = try await migrate(Self.info(name, session, lock: .update), [], session, databaseIndex: .some(collation))
+                try await apartFromIndexBuilds {
+                    if rewritten {
+                        try await write { session in
+                            _ = try await migrate(Self.info(name, session, lock: .update), [], session, databaseIndex: .some(collation))
+                        }
                     }
+                    try await servingFromDatabase(read { session in try await Self.info(name, session) }, rewritten: rewritten)
                 }
                 databaseIndexesMissing()
-                try await servingFromDatabase(read { session in try await Self.info(name, session) }, rewritten: rewritten)
             }
             indexes.place(info.id, bytes: bytes, inMemory: inMemory)
             placements[name] = inMemory ? .memory : .database
@@ -167,16 +171,18 @@ extension _SQLTableStore {
     }
 
     public func dropTable(_ table: String) async throws {
-        let id = try await write { session in
-            let info = try await Self.info(table, session, lock: .update)
-            try await dropping(info, session)
-            if info.tombstoned(Self.dialect) { try await _Tombstones.drop(info, session) }
-            try await session.execute("DROP TABLE \(info.physical)", [], long: true)
-            if Self.dialect == .sqlite { try await session.execute("DROP TABLE IF EXISTS \(info.searchIndex)", [], long: true) }
-            try await session.execute("DELETE FROM ordered_item WHERE list = $1", [.text(info.list)])
-            try await session.execute("DELETE FROM sortkit_change WHERE table_id = $1", [.integer(info.id)])
-            try await session.execute("DELETE FROM sortkit_table WHERE id = $1", [.integer(info.id)])
-            return info.id
+        let id = try await apartFromIndexBuilds {
+            try await write { session in
+                let info = try await Self.info(table, session, lock: .update)
+                try await dropping(info, session)
+                if info.tombstoned(Self.dialect) { try await _Tombstones.drop(info, session) }
+                try await session.execute("DROP TABLE \(info.physical)", [], long: true)
+                if Self.dialect == .sqlite { try await session.execute("DROP TABLE IF EXISTS \(info.searchIndex)", [], long: true) }
+                try await session.execute("DELETE FROM ordered_item WHERE list = $1", [.text(info.list)])
+                try await session.execute("DELETE FROM sortkit_change WHERE table_id = $1", [.integer(info.id)])
+                try await session.execute("DELETE FROM sortkit_table WHERE id = $1", [.integer(info.id)])
+                return info.id
+            }
         }
         indexes.forget(table: id)
     }
@@ -241,7 +247,9 @@ extension _SQLTableStore {
 
     @discardableResult
     public func alter(_ table: String, _ changes: [SchemaChange]) async throws -> TableSchema {
-        let schema = try await write { session in try await migrate(Self.info(table, session, lock: .update), changes, session) }
+        let schema = try await apartFromIndexBuilds {
+            try await write { session in try await migrate(Self.info(table, session, lock: .update), changes, session) }
+        }
         databaseIndexesMissing()
         return schema
     }

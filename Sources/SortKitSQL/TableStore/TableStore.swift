@@ -25,11 +25,17 @@ public protocol TableStore: Sendable {
     /// own indexes.
     func indexPlacement(of table: String) async throws -> IndexPlacement
     /// Whether `table` is served from the database and some of its indexes are still being
-    /// made (SQLite makes them after an import commits; its pages are scans meanwhile, with
-    /// the same answers).
+    /// made: they are made after an import or schema change commits, one at a time in the
+    /// background; its pages are scans meanwhile, with the same answers.
     ///
     ///     try await store.indexesPending(of: "books")   // true for a few seconds after a big import
     func indexesPending(of table: String) async throws -> Bool
+    /// Makes now every index that tables served from the database still lack (what the store
+    /// does in the background after an import), and returns once none is being made.
+    ///
+    ///     try await store.importCSV(csv, as: "books")   // served from the database
+    ///     try await store.buildIndexes()                  // its column and search indexes made
+    func buildIndexes() async throws
     /// Places every stored table under the index budget, in the order they were made: a table
     /// whose estimated index fits beside those before it is held in memory, others are served
     /// from the database, which first gets their column and search indexes if they lack them
@@ -222,6 +228,9 @@ extension TableStore {
 
     /// A store that makes its indexes with their table's rows has none pending.
     public func indexesPending(of table: String) async throws -> Bool { false }
+
+    /// A store that makes its indexes with their table's rows has none to make.
+    public func buildIndexes() async throws {}
 
     @discardableResult
     public func placeIndexes() async throws -> [String: IndexPlacement] {

@@ -1,0 +1,131 @@
+import Foundation
+import PostgresNIO
+import Synchronization
+
+/// PostgreSQL's steps of ``_IndexBuilder``: each makes one index with `CREATE INDEX
+/// CONCURRENTLY`, outside a transaction, so the table's reads and writes go on meanwhile.
+extension PostgresTableStore {
+    /// Makes one index that a table served from the database lacks, drops one that a failed
+    /// build left invalid, or marks a table whose indexes are all made (its comment,
+    /// ``columnIndexesMark``); returns whether it did one of these (`false`: nothing is left).
+    ///
+    /// A PostgreSQL B-tree entry holds at most 2,704 bytes: a text column whose keys pass
+    /// 2,000 bytes gets no index (its pages sort without one). The indexes include the key
+    /// column itself: PostgreSQL reads an index alone (an index-only scan) only when it holds
+    /// every column the query reads, and an expression's column isn't held. So a deep page's
+    /// walk to its offset reads the index, not a heap row per entry (an offset of 500,000:
+    /// 1.35 s → 0.1 s). Included, a key counts twice in an entry: a column whose keys pass
+    /// 1,000 bytes gets its index without it.
+    func indexStep() async throws -> Bool {
+        try await builder.exclusive { try await indexStepAlone() }
+    }
+
+    private func indexStepAlone() async throws -> Bool {
+        try await client.withConnection { connection in
+            let session = _PostgresSession(connection: connection, logger: self.logger)
+            let tables = try await session.select("SELECT \(Self.catalogColumns) FROM sortkit_table WHERE db_index IS NOT NULL ORDER BY id")
+            for info in try tables.map(Self.decodeInfo) {
+                if let done = try await self.indexStep(info, session) { return done }
+            }
+            return false
+        }
+    }
+
+    /// The step for table `info`: `nil` when it has nothing to do there (marked, dropped, or
+    /// another session is making one of its indexes).
+    private func indexStep(_ info: _TableInfo, _ session: _PostgresSession) async throws -> Bool? {
+        let table = info.physical
+        let mark = try await session.select(
+            "SELECT coalesce(obj_description(to_regclass($1), 'pg_class'), '') WHERE to_regclass($1) IS NOT NULL", [.text(table)])
+        guard let comment = mark.first?.first?.cell, comment != Self.columnIndexesMark else { return nil }
+        var present: Set<String> = []
+        for row in try await Self.indexes(of: table, session) {
+            let name = row[0].cell
+            if row[1].integer == 1 {
+                present.insert(name)
+            } else if row[2].integer == 1 {
+                // Being made by another session (another server on this database).
+                return nil
+            } else {
+                // Left invalid by a build that failed (a crash, a lost connection): made again.
+                try await session.execute("DROP INDEX CONCURRENTLY IF EXISTS \(SQLDialect.postgresql.quoted(name))", [], long: true)
+                return true
+            }
+        }
+        for index in try Self.databaseIndexes(info) where !present.contains(index.name(info)) {
+            let statement: String
+            switch index {
+            case .column(let name, let columns, _, let key):
+                var include = key.map { " INCLUDE (\($0))" } ?? ""
+                if let key {
+                    let unindexable = "\(info.id).\(info.schemaVersion).\(name)"
+                    if unindexableKeys.withLock({ $0.contains(unindexable) }) { continue }
+                    let longest = try await session.select("SELECT coalesce(max(octet_length(\(key))), 0) FROM \(table)").first?.first?.integer ?? 0
+                    if longest > 2_000 {
+                        unindexableKeys.withLock { _ = $0.insert(unindexable) }
+                        continue
+                    }
+                    if longest > 1_000 { include = "" }
+                }
+                statement = "CREATE INDEX CONCURRENTLY IF NOT EXISTS \(name) ON \(table) (\(columns))\(include)"
+            case .search:
+                let find = "SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_trgm'"
+                // (Made by the write that served the table: ``trigramSchema(_:_:)``.)
+                guard let extensionSchema = try await session.select(find).first?.first?.cell else {
+                    throw TableStoreError.invalid("the pg_trgm extension for the search index of '\(info.schema.name)' is gone")
+                }
+                statement = "CREATE INDEX CONCURRENTLY IF NOT EXISTS \(info.searchIndex) ON \(table) USING gin (s \(extensionSchema).gin_trgm_ops)"
+            }
+            // PostgreSQL builds an index in memory up to this bound (64 MB by default) and
+            // spills beyond it; for this statement only.
+            try await session.execute("SET maintenance_work_mem = '512MB'")
+            do {
+                try await session.execute(statement, [], long: true)
+            } catch {
+                try? await session.execute("RESET maintenance_work_mem")
+                throw error
+            }
+            try await session.execute("RESET maintenance_work_mem")
+            return true
+        }
+        // Marked in a transaction that locks out schema changes (which drop the column indexes
+        // and the mark under an exclusive lock) and finds every index again: a change that
+        // came after the look above leaves the table unmarked, for the next step.
+        try await session.execute("BEGIN")
+        do {
+            try await session.execute("LOCK TABLE \(table) IN SHARE UPDATE EXCLUSIVE MODE", [], long: true)
+            let valid = Set(try await Self.indexes(of: table, session).filter { $0[1].integer == 1 }.map { $0[0].cell })
+            if valid.isSuperset(of: present) {
+                try await session.execute("COMMENT ON TABLE \(table) IS '\(Self.columnIndexesMark)'")
+            }
+            try await session.execute("COMMIT")
+        } catch {
+            try? await session.execute("ROLLBACK")
+            throw error
+        }
+        return true
+    }
+
+    /// The indexes of table `table`: each one's name, whether it is valid, and whether a
+    /// session is making it now (1 or 0).
+    private static func indexes(of table: String, _ session: _PostgresSession) async throws -> [[SQLValue]] {
+        try await session.select(
+            """
+            SELECT c.relname, i.indisvalid::int, EXISTS (SELECT 1 FROM pg_stat_progress_create_index p WHERE p.index_relid = c.oid)::int
+            FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass($1)
+            """, [.text(table)])
+    }
+
+    /// Whether table `table` is served from the database and its indexes aren't all made yet
+    /// (its comment isn't ``columnIndexesMark``).
+    public func indexesPending(of table: String) async throws -> Bool {
+        try await read { session in
+            let rows = try await session.select(
+                """
+                SELECT coalesce(obj_description(to_regclass('st_' || id), 'pg_class'), '') FROM sortkit_table
+                WHERE name = $1 AND db_index IS NOT NULL
+                """, [.text(table)])
+            return rows.first.map { $0.first?.cell != Self.columnIndexesMark } ?? false
+        }
+    }
+}
