@@ -117,7 +117,7 @@ extension PostgresTableStore {
     }
 
     /// Whether table `table` is served from the database and its indexes aren't all made yet
-    /// (its comment isn't ``columnIndexesMark``).
+    /// (the builder hasn't marked it: its comment, once every index is made).
     public func indexesPending(of table: String) async throws -> Bool {
         try await read { session in
             let rows = try await session.select(
