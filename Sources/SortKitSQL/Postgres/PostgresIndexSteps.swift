@@ -6,8 +6,9 @@ import Synchronization
 /// CONCURRENTLY`, outside a transaction, so the table's reads and writes go on meanwhile.
 extension PostgresTableStore {
     /// Makes one index that a table served from the database lacks, drops one that a failed
-    /// build left invalid, or marks a table whose indexes are all made (its comment,
-    /// ``columnIndexesMark``); returns whether it did one of these (`false`: nothing is left).
+    /// build left invalid, or marks a table whose indexes are all made (its comment goes from
+    /// ``indexesPendingMark`` to ``columnIndexesMark``); returns whether it did one of these
+    /// (`false`: nothing is left). A table whose step fails doesn't hold up the others.
     ///
     /// A PostgreSQL B-tree entry holds at most 2,704 bytes: a text column whose keys pass
     /// 2,000 bytes gets no index (its pages sort without one). The indexes include the key
@@ -23,21 +24,28 @@ extension PostgresTableStore {
     private func indexStepAlone() async throws -> Bool {
         try await client.withConnection { connection in
             let session = _PostgresSession(connection: connection, logger: self.logger)
-            let tables = try await session.select("SELECT \(Self.catalogColumns) FROM sortkit_table WHERE db_index IS NOT NULL ORDER BY id")
+            let tables = try await session.select(
+                """
+                SELECT \(Self.catalogColumns) FROM sortkit_table WHERE db_index IS NOT NULL
+                AND obj_description(to_regclass('st_' || id), 'pg_class') = $1 ORDER BY id
+                """, [.text(Self.indexesPendingMark)])
+            var failure: (any Error)?
             for info in try tables.map(Self.decodeInfo) {
-                if let done = try await self.indexStep(info, session) { return done }
+                do {
+                    if let done = try await self.indexStep(info, session) { return done }
+                } catch {
+                    failure = failure ?? error
+                }
             }
+            if let failure { throw failure }
             return false
         }
     }
 
-    /// The step for table `info`: `nil` when it has nothing to do there (marked, dropped, or
-    /// another session is making one of its indexes).
+    /// The step for table `info`: `nil` when it has nothing to do there (another session is
+    /// making one of its indexes).
     private func indexStep(_ info: _TableInfo, _ session: _PostgresSession) async throws -> Bool? {
         let table = info.physical
-        let mark = try await session.select(
-            "SELECT coalesce(obj_description(to_regclass($1), 'pg_class'), '') WHERE to_regclass($1) IS NOT NULL", [.text(table)])
-        guard let comment = mark.first?.first?.cell, comment != Self.columnIndexesMark else { return nil }
         var present: Set<String> = []
         for row in try await Self.indexes(of: table, session) {
             let name = row[0].cell
@@ -47,24 +55,38 @@ extension PostgresTableStore {
                 // Being made by another session (another server on this database).
                 return nil
             } else {
-                // Left invalid by a build that failed (a crash, a lost connection): made again.
+                // Left invalid by a build that failed (a crash, a lost connection): made again,
+                // twice at most in this process's life, then left without an index.
+                let key = "\(info.id).\(info.schemaVersion).\(name)"
+                let failures = indexFacts.withLock { facts in
+                    facts.failures[key, default: 0] += 1
+                    return facts.failures[key]!
+                }
                 try await session.execute("DROP INDEX CONCURRENTLY IF EXISTS \(SQLDialect.postgresql.quoted(name))", [], long: true)
+                if failures > 2 {
+                    logger.warning("gave up making an index after three failed builds", metadata: ["table": "\(info.schema.name)", "index": "\(name)"])
+                }
                 return true
             }
         }
         for index in try Self.databaseIndexes(info) where !present.contains(index.name(info)) {
+            let facts = "\(info.id).\(info.schemaVersion).\(index.name(info))"
+            if indexFacts.withLock({ $0.failures[facts, default: 0] > 2 }) { continue }
             let statement: String
             switch index {
             case .column(let name, let columns, _, let key):
                 var include = key.map { " INCLUDE (\($0))" } ?? ""
                 if let key {
-                    let unindexable = "\(info.id).\(info.schemaVersion).\(name)"
-                    if unindexableKeys.withLock({ $0.contains(unindexable) }) { continue }
-                    let longest = try await session.select("SELECT coalesce(max(octet_length(\(key))), 0) FROM \(table)").first?.first?.integer ?? 0
-                    if longest > 2_000 {
-                        unindexableKeys.withLock { _ = $0.insert(unindexable) }
-                        continue
+                    // Both directions' indexes share the key column: one scan for both.
+                    let known = "\(info.id).\(info.schemaVersion).\(key)"
+                    let longest: Int64
+                    if let found = indexFacts.withLock({ $0.longest[known] }) {
+                        longest = found
+                    } else {
+                        longest = try await session.select("SELECT coalesce(max(octet_length(\(key))), 0) FROM \(table)").first?.first?.integer ?? 0
+                        indexFacts.withLock { $0.longest[known] = longest }
                     }
+                    if longest > 2_000 { continue }
                     if longest > 1_000 { include = "" }
                 }
                 statement = "CREATE INDEX CONCURRENTLY IF NOT EXISTS \(name) ON \(table) (\(columns))\(include)"
@@ -76,26 +98,30 @@ extension PostgresTableStore {
                 }
                 statement = "CREATE INDEX CONCURRENTLY IF NOT EXISTS \(info.searchIndex) ON \(table) USING gin (s \(extensionSchema).gin_trgm_ops)"
             }
-            // PostgreSQL builds an index in memory up to this bound (64 MB by default) and
-            // spills beyond it; for this statement only.
-            try await session.execute("SET maintenance_work_mem = '512MB'")
+            // PostgreSQL builds an index in memory up to `maintenance_work_mem` (64 MB by
+            // default) and spills beyond it; a role's or database's timeouts would fail a
+            // build of a big table again and again. For this statement only.
+            let settings = ["maintenance_work_mem = '512MB'", "statement_timeout = 0", "lock_timeout = 0"]
+            for setting in settings { try await session.execute("SET \(setting)") }
             do {
                 try await session.execute(statement, [], long: true)
             } catch {
-                try? await session.execute("RESET maintenance_work_mem")
+                try? await session.execute("RESET ALL")
                 throw error
             }
-            try await session.execute("RESET maintenance_work_mem")
+            try await session.execute("RESET ALL")
             return true
         }
         // Marked in a transaction that locks out schema changes (which drop the column indexes
-        // and the mark under an exclusive lock) and finds every index again: a change that
-        // came after the look above leaves the table unmarked, for the next step.
+        // and mark the table pending again under an exclusive lock) and finds every index
+        // again: a change that came after the look above leaves the table pending, for the
+        // next step.
         try await session.execute("BEGIN")
         do {
             try await session.execute("LOCK TABLE \(table) IN SHARE UPDATE EXCLUSIVE MODE", [], long: true)
             let valid = Set(try await Self.indexes(of: table, session).filter { $0[1].integer == 1 }.map { $0[0].cell })
-            if valid.isSuperset(of: present) {
+            let mark = try await session.select("SELECT coalesce(obj_description('\(table)'::regclass, 'pg_class'), '')")
+            if valid.isSuperset(of: present), mark.first?.first?.cell == Self.indexesPendingMark {
                 try await session.execute("COMMENT ON TABLE \(table) IS '\(Self.columnIndexesMark)'")
             }
             try await session.execute("COMMIT")
@@ -116,8 +142,8 @@ extension PostgresTableStore {
             """, [.text(table)])
     }
 
-    /// Whether table `table` is served from the database and its indexes aren't all made yet
-    /// (the builder hasn't marked it: its comment, once every index is made).
+    /// Whether table `table` is served from the database and its indexes are being made (its
+    /// comment says so until the builder has made them all).
     public func indexesPending(of table: String) async throws -> Bool {
         try await read { session in
             let rows = try await session.select(
@@ -125,7 +151,7 @@ extension PostgresTableStore {
                 SELECT coalesce(obj_description(to_regclass('st_' || id), 'pg_class'), '') FROM sortkit_table
                 WHERE name = $1 AND db_index IS NOT NULL
                 """, [.text(table)])
-            return rows.first.map { $0.first?.cell != Self.columnIndexesMark } ?? false
+            return rows.first?.first?.cell == Self.indexesPendingMark
         }
     }
 }

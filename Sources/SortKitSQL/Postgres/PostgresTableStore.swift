@@ -50,9 +50,9 @@ public final class PostgresTableStore: _SQLTableStore {
     let streamWait: Duration = .seconds(1)
     /// Makes the indexes of tables served from the database after their import (``_IndexBuilder``).
     let builder = _IndexBuilder()
-    /// Column indexes whose keys are too long for a B-tree entry, by table id, schema version
-    /// and index name: not tried again.
-    let unindexableKeys = Mutex<Set<String>>([])
+    /// What the builder learned of an index (by table id, schema version and index name): the
+    /// longest key of its key column, and how often a build of it failed.
+    let indexFacts = Mutex<(longest: [String: Int64], failures: [String: Int])>(([:], [:]))
     let streamLimit: Duration = .seconds(30)
 
     /// Connects to the database at `url` (see `PostgresClient.Configuration(url:)`) and
@@ -124,6 +124,7 @@ public final class PostgresTableStore: _SQLTableStore {
                 else { throw TableStoreError.invalid("the database has no cursor secret") }
                 return Data(bytes)
             }
+            try await resumeIndexBuilds()
         } catch {
             runner.cancel()
             throw Self.describe(error)
@@ -230,13 +231,26 @@ public final class PostgresTableStore: _SQLTableStore {
         return info
     }
 
+    /// Pokes the builder if a table is marked as having indexes to make (a server stopped
+    /// before they were made).
+    func resumeIndexBuilds() async throws {
+        let pending = try await read { session in
+            try await session.select(
+                "SELECT 1 FROM sortkit_table WHERE db_index IS NOT NULL AND obj_description(to_regclass('st_' || id), 'pg_class') = $1 LIMIT 1",
+                [.text(Self.indexesPendingMark)])
+        }
+        if !pending.isEmpty { databaseIndexesMissing() }
+    }
+
     func servingFromDatabase(_ info: _TableInfo, rewritten: Bool) async throws {
         let physical = info.physical
         let rebuilt = try await write { session in
             // The catalog row locked: of two servers starting at once, one makes them again.
             _ = try await session.select("SELECT id FROM sortkit_table WHERE id = $1 FOR UPDATE", [.integer(info.id)])
             let mark = try await session.select("SELECT coalesce(obj_description('\(physical)'::regclass, 'pg_class'), '')")
-            guard mark.first?.first?.cell != Self.columnIndexesMark else { return false }
+            // Made, or being made by the builder (a server stopped before it was done: the
+            // indexes it made are kept).
+            guard mark.first?.first?.cell != Self.columnIndexesMark, mark.first?.first?.cell != Self.indexesPendingMark else { return false }
             try await Self.dropColumnIndexes(info, session)
             try await Self.createIndexes(info, session)
             return true

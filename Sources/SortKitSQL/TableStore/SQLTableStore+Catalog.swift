@@ -80,12 +80,12 @@ extension _SQLTableStore {
         // on PostgreSQL (a role that can't create it fails the write that would serve the
         // table). The index per column and direction and the search index come after the
         // commit, one at a time (``_IndexBuilder``), the table served meanwhile by scans; on
-        // PostgreSQL the builder marks the table when they are all made.
+        // PostgreSQL the table is marked pending, and the builder marks it done at the end.
         switch dialect {
         case .sqlite: try await _Tombstones.create(info, session)
         case .postgresql:
             _ = try await trigramSchema(info, session)
-            try await session.execute("COMMENT ON TABLE \(table) IS NULL")
+            try await session.execute("COMMENT ON TABLE \(table) IS '\(indexesPendingMark)'")
         }
     }
 
@@ -100,6 +100,12 @@ extension _SQLTableStore {
     /// What a PostgreSQL table served from the database is marked with (its comment) once its
     /// column indexes include their key columns.
     static var columnIndexesMark: String { "sortkit: column indexes include their keys" }
+
+    /// What a PostgreSQL table served from the database is marked with while ``_IndexBuilder``
+    /// makes its indexes (its comment): the builder works on such tables only (a table
+    /// indexed before the indexes included key columns has no comment, and its indexes are
+    /// made again when it is placed).
+    static var indexesPendingMark: String { "sortkit: indexes being made" }
 
     /// The schema of PostgreSQL's `pg_trgm` extension, created (in `public`) if it's missing.
     static func trigramSchema(_ info: _TableInfo, _ session: Session) async throws -> String {

@@ -40,13 +40,14 @@ protocol _SQLTableStore: TableStore, AnyObject {
     func created(_ info: _TableInfo, _ session: Session) async throws
     func dropping(_ info: _TableInfo, _ session: Session) async throws
     /// The database's upkeep for a stored table served from its indexes, at placement
-    /// (``placeIndexes()``): PostgreSQL makes again the column indexes of a table indexed
-    /// before they included their key columns and then, or when placing the table rewrote its
-    /// rows (`rewritten`), vacuums it in the background.
+    /// (``placeIndexes()``): PostgreSQL drops the column indexes of a table indexed before
+    /// they included their key columns (``_IndexBuilder`` makes them again) and then, or when
+    /// placing the table rewrote its rows (`rewritten`), vacuums it in the background.
     func servingFromDatabase(_ info: _TableInfo, rewritten: Bool) async throws
     /// Creates table `schema` and writes every record of `columns` into it, in one
     /// transaction; returns its catalog entry.
-    /// A table served from the database (`databaseIndex`) gets its column and search indexes.
+    /// A table served from the database (`databaseIndex`) gets its column and search indexes
+    /// after the commit, from ``_IndexBuilder``.
     func load(
         _ cells: _Cells, folded: _FoldedText, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
     ) async throws -> _TableInfo

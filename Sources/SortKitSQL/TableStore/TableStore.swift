@@ -31,15 +31,16 @@ public protocol TableStore: Sendable {
     ///     try await store.indexesPending(of: "books")   // true for a few seconds after a big import
     func indexesPending(of table: String) async throws -> Bool
     /// Makes now every index that tables served from the database still lack (what the store
-    /// does in the background after an import), and returns once none is being made.
+    /// does in the background after an import), and returns once this store makes none (on
+    /// PostgreSQL another server may still be making one: ``indexesPending(of:)`` says so).
     ///
     ///     try await store.importCSV(csv, as: "books")   // served from the database
     ///     try await store.buildIndexes()                  // its column and search indexes made
     func buildIndexes() async throws
     /// Places every stored table under the index budget, in the order they were made: a table
     /// whose estimated index fits beside those before it is held in memory, others are served
-    /// from the database, which first gets their column and search indexes if they lack them
-    /// (a schema change of each such table, once). Without a budget every table is in memory.
+    /// from the database, which gets their column and search indexes if they lack them, in
+    /// the background (``indexesPending(of:)``). Without a budget every table is in memory.
     /// Imports place themselves as they arrive. Returns each table's placement, by name.
     ///
     ///     let store = try SQLiteTableStore(path: "db.sqlite", indexLimits: IndexLimits(indexBytes: 64 << 20))
