@@ -145,7 +145,7 @@ extension PostgresTableStore {
     /// Whether table `table` is served from the database and its indexes are being made (its
     /// comment says so until the builder has made them all).
     public func indexesPending(of table: String) async throws -> Bool {
-        try await read { session in
+        let pending = try await read { session in
             let rows = try await session.select(
                 """
                 SELECT coalesce(obj_description(to_regclass('st_' || id), 'pg_class'), '') FROM sortkit_table
@@ -153,5 +153,9 @@ extension PostgresTableStore {
                 """, [.text(table)])
             return rows.first?.first?.cell == Self.indexesPendingMark
         }
+        // A run that gave up (the primary unreachable throughout its retries) starts again
+        // when someone asks.
+        if pending { databaseIndexesMissing() }
+        return pending
     }
 }

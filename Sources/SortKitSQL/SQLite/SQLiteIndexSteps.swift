@@ -33,10 +33,14 @@ extension SQLiteTableStore {
     /// Whether table `table` is served from the database and lacks some of its indexes
     /// (being made in the background).
     public func indexesPending(of table: String) async throws -> Bool {
-        try await database.read { db in
+        let pending = try await database.read { db in
             let info = try Self.catalogRows(db, tombstoned: true).first { $0.schema.name == table }
             return try info.map { try !Self.missingIndexes($0, db).isEmpty } ?? false
         }
+        // A run that gave up (another process held the file's write lock throughout its
+        // retries) starts again when someone asks.
+        if pending { databaseIndexesMissing() }
+        return pending
     }
 
     /// Runs `body` (an index's statement) with SQLite's sorter set for it: runs as big as a

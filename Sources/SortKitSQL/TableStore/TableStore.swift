@@ -26,7 +26,8 @@ public protocol TableStore: Sendable {
     func indexPlacement(of table: String) async throws -> IndexPlacement
     /// Whether `table` is served from the database and some of its indexes are still being
     /// made: they are made after an import or schema change commits, one at a time in the
-    /// background; its pages are scans meanwhile, with the same answers.
+    /// background; its pages are scans meanwhile, with the same answers. Asking starts the
+    /// background work again if it had given up (the database unreachable for seconds).
     ///
     ///     try await store.indexesPending(of: "books")   // true for a few seconds after a big import
     func indexesPending(of table: String) async throws -> Bool
