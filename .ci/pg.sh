@@ -36,10 +36,12 @@ install -d -m 700 -o postgres -g postgres "$PGDIR"
 as_pg "$PGBIN/initdb" -D "$PGDIR/data" -U postgres -E UTF8 --locale=C -N --no-instructions \
   --auth-local=trust --auth-host=scram-sha-256 >"$PGDIR/initdb.log"
 # Random port, retried if taken. TCP on 127.0.0.1 only; socket + lock file in $PGDIR (not /var/run/postgresql).
+# 300 connections (100 by default): the suite runs many stores side by side, each with its own
+# pool, and a store's background index build holds one while it waits for older transactions.
 start_cluster() {  # data folder, log file; sets PORT
   for try in 1 2 3 4 5 6 7 8; do
     PORT=$(shuf -i 20000-32767 -n 1)  # below the ephemeral range
-    as_pg "$PGBIN/pg_ctl" -D "$1" -l "$2" -w -s -o "-h 127.0.0.1 -p $PORT -k $PGDIR -c fsync=off" start && return 0
+    as_pg "$PGBIN/pg_ctl" -D "$1" -l "$2" -w -s -o "-h 127.0.0.1 -p $PORT -k $PGDIR -c fsync=off -c max_connections=300" start && return 0
   done
   cat "$2" >&2
   exit 1

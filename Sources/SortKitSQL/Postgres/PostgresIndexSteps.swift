@@ -17,20 +17,35 @@ extension PostgresTableStore {
     /// walk to its offset reads the index, not a heap row per entry (an offset of 500,000:
     /// 1.35 s → 0.1 s). Included, a key counts twice in an entry: a column whose keys pass
     /// 1,000 bytes gets its index without it.
-    func indexStep() async throws -> Bool {
-        try await builder.exclusive { try await indexStepAlone() }
-    }
+    func indexStep() async throws -> Bool { try await indexStepper() }
 
-    private func indexStepAlone() async throws -> Bool {
+    /// ``indexStep()`` holding what it needs but not the store: a step waits for the
+    /// transactions older than its build, and a store freed meanwhile closes its connections
+    /// (the step then fails and is left).
+    var indexStepper: _IndexBuilder.Step {
+        let steps = _PostgresIndexSteps(client: client, logger: logger, indexFacts: indexFacts)
+        return { [builder] in try await builder.exclusive { try await steps.step() } }
+    }
+}
+
+/// What a PostgreSQL step of ``_IndexBuilder`` reads and writes (see
+/// ``PostgresTableStore/indexStep()``).
+struct _PostgresIndexSteps: Sendable {
+    typealias Store = PostgresTableStore
+    let client: PostgresClient
+    let logger: Logger
+    let indexFacts: _IndexFacts
+
+    func step() async throws -> Bool {
         try await client.withConnection { connection in
-            let session = _PostgresSession(connection: connection, logger: self.logger)
+            let session = _PostgresSession(connection: connection, logger: logger)
             let tables = try await session.select(
                 """
-                SELECT \(Self.catalogColumns) FROM sortkit_table WHERE db_index IS NOT NULL
+                SELECT \(Store.catalogColumns) FROM sortkit_table WHERE db_index IS NOT NULL
                 AND obj_description(to_regclass('st_' || id), 'pg_class') = $1 ORDER BY id
-                """, [.text(Self.indexesPendingMark)])
+                """, [.text(Store.indexesPendingMark)])
             var failure: (any Error)?
-            for info in try tables.map(Self.decodeInfo) {
+            for info in try tables.map(Store.decodeInfo) {
                 do {
                     if let done = try await self.indexStep(info, session) { return done }
                 } catch {
@@ -69,7 +84,7 @@ extension PostgresTableStore {
                 return true
             }
         }
-        for index in try Self.databaseIndexes(info) where !present.contains(index.name(info)) {
+        for index in try Store.databaseIndexes(info) where !present.contains(index.name(info)) {
             let facts = "\(info.id).\(info.schemaVersion).\(index.name(info))"
             if indexFacts.withLock({ $0.failures[facts, default: 0] > 2 }) { continue }
             let statement: String
@@ -121,8 +136,8 @@ extension PostgresTableStore {
             try await session.execute("LOCK TABLE \(table) IN SHARE UPDATE EXCLUSIVE MODE", [], long: true)
             let valid = Set(try await Self.indexes(of: table, session).filter { $0[1].integer == 1 }.map { $0[0].cell })
             let mark = try await session.select("SELECT coalesce(obj_description('\(table)'::regclass, 'pg_class'), '')")
-            if valid.isSuperset(of: present), mark.first?.first?.cell == Self.indexesPendingMark {
-                try await session.execute("COMMENT ON TABLE \(table) IS '\(Self.columnIndexesMark)'")
+            if valid.isSuperset(of: present), mark.first?.first?.cell == Store.indexesPendingMark {
+                try await session.execute("COMMENT ON TABLE \(table) IS '\(Store.columnIndexesMark)'")
             }
             try await session.execute("COMMIT")
         } catch {
@@ -141,7 +156,9 @@ extension PostgresTableStore {
             FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE i.indrelid = to_regclass($1)
             """, [.text(table)])
     }
+}
 
+extension PostgresTableStore {
     /// Whether table `table` is served from the database and its indexes are being made (its
     /// comment says so until the builder has made them all).
     public func indexesPending(of table: String) async throws -> Bool {
@@ -158,4 +175,13 @@ extension PostgresTableStore {
         if pending { databaseIndexesMissing() }
         return pending
     }
+}
+
+/// What the builder learned of a PostgreSQL index (by table id, schema version and index
+/// name): the longest key of its key column, and how often a build of it failed.
+final class _IndexFacts: Sendable {
+    typealias Facts = (longest: [String: Int64], failures: [String: Int])
+    private let facts = Mutex<Facts>(([:], [:]))
+
+    func withLock<T: Sendable>(_ body: (inout Facts) -> T) -> T { facts.withLock { body(&$0) } }
 }

@@ -50,9 +50,8 @@ public final class PostgresTableStore: _SQLTableStore {
     let streamWait: Duration = .seconds(1)
     /// Makes the indexes of tables served from the database after their import (``_IndexBuilder``).
     let builder = _IndexBuilder()
-    /// What the builder learned of an index (by table id, schema version and index name): the
-    /// longest key of its key column, and how often a build of it failed.
-    let indexFacts = Mutex<(longest: [String: Int64], failures: [String: Int])>(([:], [:]))
+    /// What the builder learned of the indexes it made.
+    let indexFacts = _IndexFacts()
     let streamLimit: Duration = .seconds(30)
 
     /// Connects to the database at `url` (see `PostgresClient.Configuration(url:)`) and

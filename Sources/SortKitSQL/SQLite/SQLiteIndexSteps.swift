@@ -9,6 +9,10 @@ extension SQLiteTableStore {
         return try databaseIndexes(info).filter { !present.contains($0.name(info)) }
     }
 
+    /// ``indexStep()`` of the store while it lives (weak: the builder keeps its step, and the
+    /// store keeps the builder).
+    var indexStepper: _IndexBuilder.Step { { [weak self] in try await self?.indexStep() ?? false } }
+
     /// Makes one index that a table served from the database lacks (of the first such table),
     /// in one write; returns whether it made one (`false`: none is missing).
     func indexStep() async throws -> Bool {

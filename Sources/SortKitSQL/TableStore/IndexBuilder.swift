@@ -111,8 +111,7 @@ extension _SQLTableStore {
     /// Called after a write that left a table served from the database without some of its
     /// indexes committed: they are made in the background.
     func databaseIndexesMissing() {
-        // Weak: the builder keeps its step, and the store keeps the builder.
-        builder.poke { [weak self] in try await self?.indexStep() ?? false }
+        builder.poke(indexStepper)
     }
 
     /// Runs a schema change or drop (`body`) apart from the builder's steps on PostgreSQL
@@ -131,7 +130,8 @@ extension _SQLTableStore {
     }
 
     public func buildIndexes() async throws {
-        while try await indexStep() {}
+        let step = indexStepper
+        while try await step() {}
         // The background run's step, if one was going, has ended too.
         await builder.idle()
     }

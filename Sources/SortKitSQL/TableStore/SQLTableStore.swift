@@ -81,9 +81,10 @@ protocol _SQLTableStore: TableStore, AnyObject {
     /// Makes the indexes of tables served from the database after the writes that need them
     /// (an import, a schema change), in the background: see ``databaseIndexesMissing()``.
     var builder: _IndexBuilder { get }
-    /// Makes one index that a table served from the database lacks (``_IndexBuilder``'s step);
-    /// returns whether it made one (`false`: none is missing).
-    func indexStep() async throws -> Bool
+    /// ``_IndexBuilder``'s step: makes one index that a table served from the database lacks;
+    /// returns whether it made one (`false`: none is missing). It mustn't hold the store: a
+    /// store whose last reference goes during a step is freed (its connections closed).
+    var indexStepper: _IndexBuilder.Step { get }
     /// Reads `info`'s table into a new index.
     func loadIndex(_ info: _TableInfo, _ session: Session) async throws -> _TableIndex
     /// Calls `body` with the rows of `select` (an id, `columns` text cells, then `terms` order
