@@ -89,7 +89,7 @@ struct _PostgresIndexSteps: Sendable {
             if indexFacts.withLock({ $0.failures[facts, default: 0] > 2 }) { continue }
             let statement: String
             switch index {
-            case .column(let name, let columns, _, let key):
+            case .column(let name, let columns, let key):
                 var include = key.map { " INCLUDE (\($0))" } ?? ""
                 if let key {
                     // Both directions' indexes share the key column: one scan for both.

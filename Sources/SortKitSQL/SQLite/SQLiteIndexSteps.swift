@@ -3,10 +3,15 @@ import GRDB
 
 /// SQLite's steps of ``_IndexBuilder``: each makes one index in a write transaction of its own.
 extension SQLiteTableStore {
-    /// The indexes of `info` that `db`'s file lacks, in the order they are made.
-    static func missingIndexes(_ info: _TableInfo, _ db: Database) throws -> [_DatabaseIndex] {
+    /// The tables served from the database (table `name` alone, if given) that lack indexes in
+    /// `db`'s file, each with those it lacks, in the order they are made; the file's names
+    /// read once.
+    static func missingIndexes(_ db: Database, table name: String? = nil) throws -> [(info: _TableInfo, missing: [_DatabaseIndex])] {
         let present = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type IN ('index', 'table')"))
-        return try databaseIndexes(info).filter { !present.contains($0.name(info)) }
+        return try catalogRows(db, tombstoned: true).filter { name == nil || $0.schema.name == name }.compactMap { info in
+            let missing = try databaseIndexes(info).filter { !present.contains($0.name(info)) }
+            return missing.isEmpty ? nil : (info, missing)
+        }
     }
 
     /// ``indexStep()`` of the store while it lives (weak: the builder keeps its step, and the
@@ -17,13 +22,9 @@ extension SQLiteTableStore {
     /// in one write; returns whether it made one (`false`: none is missing).
     func indexStep() async throws -> Bool {
         try await write { session in
-            let missing = try await session.onConnection { db in
-                try Self.catalogRows(db, tombstoned: true).lazy.compactMap { info in try Self.missingIndexes(info, db).first.map { (info, $0) } }
-                    .first
-            }
-            guard let (info, index) = missing else { return false }
-            switch index {
-            case .column(let name, let columns, _, _):
+            guard let (info, missing) = try await session.onConnection({ db in try Self.missingIndexes(db).first }) else { return false }
+            switch missing[0] {
+            case .column(let name, let columns, _):
                 try await Self.withIndexSorter(session) {
                     try await session.execute("CREATE INDEX IF NOT EXISTS \(name) ON \(info.physical) (\(columns))", [], long: true)
                 }
@@ -37,10 +38,7 @@ extension SQLiteTableStore {
     /// Whether table `table` is served from the database and lacks some of its indexes
     /// (being made in the background).
     public func indexesPending(of table: String) async throws -> Bool {
-        let pending = try await database.read { db in
-            let info = try Self.catalogRows(db, tombstoned: true).first { $0.schema.name == table }
-            return try info.map { try !Self.missingIndexes($0, db).isEmpty } ?? false
-        }
+        let pending = try await database.read { db in try !Self.missingIndexes(db, table: table).isEmpty }
         // A run that gave up (another process held the file's write lock throughout its
         // retries) starts again when someone asks.
         if pending { databaseIndexesMissing() }

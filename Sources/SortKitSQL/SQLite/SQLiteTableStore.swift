@@ -106,7 +106,7 @@ public final class SQLiteTableStore: _SQLTableStore {
         // Rows a delete marked gone before the file was last closed.
         if try Self.checkTombstones(database) { rowsMarkedGone() }
         // Indexes an import or schema change left to make when the file was last closed.
-        if try database.read({ db in try Self.catalogRows(db, tombstoned: true).contains { try !Self.missingIndexes($0, db).isEmpty } }) {
+        if try database.read({ db in try !Self.missingIndexes(db).isEmpty }) {
             databaseIndexesMissing()
         }
     }

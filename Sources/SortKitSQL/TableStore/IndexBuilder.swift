@@ -92,16 +92,16 @@ final class _IndexBuilder: Sendable {
 
 /// An index a table served from the database has once ``_IndexBuilder`` is done.
 enum _DatabaseIndex: Equatable {
-    /// A B-tree named `name` on `columns` (one column and direction, then the id): column
-    /// `column`'s, whose key column is `key` (`nil`: a typed column).
-    case column(name: String, columns: String, column: Int, key: String?)
+    /// A B-tree named `name` on `columns` (one column and direction, then the id), whose key
+    /// column is `key` (`nil`: a typed column).
+    case column(name: String, columns: String, key: String?)
     /// The trigram search index (``SQLiteTableStore/createSearchIndex(_:_:)``).
     case search
 
     /// Its name in `sqlite_master`.
     func name(_ info: _TableInfo) -> String {
         switch self {
-        case .column(let name, _, _, _): name
+        case .column(let name, _, _): name
         case .search: info.searchIndex
         }
     }
@@ -126,7 +126,7 @@ extension _SQLTableStore {
         guard info.databaseIndex != nil else { return [] }
         let presets = try info.schema.presetIndexes(dialect)
         let columns = try info.schema.columnIndexes(dialect, info.databaseIndex).filter { !presets.contains($0.columns) }
-        return columns.map { .column(name: "\(info.physical)_\($0.suffix)", columns: $0.columns, column: $0.column, key: $0.key) } + [.search]
+        return columns.map { .column(name: "\(info.physical)_\($0.suffix)", columns: $0.columns, key: $0.key) } + [.search]
     }
 
     public func buildIndexes() async throws {
