@@ -365,11 +365,39 @@ struct HardeningTests {
             func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
         }
         do {
-            _ = try await RequestBody(asyncSequence: Endless()).bytes(upTo: 1 << 20, timeout: .milliseconds(200))
+            _ = try await RequestBody(asyncSequence: Endless()).bytes(upTo: 1 << 20, expected: nil, timeout: .milliseconds(200))
             Issue.record("an endless body was read")
         } catch let error as APIError {
             #expect(error.status == .requestTimeout && error.message == "the body didn't arrive within 0.2 s")
         }
+    }
+
+    @Test("A body in chunks: kept byte for byte up to its limit, 413 one byte over, whatever length was announced")
+    func chunkedBodies() async throws {
+        // Bytes no text type would keep as they are: a combining mark after '<', a lone
+        // continuation byte, a NUL, and a chunk boundary inside a multi-byte character.
+        let bytes = Array("a<\u{0301}é,😀\n".utf8) + [0x80, 0x00] + Array(repeating: UInt8(ascii: "x"), count: 70_000)
+        func body(_ bytes: [UInt8], chunk: Int) -> RequestBody {
+            let chunks = stride(from: 0, to: bytes.count, by: chunk).map { ByteBuffer(bytes: bytes[$0..<min($0 + chunk, bytes.count)]) }
+            return RequestBody(
+                asyncSequence: AsyncStream { continuation in
+                    for chunk in chunks { continuation.yield(chunk) }
+                    continuation.finish()
+                })
+        }
+        for chunk in [1, 3, 4_096, 100_000] {
+            for expected in [nil, bytes.count, 0, -5, bytes.count * 1_000, Int.max] {
+                let got = try await body(bytes, chunk: chunk).bytes(upTo: bytes.count, expected: expected, timeout: .seconds(30))
+                #expect(got == bytes, "chunks of \(chunk), announced \(String(describing: expected))")
+            }
+            do {
+                _ = try await body(bytes + [0x21], chunk: chunk).bytes(upTo: bytes.count, expected: bytes.count, timeout: .seconds(30))
+                Issue.record("a body one byte over its limit was read (chunks of \(chunk))")
+            } catch let error as APIError {
+                #expect(error.status == .contentTooLarge && error.message == "the body is over \(bytes.count) bytes")
+            }
+        }
+        #expect(try await body([], chunk: 1).bytes(upTo: 0, expected: 10, timeout: .seconds(30)).isEmpty)
     }
 
     @Test("Loopback means a loopback address, not a name that starts with 127.")

@@ -112,11 +112,26 @@ extension BasicRequestContext {
 
 extension RequestBody {
     /// The whole body: a 413 in the API's error shape when it is over `limit` bytes, a 408 when
-    /// it hasn't all arrived within `timeout`.
-    func bytes(upTo limit: Int, timeout: Duration) async throws -> [UInt8] {
+    /// it hasn't all arrived within `timeout`. `expected` (the announced `Content-Length`) sizes
+    /// the array up front: collecting into a `ByteBuffer` doubles its storage as it grows and
+    /// then copies it out, which held 128 + 71 MB at once for a 71 MB CSV upload. Reserving
+    /// doesn't make memory resident: a length announced and not sent costs nothing.
+    func bytes(upTo limit: Int, expected: Int?, timeout: Duration) async throws -> [UInt8] {
         let body = self
+        let reserve = Swift.min(Swift.max(expected ?? 0, 0), limit)
+        let collect: @Sendable () async throws -> [UInt8] = {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(reserve)
+            for try await chunk in body {
+                guard chunk.readableBytes <= limit - bytes.count else {
+                    throw APIError(status: .contentTooLarge, message: "the body is over \(limit) bytes")
+                }
+                bytes.append(contentsOf: chunk.readableBytesView)
+            }
+            return bytes
+        }
         do {
-            guard let bytes = try await _withDeadline(timeout, { Array(buffer: try await body.collect(upTo: limit)) }) else {
+            guard let bytes = try await _withDeadline(timeout, collect) else {
                 throw APIError(status: .requestTimeout, message: "the body didn't arrive within \(timeout._secondsText) s")
             }
             return bytes
@@ -127,13 +142,14 @@ extension RequestBody {
 }
 
 extension Request {
-    /// ``RequestBody/bytes(upTo:timeout:)``, and a 400 when the body ended before the length
-    /// its `Content-Length` announced: a connection cut mid-upload (the server stopping, the
-    /// client gone) must not import or write the part that arrived. A chunked body cut off
+    /// ``RequestBody/bytes(upTo:expected:timeout:)``, and a 400 when the body ended before the
+    /// length its `Content-Length` announced: a connection cut mid-upload (the server stopping,
+    /// the client gone) must not import or write the part that arrived. A chunked body cut off
     /// ends like a whole one in Hummingbird's request stream, so it isn't caught here.
     func bodyBytes(upTo limit: Int, timeout: Duration) async throws -> [UInt8] {
-        let bytes = try await body.bytes(upTo: limit, timeout: timeout)
-        if let announced = headers[.contentLength].flatMap({ Int($0) }), bytes.count < announced {
+        let announced = headers[.contentLength].flatMap { Int($0) }
+        let bytes = try await body.bytes(upTo: limit, expected: announced, timeout: timeout)
+        if let announced, bytes.count < announced {
             throw APIError(status: .badRequest, message: "the body ended after \(bytes.count) of the \(announced) bytes Content-Length announced")
         }
         return bytes
