@@ -165,7 +165,7 @@ extension CSVColumnsTests {
                         switch value {
                         case .folded(let bytes): texts.append(String(decoding: bytes, as: UTF8.self))
                         case .cell(let bytes): row.append(String(decoding: bytes, as: UTF8.self))
-                        case .value: row.append("")
+                        case .value, .key: row.append("")
                         }
                     }
                     stored.append(row)
@@ -177,6 +177,66 @@ extension CSVColumnsTests {
             let wrong = zip(texts, expected).enumerated().first { $0.element.0 != $0.element.1 }
             #expect(texts.count == count && wrong == nil, "record \(wrong?.offset ?? -1): \(wrong.map { "\($0.element)" } ?? ""); \(context)")
             #expect(folded.wholeByteCount == expected.reduce(0) { $0 + $1.utf8.count }, context)
+        }
+    }
+
+    @Test("An import's values equal rowValues' for the same cells: typed values and every key column, repeating columns' keys made once (seeded)")
+    func importedValuesAndKeys() throws {
+        let seed = ProcessInfo.processInfo.environment["SORTKIT_SEED"].flatMap(UInt64.init) ?? UInt64.random(in: 0...UInt64.max)
+        var random = SplitMix64(seed: seed)
+        // Per column kind, the cells it draws from: text (accents typed apart, Hangul, a
+        // megabyte-free long cell, digits for the natural order), numbers (huge, negative,
+        // decimals, blanks) and dates; a few distinct cells repeat (numbered, keys cached).
+        let pools: [[String]] = [
+            ["Jürgen 2", "Ju\u{308}rgen 10", "서울", "ÉCLAIR", "", " ", "straße", "Strasse", "a\u{1F}b", String(repeating: "Ö", count: 300)],
+            ["0", "-1", "42", "9223372036854775807", "-9223372036854775808", "", "007"],
+            ["1.5", "-0.25", "1e300", "3", "", "92.61"],
+            ["1975-04-30", "2015-08-30", "", "2000-01-01"],
+        ]
+        for round in 0..<10 {
+            let width = Int.random(in: 1...5, using: &random)
+            let count = Int.random(in: 200...3_000, using: &random)
+            let kinds = (0..<width).map { _ in Int.random(in: 0..<pools.count, using: &random) }
+            let repeats = (0..<width).map { _ in Bool.random(using: &random) }
+            let rows = (0..<count).map { record in
+                (0..<width).map { column in
+                    let cell = pools[kinds[column]].randomElement(using: &random)!
+                    // A unique cell: text gets the record number, a number column a new number.
+                    guard !repeats[column] else { return cell }
+                    return kinds[column] == 0 ? "\(cell) \(record)" : kinds[column] == 3 ? cell : "\(record)"
+                }
+            }
+            let csv =
+                (0..<width).map { "c\($0)" }.joined(separator: ",") + "\n"
+                + rows.map { $0.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: ",") + "\n" }.joined()
+            var columns = try _CSVColumns.read(Array(csv.utf8), delimiter: UInt8(ascii: ","))
+            columns.number()
+            let schema = TableSchema(name: "t", columns: zip(columns.header, columns.inferredTypes()).map { TableSchema.Column($0, $1) })
+            let (cells, folded, typed) = columns.derived(schema)
+            for dialect in SQLDialect.allCases {
+                let info = _TableInfo(id: 1, schema: schema, variants: try schema.requiredVariants(dialect, databaseIndex: .natural))
+                let context: Comment = "round \(round), \(dialect): \(count) rows, kinds \(kinds), repeating \(repeats) (seed \(seed))"
+                let keys = info.importKeys(cells)
+                #expect(keys.count == info.variants.count, context)
+                var scratch = _FoldScratch()
+                info.withImportRows(cells, folded: folded, typed: typed, keys: keys) { rows in
+                    for record in 0..<count {
+                        var values: [SQLValue] = []
+                        rows.forEachValue(of: record, scratch: &scratch) { value in
+                            switch value {
+                            case .cell(let bytes), .folded(let bytes): values.append(.text(String(decoding: bytes, as: UTF8.self)))
+                            case .key(let bytes): values.append(.blob(Array(bytes)))
+                            case .value(let value): values.append(value)
+                            }
+                        }
+                        let expected = info.rowValues((0..<width).map { columns.text(record, $0) })
+                        if values != expected {
+                            Issue.record("record \(record): \(values) against \(expected); \(context)")
+                            return
+                        }
+                    }
+                }
+            }
         }
     }
 

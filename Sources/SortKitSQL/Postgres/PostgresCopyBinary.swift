@@ -53,14 +53,14 @@ enum _CopyBinary {
         let count = cells.baseCount, cores = ProcessInfo.processInfo.activeProcessorCount, perGroup = rowsPerChunk * cores
         let fields = fields(info), names = ["id"] + info.physicalColumns
         // The columns and arenas are only read, by one group at a time.
-        let inputs = _UncheckedBox((cells, folded, typed, info))
+        let inputs = _UncheckedBox((cells, folded, typed, info, info.importKeys(cells)))
         let blocks = _CopyScratch(count: cores, capacity: rowsPerChunk * 200)
         let group: @Sendable (Int) throws -> [ByteBuffer] = { number in
-            let (cells, folded, typed, info) = inputs.value
+            let (cells, folded, typed, info, keys) = inputs.value
             let groupStart = number * perGroup
             let chunks = (0..<cores).map { groupStart + $0 * rowsPerChunk }.filter { $0 < count }
             let results = _ResultSlots<Result<ByteBuffer, TableStoreError>>(count: chunks.count)
-            info.withImportRows(cells, folded: folded, typed: typed) { rows in
+            info.withImportRows(cells, folded: folded, typed: typed, keys: keys) { rows in
                 let shared = _UncheckedBox(rows)
                 _concurrentPerform(
                     iterations: chunks.count,
@@ -74,7 +74,7 @@ enum _CopyBinary {
                                 var field = 1, refused: (field: Int, value: SQLValue)? = nil
                                 rows.forEachValue(of: record, scratch: &fold) { value in
                                     switch value {
-                                    case .cell(let text), .folded(let text): bytes.appendField(text)
+                                    case .cell(let field), .folded(let field), .key(let field): bytes.appendField(field)
                                     case .value(let value):
                                         if !append(value, as: fields[field], to: &bytes), refused == nil { refused = (field, value) }
                                     }

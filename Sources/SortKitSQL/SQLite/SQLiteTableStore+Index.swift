@@ -72,6 +72,10 @@ extension SQLiteTableStore {
                 case .cell(let text), .folded(let text):
                     sqlite3_bind_text(handle, parameter, UnsafeRawPointer(text.baseAddress!).assumingMemoryBound(to: CChar.self), Int32(text.count), nil)
                 // As `SQLValue(_:)` stores them: dates as seconds, booleans as 0 or 1.
+                // Not copied either: a key arena stays until the load ends. (A zero-length blob
+                // with no address would bind null.)
+                case .key(let key) where key.isEmpty: sqlite3_bind_zeroblob(handle, parameter, 0)
+                case .key(let key): sqlite3_bind_blob(handle, parameter, key.baseAddress!, Int32(key.count), nil)
                 case .value(.null): sqlite3_bind_null(handle, parameter)
                 case .value(.integer(let integer)): sqlite3_bind_int64(handle, parameter, integer)
                 case .value(.double(let double)): sqlite3_bind_double(handle, parameter, double)
