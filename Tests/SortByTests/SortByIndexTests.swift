@@ -83,6 +83,89 @@ struct SortByIndexTests {
         #expect(index.count == live.count)
     }
 
+    /// Enough rows for a dozen blocks, so updates search them by their fences: titles that
+    /// share their first 8 key bytes and more (fences tie), decomposed and precomposed spellings
+    /// of one title (equal under the collation, different bytes), numbers whose fences round
+    /// (huge integers), zero and minus zero, infinities, nulls, NaN.
+    @Test("Fenced replicas: after random inserts, updates and deletes over many blocks, each equals a fresh sort and its fences are current (seeded)")
+    func fencedReplicas() {
+        var random = IndexRandom(default: 0x5EED_0F3C)
+        struct Row: Sendable {
+            var title: String
+            var price: Double?
+            var count: Int64
+        }
+        let titles = ["Volume Volume Volume", "Volume Volume Volumf", "Émile", "E\u{301}mile", "émile", "서울", "Ωmega", "zorba", "", "Anna 2", "Anna 10"]
+        let prices: [Double?] = [nil, 0, -0.0, 1, -1, .infinity, -.infinity, .nan, 1e300, 0.5, 2]
+        let counts: [Int64] = [0, -1, 1, Int64.max, Int64.max - 1, -(1 << 62), 1 << 53, (1 << 53) + 1]
+        func row() -> Row {
+            Row(
+                title: titles.randomElement(using: &random)! + (Bool.random(using: &random) ? "" : " \(Int.random(in: 1...300, using: &random))"),
+                price: prices.randomElement(using: &random)!, count: counts.randomElement(using: &random)!)
+        }
+        let presets: [String: [SortKey<Row>]] = [
+            "title": [SortKey(\.title)],
+            "title-desc-folded": [SortKey(\.title, .descending, collation: .folded)],
+            "price": [SortKey(\.price), SortKey(\.title)],
+            "price-desc": [SortKey(\.price, .descending)],
+            "count-desc": [SortKey(\.count, .descending)],
+        ]
+        let initial = (0..<4_000).map { _ in row() }
+        var index = SortByIndex(presets: presets, rows: initial)
+        var live: [Int: Row] = Dictionary(uniqueKeysWithValues: initial.enumerated().map { ($0.offset, $0.element) })
+        var nextID = initial.count
+        #expect(index._fencesAreCurrent(), "\(random.replay)")
+        for step in 0..<4_000 {
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0, 1:
+                var item = row()
+                // Now and then past every row in title and count-desc order: appended at the
+                // end of the last block, whose fence changes.
+                if Int.random(in: 0..<6, using: &random) == 0 {
+                    item.title = "zzzz \(nextID)"
+                    item.count = -(1 << 62) - 1 - Int64(nextID)
+                }
+                index.insert(item)
+                live[nextID] = item
+                nextID += 1
+            case 2:
+                let id = live.keys.randomElement(using: &random)!
+                var item = live[id]!
+                // One field changed at a time: the others' presets keep the row in place.
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: item.title = row().title
+                case 1: item.price = row().price
+                default: item.count = row().count
+                }
+                index.update(id, to: item)
+                live[id] = item
+            default:
+                // Now and then the last row in count-desc order: its block's fence changes.
+                let last = Bool.random(using: &random) ? index.ids(preset: "count-desc", offset: index.count - 1, limit: 1).first : nil
+                let id = last ?? live.keys.randomElement(using: &random)!
+                index.delete(id)
+                live[id] = nil
+            }
+            if !index._fencesAreCurrent() {
+                Issue.record("a fence is stale after step \(step), \(random.replay)")
+                return
+            }
+            if step % 500 == 499 {
+                let ids = live.keys.sorted()
+                let rows = ids.map { live[$0]! }
+                for (name, keys) in presets {
+                    let expected = rows.sortedIndices(by: keys).map { ids[$0] }
+                    let got = index.ids(preset: name, offset: 0, limit: .max)
+                    if got != expected {
+                        Issue.record(
+                            "preset \(name), step \(step): first difference at \(got.indices.first { $0 >= expected.count || got[$0] != expected[$0] } ?? got.count), \(random.replay)"
+                        )
+                    }
+                }
+            }
+        }
+    }
+
     @Test("Pages come straight from the replica; unknown ids are reported")
     func pages() {
         var index = SortByIndex(presets: itemPresets)
@@ -193,5 +276,20 @@ struct SortByIndexLocaleTests {
         #expect(order().first == "aaa")
         index.delete(id)
         #expect(order() == ["apa", "vas", "wasa", "zebra", "ål", "äpple", "öl", "Örn"])
+    }
+}
+
+@Suite("Sort-by index memory")
+struct SortByIndexMemoryTests {
+    /// The stated bytes per row of a preset's replica (ids, block numbers, per block its
+    /// header, number and fence): a test that fails if the structure grows past it.
+    @Test("A preset's replica holds at most 8.11 bytes per row at 100,000 rows (8 per id, 52 per block of 512)")
+    func replicaBytes() {
+        let rows = (0..<100_000).map { Item(title: "Title \($0 % 977)", price: Double($0 % 313), shelf: .todo) }
+        let index = SortByIndex(presets: itemPresets, rows: rows)
+        for preset in itemPresets.keys {
+            let perRow = Double(index._replicaBytes(preset: preset)) / Double(rows.count)
+            #expect(perRow >= 8 && perRow <= 8.11, "\(preset): \(perRow) bytes per row")
+        }
     }
 }

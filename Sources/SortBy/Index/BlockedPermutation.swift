@@ -23,11 +23,17 @@ struct _BlockedPermutation {
     /// The first place whose id is not "before" the probe, as a block and an index in it:
     /// `isBefore(id)` must be true then false along the order. O(log n) calls of `isBefore`.
     @inlinable func partitionPoint(_ isBefore: (UInt32) -> Bool) -> (block: Int, index: Int) {
+        partitionPoint(decide: { _ in nil }, isBefore)
+    }
+
+    /// ``partitionPoint(_:)`` where `decide(block)` may answer `isBefore` for a block's last
+    /// id without it (`nil`: it can't tell).
+    @inlinable func partitionPoint(decide: (Int) -> Bool?, _ isBefore: (UInt32) -> Bool) -> (block: Int, index: Int) {
         var low = 0
         var high = blocks.count
         while low < high {
             let middle = (low + high) / 2
-            if isBefore(blocks[middle][sizes[middle] - 1]) { low = middle + 1 } else { high = middle }
+            if decide(middle) ?? isBefore(blocks[middle][sizes[middle] - 1]) { low = middle + 1 } else { high = middle }
         }
         guard low < blocks.count else { return (Swift.max(blocks.count - 1, 0), sizes.last ?? 0) }
         var l = 0

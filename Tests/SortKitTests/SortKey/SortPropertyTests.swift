@@ -91,3 +91,41 @@ struct SortPropertyTests {
         }
     }
 }
+
+@Suite("Sort fences")
+struct SortFenceTests {
+    /// Wherever two fences tell an order, it is the values' order under the key (direction
+    /// included); values that compare equal never get fences that tell.
+    @Test("A fence that tells agrees with comparing the values, for strings, numbers and dates of every kind (seeded)")
+    func fencesAgree() {
+        var random = SeededRandom.fromEnvironment(default: 0xFE2CE)
+        let texts = [
+            random.unicodeString(), random.unicodeString(), random.unicodeString(maxLength: 20), "", "a", "A", "ab", "abcdefgh", "abcdefghi", "abcdefgh\u{301}",
+            "Émile", "E\u{301}mile", "émile", "서울", "東京", "Ωmega", "file2", "file10", "\u{0}", "zz",
+        ]
+        let numbers: [SortValue] = [
+            .null, .integer(0), .integer(-1), .integer(.max), .integer(.max - 1), .integer(.min), .integer(1 << 53), .integer((1 << 53) + 1),
+        ]
+        let doubles: [SortValue] = [.double(0), .double(-0.0), .double(.nan), .double(.infinity), .double(-.infinity), .double(1e300), .double(0.5)]
+        let others: [SortValue] = [
+            .largeInteger(Int128(Int64.max) * 4), .bool(true), .date(Date(timeIntervalSinceReferenceDate: 0)),
+            .date(Date(timeIntervalSinceReferenceDate: -1)),
+        ]
+        let strings: [SortValue] = texts.map { .string($0) }
+        let values = strings + numbers + doubles + others
+        var told = 0
+        for collation in [Collation.natural, .binary, .caseInsensitive, .folded] {
+            for direction in SortDirection.allCases {
+                let key = SortKey<SortValue>(direction, collation: collation) { $0 }
+                for _ in 0..<2_000 {
+                    let a = values.randomElement(using: &random)!, b = values.randomElement(using: &random)!
+                    guard let order = _SortFence(key, value: a).order(of: _SortFence(key, value: b), direction: direction) else { continue }
+                    told += 1
+                    // `order` is how b's row compares with a's.
+                    #expect(order == key.compareValues(b, a), "\(a) against \(b), \(collation), \(direction) (\(random.replay))")
+                }
+            }
+        }
+        #expect(told > 1_000)
+    }
+}
