@@ -124,10 +124,16 @@ serve() {  # $1 = label, rest = backend options
   # shellcheck disable=SC2086
   "$sortkit" serve "$work/big.csv" "$@" ${SORTKIT_SERVE_ARGS:-} --port "$port" 2>"$work/server.log" &
   server=$!
-  # The server's own memory (anonymous: heap and stacks), sampled every 0.1 s: VmHWM also
-  # counts the pages of the SQLite file it maps (`mmap_size`), which are the OS's page cache.
-  (while kill -0 "$server" 2>/dev/null; do awk '/RssAnon/ { print $2 }' "/proc/$server/status" 2>/dev/null; sleep 0.1; done \
-    | sort -n | tail -1 > "$work/$label.anon") &
+  # The server's own memory (anonymous: heap and stacks): VmHWM also counts the pages of the
+  # SQLite file it maps (`mmap_size`), which are the OS's page cache. Sampled every 20 ms until
+  # every index is made (the import's peak lasts a fraction of a second), every 0.1 s after;
+  # each sample tagged with its phase.
+  rm -f "$work/$label.indexed"
+  (while kill -0 "$server" 2>/dev/null; do
+    phase=import; [ -e "$work/$label.indexed" ] && phase=after
+    awk -v phase=$phase '/RssAnon/ { print phase, $2 }' "/proc/$server/status" 2>/dev/null
+    if [ $phase = import ]; then sleep 0.02; else sleep 0.1; fi
+  done > "$work/$label.anon") &
   local sampler=$!
   until curl -sf "http://127.0.0.1:$port/api/tables/big/rows?limit=1" >/dev/null; do
     kill -0 "$server" 2>/dev/null || { cat "$work/server.log" >&2; exit 1; }
@@ -181,7 +187,10 @@ serve() {  # $1 = label, rest = backend options
   local hwm; hwm=$(awk '/VmHWM/ { printf "%d MB", $2 / 1024 }' "/proc/$server/status")
   kill "$server"; wait "$server" 2>/dev/null || true; server=""
   wait "$sampler" 2>/dev/null || true
-  echo "$label server peak memory: $(awk '{ printf "%d MB", $1 / 1024 }' "$work/$label.anon") anonymous (sampled), $hwm VmHWM (with mapped database pages)" >&2
+  local import_peak life_peak
+  import_peak=$(awk '$1 == "import" && $2 > m { m = $2 } END { printf "%d MB", m / 1024 }' "$work/$label.anon")
+  life_peak=$(awk '$2 > m { m = $2 } END { printf "%d MB", m / 1024 }' "$work/$label.anon")
+  echo "$label server peak memory: $import_peak anonymous until every index is made, $life_peak over its life (sampled), $hwm VmHWM (with mapped database pages)" >&2
 }
 serve sqlite --db "$work/big.sqlite"
 backends=(sqlite)
