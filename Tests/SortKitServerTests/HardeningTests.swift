@@ -398,6 +398,10 @@ struct HardeningTests {
             }
         }
         #expect(try await body([], chunk: 1).bytes(upTo: 0, expected: 10, timeout: .seconds(30)).isEmpty)
+        // No limit at all and the largest length announced: the reservation is bounded, no trap.
+        for expected in [Int.max, 1 << 40, (1 << 20) + 1] {
+            #expect(try await body(bytes, chunk: 4_096).bytes(upTo: .max, expected: expected, timeout: .seconds(30)) == bytes)
+        }
     }
 
     @Test("Loopback means a loopback address, not a name that starts with 127.")

@@ -112,13 +112,16 @@ extension BasicRequestContext {
 
 extension RequestBody {
     /// The whole body: a 413 in the API's error shape when it is over `limit` bytes, a 408 when
-    /// it hasn't all arrived within `timeout`. `expected` (the announced `Content-Length`) sizes
-    /// the array up front: collecting into a `ByteBuffer` doubles its storage as it grows and
-    /// then copies it out, which held 128 + 71 MB at once for a 71 MB CSV upload. Reserving
-    /// doesn't make memory resident: a length announced and not sent costs nothing.
+    /// it hasn't all arrived within `timeout`. A big body's announced length (`expected`, the
+    /// `Content-Length`) sizes the array up front: collecting into a `ByteBuffer` doubles its
+    /// storage as it grows and then copies it out, which held 128 + 71 MB at once for a 71 MB
+    /// CSV upload. Only a body over 1 MiB is reserved for (an import's, which holds one of the
+    /// few import slots meanwhile), and at most 256 MiB whatever the limit: a smaller body,
+    /// or the rest of a bigger one, grows as it arrives, so a length announced and not sent
+    /// holds little.
     func bytes(upTo limit: Int, expected: Int?, timeout: Duration) async throws -> [UInt8] {
         let body = self
-        let reserve = Swift.min(Swift.max(expected ?? 0, 0), limit)
+        let reserve = expected.map { $0 > 1 << 20 ? Swift.min($0, limit, 1 << 28) : 0 } ?? 0
         let collect: @Sendable () async throws -> [UInt8] = {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(reserve)
