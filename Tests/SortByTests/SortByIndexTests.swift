@@ -29,6 +29,12 @@ let itemPresets: [String: [SortKey<Item>]] = [
     "shelf-then-title": [SortKey(declaredOrderOf: \.shelf), SortKey(\.title, collation: .caseInsensitive)],
 ]
 
+/// The oracle: the ids of a fresh stable sort of the live rows, taken in id order.
+func freshOrder<Row>(_ live: [Int: Row], _ keys: [SortKey<Row>]) -> [Int] {
+    let ids = live.keys.sorted()
+    return ids.map { live[$0]! }.sortedIndices(by: keys).map { ids[$0] }
+}
+
 @Suite("Sort-by index with replicas")
 struct SortByIndexTests {
     func randomItem(_ random: inout IndexRandom) -> Item {
@@ -71,12 +77,8 @@ struct SortByIndexTests {
                 continue
             }
             if step % 100 == 99 {
-                // The oracle: a fresh stable sort of the live rows in id order.
-                let ids = live.keys.sorted()
-                let rows = ids.map { live[$0]! }
                 for (name, keys) in itemPresets {
-                    let expected = rows.sortedIndices(by: keys).map { ids[$0] }
-                    #expect(index.ids(preset: name, offset: 0, limit: .max) == expected, "preset \(name), step \(step), \(random.replay)")
+                    #expect(index.ids(preset: name, offset: 0, limit: .max) == freshOrder(live, keys), "preset \(name), step \(step), \(random.replay)")
                 }
             }
         }
@@ -151,10 +153,8 @@ struct SortByIndexTests {
                 return
             }
             if step % 500 == 499 {
-                let ids = live.keys.sorted()
-                let rows = ids.map { live[$0]! }
                 for (name, keys) in presets {
-                    let expected = rows.sortedIndices(by: keys).map { ids[$0] }
+                    let expected = freshOrder(live, keys)
                     let got = index.ids(preset: name, offset: 0, limit: .max)
                     if got != expected {
                         Issue.record(

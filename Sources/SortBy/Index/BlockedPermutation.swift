@@ -21,13 +21,8 @@ struct _BlockedPermutation {
     @inlinable var ids: [UInt32] { blocks.flatMap { $0 } }
 
     /// The first place whose id is not "before" the probe, as a block and an index in it:
-    /// `isBefore(id)` must be true then false along the order. O(log n) calls of `isBefore`.
-    @inlinable func partitionPoint(_ isBefore: (UInt32) -> Bool) -> (block: Int, index: Int) {
-        partitionPoint(decide: { _ in nil }, isBefore)
-    }
-
-    /// ``partitionPoint(_:)`` where `decide(block)` may answer `isBefore` for a block's last
-    /// id without it (`nil`: it can't tell).
+    /// `isBefore(id)` must be true then false along the order. O(log n) calls of `isBefore`,
+    /// fewer where `decide(block)` answers it for a block's last id (`nil`: it can't tell).
     @inlinable func partitionPoint(decide: (Int) -> Bool?, _ isBefore: (UInt32) -> Bool) -> (block: Int, index: Int) {
         var low = 0
         var high = blocks.count

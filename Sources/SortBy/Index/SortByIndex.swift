@@ -99,7 +99,7 @@ public struct SortByIndex<Row> {
             let order = initial.sortedIndices(by: keys).map { UInt32($0) }
             replicaSlot[name] = replicaList.count
             let permutation = _BlockedPermutation(sorted: order)
-            let fences = permutation.blocks.map { block in keys.first.map { _SortFence($0, value: $0.value(for: initial[Int(block.last!)])) } ?? .undecided }
+            let fences = permutation.blocks.map { Self.fence(keys, of: initial[Int($0.last!)]) }
             replicaList.append(_Replica(permutation: permutation, fences: fences))
             replicaKeys.append(keys)
         }
@@ -344,12 +344,17 @@ public struct SortByIndex<Row> {
         }
     }
 
+    /// The fence of `row` under the first of `keys` (none without keys).
+    @inlinable static func fence(_ keys: [SortKey<Row>], of row: Row) -> _SortFence {
+        keys.first.map { _SortFence($0, value: $0.value(for: row)) } ?? .undecided
+    }
+
     /// Sets block `block`'s fence in replica `slot` from its last row.
     @inlinable internal mutating func refence(_ slot: Int, block: Int) {
         let permutation = replicaList[slot].permutation
-        guard let key = replicaKeys[slot].first, block < permutation.blocks.count else { return }
+        guard block < permutation.blocks.count else { return }
         let last = Int(permutation.blocks[block][permutation.sizes[block] - 1])
-        replicaList[slot].fences[block] = _SortFence(key, value: key.value(for: rows[last]))
+        replicaList[slot].fences[block] = Self.fence(replicaKeys[slot], of: rows[last])
     }
 
     /// Whether every replica's fences are those of its blocks' last rows (for tests).
@@ -357,10 +362,7 @@ public struct SortByIndex<Row> {
         replicaList.indices.allSatisfy { slot in
             let replica = replicaList[slot]
             return replica.fences.count == replica.permutation.blocks.count
-                && zip(replica.fences, replica.permutation.blocks).allSatisfy { fence, block in
-                    guard let key = replicaKeys[slot].first else { return fence == .undecided }
-                    return fence == _SortFence(key, value: key.value(for: rows[Int(block.last!)]))
-                }
+                && zip(replica.fences, replica.permutation.blocks).allSatisfy { $0 == Self.fence(replicaKeys[slot], of: rows[Int($1.last!)]) }
         }
     }
 }

@@ -35,7 +35,7 @@ public struct _SortFence: Equatable, Sendable {
         case .string(let text)?: self.init(sortKey: key.collation.sortKey(for: text))
         case .integer(let integer)?: self.init(number: Double(integer))
         case .double(let double)?: self.init(number: double)
-        case .date(let date)?: self = _SortFence(number: date.timeIntervalSinceReferenceDate).with(kind: 3)
+        case .date(let date)?: self.init(number: date.timeIntervalSinceReferenceDate, kind: 3)
         default: self = .undecided
         }
     }
@@ -52,16 +52,15 @@ public struct _SortFence: Equatable, Sendable {
     /// A number's fence: the double's bits flipped so that unsigned order is numeric order
     /// (rounding an integer to a double never reverses two integers' order, so fences that
     /// differ still tell). Zero and minus zero, equal numbers, get one fence; NaN gets none.
-    @inlinable init(number: Double) {
+    /// `kind` 3: a date's seconds, which never compare with numbers.
+    @inlinable init(number: Double, kind: UInt8 = 2) {
         guard !number.isNaN else {
             self = .undecided
             return
         }
         let pattern = (number == 0 ? 0.0 : number).bitPattern
-        self.init(kind: 2, bits: pattern & (1 << 63) != 0 ? ~pattern : pattern | 1 << 63)
+        self.init(kind: kind, bits: pattern & (1 << 63) != 0 ? ~pattern : pattern | 1 << 63)
     }
-
-    @inlinable func with(kind: UInt8) -> _SortFence { self.kind == 0 ? self : _SortFence(kind: kind, bits: bits) }
 
     /// How a row fenced by `other` compares with this fence's row under a key in `direction`
     /// (as ``_SortProbe/compare(at:)`` answers), or `nil` when the fences can't tell.

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import SortKit
 
 /// SQLite's steps of ``_IndexBuilder``: each makes one index in a write transaction of its own.
 extension SQLiteTableStore {
@@ -35,12 +34,9 @@ extension SQLiteTableStore {
             return true
         }
         // The search index's rebuild reads the whole table through the writing connection's
-        // cache (64 MB) beside its 64 MB term buffer: both go back once a step is made, not
-        // kept resident for the server's life (95 MB after a 1M-row table's indexes).
-        if made {
-            try? await database.writeWithoutTransaction { $0.releaseMemory() }
-            _returnFreedMemoryToSystemSoon()
-        }
+        // cache beside its 64 MB term buffer: both go back once a step is made (95 MB were
+        // kept after a 1M-row table's indexes).
+        if made { await releaseWriterMemory() }
         return made
     }
 

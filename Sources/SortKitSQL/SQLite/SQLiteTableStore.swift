@@ -334,11 +334,18 @@ public final class SQLiteTableStore: _SQLTableStore {
             try await session.execute("UPDATE sortkit_table SET next_id = $1 WHERE id = $2", [.integer(Int64(count + 1)), .integer(created.id)])
             return try await Self.info(schema.name, session)
         }
-        // The writing connection's cache keeps the import's pages (up to `cache_size`, 64 MB)
-        // once they are written, resident for the server's life: given back after the commit.
-        try? await database.writeWithoutTransaction { $0.releaseMemory() }
+        // The writing connection's cache keeps the import's pages once they are written.
+        await releaseWriterMemory()
         if databaseIndex != nil { databaseIndexesMissing() }
         return info
+    }
+
+    /// Gives back what the writing connection's cache holds (up to `cache_size`, 64 MB, which
+    /// would stay resident for the server's life after an import or an index step) and the
+    /// malloc arenas' free memory.
+    func releaseWriterMemory() async {
+        try? await database.writeWithoutTransaction { $0.releaseMemory() }
+        _returnFreedMemoryToSystemSoon()
     }
 
     func orderIDs(_ query: PageQuery, _ order: _WholeOrder) async throws -> [Int64]? {
