@@ -76,12 +76,12 @@ public struct TableStoreError: Error, Hashable, CustomStringConvertible {
         TableStoreError(.timedOut, "the query ran over its \(budget._secondsText) s budget; narrow the search or try again")
     }
 
-    /// A table named `name` exists already.
     /// A table (or a CSV header) with more columns than ``TableSchema/maxColumns``.
     public static func tooManyColumns(_ count: Int) -> TableStoreError {
         TableStoreError(.invalid, "line 1: the table has \(count) columns; the most is \(TableSchema.maxColumns)")
     }
 
+    /// A table named `name` exists already.
     public static func tableExists(_ name: String) -> TableStoreError {
         TableStoreError(.conflict, "a table named '\(name)' exists already")
     }
