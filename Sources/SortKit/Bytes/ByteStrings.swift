@@ -211,3 +211,6 @@ package func _stringOfValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
     }
     return String(decoding: bytes, as: UTF8.self)
 }
+
+/// Sixteen bytes on the stack: a short string's UTF-8, copied out of it.
+typealias _InlineBytes = (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)

@@ -132,8 +132,12 @@ internal struct _TopK {
         // The first key read once per row and compared with both pivots' first values; the
         // full comparison only when it ties with one of them.
         let first = keys[0], value = first.value!
-        let lowValue = low?.values[0] ?? .null, lowKey = low?.stringKeys[0]
-        let highValue = high?.values[0] ?? .null, highKey = high?.stringKeys[0]
+        var lowBound = _Bound(), highBound = _Bound()
+        defer { lowBound.deallocate(); highBound.deallocate() }
+        if let low { lowBound.set(low.values[0], low.stringKeys[0]) }
+        if let high { highBound.set(high.values[0], high.stringKeys[0]) }
+        let lowValue = lowBound.value, lowKey = lowBound.key
+        let highValue = highBound.value, highKey = highBound.key
         // (Non-optional, bound once: unwrapping per row would retain and release the closure.)
         let utf8 = first.utf8 ?? { _ in nil }
         for position in positions {
@@ -187,8 +191,14 @@ internal struct _TopK {
         let leading = first.value == nil ? 0 : keys.count > 1 && second.value != nil ? 2 : 1
         let firstValue = first.value ?? { _ in .null }, secondValue = second.value ?? { _ in .null }
         let firstUTF8 = first.utf8 ?? { _ in nil }, secondUTF8 = second.utf8 ?? { _ in nil }
-        var bound1 = top.values[0] ?? .null, key1 = top.stringKeys[0]
-        var bound2 = top.values[keys.count > 1 ? 1 : 0] ?? .null, key2 = top.stringKeys[keys.count > 1 ? 1 : 0]
+        // The top's leading values, their string keys copied where reading them costs no
+        // reference counting (see `_Bound`).
+        var bounds = (_Bound(), _Bound())
+        defer { bounds.0.deallocate(); bounds.1.deallocate() }
+        bounds.0.set(top.values[0], top.stringKeys[0])
+        if keys.count > 1 { bounds.1.set(top.values[1], top.stringKeys[1]) }
+        var (bound1, key1) = (bounds.0.value, bounds.0.key)
+        var (bound2, key2) = (bounds.1.value, bounds.1.key)
         for position in firstRest..<positions.upperBound {
             var result = ComparisonResult.orderedSame
             if leading > 0 {
@@ -208,8 +218,12 @@ internal struct _TopK {
             heap[0] = decorated(position)
             siftDown(&heap)
             top = heap[0]
-            (bound1, key1) = (top.values[0] ?? .null, top.stringKeys[0])
-            if keys.count > 1 { (bound2, key2) = (top.values[1] ?? .null, top.stringKeys[1]) }
+            bounds.0.set(top.values[0], top.stringKeys[0])
+            (bound1, key1) = (bounds.0.value, bounds.0.key)
+            if keys.count > 1 {
+                bounds.1.set(top.values[1], top.stringKeys[1])
+                (bound2, key2) = (bounds.1.value, bounds.1.key)
+            }
         }
         heap.sort { less($0, $1) }
         return heap.map(\.position)
@@ -220,12 +234,13 @@ internal struct _TopK {
     /// as UTF-8 (`utf8`) as its bytes; other values are read with `value`.
     @inline(__always)
     private static func compare(
-        _ position: Int, _ value: (Int) -> SortValue, _ utf8: (Int) -> UnsafeBufferPointer<UInt8>?, _ y: SortValue, _ yKey: [UInt8]?,
+        _ position: Int, _ value: (Int) -> SortValue, _ utf8: (Int) -> UnsafeBufferPointer<UInt8>?, _ y: SortValue,
+        _ yKey: UnsafeBufferPointer<UInt8>?,
         _ key: Key, _ scratch: inout _KeyScratch
     ) -> ComparisonResult {
         if let strings = key.strings, let yKey {
             let string = (strings.base + position * strings.stride).assumingMemoryBound(to: String.self)
-            return key.direction._apply(key.collation.compare(string.pointee, toSortKey: yKey, scratch: &scratch))
+            return key.direction._apply(key.collation.compare(stringAt: string, toSortKey: yKey, scratch: &scratch))
         }
         if let yKey, let bytes = utf8(position) { return compare(utf8: bytes, yKey, key, &scratch) }
         return compare(value(position), y, yKey, key, &scratch)
@@ -234,7 +249,9 @@ internal struct _TopK {
     /// ``compare(_:_:_:_:_:)`` of a row's text, as its valid UTF-8 (``Key/utf8``), with a heap
     /// member's string (its key `yKey`): blank text is null.
     @inline(__always)
-    private static func compare(utf8 x: UnsafeBufferPointer<UInt8>, _ yKey: [UInt8], _ key: Key, _ scratch: inout _KeyScratch) -> ComparisonResult {
+    private static func compare(
+        utf8 x: UnsafeBufferPointer<UInt8>, _ yKey: UnsafeBufferPointer<UInt8>, _ key: Key, _ scratch: inout _KeyScratch
+    ) -> ComparisonResult {
         if _isBlank(x) { return key.nulls._compareNulls(true, false, key.direction) }
         return key.direction._apply(key.collation.compare(validUTF8: x, toSortKey: yKey, scratch: &scratch))
     }
@@ -242,7 +259,7 @@ internal struct _TopK {
     /// One key's comparison of a row's value `x` with a heap member's value `y` (and its
     /// string key), direction and null placement applied.
     private static func compare(
-        _ x: SortValue, _ y: SortValue, _ yKey: [UInt8]?, _ key: Key, _ scratch: inout _KeyScratch
+        _ x: SortValue, _ y: SortValue, _ yKey: UnsafeBufferPointer<UInt8>?, _ key: Key, _ scratch: inout _KeyScratch
     ) -> ComparisonResult {
         if x.isNull || y.isNull {
             return x.isNull == y.isNull ? .orderedSame : key.nulls._compareNulls(x.isNull, y.isNull, key.direction)
@@ -285,7 +302,12 @@ internal struct _TopK {
                 if let left = candidate?.stringKeys[k], let right = b.stringKeys[k] {
                     result = key.direction._apply(_compareBytes(left, right)) // both decorated strings
                 } else {
-                    result = Self.compare(x, b.values[k]!, b.stringKeys[k], key, &scratch)
+                    result =
+                        if let right = b.stringKeys[k] {
+                            right.withUnsafeBufferPointer { Self.compare(x, b.values[k]!, $0, key, &scratch) }
+                        } else {
+                            Self.compare(x, b.values[k]!, nil, key, &scratch)
+                        }
                 }
             }
             if result != .orderedSame { return result }
@@ -299,6 +321,37 @@ internal struct _TopK {
 
     private func siftDown(_ heap: inout [Entry]) {
         _MaxHeap.siftDown(&heap, by: less)
+    }
+}
+
+/// A heap member's value as a leading key's loop compares rows with it: a string's key copied
+/// into memory the loop owns, and the value itself kept only where the key doesn't decide.
+/// Passing the member's arrays and strings for each row retained and released them, a third
+/// of a multilingual top-50's time; and a string shared by many rows (a repeated author) is
+/// one object both cores' loops retained, so its count's cache line went back and forth.
+private struct _Bound {
+    /// The value; a string's stands in as `.string("")`, which is no null and of the string
+    /// kind, all that a comparison with a key reads of it.
+    private(set) var value = SortValue.null
+    /// The string's sort key, in `storage`.
+    private(set) var key: UnsafeBufferPointer<UInt8>?
+    private var storage = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+
+    mutating func set(_ value: SortValue?, _ key: [UInt8]?) {
+        guard let key else {
+            (self.value, self.key) = (value ?? .null, nil)
+            return
+        }
+        if storage.count < key.count {
+            storage.deallocate()
+            storage = .allocate(capacity: Swift.max(key.count, 2 * storage.count, 64))
+        }
+        _ = storage.initialize(from: key)
+        (self.value, self.key) = (.string(""), UnsafeBufferPointer(rebasing: storage[..<key.count]))
+    }
+
+    func deallocate() {
+        storage.deallocate()
     }
 }
 

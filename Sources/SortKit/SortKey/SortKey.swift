@@ -197,7 +197,8 @@ public struct _SortProbe<Row> {
             if let stringKey = stringKeys[index], let offset = key._stringOffset {
                 // A stored String property, compared where it is stored (no copy, no retain).
                 let text = (raw + offset).assumingMemoryBound(to: String.self)
-                result = key.direction._apply(key.collation.compare(text.pointee, toSortKey: stringKey, scratch: &scratch))
+                result = key.direction._apply(
+                    stringKey.withUnsafeBufferPointer { key.collation.compare(stringAt: text, toSortKey: $0, scratch: &scratch) })
             } else if let value = values[index], let otherValue = key._load.map({ $0(raw) }) ?? key.value(for: pointer.pointee) {
                 if let stringKey = stringKeys[index], case .string(let text) = otherValue {
                     result = key.direction._apply(key.collation.compare(text, toSortKey: stringKey, scratch: &scratch))
