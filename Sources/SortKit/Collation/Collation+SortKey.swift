@@ -110,8 +110,13 @@ extension Collation {
     /// wrote to the same counts, which made a multilingual top-50 up to 1.7× slower.
     ///
     /// A string of up to 16 bytes (the inline ones hold at most 15) is copied out; a longer
-    /// one's bytes are its storage's, which the string at `string` keeps alive and unchanged
-    /// while the caller holds the rows, so they are read after the closure that found them.
+    /// one's bytes are read after the closure that found them. That goes past what
+    /// `withContiguousStorageIfAvailable` promises (the pointer is valid in the closure) and
+    /// rests on how the standard library (6.x) keeps strings: only a small string is copied
+    /// for the closure; a native, literal or shared string hands out its own storage, which
+    /// the string at `string` keeps alive and unchanged while the caller holds the rows; a
+    /// foreign one (a non-contiguous `NSString`) gives `nil` and takes the retaining path.
+    /// The suite "Top-k of stored strings" checks lengths around the inline limit.
     @usableFromInline
     func compare(stringAt string: UnsafePointer<String>, toSortKey key: UnsafeBufferPointer<UInt8>, scratch: inout _KeyScratch) -> ComparisonResult {
         var inline: _InlineBytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

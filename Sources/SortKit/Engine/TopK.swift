@@ -342,11 +342,11 @@ private struct _Bound {
             (self.value, self.key) = (value ?? .null, nil)
             return
         }
-        if storage.count < key.count {
+        if storage.count < key.count || storage.baseAddress == nil {
             storage.deallocate()
             storage = .allocate(capacity: Swift.max(key.count, 2 * storage.count, 64))
         }
-        _ = storage.initialize(from: key)
+        _ = storage.update(fromContentsOf: key)
         (self.value, self.key) = (.string(""), UnsafeBufferPointer(rebasing: storage[..<key.count]))
     }
 
