@@ -92,16 +92,7 @@ extension Collation {
     /// it (and the row's text) for each row, on objects both cores touch.
     @usableFromInline
     func compare(_ string: String, toSortKey key: UnsafeBufferPointer<UInt8>, scratch: inout _KeyScratch) -> ComparisonResult {
-        if let decided = _withUTF8(string, { _compareWithoutFullKey($0, to: key, scratch: &scratch) }) { return decided }
-        return scratch.sortKey(for: string, collation: self).withUnsafeBufferPointer { _compareBytes($0, key) }
-    }
-
-    /// ``compare(_:toSortKey:scratch:)`` of valid UTF-8 text (a CSV cell where it is read):
-    /// the same result, with no `String` made unless the text's full key is needed (text
-    /// that is not its own NFC, or primaries that tie under a locale collation).
-    @usableFromInline
-    func compare(validUTF8 bytes: UnsafeBufferPointer<UInt8>, toSortKey key: [UInt8], scratch: inout _KeyScratch) -> ComparisonResult {
-        key.withUnsafeBufferPointer { compare(validUTF8: bytes, toSortKey: $0, scratch: &scratch) }
+        _withUTF8(string) { _compareWithoutFullKey($0, to: key, scratch: &scratch) } ?? _compareFullKey(of: string, to: key, scratch: &scratch)
     }
 
     /// ``compare(_:toSortKey:scratch:)`` of the string stored at `string` (a row's property),
@@ -136,17 +127,22 @@ extension Collation {
                     _compareWithoutFullKey(UnsafeBufferPointer(rebasing: raw.bindMemory(to: UInt8.self)[..<found.count]), to: key, scratch: &scratch)
                 }
             }
-        if let decided { return decided }
-        return scratch.sortKey(for: string.pointee, collation: self).withUnsafeBufferPointer { _compareBytes($0, key) }
+        return decided ?? _compareFullKey(of: string.pointee, to: key, scratch: &scratch)
     }
 
-    /// ``compare(validUTF8:toSortKey:scratch:)`` with the key where it is stored.
+    /// ``compare(_:toSortKey:scratch:)`` of valid UTF-8 text (a CSV cell where it is read):
+    /// the same result, with no `String` made unless the text's full key is needed (text
+    /// that is not its own NFC, or primaries that tie under a locale collation).
     @usableFromInline
     func compare(
         validUTF8 bytes: UnsafeBufferPointer<UInt8>, toSortKey key: UnsafeBufferPointer<UInt8>, scratch: inout _KeyScratch
     ) -> ComparisonResult {
-        if let decided = _compareWithoutFullKey(bytes, to: key, scratch: &scratch) { return decided }
-        return scratch.sortKey(for: _stringOfValidUTF8(bytes), collation: self).withUnsafeBufferPointer { _compareBytes($0, key) }
+        _compareWithoutFullKey(bytes, to: key, scratch: &scratch) ?? _compareFullKey(of: _stringOfValidUTF8(bytes), to: key, scratch: &scratch)
+    }
+
+    /// The comparisons' last resort: `string`'s whole key, from `scratch`'s cache or built.
+    private func _compareFullKey(of string: String, to key: UnsafeBufferPointer<UInt8>, scratch: inout _KeyScratch) -> ComparisonResult {
+        scratch.sortKey(for: string, collation: self).withUnsafeBufferPointer { _compareBytes($0, key) }
     }
 
     /// ``compare(_:toSortKey:scratch:)`` where it is decided without the text's full key: a

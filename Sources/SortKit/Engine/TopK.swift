@@ -193,18 +193,16 @@ internal struct _TopK {
         let firstUTF8 = first.utf8 ?? { _ in nil }, secondUTF8 = second.utf8 ?? { _ in nil }
         // The top's leading values, their string keys copied where reading them costs no
         // reference counting (see `_Bound`).
-        var bounds = (_Bound(), _Bound())
-        defer { bounds.0.deallocate(); bounds.1.deallocate() }
-        bounds.0.set(top.values[0], top.stringKeys[0])
-        if keys.count > 1 { bounds.1.set(top.values[1], top.stringKeys[1]) }
-        var (bound1, key1) = (bounds.0.value, bounds.0.key)
-        var (bound2, key2) = (bounds.1.value, bounds.1.key)
+        var bound1 = _Bound(), bound2 = _Bound()
+        defer { bound1.deallocate(); bound2.deallocate() }
+        bound1.set(top.values[0], top.stringKeys[0])
+        if keys.count > 1 { bound2.set(top.values[1], top.stringKeys[1]) }
         for position in firstRest..<positions.upperBound {
             var result = ComparisonResult.orderedSame
             if leading > 0 {
-                result = Self.compare(position, firstValue, firstUTF8, bound1, key1, first, &scratch)
+                result = Self.compare(position, firstValue, firstUTF8, bound1.value, bound1.key, first, &scratch)
                 if result == .orderedSame, leading > 1 {
-                    result = Self.compare(position, secondValue, secondUTF8, bound2, key2, second, &scratch)
+                    result = Self.compare(position, secondValue, secondUTF8, bound2.value, bound2.key, second, &scratch)
                 }
             }
             if result == .orderedDescending { continue }
@@ -218,12 +216,8 @@ internal struct _TopK {
             heap[0] = decorated(position)
             siftDown(&heap)
             top = heap[0]
-            bounds.0.set(top.values[0], top.stringKeys[0])
-            (bound1, key1) = (bounds.0.value, bounds.0.key)
-            if keys.count > 1 {
-                bounds.1.set(top.values[1], top.stringKeys[1])
-                (bound2, key2) = (bounds.1.value, bounds.1.key)
-            }
+            bound1.set(top.values[0], top.stringKeys[0])
+            if keys.count > 1 { bound2.set(top.values[1], top.stringKeys[1]) }
         }
         heap.sort { less($0, $1) }
         return heap.map(\.position)
