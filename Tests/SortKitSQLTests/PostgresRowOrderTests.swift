@@ -60,7 +60,8 @@ struct PostgresRowOrderTests {
         /// The view's records read in parts of `rowsPerPart` rows (`nil` if not), in how many
         /// parts, and the in-memory index's; `stale`: with the catalog entry of before a write.
         func records(
-            _ spec: String, table: String = "r", rowsPerPart: Int = PostgresTableStore.rowsPerPart, stale: _TableInfo? = nil, known: Bool = false
+            _ spec: String, table: String = "r", rowsPerPart: Int = PostgresTableStore.rowsPerPart, stale: _TableInfo? = nil, known: Bool = false,
+            limits: _RecordsInOrder.Limits = .standard
         ) async throws -> (
             read: [UInt8]?, parts: Int, memory: [UInt8]
         ) {
@@ -73,7 +74,9 @@ struct PostgresRowOrderTests {
                 known
                 ? .known(inMemory.map(\.id))
                 : .query(try PageQuery(request, info: info, ordering: try PostgresTableStore.ordering(request.order, info)).ids(after: nil, offset: 0))
-            let (read, parts) = try await store.records(ids, info, columns: info.schema.columns.count, csv: export, rowsPerPart: rowsPerPart)
+            let (read, parts) = try await store.records(
+                ids, info, columns: info.schema.columns.count, csv: export, rowsPerPart: rowsPerPart, limits: limits)
+            #expect(read == nil || read!.spills == (limits.inMemoryRows == 0), "\(spec)")
             let handed = try await read?.handedOn(batchRows: 97)
             var expected: [UInt8] = []
             export.appendRecords(inMemory.map(\.cells), to: &expected)
@@ -86,6 +89,13 @@ struct PostgresRowOrderTests {
                 #expect(read == expected, "\(spec) by \(rowsPerPart): \(read?.count ?? -1) bytes read, \(expected.count) in memory")
                 #expect(parts == (rowsPerPart == 100 ? 30 : 2), "\(spec): \(parts) parts")
             }
+        }
+        // Past memory's bounds (here: every view), the records written to files in windows of
+        // 64 places, 512 bytes held at once (the long titles alone), read back in order.
+        let spilling = SpilledRecordsTests.spilling(window: 64, hold: 512, flush: 256)
+        for (spec, known) in [("title", false), ("-price:nulls-first", false), ("note", false), ("title:len,-price", true)] {
+            let (read, parts, expected) = try await records(spec, rowsPerPart: 100, known: known, limits: spilling)
+            #expect(read == expected && parts == 30, "\(spec), spilled: \(read?.count ?? -1) bytes read, \(expected.count) in memory")
         }
         // Ids in an order SortKit computes, given in order.
         for spec in ["title:len,-price", "-price:abs,title:random=3"] {
@@ -123,6 +133,8 @@ struct PostgresRowOrderTests {
             #expect((read != nil) == inParts && (read == nil || read == expected), "\(kept) rows")
             let (stale, parts, _) = try await records("title", rowsPerPart: 100, stale: before)
             #expect(!inParts || (parts == 1 && stale == expected), "\(kept) rows, stale: \(parts) parts")
+            let (spilled, spilledParts, _) = try await records("title", rowsPerPart: 100, stale: before, limits: spilling)
+            #expect(!inParts || (spilledParts == 1 && spilled == expected), "\(kept) rows, stale, spilled: \(spilledParts) parts")
         }
         // One row and two rows (fewer ids than parts): as many parts as ids.
         for rows in [1, 2] {

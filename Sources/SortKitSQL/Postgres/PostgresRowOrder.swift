@@ -5,10 +5,10 @@ import SortKit
 
 extension PostgresTableStore {
     /// Streams the rows of `ids` (a query selecting them in the view's order, or the ids of an
-    /// order SortKit computed) from `table` as CSV records, `batchRows` a batch, read in row order (``_RecordsInOrder``) within
-    /// ``streamLimit``; `nil` (having handed on nothing) where the view is too big, or its ids
-    /// too sparse, to be put in order in memory, or the read fails (the view is then read row
-    /// by row).
+    /// order SortKit computed) from `table` as CSV records, `batchRows` a batch, read in row
+    /// order (``_RecordsInOrder``, past 2M rows through temporary files) within
+    /// ``streamLimit``; `nil` (having handed on nothing) where its ids are too sparse to place,
+    /// its records too big to hold, or the read fails (the view is then read row by row).
     ///
     /// PostgresNIO decodes a row in about 2.5 µs (its state machine, a buffer and a cell per
     /// value): 2.2–2.5 s of the server's CPU for a 1M-row download read row by row, beside
@@ -26,16 +26,16 @@ extension PostgresTableStore {
     /// catalog's data version moves with every write; a replica's snapshot may be behind);
     /// where one doesn't, the ids and the parts are read again in one snapshot. Ids given (an
     /// order SortKit computed) come from a scan's snapshot of their own, which isn't checked:
-    /// a row deleted since is left out, one changed since has its new cells in its old place. A table whose
-    /// storage passes four times ``_RecordsInOrder/maximumBytes`` is read row by row: each
-    /// part is built and sent whole before its size can be checked. A download holds up to
+    /// a row deleted since is left out, one changed since has its new cells in its old place. A table of up to
+    /// 2M rows whose storage passes four times ``_RecordsInOrder/maximumBytes`` is read row by
+    /// row: each part is built and sent whole before its size can be checked (past 2M rows the
+    /// records go to temporary files, and a part is as big as PostgreSQL builds one value). A download holds up to
     /// three connections at once, each for one transaction (one stream slot per four of the
     /// pool's connections; a pool of fewer than four takes turns).
     func streamInRowOrder(
         ids select: _ViewIDs, table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd? {
-        guard table.rowCount <= _RecordsInOrder.maximumRows else { return nil }
         return try await streams.streamRecords(body, batchRows: batchRows, within: streamLimit) {
             try await self.records(select, table, columns: columns, csv: export).records
         }
@@ -57,14 +57,15 @@ extension PostgresTableStore {
     /// are in.
     func records(
         _ select: _ViewIDs, _ table: _TableInfo, columns: Int, csv export: CSVExport,
-        rowsPerPart: Int = PostgresTableStore.rowsPerPart
+        rowsPerPart: Int = PostgresTableStore.rowsPerPart, limits: _RecordsInOrder.Limits = .standard
     ) async throws -> (records: _RecordsInOrder?, parts: Int) {
         // No rows (now): read row by row.
         guard let (low, high, bytes) = try await readTransaction({ try await $0.ids(of: table.physical) }) else { return (nil, 0) }
         // A table far past what a download holds (its cells, keys and search text: 389 MB for
         // 1M multilingual rows), or ids too sparse to place, isn't read in parts: PostgreSQL
         // would build and send the parts before their size could be checked.
-        guard bytes <= 4 * Int64(_RecordsInOrder.maximumBytes) else { return (nil, 0) }
+        let spills = table.rowCount > limits.inMemoryRows
+        guard spills || bytes <= 4 * Int64(_RecordsInOrder.maximumBytes) else { return (nil, 0) }
         let (span, overflow) = high.subtractingReportingOverflow(low)
         guard !overflow, span < 4 * Int64(max(1, table.rowCount)) + 1_024 else { return (nil, 0) }
         let count = Int(min(Int64(max(2, min(Int(Int8.max), (table.rowCount + rowsPerPart - 1) / max(1, rowsPerPart)))), span + 1))
@@ -78,11 +79,11 @@ extension PostgresTableStore {
         let read = try await withThrowingTaskGroup(of: _Fetched.self) { group -> _RecordsRead<_RecordsInOrder> in
             group.addTask {
                 // Ids given (an order SortKit computed) need no snapshot.
-                if case .known(let ids) = select { return .order(_RecordsInOrder(order: ids).map { .read($0) } ?? .tooBig) }
+                if case .known(let ids) = select { return .order(_RecordsInOrder(order: ids, limits: limits).map { .read($0) } ?? .tooBig) }
                 return .order(
                     try await self.inSnapshot { session in
                         guard try await Self.isCurrent(table, session) else { return .changed }
-                        return try await Self.order(session, select).map { .read($0) } ?? .tooBig
+                        return try await Self.order(session, select, limits).map { .read($0) } ?? .tooBig
                     })
             }
             var next = 0
@@ -94,7 +95,7 @@ extension PostgresTableStore {
                     .part(
                         try await self.inSnapshot { session in
                             guard try await Self.isCurrent(table, session) else { return .changed }
-                            return try await Self.part(session, range, table: table.physical, columns: columns, share: ranges.count)
+                            return try await Self.part(session, range, table: table.physical, columns: columns, share: spills ? nil : ranges.count)
                         })
                 }
             }
@@ -134,9 +135,11 @@ extension PostgresTableStore {
         }
         // In one snapshot, part after part: the catalog moved on between snapshots.
         let records = try await inSnapshot { session -> _RecordsInOrder? in
-            guard var records = try await Self.order(session, select) else { return nil }
+            guard var records = try await Self.order(session, select, limits) else { return nil }
             for range in ranges {
-                guard case .read(let part) = try await Self.part(session, range, table: table.physical, columns: columns, share: ranges.count),
+                guard
+                    case .read(let part) = try await Self.part(
+                        session, range, table: table.physical, columns: columns, share: spills ? nil : ranges.count),
                     let written = part.records(of: records, csv: export, share: ranges.count), records.add(written)
                 else { return nil }
             }
@@ -152,7 +155,7 @@ extension PostgresTableStore {
     }
 
     /// The view's ids in its order, as ``_RecordsInOrder``; `nil` past its bounds.
-    private static func order(_ session: _PostgresSession, _ view: _ViewIDs) async throws -> _RecordsInOrder? {
+    private static func order(_ session: _PostgresSession, _ view: _ViewIDs, _ limits: _RecordsInOrder.Limits) async throws -> _RecordsInOrder? {
         var ids: [Int64] = []
         switch view {
         case .known(let known): ids = known
@@ -161,15 +164,15 @@ extension PostgresTableStore {
                 ids = try _PostgresArray.integers(Int64.self, in: row.makeRandomAccess()[0].bytes) ?? []
             }
         }
-        guard ids.count <= _RecordsInOrder.maximumRows else { return nil }
-        return _RecordsInOrder(order: ids)
+        return _RecordsInOrder(order: ids, limits: limits)
     }
 
     /// The rows among `ids`: per column, the cells run together and their lengths, with the
-    /// rows' ids. ``_RecordsRead/tooBig`` past a part's share of the bounds (the cells' bytes),
-    /// or where a column's cells run together pass what PostgreSQL builds in one value (1 GB).
+    /// rows' ids. ``_RecordsRead/tooBig`` past a part's `share` of the bounds held in memory
+    /// (the cells' bytes; `nil`: records written to files), or where a column's cells run
+    /// together pass what PostgreSQL builds in one value (1 GB).
     private static func part(
-        _ session: _PostgresSession, _ ids: ClosedRange<Int64>, table: String, columns: Int, share: Int
+        _ session: _PostgresSession, _ ids: ClosedRange<Int64>, table: String, columns: Int, share: Int?
     ) async throws -> _RecordsRead<_RawPart> {
         // Aggregates of one query see its rows in one order. A NULL cell is empty, as a
         // download read row by row writes it.
@@ -196,6 +199,7 @@ extension PostgresTableStore {
             else { return .tooBig }
             part.lengths.append(lengths)
         }
+        guard let share else { return .read(part) }
         return part.texts.reduce(0, { $0 + $1.readableBytes }) <= _RecordsInOrder.maximumBytes / share ? .read(part) : .tooBig
     }
 }
@@ -210,7 +214,7 @@ private struct _RawPart: Sendable {
     /// The records of the view's rows among these, as a part of `share`; `nil` past its
     /// share of the bounds.
     func records(of records: _RecordsInOrder, csv export: CSVExport, share: Int) -> _RecordsInOrder.Part? {
-        var part = _RecordsInOrder.Part(of: share)
+        guard var part = records.makePart(of: share) else { return nil }
         // The cells, a comma or line break after each, and some quoting.
         let cells = texts.reduce(0) { $0 + $1.readableBytes }
         part.reserve(records: ids.count, bytes: cells + cells / 16 + ids.count * texts.count)

@@ -5,9 +5,9 @@ import SortKit
 
 extension SQLiteTableStore {
     /// Streams the rows `ids` selects (one column: the ids, in the view's order) from `table`
-    /// as CSV records, `batchRows` a batch, read in row order (``_RecordsInOrder``) within
-    /// ``streamLimit``; `nil` (having handed on nothing) where the view is too big, or its ids
-    /// too sparse, to be put in order in memory.
+    /// as CSV records, `batchRows` a batch, read in row order (``_RecordsInOrder``, past 2M
+    /// rows through temporary files) within ``streamLimit``; `nil` (having handed on nothing)
+    /// where its ids are too sparse to place, or its records too big to hold.
     ///
     /// The ids are read on one reader; the table in two halves of their range side by side,
     /// each on a reader of its own (a 1M-row table's read and CSV took 0.76–0.79 s on one
@@ -28,12 +28,12 @@ extension SQLiteTableStore {
     /// readers of their own (`nil` past the bounds), and in how many parts they were read.
     static func records(
         _ database: DatabasePool, _ select: _ViewIDs, _ table: _TableInfo, columns: Int, csv export: CSVExport,
-        parts: Int
+        parts: Int, limits: _RecordsInOrder.Limits = .standard
     ) async throws -> (records: _RecordsInOrder?, parts: Int) {
         let current = Self.current(table)
         let ordered = try await database.read { db -> _RecordsRead<_RecordsInOrder> in
             guard parts > 1, try current(db) else { return .changed }
-            return try Self.order(db, select).map { .read($0) } ?? .tooBig
+            return try Self.order(db, select, limits).map { .read($0) } ?? .tooBig
         }
         switch ordered {
         case .tooBig: return (nil, 0)
@@ -50,7 +50,7 @@ extension SQLiteTableStore {
         }
         // In one snapshot: the catalog moved on between readers (or one part was asked for).
         let records = try await database.read { db -> _RecordsInOrder? in
-            guard var records = try Self.order(db, select) else { return nil }
+            guard var records = try Self.order(db, select, limits) else { return nil }
             guard let range = records.ids else { return records }
             guard let part = try Self.part(db, of: records, range, table: table.physical, columns: columns, csv: export, share: 1),
                 records.add(part)
@@ -105,18 +105,18 @@ extension SQLiteTableStore {
     }
 
     /// The view's ids in its order, as ``_RecordsInOrder``; `nil` past its bounds.
-    private static func order(_ db: Database, _ view: _ViewIDs) throws -> _RecordsInOrder? {
+    private static func order(_ db: Database, _ view: _ViewIDs, _ limits: _RecordsInOrder.Limits) throws -> _RecordsInOrder? {
         guard case .query(let (sql, arguments)) = view else {
             guard case .known(let ids) = view else { return nil }
-            return _RecordsInOrder(order: ids)
+            return _RecordsInOrder(order: ids, limits: limits)
         }
         var order: [Int64] = []
         let ids = try Int64.fetchCursor(db, sql: sql, arguments: StatementArguments(arguments.map(\.databaseValue)))
         while let id = try ids.next() {
             order.append(id)
-            if order.count > _RecordsInOrder.maximumRows { return nil }
+            if order.count > limits.maximumRows { return nil }
         }
-        return _RecordsInOrder(order: order)
+        return _RecordsInOrder(order: order, limits: limits)
     }
 
     /// The records of the view's rows among `ids`, read in row order, a part of `share`; `nil`
@@ -125,7 +125,7 @@ extension SQLiteTableStore {
         _ db: Database, of records: _RecordsInOrder, _ ids: ClosedRange<Int64>, table: String, columns: Int, csv export: CSVExport,
         share: Int
     ) throws -> _RecordsInOrder.Part? {
-        var part = _RecordsInOrder.Part(of: share)
+        guard var part = records.makePart(of: share) else { return nil }
         let cells = (0..<columns).map { ", c\($0)" }.joined()
         let statement = try db.makeStatement(sql: "SELECT id\(cells) FROM \(table) WHERE id BETWEEN ?1 AND ?2 ORDER BY id")
         let rows = try Row.fetchCursor(statement, arguments: [ids.lowerBound, ids.upperBound])
