@@ -104,6 +104,13 @@ struct SpilledRecordsTests {
                 let same = try await records.handedOn(batchRows: 97) == expected
                 #expect(same, "\(spec) in \(parts) parts, windows of \(window)")
             }
+            // Records past the bytes memory holds (4 KB here) are read again through files.
+            var narrow = _RecordsInOrder.Limits()
+            narrow.inMemoryBytes = 4_096
+            let (wide, wideParts) = try await SQLiteTableStore.records(store.database, .query(ids), info, columns: 2, csv: export, parts: 2, limits: narrow)
+            #expect(wide?.spills == true && wideParts == 2, "\(spec), past memory's bytes")
+            let sameWide = try await wide?.handedOn(batchRows: 64) == expected
+            #expect(sameWide, "\(spec), past memory's bytes")
             // With the catalog of before a write, each reader finds the table moved on: read in
             // one snapshot, as it is now.
             try await store.update(1, in: "r", set: ["title": "zz\(spec)"])

@@ -54,20 +54,32 @@ extension PostgresTableStore {
     /// rows (`nil` past the bounds, or for a table without rows), and in how many parts they
     /// were read. The ids and the first parts are read at once, the rest of the parts as parts
     /// are done, two at a time (besides the ids); a part's records are written once the ids
-    /// are in.
+    /// are in. Records past the bytes memory holds are read again through files.
     func records(
         _ select: _ViewIDs, _ table: _TableInfo, columns: Int, csv export: CSVExport,
         rowsPerPart: Int = PostgresTableStore.rowsPerPart, limits: _RecordsInOrder.Limits = .standard
     ) async throws -> (records: _RecordsInOrder?, parts: Int) {
+        let read = try await self.read(select, table, columns: columns, csv: export, rowsPerPart: rowsPerPart, limits: limits)
+        guard read.records == nil, read.overflowed else { return (read.records, read.parts) }
+        let again = try await self.read(select, table, columns: columns, csv: export, rowsPerPart: rowsPerPart, limits: limits.spilling)
+        return (again.records, again.parts)
+    }
+
+    /// ``records(_:_:columns:csv:rowsPerPart:limits:)``, read once: `overflowed` when records
+    /// held in memory passed their bytes.
+    private func read(
+        _ select: _ViewIDs, _ table: _TableInfo, columns: Int, csv export: CSVExport, rowsPerPart: Int, limits: _RecordsInOrder.Limits
+    ) async throws -> (records: _RecordsInOrder?, parts: Int, overflowed: Bool) {
         // No rows (now): read row by row.
-        guard let (low, high, bytes) = try await readTransaction({ try await $0.ids(of: table.physical) }) else { return (nil, 0) }
-        // A table far past what a download holds (its cells, keys and search text: 389 MB for
-        // 1M multilingual rows), or ids too sparse to place, isn't read in parts: PostgreSQL
-        // would build and send the parts before their size could be checked.
+        guard let (low, high, bytes) = try await readTransaction({ try await $0.ids(of: table.physical) }) else { return (nil, 0, false) }
+        // A table far past what a download holds in memory (its cells, keys and search text:
+        // 389 MB for 1M multilingual rows) writes its records to files: PostgreSQL builds and
+        // sends a part before its size can be checked. Ids too sparse to place aren't read in
+        // parts.
+        let limits = bytes > 4 * Int64(limits.inMemoryBytes) ? limits.spilling : limits
         let spills = table.rowCount > limits.inMemoryRows
-        guard spills || bytes <= 4 * Int64(_RecordsInOrder.maximumBytes) else { return (nil, 0) }
         let (span, overflow) = high.subtractingReportingOverflow(low)
-        guard !overflow, span < 4 * Int64(max(1, table.rowCount)) + 1_024 else { return (nil, 0) }
+        guard !overflow, span < 4 * Int64(max(1, table.rowCount)) + 1_024 else { return (nil, 0, false) }
         let count = Int(min(Int64(max(2, min(Int(Int8.max), (table.rowCount + rowsPerPart - 1) / max(1, rowsPerPart)))), span + 1))
         // Balanced on the ids of now; the first and the last open-ended, so that a row written
         // since (or seen by a replica that is behind) is in a part.
@@ -76,6 +88,7 @@ extension PostgresTableStore {
             let upper = part == Int64(count) - 1 ? Int64.max : low + (span + 1) * (part + 1) / Int64(count) - 1
             return lower...upper
         }
+        var overflowed = false
         let read = try await withThrowingTaskGroup(of: _Fetched.self) { group -> _RecordsRead<_RecordsInOrder> in
             group.addTask {
                 // Ids given (an order SortKit computed) need no snapshot.
@@ -95,7 +108,8 @@ extension PostgresTableStore {
                     .part(
                         try await self.inSnapshot { session in
                             guard try await Self.isCurrent(table, session) else { return .changed }
-                            return try await Self.part(session, range, table: table.physical, columns: columns, share: spills ? nil : ranges.count)
+                            return try await Self.part(
+                                session, range, table: table.physical, columns: columns, holding: spills ? nil : limits.inMemoryBytes / ranges.count)
                         })
                 }
             }
@@ -110,8 +124,12 @@ extension PostgresTableStore {
                 case .part(.read(let part)):
                     start()
                     waiting.append(part)
-                case .order(.tooBig), .part(.tooBig):
+                case .order(.tooBig):
                     group.cancelAll()
+                    return .tooBig
+                case .part(.tooBig):
+                    group.cancelAll()
+                    overflowed = !spills
                     return .tooBig
                 case .order(.changed), .part(.changed):
                     group.cancelAll()
@@ -121,6 +139,7 @@ extension PostgresTableStore {
                 for part in waiting {
                     guard let written = part.records(of: records!, csv: export, share: ranges.count), records!.add(written) else {
                         group.cancelAll()
+                        overflowed = !spills
                         return .tooBig
                     }
                 }
@@ -129,23 +148,23 @@ extension PostgresTableStore {
             return records.map { .read($0) } ?? .tooBig
         }
         switch read {
-        case .read(let records): return (records, ranges.count)
-        case .tooBig: return (nil, ranges.count)
+        case .read(let records): return (records, ranges.count, false)
+        case .tooBig: return (nil, ranges.count, overflowed)
         case .changed: break
         }
         // In one snapshot, part after part: the catalog moved on between snapshots.
-        let records = try await inSnapshot { session -> _RecordsInOrder? in
-            guard var records = try await Self.order(session, select, limits) else { return nil }
+        let (records, tooBig) = try await inSnapshot { session -> (_RecordsInOrder?, Bool) in
+            guard var records = try await Self.order(session, select, limits) else { return (nil, false) }
             for range in ranges {
                 guard
                     case .read(let part) = try await Self.part(
-                        session, range, table: table.physical, columns: columns, share: spills ? nil : ranges.count),
+                        session, range, table: table.physical, columns: columns, holding: spills ? nil : limits.inMemoryBytes / ranges.count),
                     let written = part.records(of: records, csv: export, share: ranges.count), records.add(written)
-                else { return nil }
+                else { return (nil, !spills) }
             }
-            return records
+            return (records, false)
         }
-        return (records, 1)
+        return (records, 1, tooBig)
     }
 
     /// Whether a snapshot has `table`'s versions.
@@ -168,11 +187,11 @@ extension PostgresTableStore {
     }
 
     /// The rows among `ids`: per column, the cells run together and their lengths, with the
-    /// rows' ids. ``_RecordsRead/tooBig`` past a part's `share` of the bounds held in memory
-    /// (the cells' bytes; `nil`: records written to files), or where a column's cells run
-    /// together pass what PostgreSQL builds in one value (1 GB).
+    /// rows' ids. ``_RecordsRead/tooBig`` past `holding` bytes of cells (`nil`: records
+    /// written to files, no bound), or where a column's cells run together pass what
+    /// PostgreSQL builds in one value (1 GB).
     private static func part(
-        _ session: _PostgresSession, _ ids: ClosedRange<Int64>, table: String, columns: Int, share: Int?
+        _ session: _PostgresSession, _ ids: ClosedRange<Int64>, table: String, columns: Int, holding: Int?
     ) async throws -> _RecordsRead<_RawPart> {
         // Aggregates of one query see its rows in one order. A NULL cell is empty, as a
         // download read row by row writes it.
@@ -199,8 +218,8 @@ extension PostgresTableStore {
             else { return .tooBig }
             part.lengths.append(lengths)
         }
-        guard let share else { return .read(part) }
-        return part.texts.reduce(0, { $0 + $1.readableBytes }) <= _RecordsInOrder.maximumBytes / share ? .read(part) : .tooBig
+        guard let holding else { return .read(part) }
+        return part.texts.reduce(0, { $0 + $1.readableBytes }) <= holding ? .read(part) : .tooBig
     }
 }
 

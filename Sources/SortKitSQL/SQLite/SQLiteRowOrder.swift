@@ -26,38 +26,51 @@ extension SQLiteTableStore {
 
     /// The records of the rows `select` names, read in row order in `parts` ranges of ids on
     /// readers of their own (`nil` past the bounds), and in how many parts they were read.
+    /// Records past the bytes memory holds (wide rows) are read again through files.
     static func records(
         _ database: DatabasePool, _ select: _ViewIDs, _ table: _TableInfo, columns: Int, csv export: CSVExport,
         parts: Int, limits: _RecordsInOrder.Limits = .standard
     ) async throws -> (records: _RecordsInOrder?, parts: Int) {
+        let read = try await Self.read(database, select, table, columns: columns, csv: export, parts: parts, limits: limits)
+        guard read.records == nil, read.overflowed else { return (read.records, read.parts) }
+        let again = try await Self.read(database, select, table, columns: columns, csv: export, parts: parts, limits: limits.spilling)
+        return (again.records, again.parts)
+    }
+
+    /// ``records(_:_:_:columns:csv:parts:limits:)``, read once: `overflowed` when records held
+    /// in memory passed their bytes.
+    private static func read(
+        _ database: DatabasePool, _ select: _ViewIDs, _ table: _TableInfo, columns: Int, csv export: CSVExport,
+        parts: Int, limits: _RecordsInOrder.Limits
+    ) async throws -> (records: _RecordsInOrder?, parts: Int, overflowed: Bool) {
         let current = Self.current(table)
         let ordered = try await database.read { db -> _RecordsRead<_RecordsInOrder> in
             guard parts > 1, try current(db) else { return .changed }
             return try Self.order(db, select, limits).map { .read($0) } ?? .tooBig
         }
         switch ordered {
-        case .tooBig: return (nil, 0)
+        case .tooBig: return (nil, 0, false)
         case .changed: break
         case .read(var records):
             let ranges = records.ids(in: parts)
             switch try await Self.parts(database, of: records, ranges, table: table, columns: columns, csv: export) {
-            case .tooBig: return (nil, ranges.count)
+            case .tooBig: return (nil, ranges.count, !records.spills)
             case .changed: break
             case .read(let read):
-                for part in read { guard records.add(part) else { return (nil, ranges.count) } }
-                return (records, ranges.count)
+                for part in read { guard records.add(part) else { return (nil, ranges.count, !records.spills) } }
+                return (records, ranges.count, false)
             }
         }
         // In one snapshot: the catalog moved on between readers (or one part was asked for).
-        let records = try await database.read { db -> _RecordsInOrder? in
-            guard var records = try Self.order(db, select, limits) else { return nil }
-            guard let range = records.ids else { return records }
+        let (records, overflowed) = try await database.read { db -> (_RecordsInOrder?, Bool) in
+            guard var records = try Self.order(db, select, limits) else { return (nil, false) }
+            guard let range = records.ids else { return (records, false) }
             guard let part = try Self.part(db, of: records, range, table: table.physical, columns: columns, csv: export, share: 1),
                 records.add(part)
-            else { return nil }
-            return records
+            else { return (nil, !records.spills) }
+            return (records, false)
         }
-        return (records, 1)
+        return (records, 1, overflowed)
     }
 
     /// Whether a reader's snapshot has `table`'s versions.

@@ -11,10 +11,10 @@ import Synchronization
 /// own order — in parts, ranges of ids each read on a core of its own — with each row's CSV
 /// record written into its part's buffer and its place noted, and the records are handed on
 /// in the view's order. They are the bytes the index walk writes (`CSVExport.appendCell`).
-/// Up to ``maximumRows`` rows they are held in memory until sent (at most ``maximumBytes``:
-/// past that the view is walked); past it, each part writes them to a temporary file of its
-/// own, and they are read back and handed on a window of the view at a time (``Limits``,
-/// ``_Spill``). Ids sparser than four per row are walked too; the store's stream slots bound
+/// Up to ``maximumRows`` rows and ``maximumBytes`` of records they are held in memory until
+/// sent; past either, each part writes them to a temporary file of its own, and they are read
+/// back and handed on a window of the view at a time (``Limits``, ``_Spill``; a read that
+/// passes the bytes is done again that way). Ids sparser than four per row are walked too; the store's stream slots bound
 /// how many downloads run at once.
 ///
 ///     var records = _RecordsInOrder(order: [3, 1, 2])!                // ids in the view's order
@@ -40,6 +40,9 @@ struct _RecordsInOrder: Sendable {
     struct Limits: Sendable {
         /// Up to this many rows, the records are held in memory.
         var inMemoryRows = _RecordsInOrder.maximumRows
+        /// The most bytes of records held in memory; a read past them is done again through
+        /// files (see ``spilling``).
+        var inMemoryBytes = _RecordsInOrder.maximumBytes
         /// The most rows put in order at all (a place is an `Int32`).
         var maximumRows = Int(Int32.max) - 1
         /// The rows of the view in a window of the files.
@@ -50,8 +53,16 @@ struct _RecordsInOrder: Sendable {
         var flushBytes = 256 << 10
 
         static let standard = Limits()
+
+        /// These limits with every view's records written to files.
+        var spilling: Limits {
+            var limits = self
+            limits.inMemoryRows = 0
+            return limits
+        }
     }
 
+    let limits: Limits
     private let low: Int64
     /// Each id's place in the view (from `low`), -1 for an id not in it.
     private var place: [Int32]
@@ -76,9 +87,9 @@ struct _RecordsInOrder: Sendable {
         fileprivate let limit: Int
         fileprivate var spill: _PartSpill?
 
-        /// A part of `parts`, holding its share of ``maximumBytes`` in memory.
-        init(of parts: Int = 1) {
-            limit = _RecordsInOrder.maximumBytes / max(1, parts)
+        /// A part of `parts`, holding its share of `bytes` in memory.
+        init(of parts: Int = 1, bytes: Int = _RecordsInOrder.maximumBytes) {
+            limit = bytes / max(1, parts)
         }
 
         /// Room for `records` records of about `bytes` bytes in all (within the part's share):
@@ -98,6 +109,7 @@ struct _RecordsInOrder: Sendable {
         let low = order.min() ?? 0, high = order.max() ?? -1
         let span = high >= low ? Int(high - low) + 1 : 0
         guard span <= 4 * order.count + 1_024 else { return nil }
+        self.limits = limits
         self.low = low
         count = order.count
         place = [Int32](repeating: -1, count: span)
@@ -119,7 +131,7 @@ struct _RecordsInOrder: Sendable {
     /// A part to read `1 / parts` of the records into; `nil` if a spilled part's file can't
     /// be made.
     func makePart(of parts: Int) -> Part? {
-        var part = Part(of: parts)
+        var part = Part(of: parts, bytes: limits.inMemoryBytes)
         if let spill {
             guard let file = _SpillFile() else { return nil }
             part.spill = _PartSpill(file: file, limits: spill.limits, windows: spill.chunks.count)
@@ -170,7 +182,7 @@ struct _RecordsInOrder: Sendable {
             (self.part[position], starts[position], lengths[position]) = (index, record.start, end - record.start)
         }
         parts.append(part)
-        return parts.reduce(0) { $0 + $1.bytes.count } <= Self.maximumBytes
+        return parts.reduce(0) { $0 + $1.bytes.count } <= limits.inMemoryBytes
     }
 
     /// Hands the records on in the view's order, `batchRows` a batch, once fewer than two are
