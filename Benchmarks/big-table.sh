@@ -119,6 +119,9 @@ mapfile -t duck < <(.venv-bench/bin/python "$work/duck.py" "$work/big.csv" "$run
 serve() {  # $1 = label, rest = backend options
   local label=$1; shift
   local port; port=$(shuf -i 20000-32767 -n 1)
+  # The writes of the phase before (an earlier server's gigabytes) flushed first: DuckDB's load
+  # ran on a quiet disk, and an import timed while the kernel writes those out waits on them.
+  sync
   local start; start=$(date +%s.%N)
   # SORTKIT_SERVE_ARGS: more options for the measured servers (`--index-memory 64M`).
   # shellcheck disable=SC2086
@@ -181,6 +184,7 @@ serve() {  # $1 = label, rest = backend options
   # The same file imported over HTTP (POST /api/tables, text/csv), until the reply.
   # A file over the server's upload limit (256 MB: 10M rows are 687 MB) is answered 413 after
   # its first bytes; the table says so instead of a time.
+  sync
   local answer; answer=$(curl -s -o /dev/null -w '%{time_total} %{http_code}' -H 'Content-Type: text/csv' \
     --data-binary "@$work/big.csv" "http://127.0.0.1:$port/api/tables?name=upload" || true)
   if [ "${answer#* }" = 201 ]; then echo "${answer% *}" > "$work/$label.upload"; else echo "refused (HTTP ${answer#* })" > "$work/$label.upload"; fi

@@ -104,6 +104,11 @@ struct SpilledRecordsTests {
                 let same = try await records.handedOn(batchRows: 97) == expected
                 #expect(same, "\(spec) in \(parts) parts, windows of \(window)")
             }
+            // Files that can't be made: not read this way (the download walks the index).
+            var nowhere = Self.spilling(window: 64, hold: 4_096, flush: 1_024)
+            nowhere.folder = URL(fileURLWithPath: "/nonexistent-\(UUID())")
+            let (none, _) = try await SQLiteTableStore.records(store.database, .query(ids), info, columns: 2, csv: export, parts: 2, limits: nowhere)
+            #expect(none == nil, "\(spec): read with no folder for its files")
             // Records past the bytes memory holds (4 KB here) are read again through files.
             var narrow = _RecordsInOrder.Limits()
             narrow.inMemoryBytes = 4_096
