@@ -77,7 +77,7 @@ struct PostgresRowOrderTests {
             let (read, parts) = try await store.records(
                 ids, info, columns: info.schema.columns.count, csv: export, rowsPerPart: rowsPerPart, limits: limits)
             // Spilled: past the rows, or the bytes, memory holds (here, only as asked).
-            #expect(read == nil || read!.spills == (limits.inMemoryRows == 0 || limits.inMemoryBytes < 1 << 20), "\(spec)")
+            #expect(read == nil || read!.spills == (limits.inMemoryRows == 0 || limits.inMemoryBytes < _RecordsInOrder.maximumBytes), "\(spec)")
             let handed = try await read?.handedOn(batchRows: 97)
             var expected: [UInt8] = []
             export.appendRecords(inMemory.map(\.cells), to: &expected)
@@ -98,13 +98,18 @@ struct PostgresRowOrderTests {
             let (read, parts, expected) = try await records(spec, rowsPerPart: 100, known: known, limits: spilling)
             #expect(read == expected && parts == 30, "\(spec), spilled: \(read?.count ?? -1) bytes read, \(expected.count) in memory")
         }
-        // Records past the bytes memory holds (2 KB here: the long titles' part passes them)
-        // are read again through files.
-        var narrow = _RecordsInOrder.Limits()
-        narrow.inMemoryBytes = 2_048
-        for spec in ["title", "-price:nulls-first"] {
-            let (read, parts, expected) = try await records(spec, rowsPerPart: 100, limits: narrow)
-            #expect(read == expected && parts == 30, "\(spec), past memory's bytes: \(read?.count ?? -1) bytes read, \(expected.count) in memory")
+        // A table whose storage passes four times the bytes memory holds spills from the
+        // start; one whose records pass them is read again through files.
+        let info = try await store.read { try await PostgresTableStore.info("r", $0) }
+        let storage = try #require(try await store.readTransaction { try await $0.ids(of: info.physical) }).bytes
+        for memoryBytes in [2_048, Int(storage / 4) + 1] {
+            var narrow = _RecordsInOrder.Limits()
+            narrow.inMemoryBytes = memoryBytes
+            for spec in ["title", "-price:nulls-first"] {
+                let (read, parts, expected) = try await records(spec, rowsPerPart: 100, limits: narrow)
+                #expect(
+                    read == expected && parts == 30, "\(spec), \(memoryBytes) bytes in memory: \(read?.count ?? -1) bytes read, \(expected.count) in memory")
+            }
         }
         // Ids in an order SortKit computes, given in order.
         for spec in ["title:len,-price", "-price:abs,title:random=3"] {

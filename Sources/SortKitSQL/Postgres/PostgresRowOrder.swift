@@ -7,8 +7,9 @@ extension PostgresTableStore {
     /// Streams the rows of `ids` (a query selecting them in the view's order, or the ids of an
     /// order SortKit computed) from `table` as CSV records, `batchRows` a batch, read in row
     /// order (``_RecordsInOrder``, past 2M rows through temporary files) within
-    /// ``streamLimit``; `nil` (having handed on nothing) where its ids are too sparse to place,
-    /// its records too big to hold, or the read fails (the view is then read row by row).
+    /// ``streamLimit``; `nil` (having handed on nothing) where its ids are too sparse to place
+    /// or too many, its files can't be written, or the read fails (the view is then read row
+    /// by row).
     ///
     /// PostgresNIO decodes a row in about 2.5 µs (its state machine, a buffer and a cell per
     /// value): 2.2–2.5 s of the server's CPU for a 1M-row download read row by row, beside
@@ -20,29 +21,33 @@ extension PostgresTableStore {
     ///   ranges of the ids of now (the first and last open-ended) each read in a snapshot of
     ///   its own, two at a time beside the ids: per part and column, the cells run together
     ///   (`string_agg`) and their lengths (an `int4[]`), with the rows' ids, in one row
-    ///   (``part(_:_:table:columns:share:)``).
+    ///   (``part(_:_:table:columns:holding:)``).
     ///
     /// Each snapshot of the ids and the parts checks that it has `table`'s versions (the
     /// catalog's data version moves with every write; a replica's snapshot may be behind);
     /// where one doesn't, the ids and the parts are read again in one snapshot. Ids given (an
     /// order SortKit computed) come from a scan's snapshot of their own, which isn't checked:
-    /// a row deleted since is left out, one changed since has its new cells in its old place. A table of up to
-    /// 2M rows whose storage passes four times ``_RecordsInOrder/maximumBytes`` is read row by
-    /// row: each part is built and sent whole before its size can be checked (past 2M rows the
-    /// records go to temporary files, and a part is as big as PostgreSQL builds one value). A download holds up to
-    /// three connections at once, each for one transaction (one stream slot per four of the
-    /// pool's connections; a pool of fewer than four takes turns).
+    /// a row deleted since is left out, one changed since has its new cells in its old place.
+    /// A table of more than 2M rows, or whose storage passes four times
+    /// ``_RecordsInOrder/maximumBytes`` (each part is built and sent whole before its size can
+    /// be checked), writes its records to temporary files, in parts of about
+    /// ``spilledPartBytes`` of storage. A download holds up to three connections at once, each
+    /// for one transaction (one stream slot per four of the pool's connections; a pool of
+    /// fewer than four takes turns).
     func streamInRowOrder(
         ids select: _ViewIDs, table: _TableInfo, columns: Int, csv export: CSVExport, batchRows: Int,
         _ body: (_ rows: [TableRow], _ csv: [UInt8]?, _ count: Int) async throws -> Void
     ) async throws -> _StreamEnd? {
-        return try await streams.streamRecords(body, batchRows: batchRows, within: streamLimit) {
+        return try await streams.streamRecords(body, batchRows: batchRows, within: _RecordsInOrder.readLimit(streamLimit, rows: table.rowCount)) {
             try await self.records(select, table, columns: columns, csv: export).records
         }
     }
 
     /// The rows in a part: about 8 MB of a table of 60-byte rows.
     static let rowsPerPart = 131_072
+    /// The storage in a part of a download whose records go to files: about 32 MB (wide rows
+    /// make more parts, up to 127).
+    static let spilledPartBytes = 32 << 20
 
     /// What a snapshot of a download read: the view's ids, or a part of the table.
     private enum _Fetched: Sendable {
@@ -76,11 +81,19 @@ extension PostgresTableStore {
         // 389 MB for 1M multilingual rows) writes its records to files: PostgreSQL builds and
         // sends a part before its size can be checked. Ids too sparse to place aren't read in
         // parts.
-        let limits = bytes > 4 * Int64(limits.inMemoryBytes) ? limits.spilling : limits
-        let spills = table.rowCount > limits.inMemoryRows
+        // The choice is made here, once, for the records and the parts alike (the ids' count
+        // may differ from the catalog's).
+        let spills = table.rowCount > limits.inMemoryRows || bytes > 4 * Int64(limits.inMemoryBytes)
+        let limits = spills ? limits.spilling : limits.holdingInMemory
         let (span, overflow) = high.subtractingReportingOverflow(low)
         guard !overflow, span < 4 * Int64(max(1, table.rowCount)) + 1_024 else { return (nil, 0, false) }
-        let count = Int(min(Int64(max(2, min(Int(Int8.max), (table.rowCount + rowsPerPart - 1) / max(1, rowsPerPart)))), span + 1))
+        // Spilled, parts of about `spilledPartBytes` of storage too (each part is held whole
+        // until its records are written).
+        let byBytes = spills ? Int(bytes / Int64(Self.spilledPartBytes)) + 1 : 0
+        let parts = max(2, min(Int(Int8.max), max(byBytes, (table.rowCount + rowsPerPart - 1) / max(1, rowsPerPart))))
+        let count = Int(min(Int64(parts), span + 1))
+        // A spilled part bigger than this (wide rows past 127 parts) is read row by row instead.
+        let holding = spills ? 4 * Self.spilledPartBytes : limits.inMemoryBytes / count
         // Balanced on the ids of now; the first and the last open-ended, so that a row written
         // since (or seen by a replica that is behind) is in a part.
         let ranges = (0..<Int64(count)).map { part -> ClosedRange<Int64> in
@@ -108,8 +121,7 @@ extension PostgresTableStore {
                     .part(
                         try await self.inSnapshot { session in
                             guard try await Self.isCurrent(table, session) else { return .changed }
-                            return try await Self.part(
-                                session, range, table: table.physical, columns: columns, holding: spills ? nil : limits.inMemoryBytes / ranges.count)
+                            return try await Self.part(session, range, table: table.physical, columns: columns, holding: holding)
                         })
                 }
             }
@@ -117,12 +129,17 @@ extension PostgresTableStore {
             start()
             var records: _RecordsInOrder? = nil
             var waiting: [_RawPart] = []
+            // Parts not started while two wait for the ids (each is held whole until then).
+            var deferred = 0
             for try await fetched in group {
                 try Task.checkCancellation()
                 switch fetched {
-                case .order(.read(let ordered)): records = ordered
+                case .order(.read(let ordered)):
+                    records = ordered
+                    for _ in 0..<deferred { start() }
+                    deferred = 0
                 case .part(.read(let part)):
-                    start()
+                    if records == nil && waiting.count >= 1 { deferred += 1 } else { start() }
                     waiting.append(part)
                 case .order(.tooBig):
                     group.cancelAll()
@@ -157,8 +174,7 @@ extension PostgresTableStore {
             guard var records = try await Self.order(session, select, limits) else { return (nil, false) }
             for range in ranges {
                 guard
-                    case .read(let part) = try await Self.part(
-                        session, range, table: table.physical, columns: columns, holding: spills ? nil : limits.inMemoryBytes / ranges.count),
+                    case .read(let part) = try await Self.part(session, range, table: table.physical, columns: columns, holding: holding),
                     let written = part.records(of: records, csv: export, share: ranges.count), records.add(written)
                 else { return (nil, !spills) }
             }
@@ -187,11 +203,10 @@ extension PostgresTableStore {
     }
 
     /// The rows among `ids`: per column, the cells run together and their lengths, with the
-    /// rows' ids. ``_RecordsRead/tooBig`` past `holding` bytes of cells (`nil`: records
-    /// written to files, no bound), or where a column's cells run together pass what
-    /// PostgreSQL builds in one value (1 GB).
+    /// rows' ids. ``_RecordsRead/tooBig`` past `holding` bytes of cells, or where a column's
+    /// cells run together pass what PostgreSQL builds in one value (1 GB).
     private static func part(
-        _ session: _PostgresSession, _ ids: ClosedRange<Int64>, table: String, columns: Int, holding: Int?
+        _ session: _PostgresSession, _ ids: ClosedRange<Int64>, table: String, columns: Int, holding: Int
     ) async throws -> _RecordsRead<_RawPart> {
         // Aggregates of one query see its rows in one order. A NULL cell is empty, as a
         // download read row by row writes it.
@@ -218,7 +233,6 @@ extension PostgresTableStore {
             else { return .tooBig }
             part.lengths.append(lengths)
         }
-        guard let holding else { return .read(part) }
         return part.texts.reduce(0, { $0 + $1.readableBytes }) <= holding ? .read(part) : .tooBig
     }
 }

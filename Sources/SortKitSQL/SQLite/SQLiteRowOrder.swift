@@ -7,8 +7,8 @@ extension SQLiteTableStore {
     /// Streams the rows `ids` selects (one column: the ids, in the view's order) from `table`
     /// as CSV records, `batchRows` a batch, read in row order (``_RecordsInOrder``, past 2M
     /// rows through temporary files beside the database) within ``streamLimit``; `nil`
-    /// (having handed on nothing) where its ids are too sparse to place, or its records too
-    /// big to hold.
+    /// (having handed on nothing) where its ids are too sparse to place or too many
+    /// (``_RecordsInOrder/Limits/maximumRows``), or its files can't be written.
     ///
     /// The ids are read on one reader; the table in two halves of their range side by side,
     /// each on a reader of its own (a 1M-row table's read and CSV took 0.76–0.79 s on one
@@ -22,7 +22,8 @@ extension SQLiteTableStore {
         let database = database
         var limits = _RecordsInOrder.Limits()
         limits.folder = URL(fileURLWithPath: database.path).deletingLastPathComponent()
-        return try await streams.streamRecords(body, batchRows: batchRows, within: streamLimit) { [limits] in
+        let within = _RecordsInOrder.readLimit(streamLimit, rows: table.rowCount)
+        return try await streams.streamRecords(body, batchRows: batchRows, within: within) { [limits] in
             try await Self.records(database, select, table, columns: columns, csv: export, parts: 2, limits: limits).records
         }
     }

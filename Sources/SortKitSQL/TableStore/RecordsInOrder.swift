@@ -43,10 +43,12 @@ struct _RecordsInOrder: Sendable {
         /// The most bytes of records held in memory; a read past them is done again through
         /// files (see ``spilling``).
         var inMemoryBytes = _RecordsInOrder.maximumBytes
-        /// The most rows put in order at all (a place is an `Int32`).
-        var maximumRows = Int(Int32.max) - 1
-        /// The rows of the view in a window of the files.
-        var windowRows = 1 << 20
+        /// The most rows put in order at all: the view's ids and places take 12–24 bytes a row
+        /// (1.2 GB at 50M rows); a bigger view is walked.
+        var maximumRows = 50_000_000
+        /// The rows of the view in a window of the files: a window of rows up to 128 bytes
+        /// fits in ``holdBytes`` and is read twice.
+        var windowRows = 1 << 19
         /// The most bytes of a window's records held at once (a record longer is held alone).
         var holdBytes = 64 << 20
         /// A part writes a window's records to its file once they pass this many bytes.
@@ -61,6 +63,13 @@ struct _RecordsInOrder: Sendable {
         var spilling: Limits {
             var limits = self
             limits.inMemoryRows = 0
+            return limits
+        }
+
+        /// These limits with every view's records held in memory (up to ``inMemoryBytes``).
+        var holdingInMemory: Limits {
+            var limits = self
+            limits.inMemoryRows = .max
             return limits
         }
     }
@@ -86,7 +95,7 @@ struct _RecordsInOrder: Sendable {
     struct Part: Sendable {
         fileprivate var bytes: [UInt8] = []
         fileprivate var records: [(place: Int32, start: Int)] = []
-        /// The most bytes of records this part holds: its share of ``maximumBytes``.
+        /// The most bytes of records this part holds: its share of ``Limits/inMemoryBytes``.
         fileprivate let limit: Int
         fileprivate var spill: _PartSpill?
 
@@ -127,6 +136,13 @@ struct _RecordsInOrder: Sendable {
         }
     }
 
+    /// How long a download's read in row order may take: `limit` (the store's stream limit)
+    /// per 10M rows. A bigger table takes longer to read (10M rows: 6.6–10.8 s here); cut
+    /// off, the read would be thrown away and the download walked.
+    static func readLimit(_ limit: Duration, rows: Int) -> Duration {
+        limit * max(1, (rows + 9_999_999) / 10_000_000)
+    }
+
     /// Whether the records go to temporary files (the view has more than
     /// ``Limits/inMemoryRows`` rows).
     var spills: Bool { spill != nil }
@@ -155,7 +171,7 @@ struct _RecordsInOrder: Sendable {
 
     /// Writes the record of row `id` into `part` (its cells, by `write`; the line break is
     /// added) if the view holds it; `false` once the part passes its share of
-    /// ``maximumBytes``, or a spilled part can't write its file.
+    /// ``Limits/inMemoryBytes``, or a spilled part can't write its file.
     func record(of id: Int64, into part: inout Part, _ write: (inout [UInt8]) -> Void) -> Bool {
         guard id >= low, id - low < Int64(place.count) else { return true }
         let position = place[Int(id - low)]
@@ -169,8 +185,8 @@ struct _RecordsInOrder: Sendable {
     }
 
     /// Takes in a part's records (parts of disjoint ids, at most 127); `false` once the
-    /// records of every part taken in pass ``maximumBytes``, or a spilled part can't write
-    /// its file.
+    /// records of every part taken in pass ``Limits/inMemoryBytes``, or a spilled part can't
+    /// write its file.
     mutating func add(_ part: Part) -> Bool {
         if var written = part.spill {
             guard written.flush(), spill != nil else { return false }

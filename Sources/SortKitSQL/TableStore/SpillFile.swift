@@ -7,9 +7,10 @@ import Foundation
 #endif
 
 /// A temporary file a download past memory's bounds writes its records to
-/// (``_RecordsInOrder``): made in the temporary folder (`TMPDIR`) and unlinked at once, so it
-/// goes with its descriptor however the download ends (finished, cancelled, the process
-/// killed). Written by one reader, read after every reader is done.
+/// (``_RecordsInOrder``): made in a folder (``_RecordsInOrder/Limits/folder``: `TMPDIR`, or
+/// the SQLite database's) and unlinked at once, so it goes with its descriptor however the
+/// download ends (finished, cancelled, the process killed), and never passed to a child
+/// process (`O_CLOEXEC`). Written by one reader, read after every reader is done.
 ///
 /// Written by hand: Foundation's `FileHandle` has no positioned reads on Linux, and a file that
 /// is never named needs `mkstemp` and `unlink` anyway.
@@ -24,8 +25,10 @@ final class _SpillFile: Sendable {
     /// A new, nameless file in `folder`; `nil` if none can be made there.
     init?(in folder: URL = FileManager.default.temporaryDirectory) {
         var path = Array(folder.appendingPathComponent("sortkit-download-XXXXXX").path.utf8CString)
+        // (`mkostemp` with `O_CLOEXEC` isn't in Glibc's Swift module.)
         let descriptor = path.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { return nil }
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         _ = path.withUnsafeBufferPointer { unlink($0.baseAddress!) }
         self.descriptor = descriptor
     }

@@ -10,10 +10,12 @@ import Foundation
 /// then its bytes with their line break; a part keeps one buffer per window and writes it out
 /// as a chunk once it passes ``_RecordsInOrder/Limits/flushBytes``.
 ///
-/// A window is read twice: once for its records' lengths (each record's start in the window
-/// then follows from the places before it), then, for each run of places within the bytes
-/// held, once more to copy each record in that run to its start. The records of a run are
-/// then one buffer in the view's order, handed on a batch at a time.
+/// A window is read once for its records' lengths (each record's start in the window then
+/// follows from the places before it), then once for each run of places within the bytes held
+/// (one run, unless the window's records pass ``_RecordsInOrder/Limits/holdBytes``), copying
+/// each record in the run to its start. The records of a run are then one buffer in the view's
+/// order, handed on a batch at a time. A place read twice, or a length that doesn't match,
+/// is ``Unreadable``: the download ends with an error rather than wrong bytes.
 struct _Spill: Sendable {
     let limits: _RecordsInOrder.Limits
     /// Per window, the chunks written to it, in no order.
@@ -40,7 +42,7 @@ struct _Spill: Sendable {
             // Each place's record length (-1: a row not read).
             var lengths = [Int](repeating: -1, count: size)
             try Self.forEachRecord(in: pieces, buffer: &chunk) { place, _, length, _ in
-                guard place >= first, place - first < size else { throw Unreadable() }
+                guard place >= first, place - first < size, lengths[place - first] < 0 else { throw Unreadable() }
                 lengths[place - first] = length
             }
             var start = 0
@@ -62,6 +64,7 @@ struct _Spill: Sendable {
                     try Self.forEachRecord(in: pieces, buffer: &chunk) { place, recordStart, length, bytes in
                         let at = place - first
                         guard at >= start, at < end else { return }
+                        guard length == lengths[at] else { throw Unreadable() }
                         let target = held.baseAddress! + offsets[at - start]
                         bytes.withUnsafeBufferPointer { target.update(from: $0.baseAddress! + recordStart, count: length) }
                     }
@@ -132,7 +135,11 @@ struct _PartSpill: Sendable {
         Self.append(0, to: &buffers[window])
         write(&buffers[window])
         buffers[window].append(0x0A)
-        let length = UInt32(buffers[window].count - start - 8)
+        // A record past 4 GB (cells near SQLite's 1 GB each) can't be written: walked instead.
+        guard let length = UInt32(exactly: buffers[window].count - start - 8) else {
+            failed = true
+            return false
+        }
         for byte in 0..<4 { buffers[window][start + 4 + byte] = UInt8(truncatingIfNeeded: length >> (8 * byte)) }
         if buffers[window].count >= limits.flushBytes { flush(window) }
         return !failed
@@ -152,7 +159,8 @@ struct _PartSpill: Sendable {
         } else {
             failed = true
         }
-        buffers[window].removeAll(keepingCapacity: true)
+        // (A buffer a huge record grew is given back.)
+        buffers[window].removeAll(keepingCapacity: buffers[window].capacity <= 2 * limits.flushBytes)
     }
 
     private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
