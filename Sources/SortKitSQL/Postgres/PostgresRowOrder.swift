@@ -64,10 +64,9 @@ extension PostgresTableStore {
         _ select: _ViewIDs, _ table: _TableInfo, columns: Int, csv export: CSVExport,
         rowsPerPart: Int = PostgresTableStore.rowsPerPart, limits: _RecordsInOrder.Limits = .standard
     ) async throws -> (records: _RecordsInOrder?, parts: Int) {
-        let read = try await self.read(select, table, columns: columns, csv: export, rowsPerPart: rowsPerPart, limits: limits)
-        guard read.records == nil, read.overflowed else { return (read.records, read.parts) }
-        let again = try await self.read(select, table, columns: columns, csv: export, rowsPerPart: rowsPerPart, limits: limits.spilling)
-        return (again.records, again.parts)
+        try await limits.readSpillingPastMemory { limits in
+            try await self.read(select, table, columns: columns, csv: export, rowsPerPart: rowsPerPart, limits: limits)
+        }
     }
 
     /// ``records(_:_:columns:csv:rowsPerPart:limits:)``, read once: `overflowed` when records

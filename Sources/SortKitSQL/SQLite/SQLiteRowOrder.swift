@@ -35,10 +35,9 @@ extension SQLiteTableStore {
         _ database: DatabasePool, _ select: _ViewIDs, _ table: _TableInfo, columns: Int, csv export: CSVExport,
         parts: Int, limits: _RecordsInOrder.Limits = .standard
     ) async throws -> (records: _RecordsInOrder?, parts: Int) {
-        let read = try await Self.read(database, select, table, columns: columns, csv: export, parts: parts, limits: limits)
-        guard read.records == nil, read.overflowed else { return (read.records, read.parts) }
-        let again = try await Self.read(database, select, table, columns: columns, csv: export, parts: parts, limits: limits.spilling)
-        return (again.records, again.parts)
+        try await limits.readSpillingPastMemory { limits in
+            try await Self.read(database, select, table, columns: columns, csv: export, parts: parts, limits: limits)
+        }
     }
 
     /// ``records(_:_:_:columns:csv:parts:limits:)``, read once: `overflowed` when records held

@@ -66,6 +66,17 @@ struct _RecordsInOrder: Sendable {
             return limits
         }
 
+        /// `read` with these limits, and once more with ``spilling`` where the records it held in
+        /// memory passed their bytes (`overflowed`): a download of wide rows.
+        func readSpillingPastMemory(
+            _ read: (Limits) async throws -> (records: _RecordsInOrder?, parts: Int, overflowed: Bool)
+        ) async throws -> (records: _RecordsInOrder?, parts: Int) {
+            let first = try await read(self)
+            guard first.records == nil, first.overflowed else { return (first.records, first.parts) }
+            let again = try await read(spilling)
+            return (again.records, again.parts)
+        }
+
         /// These limits with every view's records held in memory (up to ``inMemoryBytes``).
         var holdingInMemory: Limits {
             var limits = self
@@ -128,7 +139,7 @@ struct _RecordsInOrder: Sendable {
         for (position, id) in order.enumerated() { place[Int(id - low)] = Int32(position) }
         if order.count > limits.inMemoryRows {
             (part, starts, lengths) = ([], [], [])
-            spill = _Spill(limits: limits, windows: (order.count + limits.windowRows - 1) / max(1, limits.windowRows))
+            spill = _Spill(windows: (order.count + limits.windowRows - 1) / max(1, limits.windowRows))
         } else {
             part = [Int8](repeating: -1, count: order.count)
             starts = [Int](repeating: 0, count: order.count)
@@ -153,7 +164,7 @@ struct _RecordsInOrder: Sendable {
         var part = Part(of: parts, bytes: limits.inMemoryBytes)
         if let spill {
             guard let file = _SpillFile(in: limits.folder) else { return nil }
-            part.spill = _PartSpill(file: file, limits: spill.limits, windows: spill.chunks.count)
+            part.spill = _PartSpill(file: file, limits: limits, windows: spill.chunks.count)
         }
         return part
     }
@@ -207,7 +218,7 @@ struct _RecordsInOrder: Sendable {
     /// Hands the records on in the view's order, `batchRows` a batch, once fewer than two are
     /// ahead of the client (a row not read has none).
     func handOn(batchRows: Int, into sink: AsyncThrowingStream<_StreamBatch, any Error>.Continuation, ahead: _StreamBatch.Ahead) async throws {
-        if let spill { return try await spill.handOn(count: count, batchRows: batchRows, into: sink, ahead: ahead) }
+        if let spill { return try await spill.handOn(count: count, limits: limits, batchRows: batchRows, into: sink, ahead: ahead) }
         var position = 0
         while position < part.count {
             // The batch's rows and bytes first: its buffer is allocated once, at its size

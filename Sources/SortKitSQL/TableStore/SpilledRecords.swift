@@ -17,12 +17,10 @@ import Foundation
 /// order, handed on a batch at a time. A place read twice, or a length that doesn't match,
 /// is ``Unreadable``: the download ends with an error rather than wrong bytes.
 struct _Spill: Sendable {
-    let limits: _RecordsInOrder.Limits
     /// Per window, the chunks written to it, in no order.
     var chunks: [[(file: _SpillFile, offset: Int, length: Int)]]
 
-    init(limits: _RecordsInOrder.Limits, windows: Int) {
-        self.limits = limits
+    init(windows: Int) {
         chunks = Array(repeating: [], count: windows)
     }
 
@@ -31,19 +29,21 @@ struct _Spill: Sendable {
         var description: String { "a download's temporary file could not be read back" }
     }
 
-    /// Hands the records of the view's `count` places on in its order, `batchRows` a batch.
-    func handOn(count: Int, batchRows: Int, into sink: AsyncThrowingStream<_StreamBatch, any Error>.Continuation, ahead: _StreamBatch.Ahead)
-        async throws
-    {
+    /// Hands the records of the view's `count` places on in its order, `batchRows` a batch, in
+    /// the windows `limits` set.
+    func handOn(
+        count: Int, limits: _RecordsInOrder.Limits, batchRows: Int, into sink: AsyncThrowingStream<_StreamBatch, any Error>.Continuation,
+        ahead: _StreamBatch.Ahead
+    ) async throws {
         var chunk: [UInt8] = []
         for (window, pieces) in chunks.enumerated() {
             let first = window * limits.windowRows, size = min(limits.windowRows, count - first)
             guard size > 0 else { break }
             // Each place's record length (-1: a row not read).
             var lengths = [Int](repeating: -1, count: size)
-            try Self.forEachRecord(in: pieces, buffer: &chunk) { place, _, length, _ in
+            try Self.forEachRecord(in: pieces, buffer: &chunk) { place, record in
                 guard place >= first, place - first < size, lengths[place - first] < 0 else { throw Unreadable() }
-                lengths[place - first] = length
+                lengths[place - first] = record.count
             }
             var start = 0
             while start < size {
@@ -61,12 +61,11 @@ struct _Spill: Sendable {
                 }
                 var held = [UInt8](repeating: 0, count: total)
                 try held.withUnsafeMutableBufferPointer { held in
-                    try Self.forEachRecord(in: pieces, buffer: &chunk) { place, recordStart, length, bytes in
+                    try Self.forEachRecord(in: pieces, buffer: &chunk) { place, record in
                         let at = place - first
                         guard at >= start, at < end else { return }
-                        guard length == lengths[at] else { throw Unreadable() }
-                        let target = held.baseAddress! + offsets[at - start]
-                        bytes.withUnsafeBufferPointer { target.update(from: $0.baseAddress! + recordStart, count: length) }
+                        guard record.count == lengths[at] else { throw Unreadable() }
+                        if let bytes = record.baseAddress { (held.baseAddress! + offsets[at - start]).update(from: bytes, count: record.count) }
                     }
                 }
                 // Batches of `batchRows` rows read, each a run of the held bytes.
@@ -90,20 +89,23 @@ struct _Spill: Sendable {
         }
     }
 
-    /// Calls `body` with each record of `pieces`: its place in the view, its start and length
-    /// in `buffer` (the chunk read).
+    /// Calls `body` with each record of `pieces`: its place in the view and its bytes, read into
+    /// `buffer` a chunk at a time.
     private static func forEachRecord(
         in pieces: [(file: _SpillFile, offset: Int, length: Int)], buffer: inout [UInt8],
-        _ body: (_ place: Int, _ start: Int, _ length: Int, _ buffer: [UInt8]) throws -> Void
+        _ body: (_ place: Int, _ record: UnsafeBufferPointer<UInt8>) throws -> Void
     ) throws {
         for piece in pieces {
             guard piece.file.read(into: &buffer, count: piece.length, at: piece.offset) else { throw Unreadable() }
-            var at = 0
-            while at + 8 <= buffer.count {
-                let place = Int(_PartSpill.integer(buffer, at)), length = Int(_PartSpill.integer(buffer, at + 4))
-                guard at + 8 + length <= buffer.count else { throw Unreadable() }
-                try body(place, at + 8, length, buffer)
-                at += 8 + length
+            try buffer.withUnsafeBytes { chunk in
+                var at = 0
+                while at + 8 <= chunk.count {
+                    let place = Int(UInt32(littleEndian: chunk.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+                    let length = Int(UInt32(littleEndian: chunk.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
+                    guard at + 8 + length <= chunk.count else { throw Unreadable() }
+                    try body(place, UnsafeRawBufferPointer(rebasing: chunk[(at + 8)..<(at + 8 + length)]).assumingMemoryBound(to: UInt8.self))
+                    at += 8 + length
+                }
             }
         }
     }
@@ -164,11 +166,6 @@ struct _PartSpill: Sendable {
     }
 
     private static func append(_ value: UInt32, to bytes: inout [UInt8]) {
-        for byte in 0..<4 { bytes.append(UInt8(truncatingIfNeeded: value >> (8 * byte))) }
-    }
-
-    /// The little-endian `UInt32` at `at`.
-    static func integer(_ bytes: [UInt8], _ at: Int) -> UInt32 {
-        (0..<4).reduce(0) { $0 | UInt32(bytes[at + $1]) << (8 * $1) }
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 }
