@@ -49,10 +49,12 @@ let package = Package(
         .target(name: "OrderKeys", dependencies: ["SortKitShared"], swiftSettings: swiftSettings),
         .target(name: "SortBy", dependencies: ["SortKit", "OrderKeys"], swiftSettings: swiftSettings),
         .target(name: "DataTableKit", dependencies: ["SortKit"], swiftSettings: swiftSettings),
+        // `sqlite3_config`, which is variadic: Swift can't call it (see SQLiteTableStore's init).
+        .target(name: "CSQLiteSettings", dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")]),
         .target(
             name: "SortKitSQL",
             dependencies: [
-                "SortKit", "OrderKeys", .product(name: "GRDB", package: "GRDB.swift"),
+                "SortKit", "OrderKeys", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -341,7 +341,7 @@ struct DatabaseServedTests {
         }
     }
 
-    @Test("SQLite: first pages by a computed key in halves, and filtered pages beside their counts, side by side; stale, in one read")
+    @Test("SQLite: first pages by a computed key in halves, side by side; stale, in one read")
     func pageInHalves() async throws {
         let rows = 4 * SQLiteTableStore.halvesRows + 3
         let store = try SQLiteTableStore(path: try Backend.sqlite.newLocation(), queryBudget: testQueryBudget, indexLimits: IndexLimits(indexBytes: 1))
@@ -391,25 +391,7 @@ struct DatabaseServedTests {
             let ordering = try SQLiteTableStore.ordering(request.order, info)
             #expect(try await store.pageInHalves(request, info, ordering, try PageQuery(request, info: info, ordering: ordering)) == nil)
         }
-        // A filtered page's rows and count, side by side: those of one snapshot, or `nil` when a
-        // snapshot lacks the request's versions.
-        for (search, filter) in [("zoë", [:]), ("ab", ["price": "-1"]), ("nothing", [:])] {
-            let request = PageRequest(order: .spec(try SortSpec(parsing: "-price,title")), search: search, columnSearch: filter, limit: 7)
-            let query = try PageQuery(request, info: info, ordering: try SQLiteTableStore.ordering(request.order, info))
-            let (select, count) = (query.select(request, cursor: nil), query.count())
-            let beside = try await store.pageBesideCount(select: select, count: count, csv: nil, info)
-            let expected = try await store.pageRows(select: select, count: count, csv: nil)
-            #expect(beside?.rows == expected.rows && beside?.filtered == expected.filtered, "\(search) \(filter)")
-            #expect(try await store.page(of: "h", request).filtered == (try await memory.page(of: "h", request).filtered), "\(search) \(filter)")
-            // A catalog entry of another data version: both reads agree, the page stands. Of
-            // another schema version: both reads read it again.
-            var older = info
-            older.dataVersion -= 1
-            #expect(try await store.pageBesideCount(select: select, count: count, csv: nil, older)?.filtered == expected.filtered)
-            var stale = info
-            stale.schemaVersion += 1
-            #expect(try await store.pageBesideCount(select: select, count: count, csv: nil, stale) == nil, "\(search) stale")
-        }
+        // A filtered page beside its count: SearchPagesTests.
     }
 
     @Test("A database-served table: cells too long for a B-tree entry, schema changes, a drop and the same name again", arguments: backends)

@@ -281,10 +281,11 @@ public final class PostgresTableStore: _SQLTableStore {
     /// The page's statements in one transaction, bounded by `statement_timeout`. Its rows come
     /// as values (a download's later batches stream: ``streamRows(_:columns:terms:csv:batchRows:_:)``).
     func pageRows(
-        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?
+        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?, budget: Duration?
     ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?) {
-        let milliseconds = max(1, queryBudget._nanoseconds / 1_000_000)
-        return try await readTransaction(budget: queryBudget) { session in
+        let budget = budget ?? queryBudget
+        let milliseconds = max(1, budget._nanoseconds / 1_000_000)
+        return try await readTransaction(budget: budget) { session in
             try await session.execute("SET LOCAL statement_timeout = \(milliseconds)")
             let rows = try await session.select(select.sql, select.arguments)
             guard let count else { return (rows, nil, nil) }

@@ -19,6 +19,10 @@ struct PageQuery: Sendable {
     /// the statement's own snapshot (a kept order's page and build: a write since, and the
     /// caller scans instead).
     var atVersions: (schema: Int64, data: Int64)?
+    /// Whether the search index narrows the rows a search tests (``indexedMatch(_:)``); off,
+    /// the rows are walked in the order and each tested (``narrowsBySearchIndex``). Either way
+    /// the same rows: the index only ever finds more than the exact test keeps.
+    var usesSearchIndex = true
 
     var isUnfiltered: Bool { search.isBlank && columnSearch.isEmpty && excluding.isEmpty }
 
@@ -72,10 +76,11 @@ struct PageQuery: Sendable {
 
     private var conditions: [SQLFragment] {
         let find = ordering.dialect == .sqlite ? "instr(" : "strpos("
-        var conditions: [SQLFragment] = []
+        var conditions: [SQLFragment] = [], indexed = false
         for term in search.terms {
-            if let indexed = indexedMatch(term) {
-                conditions.append(indexed)
+            if usesSearchIndex, let match = indexedMatch(term) {
+                conditions.append(match)
+                indexed = true
                 // PostgreSQL's `LIKE` is the exact test; SQLite's trigram `LIKE` folds ASCII case.
                 if ordering.dialect == .postgresql { continue }
             }
@@ -87,7 +92,10 @@ struct PageQuery: Sendable {
         for (column, query) in columnSearch.sorted(by: { $0.key < $1.key }) {
             for term in query.terms {
                 // A column's term is in the row's folded text too: the search index narrows.
-                if let indexed = indexedMatch(term) { conditions.append(indexed) }
+                if usesSearchIndex, let match = indexedMatch(term) {
+                    conditions.append(match)
+                    indexed = true
+                }
                 // The column's folded text: SQLite folds it with memory's function; PostgreSQL
                 // cuts it out of the stored folded row (fields are joined by U+001F).
                 let folded = ordering.dialect == .sqlite ? "sortkit_fold(t.c\(column))" : "split_part(t.s, chr(31), \(column + 1))"
@@ -107,7 +115,9 @@ struct PageQuery: Sendable {
             conditions.append(fragment)
         }
         if let only { conditions.append(idIn(only)) }
-        if let idRange {
+        // Where the search index finds the rows, it finds only the range's (``indexedMatch(_:)``):
+        // a range of `t.id` too would lead SQLite to walk the range and test every row.
+        if let idRange, !indexed {
             var fragment = SQLFragment("t.id BETWEEN ")
             fragment.bind(.integer(idRange.lowerBound))
             fragment.append(" AND ")
@@ -132,6 +142,14 @@ struct PageQuery: Sendable {
         return fragment
     }
 
+    /// Whether a term of the search is found through SQLite's search index, so that a page
+    /// may instead walk the order's index and test each row (``usesSearchIndex``): a term
+    /// whose rows are many is found sooner that way (``_SQLTableStore/pageBesideCount(_:_:cursor:csv:_:)``).
+    var narrowsBySearchIndex: Bool {
+        ordering.dialect == .sqlite && usesSearchIndex
+            && (search.terms + columnSearch.values.flatMap(\.terms)).contains { indexedMatch($0) != nil }
+    }
+
     /// For a table served from the database, the rows whose folded text holds `term` as its
     /// search index finds them: SQLite's FTS5 `trigram` table by `LIKE` (terms of three
     /// characters or more without `%` or `_`; it folds ASCII case, so `instr` stays the exact
@@ -144,6 +162,14 @@ struct PageQuery: Sendable {
             guard term.unicodeScalars.count >= 3, !term.unicodeScalars.contains(where: { $0 == "%" || $0 == "_" }) else { return nil }
             var fragment = SQLFragment("t.id IN (SELECT rowid FROM \(info.searchIndex) WHERE s LIKE ")
             fragment.bind(.text("%" + term + "%"))
+            // A part of the ids: the index finds only that part's rows (SQLite makes the whole
+            // list of the subquery's rows before it tests the first).
+            if let idRange {
+                fragment.append(" AND rowid BETWEEN ")
+                fragment.bind(.integer(idRange.lowerBound))
+                fragment.append(" AND ")
+                fragment.bind(.integer(idRange.upperBound))
+            }
             fragment.append(")")
             return fragment
         case .postgresql:

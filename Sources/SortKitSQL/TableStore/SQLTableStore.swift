@@ -52,10 +52,11 @@ protocol _SQLTableStore: TableStore, AnyObject {
         _ cells: _Cells, folded: _FoldedText, typed: [Int: _TypedValues], as schema: TableSchema, databaseIndex: Collation?
     ) async throws -> _TableInfo
     /// A page's rows (`select`) and — with `count` — the filtered count, read in one snapshot
-    /// within ``queryBudget``. With `csv`, a store may write the page's cells as CSV records
-    /// from their bytes instead (those cells then come back `.null`); `nil` if it didn't.
+    /// within `budget` (``queryBudget`` when `nil`). With `csv`, a store may write the page's
+    /// cells as CSV records from their bytes instead (those cells then come back `.null`);
+    /// `nil` if it didn't.
     func pageRows(
-        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?
+        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?, budget: Duration?
     ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)
     /// The ids of every row `query` keeps, in its order, read in one snapshot within
     /// ``queryBudget``: SQLite's query (it computes keys the table doesn't store), or
@@ -99,6 +100,13 @@ protocol _SQLTableStore: TableStore, AnyObject {
 }
 
 extension _SQLTableStore {
+    /// ``pageRows(select:count:csv:budget:)`` within ``queryBudget``.
+    func pageRows(
+        select: (sql: String, arguments: [SQLValue]), count: (sql: String, arguments: [SQLValue])?, csv: _PageCSV?
+    ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?) {
+        try await pageRows(select: select, count: count, csv: csv, budget: nil)
+    }
+
     // MARK: Tables
 
     public func tables() async throws -> [TableSchema] {
@@ -439,7 +447,7 @@ extension _SQLTableStore {
         let (select, count) = (query.select(request, cursor: cursor), query.isUnfiltered ? nil : query.count())
         let csv = request.csv.map { _PageCSV(export: $0, columns: columns, records: request.limit) }
         let result =
-            if let count, let beside = try await pageBesideCount(select: select, count: count, csv: csv, info) {
+            if count != nil, let beside = try await pageBesideCount(query, request, cursor: cursor, csv: csv, info) {
                 beside
             } else {
                 try await pageRows(select: select, count: count, csv: csv)
