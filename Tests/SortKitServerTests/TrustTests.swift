@@ -277,6 +277,41 @@ struct TrustTests {
         }
     }
 
+    @Test("A JSON body announced over its limit is a 413 before it is read, even one cut off at exactly the limit; at the limit it is written")
+    func announcedOverLimit() async throws {
+        let plain = try await makeServer(books: 5)
+        var limits = RequestLimits()
+        limits.maxBodyBytes = 64
+        let server = SortKitServer(store: plain.store, limits: limits)
+        try await server.application(host: "127.0.0.1", port: 0).test(.live) { client in
+            let port = try #require(client.port)
+            // 64 bytes of JSON, non-ASCII included: a row the route would insert.
+            let json = #"{"title":"Émile l'été","author":"Zoë","status":"todo""#
+            let body = json + String(repeating: " ", count: 64 - json.utf8.count - 1) + "}"
+            #expect(body.utf8.count == 64)
+            func post(announcing length: Int, _ sent: String, cut: Bool) async throws -> String {
+                let connection = try ContinueTests.Connection(port: port)
+                connection.send(
+                    "POST /api/tables/books/rows HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: \(length)\r\n\r\n" + sent)
+                if cut { shutdown(connection.socket, Int32(SHUT_WR)) }
+                return await connection.read(until: "}")
+            }
+            // Cut off at the limit, one byte short of its announced length: a 400 before.
+            for (length, sent, cut) in [(65, body, true), (65, body + " ", false), (Int.max, "", true), (1 << 40, body, true)] {
+                let answer = try await post(announcing: length, sent, cut: cut)
+                #expect(answer.hasPrefix("HTTP/1.1 413") && answer.contains("the body is over 64 bytes"), "\(length): \(answer)")
+            }
+            #expect(try await plain.store.page(of: "books", PageRequest(search: "zoë")).rows.isEmpty)
+            // Cut off below its announced length, within the limit: a 400, nothing written.
+            let short = try await post(announcing: 64, String(body.utf8.prefix(40))!, cut: true)
+            #expect(short.hasPrefix("HTTP/1.1 400") && short.contains("the body ended after 40 of the 64 bytes"), "\(short)")
+            let fits = try await post(announcing: 64, body, cut: false)
+            #expect(fits.hasPrefix("HTTP/1.1 201"), "\(fits)")
+        }
+        #expect(try await plain.store.page(of: "books", PageRequest(search: "zoë")).rows.count == 1)
+    }
+
     @Test("A body trickled into a route that answered early closes the connection at the request deadline")
     func trickledBody() async throws {
         let plain = try await makeServer(books: 5)

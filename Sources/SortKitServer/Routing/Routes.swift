@@ -125,11 +125,21 @@ extension RequestBody {
         let collect: @Sendable () async throws -> [UInt8] = {
             var bytes: [UInt8] = []
             bytes.reserveCapacity(reserve)
-            for try await chunk in body {
-                guard chunk.readableBytes <= limit - bytes.count else {
-                    throw APIError(status: .contentTooLarge, message: "the body is over \(limit) bytes")
+            do {
+                for try await chunk in body {
+                    guard chunk.readableBytes <= limit - bytes.count else {
+                        throw APIError(status: .contentTooLarge, message: "the body is over \(limit) bytes")
+                    }
+                    bytes.append(contentsOf: chunk.readableBytesView)
                 }
-                bytes.append(contentsOf: chunk.readableBytesView)
+            } catch let error as APIError {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                // The stream's own error: the connection ended inside the body (NIO's
+                // `invalidEOFState`, which would otherwise be a 500), or bytes that aren't HTTP.
+                throw APIError.bodyEnded(after: bytes.count, announced: expected)
             }
             return bytes
         }
@@ -144,17 +154,28 @@ extension RequestBody {
     }
 }
 
+extension APIError {
+    /// A 400 for a body that ended before its end: before the length `announced`, or (chunked)
+    /// before its last chunk.
+    static func bodyEnded(after received: Int, announced: Int?) -> APIError {
+        .badRequest("the body ended after \(received)" + (announced.map { " of the \($0) bytes Content-Length announced" } ?? " bytes, before its last chunk"))
+    }
+}
+
 extension Request {
     /// ``RequestBody/bytes(upTo:expected:timeout:)``, and a 400 when the body ended before the
     /// length its `Content-Length` announced: a connection cut mid-upload (the server stopping,
     /// the client gone) must not import or write the part that arrived. A chunked body cut off
-    /// ends like a whole one in Hummingbird's request stream, so it isn't caught here.
+    /// ends like a whole one in Hummingbird's request stream, so it isn't caught here. A length
+    /// announced over `limit` is a 413 before a byte is read (cut off at the limit, the body
+    /// would otherwise have been a 400).
     func bodyBytes(upTo limit: Int, timeout: Duration) async throws -> [UInt8] {
         let announced = headers[.contentLength].flatMap { Int($0) }
-        let bytes = try await body.bytes(upTo: limit, expected: announced, timeout: timeout)
-        if let announced, bytes.count < announced {
-            throw APIError(status: .badRequest, message: "the body ended after \(bytes.count) of the \(announced) bytes Content-Length announced")
+        if let announced, announced > limit {
+            throw APIError(status: .contentTooLarge, message: "the body is over \(limit) bytes")
         }
+        let bytes = try await body.bytes(upTo: limit, expected: announced, timeout: timeout)
+        if let announced, bytes.count < announced { throw APIError.bodyEnded(after: bytes.count, announced: announced) }
         return bytes
     }
 }
