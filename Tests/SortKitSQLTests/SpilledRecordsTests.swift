@@ -76,6 +76,13 @@ struct SpilledRecordsTests {
         #expect(!file.read(into: &bytes, count: 10, at: 12))
         let named = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
         #expect(!named.contains { $0.hasPrefix("sortkit-download-") && $0.count == "sortkit-download-XXXXXX".count })
+        // Closed on exec, so a child process never holds it.
+        #expect(fcntl(file.descriptor, F_GETFD) & FD_CLOEXEC != 0)
+        #if os(Linux)
+            // Never named on Linux (`O_TMPFILE`): no name to find, even for a moment.
+            let link = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(file.descriptor)")
+            #expect(!link.contains("sortkit-download-") && link.hasSuffix("(deleted)"), "\(link)")
+        #endif
         // A folder that doesn't exist: no file, and a download goes by the index instead.
         #expect(_SpillFile(in: URL(fileURLWithPath: "/nonexistent-\(UUID())")) == nil)
     }
