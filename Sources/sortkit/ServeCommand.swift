@@ -425,6 +425,9 @@ struct ServeCommand: AsyncParsableCommand {
                 connectionWait: readReplicas.isEmpty ? nil : .seconds(10))
             place = "PostgreSQL"
         } else {
+            // Before the first connection: SQLite's global mutex per allocation, gone (readers
+            // side by side contended for it).
+            SQLiteTableStore.turnOffMemoryStatistics()
             store = try SQLiteTableStore(path: db, queryBudget: budget, indexLimits: try indexLimits)
             place = db
         }

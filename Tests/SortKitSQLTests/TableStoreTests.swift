@@ -144,17 +144,19 @@ struct TableStoreTests {
         #expect(try await reopened.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "a")))).rows.map(\.id) == [2, 1])
     }
 
-    @Test("The first SQLite store turns SQLite's memory statistics off for the process (a global mutex per allocation)")
+    @Test("SQLite's memory statistics turned off for the process (a global mutex per allocation) count nothing; a store alone leaves them")
     func memoryStatistics() async throws {
+        let off = SQLiteTableStore.turnOffMemoryStatistics()
+        #expect(off == SQLiteTableStore.turnOffMemoryStatistics())
         let store = try SQLiteTableStore(path: try temporaryDatabase(), queryBudget: testQueryBudget)
         try await store.importCSV(Array("title\nIsla\nisland\nÉmile\n".utf8), as: "t")
         #expect(try await store.page(of: "t", PageRequest(order: .spec(SortSpec(parsing: "title")), search: "isla")).rows.count == 2)
-        if SQLiteTableStore.memoryStatisticsOff {
+        if off {
             // Nothing is counted: every allocation went without the statistics' mutex.
             #expect(SQLiteTableStore.sqliteMemoryUsed == 0)
         } else {
             // Only where SQLite was in use before the first store: it counted, and says so.
-            print("memoryStatistics: SQLite was in use in this process before the first store; its statistics stay on")
+            print("memoryStatistics: SQLite was in use in this process before the call; its statistics stay on")
             #expect(SQLiteTableStore.sqliteMemoryUsed > 0)
         }
     }

@@ -12,8 +12,10 @@ struct PageQuery: Sendable {
     /// When set, only the rows with these ids (a kept order's page, ``_KeptOrders``); not a
     /// filter of the request: counts are the request's.
     var only: [Int64]?
-    /// When set, only the rows whose ids are in the range (a part of a scan read side by side
-    /// with the others: ``_SQLTableStore/pageInHalves(_:_:_:_:)``).
+    /// When set, only the rows whose ids are in the range (a part of a scan or count read side
+    /// by side with the others: ``_SQLTableStore/pageInHalves(_:_:_:_:)``,
+    /// ``_SQLTableStore/countInHalves(_:_:)``); with a term SQLite's search index finds, the
+    /// range is asked of that index alone.
     var idRange: ClosedRange<Int64>?
     /// When set, no rows unless the table's catalog entry still has these versions, seen in
     /// the statement's own snapshot (a kept order's page and build: a write since, and the
@@ -80,7 +82,7 @@ struct PageQuery: Sendable {
         for term in search.terms {
             if usesSearchIndex, let match = indexedMatch(term) {
                 conditions.append(match)
-                indexed = true
+                indexed = ordering.dialect == .sqlite
                 // PostgreSQL's `LIKE` is the exact test; SQLite's trigram `LIKE` folds ASCII case.
                 if ordering.dialect == .postgresql { continue }
             }
@@ -94,7 +96,7 @@ struct PageQuery: Sendable {
                 // A column's term is in the row's folded text too: the search index narrows.
                 if usesSearchIndex, let match = indexedMatch(term) {
                     conditions.append(match)
-                    indexed = true
+                    indexed = ordering.dialect == .sqlite
                 }
                 // The column's folded text: SQLite folds it with memory's function; PostgreSQL
                 // cuts it out of the stored folded row (fields are joined by U+001F).

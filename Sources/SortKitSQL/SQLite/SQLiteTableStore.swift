@@ -50,10 +50,7 @@ public final class SQLiteTableStore: _SQLTableStore {
 
     /// Opens (creating if needed) the store at `path`.
     ///
-    /// The first store made in a process before SQLite is in use turns SQLite's memory
-    /// statistics off for the process (`SQLITE_CONFIG_MEMSTATUS`): with them, every allocation
-    /// of every connection takes one global mutex, which readers side by side contend for. An
-    /// app that reads `sqlite3_memory_used` opens a connection of its own first.
+    /// A server that reads side by side does well to call ``turnOffMemoryStatistics()`` first.
     ///
     /// - Parameters:
     ///   - path: The SQLite database file (created with its folder's permissions if missing).
@@ -70,7 +67,6 @@ public final class SQLiteTableStore: _SQLTableStore {
         path: String, busyTimeout: TimeInterval = 10, inMemoryIndex: Bool = true, queryBudget: Duration = .seconds(5),
         indexLimits: IndexLimits = IndexLimits()
     ) throws {
-        _ = Self.memoryStatisticsOff
         self.inMemoryIndex = inMemoryIndex
         indexes = _TableIndexCache(limits: indexLimits)
         self.queryBudget = queryBudget
@@ -448,13 +444,22 @@ public final class SQLiteTableStore: _SQLTableStore {
         }
     }
 
-    /// Whether this process counts no SQLite memory statistics, set by the first store made
-    /// before SQLite is in use (`SQLITE_CONFIG_MEMSTATUS`; process-wide, and SQLite takes it
-    /// only before its first connection). With them, every allocation of every connection
-    /// takes one global mutex: the two readers of a search's page and count (1M ASCII rows)
-    /// spent a tenth of their time in it, and answered in 0.31–0.33 s instead of 0.24–0.25.
-    /// The statistics are only read by `sqlite3_memory_used` and its kin, which SortKit
-    /// doesn't call; an app that needs them opens a connection of its own before the store.
+    /// Turns SQLite's memory statistics off for the whole process (`SQLITE_CONFIG_MEMSTATUS`)
+    /// and says whether they are off: call it at startup, before SQLite is in use in the
+    /// process (SQLite takes the setting only before its first connection, and not while
+    /// another thread opens one). With them, every allocation of every connection takes one
+    /// global mutex: the two readers of a search's page and count (1M ASCII rows) spent a tenth
+    /// of their time in it, and answered in 0.31–0.33 s instead of 0.24–0.25. Without them,
+    /// `sqlite3_memory_used`, `sqlite3_status64` and SQLite's soft and hard heap limits
+    /// (`PRAGMA soft_heap_limit`) no longer work, in the whole process: so the store never does
+    /// it on its own. `sortkit serve` calls it before it opens its database.
+    ///
+    ///     _ = SQLiteTableStore.turnOffMemoryStatistics()   // true: off from now on
+    ///     let store = try SQLiteTableStore(path: "tables.sqlite")
+    @discardableResult
+    public static func turnOffMemoryStatistics() -> Bool { memoryStatisticsOff }
+
+    /// Whether the statistics are off (the first call's result, kept: the setting is made once).
     static let memoryStatisticsOff: Bool = sortkit_sqlite_memory_statistics_off() == 0
 
     /// The bytes SQLite's memory statistics count as in use: 0 while they are off.

@@ -15,11 +15,13 @@ extension _SQLTableStore {
     /// table's versions in its own snapshot; where the two differ (a write came between), `nil`,
     /// and the page and count are read in one snapshot.
     ///
-    /// A search's page first walks the order's index, testing each row, for at most
-    /// ``searchWalkBudget``: SQLite can't tell how many rows the search index will find, and
-    /// it finds them all before the first is read in order. A term in one row of seven (`isla`
-    /// in 1M ASCII titles) had its page walked in under a millisecond, against 0.16 s through
-    /// the search index; a rare term runs out the walk's budget, and is found through the index.
+    /// A search's page is read two ways side by side: walked in the order's index, testing each
+    /// row, for at most ``searchWalkBudget``, and through the search index; the first answer is
+    /// the page. SQLite can't tell how many rows the search index will find, and it finds them
+    /// all before the first is read in order. A term in one row of seven (`isla` in 1M ASCII
+    /// titles) had its page walked in under a millisecond, against 0.16 s through the search
+    /// index; a rare term runs out the walk's budget, and the index's read answers. The count
+    /// is read in two halves (``countInHalves(_:_:)``): a search takes up to four readers.
     func pageBesideCount(
         _ query: PageQuery, _ request: PageRequest, cursor: KeysetCursor?, csv: _PageCSV?, _ info: _TableInfo
     ) async throws -> (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)? {
@@ -31,14 +33,19 @@ extension _SQLTableStore {
         if query.narrowsBySearchIndex, !query.ordering.leadsWithComputedKey {
             var walk = query
             walk.usesSearchIndex = false
-            let walkSelect = walk.select(request, cursor: cursor), budget = Self.searchWalkBudget
+            let walkSelect = walk.select(request, cursor: cursor), budget = min(Self.searchWalkBudget, queryBudget)
             // Both at once; the first to answer is the page, and the other is interrupted. A
             // walk past its budget gives way to the search index's reading.
             page = try await withThrowingTaskGroup(of: (rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)?.self) { group in
                 group.addTask {
-                    do { return try await self.pageRows(select: walkSelect, count: versions, csv: csv, budget: budget) } catch let error
-                        as TableStoreError where error.kind == .timedOut
-                    { return nil }
+                    // Past its budget (a wait for a reader counts in it) or failed: the search
+                    // index's read answers.
+                    do {
+                        return try await self.pageRows(select: walkSelect, count: versions, csv: csv, budget: budget)
+                    } catch {
+                        if Task.isCancelled { throw error }
+                        return nil
+                    }
                 }
                 group.addTask { try await self.pageRows(select: select, count: versions, csv: csv) }
                 while let result = try await group.next() {

@@ -112,7 +112,8 @@ extension BasicRequestContext {
 
 extension RequestBody {
     /// The whole body: a 413 in the API's error shape when it is over `limit` bytes, a 408 when
-    /// it hasn't all arrived within `timeout`. A big body's announced length (`expected`, the
+    /// it hasn't all arrived within `timeout`, a 400 when its stream ends in an error (the
+    /// connection closed inside it). A big body's announced length (`expected`, the
     /// `Content-Length`) sizes the array up front: collecting into a `ByteBuffer` doubles its
     /// storage as it grows and then copies it out, which held 128 + 71 MB at once for a 71 MB
     /// CSV upload. Only a body over 1 MiB is reserved for (an import's, which holds one of the
@@ -136,6 +137,8 @@ extension RequestBody {
                 throw error
             } catch is CancellationError {
                 throw CancellationError()
+            } catch let error as any HTTPResponseError {
+                throw error
             } catch {
                 // The stream's own error: the connection ended inside the body (NIO's
                 // `invalidEOFState`, which would otherwise be a 500), or bytes that aren't HTTP.
