@@ -24,16 +24,23 @@ struct SearchPagesTests {
             }.joined(separator: "\n") + "\n"
     }
 
-    @Test("A search's pages, cursors and counts are the in-memory index's: dense and rare terms, short ones, several, per column")
-    func agreeWithMemory() async throws {
-        let rows = 4 * SQLiteTableStore.halvesRows + 5
+    /// ``csv(rows:)`` as table `s` in a store serving it from the database (its indexes made)
+    /// and in one holding it in memory, the rows `deleting` deleted from both.
+    static func stores(rows: Int, deleting: [Int64]) async throws -> (database: SQLiteTableStore, memory: SQLiteTableStore) {
         let store = try SQLiteTableStore(path: try Backend.sqlite.newLocation(), queryBudget: testQueryBudget, indexLimits: IndexLimits(indexBytes: 1))
         let memory = try SQLiteTableStore(path: try Backend.sqlite.newLocation(), queryBudget: testQueryBudget)
         for each in [store, memory] { try await each.importCSV(Array(Self.csv(rows: rows).utf8), as: "s") }
         try await store.buildIndexes()
+        for each in [store, memory] { try await each.delete(deleting, from: "s") }
+        return (store, memory)
+    }
+
+    @Test("A search's pages, cursors and counts are the in-memory index's: dense and rare terms, short ones, several, per column")
+    func agreeWithMemory() async throws {
+        let rows = 4 * SQLiteTableStore.halvesRows + 5
         // Rows deleted at an end and in the middle: the ids aren't dense, and the halves' split
         // falls near a gap.
-        for each in [store, memory] { try await each.delete([1, Int64(rows / 2 + 1), Int64(rows)], from: "s") }
+        let (store, memory) = try await Self.stores(rows: rows, deleting: [1, Int64(rows / 2 + 1), Int64(rows)])
         let searches: [(String, [String: String])] = [
             ("isla", [:]), ("zebra", [:]), ("ZEBRA isla", [:]), ("nothing", [:]), ("is", [:]), ("café", [:]), ("cafe\u{301}", [:]),
             ("strasse", [:]), ("日本語", [:]), ("%a", [:]), ("zebra", ["title": "isla"]), ("", ["title": "mar"]),
@@ -59,11 +66,7 @@ struct SearchPagesTests {
     @Test("A search's download is the in-memory index's CSV: common, rare, non-ASCII and absent terms, by two orders")
     func downloads() async throws {
         let rows = 4 * SQLiteTableStore.halvesRows + 5
-        let store = try SQLiteTableStore(path: try Backend.sqlite.newLocation(), queryBudget: testQueryBudget, indexLimits: IndexLimits(indexBytes: 1))
-        let memory = try SQLiteTableStore(path: try Backend.sqlite.newLocation(), queryBudget: testQueryBudget)
-        for each in [store, memory] { try await each.importCSV(Array(Self.csv(rows: rows).utf8), as: "s") }
-        try await store.buildIndexes()
-        for each in [store, memory] { try await each.delete([2, Int64(rows / 2)], from: "s") }
+        let (store, memory) = try await Self.stores(rows: rows, deleting: [2, Int64(rows / 2)])
         let export = CSVExport(defusing: [.string, .float])
         for search in ["isla", "strasse", "日本語", "zebra", "nothing"] {
             for spec in ["title", "-price"] {

@@ -149,7 +149,23 @@ struct PageQuery: Sendable {
     /// whose rows are many is found sooner that way (``_SQLTableStore/pageBesideCount(_:_:cursor:csv:_:)``).
     var narrowsBySearchIndex: Bool {
         ordering.dialect == .sqlite && usesSearchIndex
-            && (search.terms + columnSearch.values.flatMap(\.terms)).contains { indexedMatch($0) != nil }
+            && (search.terms + columnSearch.values.flatMap(\.terms)).contains(where: searchIndexFinds)
+    }
+
+    /// Whether the table's search index finds `term`'s rows (``indexedMatch(_:)``): on SQLite a
+    /// term of three scalars or more without `%` or `_` (by scalars: a combining mark after `%`
+    /// makes a Character that isn't "%").
+    private func searchIndexFinds(_ term: String) -> Bool {
+        guard info.databaseIndex != nil, info.searchIndexed else { return false }
+        return ordering.dialect == .postgresql
+            || (term.unicodeScalars.count >= 3 && !term.unicodeScalars.contains(where: { $0 == "%" || $0 == "_" }))
+    }
+
+    /// This query with only the rows whose ids are in `range` (``idRange``).
+    func ranged(_ range: ClosedRange<Int64>) -> PageQuery {
+        var query = self
+        query.idRange = range
+        return query
     }
 
     /// For a table served from the database, the rows whose folded text holds `term` as its
@@ -157,11 +173,9 @@ struct PageQuery: Sendable {
     /// characters or more without `%` or `_`; it folds ASCII case, so `instr` stays the exact
     /// test), PostgreSQL's `pg_trgm` index by an exact `LIKE`.
     private func indexedMatch(_ term: String) -> SQLFragment? {
-        guard info.databaseIndex != nil, info.searchIndexed else { return nil }
+        guard searchIndexFinds(term) else { return nil }
         switch ordering.dialect {
         case .sqlite:
-            // By scalars: a combining mark after `%` makes a Character that isn't "%".
-            guard term.unicodeScalars.count >= 3, !term.unicodeScalars.contains(where: { $0 == "%" || $0 == "_" }) else { return nil }
             var fragment = SQLFragment("t.id IN (SELECT rowid FROM \(info.searchIndex) WHERE s LIKE ")
             fragment.bind(.text("%" + term + "%"))
             // A part of the ids: the index finds only that part's rows (SQLite makes the whole

@@ -69,33 +69,32 @@ extension _SQLTableStore {
     /// reader of its own (`isla` in 1M ASCII rows: 0.11 s each, 0.21 s in one), with the
     /// table's data version each read in its snapshot; `nil` where the halves' versions differ.
     func countInHalves(_ query: PageQuery, _ info: _TableInfo) async throws -> (count: Int, version: Int)? {
-        let versions = info.dataVersionQuery
-        guard info.rowCount >= 4 * Self.halvesRows, let (low, high) = try await idBounds(info), high > low else {
-            let whole = try await pageRows(select: query.count(), count: versions, csv: nil)
+        let halves = info.rowCount >= 4 * Self.halvesRows ? try await readInHalves(info, { query.ranged($0).count() }) : nil
+        guard let counts = halves else {
+            let whole = try await pageRows(select: query.count(), count: info.dataVersionQuery, csv: nil)
             return whole.filtered.flatMap { version in whole.rows.first?.first?.integer.map { (Int($0), version) } }
         }
-        // Every id in one of the two: a row added past the maximum read here is in the second.
-        let middle = low + (high - low) / 2
-        let halves = [Int64.min...middle, middle + 1...Int64.max].map { range in
-            var half = query
-            half.idRange = range
-            return half.count()
-        }
-        async let first = pageRows(select: halves[0], count: versions, csv: nil)
-        async let second = pageRows(select: halves[1], count: versions, csv: nil)
-        let counts = try await [first, second]
         guard let version = counts[0].filtered, counts[1].filtered == version else { return nil }
         return (counts.reduce(0) { $0 + Int($1.rows.first?.first?.integer ?? 0) }, version)
     }
 
-    /// The table's lowest and highest ids, each read off the primary key (`min(id), max(id)` in
-    /// one select is a scan of every id on SQLite: 57 ms at 1M rows); `nil` for no rows.
-    func idBounds(_ info: _TableInfo) async throws -> (low: Int64, high: Int64)? {
-        let row = try await read { session in
+    /// `select` of each of two halves of the table's ids (every id in one of them, a row added
+    /// past the highest read here in the second), read side by side, each on a reader of its
+    /// own with the table's data version in its snapshot; `nil` for fewer than two ids. The
+    /// bounds are read apart off the primary key (`min(id), max(id)` in one select is a scan of
+    /// every id on SQLite: 57 ms at 1M rows).
+    func readInHalves(
+        _ info: _TableInfo, _ select: (ClosedRange<Int64>) -> (sql: String, arguments: [SQLValue])
+    ) async throws -> [(rows: [[SQLValue]], csv: [UInt8]?, filtered: Int?)]? {
+        let bounds = try await read { session in
             try await session.select("SELECT (SELECT min(id) FROM \(info.physical)), (SELECT max(id) FROM \(info.physical))").first
         }
-        guard let low = row?.first?.integer, let high = row?.last?.integer else { return nil }
-        return (low, high)
+        guard let low = bounds?.first?.integer, let high = bounds?.last?.integer, high > low else { return nil }
+        let middle = low + (high - low) / 2
+        let selects = [Int64.min...middle, middle + 1...Int64.max].map(select)
+        async let first = pageRows(select: selects[0], count: info.dataVersionQuery, csv: nil)
+        async let second = pageRows(select: selects[1], count: info.dataVersionQuery, csv: nil)
+        return try await [first, second]
     }
 
     /// A first page by an order SQLite computes in its query (`sortkit_key`: a key the table
@@ -123,18 +122,9 @@ extension _SQLTableStore {
             ordering.leadsWithComputedKey, ordering.termsAreIntegersOrBlobs
         else { return nil }
         // As the page's count: the table's data version in the half's snapshot.
-        let versions = info.dataVersionQuery
-        guard let (low, high) = try await idBounds(info), high > low else { return nil }
-        let middle = low + (high - low) / 2
-        let selects = [low...middle, middle + 1...high].map { range in
-            var half = query
-            half.idRange = range
-            return half.select(after: nil, offset: 0, limit: keep)
-        }
-        async let first = pageRows(select: selects[0], count: versions, csv: nil)
-        async let second = pageRows(select: selects[1], count: versions, csv: nil)
-        let results = try await [first, second]
-        guard results.allSatisfy({ $0.filtered.map(Int64.init) == info.dataVersion }) else { return nil }
+        guard let results = try await readInHalves(info, { query.ranged($0).select(after: nil, offset: 0, limit: keep) }),
+            results.allSatisfy({ $0.filtered.map(Int64.init) == info.dataVersion })
+        else { return nil }
         let columns = info.schema.columns.count
         let (rows, terms) = Self.rowsAndTerms(results.flatMap(\.rows), columns: columns, terms: ordering.terms.count)
         var order = _WholeOrder(descending: ordering.terms.map(\.descending), computing: [:])

@@ -444,13 +444,12 @@ extension _SQLTableStore {
         let query = try PageQuery(request, info: info, ordering: ordering)
         if cursor == nil, let page = try await pageInHalves(request, info, ordering, query) { return page }
         let columns = info.schema.columns.count
-        let (select, count) = (query.select(request, cursor: cursor), query.isUnfiltered ? nil : query.count())
         let csv = request.csv.map { _PageCSV(export: $0, columns: columns, records: request.limit) }
         let result =
-            if count != nil, let beside = try await pageBesideCount(query, request, cursor: cursor, csv: csv, info) {
+            if let beside = try await pageBesideCount(query, request, cursor: cursor, csv: csv, info) {
                 beside
             } else {
-                try await pageRows(select: select, count: count, csv: csv)
+                try await pageRows(select: query.select(request, cursor: cursor), count: query.isUnfiltered ? nil : query.count(), csv: csv)
             }
         let (rows, terms) = Self.rowsAndTerms(result.rows, columns: columns, terms: ordering.terms.count)
         var page = try query.page(rows, request, total: info.rowCount, filtered: result.filtered ?? info.rowCount, secret: secret) { terms[$0] }

@@ -133,13 +133,8 @@ extension RequestBody {
                     }
                     bytes.append(contentsOf: chunk.readableBytesView)
                 }
-            } catch let error as APIError {
-                throw error
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch let error as any HTTPResponseError {
-                throw error
             } catch {
+                if error is APIError || error is CancellationError || error is any HTTPResponseError { throw error }
                 // The stream's own error: the connection ended inside the body (NIO's
                 // `invalidEOFState`, which would otherwise be a 500), or bytes that aren't HTTP.
                 throw APIError.bodyEnded(after: bytes.count, announced: expected)
